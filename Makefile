@@ -1,0 +1,28 @@
+# BlastShield: `make run` starts the dashboard, `make test` runs the whole suite.
+# Both create .venv (Python 3.12+) and install requirements.txt on first use.
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell cksum requirements.txt | cut -d' ' -f1)
+PORT ?= 8501
+
+.PHONY: setup run test lint clean
+
+$(STAMP): requirements.txt
+	@test -x $(PY) || "$$(scripts/find-python)" -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	@rm -f $(VENV)/.installed-* && touch $(STAMP)
+
+setup: $(STAMP)
+
+run: setup
+	$(VENV)/bin/streamlit run app.py --server.headless true --server.port $(PORT)
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+test: lint
+	$(PY) -m pytest
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

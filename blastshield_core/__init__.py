@@ -1,0 +1,57 @@
+"""BlastShield core: graph store, read-only tools, scoring and import. No Streamlit here."""
+
+from .ingest import ImportReport, import_document, load_document, parse_document
+from .model import DocumentError, GraphDocument, Label, RelType
+from .read import Evidence, ReadTools
+from .results import (
+    AccessPath,
+    AlertsResult,
+    BlastRadiusResult,
+    CandidatesResult,
+    InvestigationResult,
+    RouteStatusResult,
+    ShortestPathResult,
+    Status,
+    TraceEntry,
+)
+from .rules import RULE_SET, assess
+from .seeds import seed, seed_documents
+from .service import Services, open_services
+from .settings import Settings, SettingsError, load_settings
+from .store import QueryFailed, Store, StoreUnavailable
+from .trace import Tracer
+
+__all__ = [
+    "RULE_SET",
+    "AccessPath",
+    "AlertsResult",
+    "BlastRadiusResult",
+    "CandidatesResult",
+    "DocumentError",
+    "Evidence",
+    "GraphDocument",
+    "ImportReport",
+    "InvestigationResult",
+    "Label",
+    "QueryFailed",
+    "ReadTools",
+    "RelType",
+    "RouteStatusResult",
+    "Services",
+    "Settings",
+    "SettingsError",
+    "ShortestPathResult",
+    "Status",
+    "Store",
+    "StoreUnavailable",
+    "TraceEntry",
+    "Tracer",
+    "assess",
+    "import_document",
+    "load_document",
+    "load_settings",
+    "open_services",
+    "parse_document",
+    "seed",
+    "seed_documents",
+]

@@ -1,0 +1,252 @@
+"""Import graph documents: the admin write path (seeding and `import`).
+
+A document is validated whole (shape, then cross-references against itself and
+the live graph) before anything is written. The write itself goes to a staging
+copy of the graph which replaces the live graph in one `RENAME`, so an import
+either lands whole or not at all, and `--replace` swaps the graph atomically.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from .model import DocumentError, EdgeSpec, GraphDocument, Label, RelType, domain_label
+from .store import QueryFailed, Store
+from .templates import render, template
+
+__all__ = [
+    "BATCH_SIZE",
+    "ImportReport",
+    "import_document",
+    "load_document",
+    "parse_document",
+    "write_lock",
+]
+
+BATCH_SIZE = 5000
+MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
+WRITE_LOCK_TIMEOUT_S = 120
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import wrote."""
+
+    name: str
+    nodes: int
+    edges: int
+    alerts: int
+    replaced: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": "imported", **self.__dict__}
+
+
+def _location(loc: tuple[Any, ...]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "document"
+
+
+def parse_document(data: Any) -> GraphDocument:
+    """Validate decoded JSON into a GraphDocument; DocumentError names the first bad item."""
+    if not isinstance(data, dict):
+        raise DocumentError("document", "must be a JSON object")
+    try:
+        return GraphDocument.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = tuple(p for p in first["loc"] if not (isinstance(p, str) and p.startswith("function-")))
+        # Name the node/edge/alert by id when we can, not only by index.
+        item = _location(loc)
+        if len(loc) >= 2 and isinstance(loc[1], int) and loc[0] in ("nodes", "edges", "alerts"):
+            entry = data.get(loc[0])
+            if isinstance(entry, list) and loc[1] < len(entry) and isinstance(entry[loc[1]], dict):
+                ident = entry[loc[1]].get("id") or (
+                    f"{entry[loc[1]].get('source')} -{entry[loc[1]].get('type')}-> {entry[loc[1]].get('target')}"
+                )
+                item = f"{item} ({str(ident)[:80]})"
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise DocumentError(item, message) from None
+
+
+def load_document(path: str | Path) -> GraphDocument:
+    """Read and validate a document file."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_DOCUMENT_BYTES:
+            raise DocumentError("document", f"file is {size} bytes; the limit is {MAX_DOCUMENT_BYTES}")
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise DocumentError("document", f"cannot read {path}: {exc.strerror or exc}") from None
+    return parse_bytes(raw)
+
+
+def parse_bytes(raw: bytes) -> GraphDocument:
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise DocumentError("document", "is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise DocumentError(
+            "document", f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
+    except RecursionError:
+        raise DocumentError("document", "is nested too deeply") from None
+    return parse_document(data)
+
+
+@contextmanager
+def write_lock(store: Store, graph: str | None = None) -> Iterator[None]:
+    """Serialise writers of one graph across processes (a lock held in the server)."""
+    name = f"blastshield:write-lock:{graph or store.settings.graph}"
+    lock = store.server_lock(name, WRITE_LOCK_TIMEOUT_S)
+    try:
+        acquired = lock.acquire()
+    except Exception as exc:
+        raise QueryFailed(f"cannot take the write lock: {exc}") from None
+    if not acquired:
+        raise QueryFailed("timed out waiting for another writer to finish")
+    try:
+        yield
+    finally:
+        try:
+            lock.release()
+        except Exception:  # pragma: no cover - lock expired; nothing else to do
+            pass
+
+
+def _existing_labels(store: Store, ids: set[str], graph: str) -> dict[str, str]:
+    found: dict[str, str] = {}
+    ordered = sorted(ids)
+    for start in range(0, len(ordered), BATCH_SIZE):
+        rows = store.read("entities_by_ids", {"ids": ordered[start : start + BATCH_SIZE]}, graph=graph)
+        found.update({row["id"]: domain_label(row["labels"]) for row in rows})
+    return found
+
+
+def _check_routes_against_graph(store: Store, doc: GraphDocument, graph: str) -> None:
+    routes = {e.properties["route_id"]: (i, e) for i, e in enumerate(doc.edges) if "route_id" in e.properties}
+    if not routes:
+        return
+    ordered = sorted(routes)
+    for start in range(0, len(ordered), BATCH_SIZE):
+        for row in store.read("routes_by_ids", {"route_ids": ordered[start : start + BATCH_SIZE]}, graph=graph):
+            index, edge = routes[row["route_id"]]
+            if (row["source"], row["type"], row["target"]) != edge.key:
+                raise DocumentError(
+                    f"edges[{index}] ({edge.source} -{edge.type}-> {edge.target})",
+                    f"route_id {row['route_id']!r} already belongs to {row['source']} -{row['type']}-> {row['target']}",
+                )
+
+
+def _edge_row(edge: EdgeSpec) -> dict[str, Any]:
+    return {"source": edge.source, "target": edge.target, "props": dict(edge.properties)}
+
+
+def _batches(rows: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+    for start in range(0, len(rows), BATCH_SIZE):
+        yield rows[start : start + BATCH_SIZE]
+
+
+def _ensure_indexes(store: Store, graph: str) -> None:
+    for name in ("create_entity_index", "create_alert_index"):
+        try:
+            store.execute_write(template(name).text, graph=graph)
+        except QueryFailed as exc:
+            if "already indexed" not in str(exc).lower():
+                raise
+
+
+def import_document(
+    store: Store,
+    doc: GraphDocument,
+    *,
+    replace: bool = False,
+    graph: str | None = None,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Validate `doc` against the live graph, then write it whole or not at all.
+
+    By default nodes, edges and alerts are upserted by id (an edge by source,
+    type and target); with `replace` the graph is swapped for one holding only
+    the document.
+    """
+    live = graph or store.settings.graph
+    with write_lock(store, live):
+        live_exists = store.graph_exists(live)
+        if replace or not live_exists:
+            existing: dict[str, str] = {}
+        else:
+            existing = _existing_labels(store, doc.referenced_ids(), live)
+        doc.check_internal(existing)
+        if live_exists and not replace:
+            _check_routes_against_graph(store, doc, live)
+
+        staging = f"{live}__staging_{os.getpid()}_{secrets.token_hex(4)}"
+        node_rows = {label: [] for label in Label}  # type: dict[Label, list[dict[str, Any]]]
+        for node in doc.nodes:
+            node_rows[node.label].append(
+                {"id": node.id, "props": {**node.properties, "id": node.id, "name": node.name}}
+            )
+        edge_rows = {rel: [] for rel in RelType}  # type: dict[RelType, list[dict[str, Any]]]
+        for edge in doc.edges:
+            edge_rows[edge.type].append(_edge_row(edge))
+        alert_rows = [
+            {
+                "id": a.id,
+                "title": a.title,
+                "entity_id": a.entity_id,
+                "kind": a.kind,
+                "signals": json.dumps(a.signals, sort_keys=True),
+            }
+            for a in doc.alerts
+        ]
+        total = len(doc.nodes) + len(doc.edges) + len(doc.alerts)
+        done = 0
+
+        def step(count: int) -> None:
+            nonlocal done
+            done += count
+            if progress is not None:
+                progress(done, total)
+
+        try:
+            if live_exists and not replace:
+                store.command("GRAPH.COPY", live, staging)
+            _ensure_indexes(store, staging)
+            for label, rows in node_rows.items():
+                for batch in _batches(rows):
+                    store.execute_write(render("upsert_nodes", label=label), {"rows": batch}, graph=staging)
+                    step(len(batch))
+            for rel_type, rows in edge_rows.items():
+                for batch in _batches(rows):
+                    store.execute_write(render("upsert_edges", rel_type=rel_type), {"rows": batch}, graph=staging)
+                    step(len(batch))
+            for batch in _batches(alert_rows):
+                store.execute_write(template("upsert_alerts").text, {"rows": batch}, graph=staging)
+                step(len(batch))
+            store.command("RENAME", staging, live)
+        except BaseException:
+            try:
+                if store.graph_exists(staging):
+                    store.command("GRAPH.DELETE", staging)
+            except QueryFailed:  # pragma: no cover - the server is gone; nothing was renamed
+                pass
+            raise
+        if progress is not None and total == 0:
+            progress(0, 0)
+    return ImportReport(doc.name, len(doc.nodes), len(doc.edges), len(doc.alerts), replace)

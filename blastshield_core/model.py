@@ -1,0 +1,277 @@
+"""The graph model: labels, relationship types, identifiers and the graph document.
+
+Everything that crosses the import boundary is validated here, whole, before a
+single write happens. The allowlists in this module are the only place labels
+and relationship types come from when a query needs them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+
+__all__ = [
+    "ALERT_ID_PATTERN",
+    "DOCUMENT_FORMAT",
+    "ENDPOINTS",
+    "ENTITY_ID_PATTERN",
+    "AlertSpec",
+    "DocumentError",
+    "EdgeSpec",
+    "GraphDocument",
+    "Label",
+    "NodeSpec",
+    "Permission",
+    "RelStatus",
+    "RelType",
+    "Sensitivity",
+    "domain_label",
+    "is_valid_id",
+]
+
+DOCUMENT_FORMAT = "blastshield-graph/v1"
+
+# Identifiers: a letter or digit, then letters, digits and `_ . : @ -`, at most 128.
+ENTITY_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$"
+ALERT_ID_PATTERN = ENTITY_ID_PATTERN
+PROPERTY_KEY_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"
+_ID_RE = re.compile(ENTITY_ID_PATTERN)
+# Control characters other than tab and newline are refused in stored text.
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+MAX_STRING = 4096
+MAX_LIST = 256
+
+
+class Label(StrEnum):
+    """Node labels of the identity-access graph."""
+
+    IDENTITY = "Identity"
+    SESSION = "Session"
+    WORKLOAD = "Workload"
+    IAM_ROLE = "IAMRole"
+    DATA_ASSET = "DataAsset"
+
+
+class RelType(StrEnum):
+    """Directed relationship types: the traversal allowlist."""
+
+    HAS_SESSION = "HAS_SESSION"
+    CAN_ACCESS = "CAN_ACCESS"
+    RUNS_AS = "RUNS_AS"
+    CAN_ASSUME = "CAN_ASSUME"
+    CAN_READ = "CAN_READ"
+
+
+class Sensitivity(StrEnum):
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+    CRITICAL = "critical"
+
+
+class RelStatus(StrEnum):
+    ACTIVE = "active"
+    BLOCKED = "blocked"
+
+
+class Permission(StrEnum):
+    ALLOW = "allow"
+    DENY = "deny"
+
+
+# Which label a relationship type starts and ends at.
+ENDPOINTS: dict[RelType, tuple[Label, Label]] = {
+    RelType.HAS_SESSION: (Label.IDENTITY, Label.SESSION),
+    RelType.CAN_ACCESS: (Label.SESSION, Label.WORKLOAD),
+    RelType.RUNS_AS: (Label.WORKLOAD, Label.IAM_ROLE),
+    RelType.CAN_ASSUME: (Label.IAM_ROLE, Label.IAM_ROLE),
+    RelType.CAN_READ: (Label.IAM_ROLE, Label.DATA_ASSET),
+}
+ROUTED_TYPES = frozenset({RelType.HAS_SESSION, RelType.CAN_ACCESS})
+PERMISSIONED_TYPES = frozenset({RelType.CAN_ASSUME, RelType.CAN_READ})
+
+# Storage label every entity also carries, so an id lookup uses one index.
+ENTITY_STORAGE_LABEL = "Entity"
+ALERT_STORAGE_LABEL = "Alert"
+
+
+def is_valid_id(value: object) -> bool:
+    """True for a string that is a well-formed entity or alert id."""
+    return isinstance(value, str) and _ID_RE.fullmatch(value) is not None
+
+
+def domain_label(labels: list[str]) -> str:
+    """The model label among a stored node's labels (drops the storage label)."""
+    for name in labels:
+        if name != ENTITY_STORAGE_LABEL:
+            return name
+    return ENTITY_STORAGE_LABEL
+
+
+class DocumentError(ValueError):
+    """An imported document is invalid; `item` points at the offending part."""
+
+    def __init__(self, item: str, message: str):
+        super().__init__(f"{item}: {message}")
+        self.item = item
+        self.message = message
+
+
+EntityId = Annotated[StrictStr, Field(pattern=ENTITY_ID_PATTERN)]
+Scalar = StrictStr | StrictBool | StrictInt | StrictFloat
+PropertyValue = Scalar | Annotated[list[Scalar], Field(max_length=MAX_LIST)]
+
+
+def _check_properties(props: dict[str, Any], reserved: set[str]) -> dict[str, Any]:
+    for key, value in props.items():
+        if not re.fullmatch(PROPERTY_KEY_PATTERN, key):
+            raise ValueError(f"property name {key!r} is not allowed (letters, digits, _; at most 64)")
+        if key in reserved:
+            raise ValueError(f"property {key!r} is reserved and cannot be set in 'properties'")
+        values = value if isinstance(value, list) else [value]
+        for item in values:
+            if isinstance(item, str) and len(item) > MAX_STRING:
+                raise ValueError(f"property {key!r} is longer than {MAX_STRING} characters")
+            if isinstance(item, float) and not math.isfinite(item):
+                raise ValueError(f"property {key!r} must be a finite number")
+            if isinstance(item, str) and _CONTROL_RE.search(item):
+                raise ValueError(f"property {key!r} contains control characters")
+    return props
+
+
+class NodeSpec(BaseModel):
+    """One node of a graph document."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: EntityId
+    label: Label
+    name: Annotated[StrictStr, Field(min_length=1, max_length=256)]
+    properties: dict[str, PropertyValue] = Field(default_factory=dict)
+
+    def model_post_init(self, _context: Any) -> None:
+        _check_properties(self.properties, {"id", "name", "label"})
+        sensitivity = self.properties.get("sensitivity")
+        if self.label is Label.DATA_ASSET and sensitivity not in {s.value for s in Sensitivity}:
+            raise ValueError(
+                f"DataAsset {self.id!r} needs properties.sensitivity of low|medium|high|critical, got {sensitivity!r}"
+            )
+
+
+class EdgeSpec(BaseModel):
+    """One directed relationship of a graph document."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: EntityId
+    type: RelType
+    target: EntityId
+    properties: dict[str, PropertyValue] = Field(default_factory=dict)
+
+    def model_post_init(self, _context: Any) -> None:
+        _check_properties(self.properties, set())
+        props = self.properties
+        status = props.setdefault("status", RelStatus.ACTIVE.value)
+        if status not in {s.value for s in RelStatus}:
+            raise ValueError(f"status must be active|blocked, got {status!r}")
+        if "route_id" in props:
+            if self.type not in ROUTED_TYPES:
+                raise ValueError(f"route_id is only allowed on HAS_SESSION and CAN_ACCESS, not {self.type}")
+            if not is_valid_id(props["route_id"]):
+                raise ValueError(f"route_id {props['route_id']!r} is not a valid identifier")
+        if self.type in PERMISSIONED_TYPES:
+            permission = props.setdefault("permission", Permission.ALLOW.value)
+            if permission not in {p.value for p in Permission}:
+                raise ValueError(f"permission must be allow|deny, got {permission!r}")
+        elif "permission" in props:
+            raise ValueError(f"permission is only allowed on CAN_ASSUME and CAN_READ, not {self.type}")
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.source, self.type.value, self.target)
+
+
+class AlertSpec(BaseModel):
+    """One alert of a graph document: a signal about one entity."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: EntityId
+    title: Annotated[StrictStr, Field(min_length=1, max_length=256)]
+    entity_id: EntityId
+    kind: Annotated[StrictStr, Field(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
+    signals: dict[str, Scalar] = Field(default_factory=dict)
+
+    def model_post_init(self, _context: Any) -> None:
+        _check_properties(self.signals, set())
+
+
+class GraphDocument(BaseModel):
+    """A whole graph document (`blastshield-graph/v1`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["blastshield-graph/v1"]
+    name: Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")]
+    nodes: list[NodeSpec] = Field(default_factory=list)
+    edges: list[EdgeSpec] = Field(default_factory=list)
+    alerts: list[AlertSpec] = Field(default_factory=list)
+
+    def check_internal(self, existing: dict[str, str] | None = None) -> None:
+        """Cross-item checks. `existing` maps ids already in the graph to their label.
+
+        Raises DocumentError naming the first offending item.
+        """
+        existing = existing or {}
+        labels: dict[str, Label] = {}
+        for index, node in enumerate(self.nodes):
+            item = f"nodes[{index}] (id {node.id!r})"
+            if node.id in labels:
+                raise DocumentError(item, "duplicate node id")
+            current = existing.get(node.id)
+            if current is not None and current != node.label.value:
+                raise DocumentError(item, f"id already exists in the graph as {current}, not {node.label}")
+            labels[node.id] = node.label
+        known: dict[str, str] = {**existing, **{k: v.value for k, v in labels.items()}}
+        seen_edges: set[tuple[str, str, str]] = set()
+        seen_routes: dict[str, int] = {}
+        for index, edge in enumerate(self.edges):
+            item = f"edges[{index}] ({edge.source} -{edge.type}-> {edge.target})"
+            want_source, want_target = ENDPOINTS[edge.type]
+            for end, node_id, want in (("source", edge.source, want_source), ("target", edge.target, want_target)):
+                have = known.get(node_id)
+                if have is None:
+                    raise DocumentError(item, f"{end} {node_id!r} is not a node of the document or the graph")
+                if have != want.value:
+                    raise DocumentError(item, f"{end} {node_id!r} is a {have}; {edge.type} needs a {want}")
+            if edge.source == edge.target:
+                raise DocumentError(item, "a relationship cannot start and end at the same node")
+            if edge.key in seen_edges:
+                raise DocumentError(item, "duplicate relationship (same source, type and target)")
+            seen_edges.add(edge.key)
+            route = edge.properties.get("route_id")
+            if isinstance(route, str):
+                if route in seen_routes:
+                    raise DocumentError(item, f"route_id {route!r} is already used by edges[{seen_routes[route]}]")
+                seen_routes[route] = index
+        alert_ids: set[str] = set()
+        for index, alert in enumerate(self.alerts):
+            item = f"alerts[{index}] (id {alert.id!r})"
+            if alert.id in alert_ids:
+                raise DocumentError(item, "duplicate alert id")
+            alert_ids.add(alert.id)
+            if alert.entity_id not in known:
+                raise DocumentError(item, f"entity_id {alert.entity_id!r} is not a node of the document or the graph")
+
+    def referenced_ids(self) -> set[str]:
+        """Every entity id the document names (nodes, edge ends, alert entities)."""
+        ids = {n.id for n in self.nodes}
+        for edge in self.edges:
+            ids.update((edge.source, edge.target))
+        ids.update(a.entity_id for a in self.alerts)
+        return ids

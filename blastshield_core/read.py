@@ -1,0 +1,503 @@
+"""The read-only tools. Every query is a named template run with GRAPH.RO_QUERY.
+
+Each tool takes raw values, validates them into a pydantic input (bad input is
+`invalid_input`, never a query), answers from the graph, and is traced whether
+it succeeded, failed or was refused.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from .model import Label, domain_label
+from .results import (
+    DEFAULT_DEPTH,
+    MAX_DEPTH,
+    PATH_CAP,
+    AccessPath,
+    AlertInput,
+    AlertsResult,
+    AlertSummary,
+    AlertView,
+    BlastEntity,
+    BlastRadiusResult,
+    Candidate,
+    CandidatesResult,
+    InvestigateInput,
+    InvestigationResult,
+    NodeView,
+    PathInput,
+    RelView,
+    RouteStatus,
+    RouteStatusResult,
+    ShortestPathResult,
+    Status,
+    ToolResult,
+)
+from .rules import RULE_SET, assess
+from .store import QueryFailed, Store
+from .templates import path_template
+from .trace import Tracer
+
+__all__ = [
+    "SENSITIVE",
+    "Evidence",
+    "ReadTools",
+    "build_candidates",
+    "candidate_id",
+    "describe_input_error",
+    "path_signature",
+]
+
+SENSITIVE = ["high", "critical"]
+BLAST_LABELS = (Label.WORKLOAD.value, Label.IAM_ROLE.value, Label.DATA_ASSET.value)
+CANDIDATE_PREFIX = "block-route:"
+
+R = TypeVar("R", bound=ToolResult)
+
+
+def candidate_id(route_id: str) -> str:
+    return f"{CANDIDATE_PREFIX}{route_id}"
+
+
+def describe_input_error(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:5]:
+        where = ".".join(str(p) for p in err["loc"]) or "input"
+        parts.append(f"{where}: {err['msg']}")
+    return "invalid input: " + "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class AlertRecord:
+    id: str
+    title: str
+    entity_id: str
+    kind: str
+    signals: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The standard investigation of one alert, as the tools and the action service see it."""
+
+    alert: AlertRecord
+    entity: NodeView
+    paths: list[AccessPath]
+    truncated: bool
+
+
+class _Unknown(Exception):
+    def __init__(self, status: Status, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _node(row: dict[str, Any]) -> NodeView:
+    props = dict(row["props"])
+    node_id = props.pop("id", row.get("id"))
+    name = props.pop("name", None)
+    return NodeView(id=node_id, label=domain_label(row["labels"]), name=name or node_id, properties=props)
+
+
+def _path(row: dict[str, Any]) -> AccessPath:
+    return AccessPath(
+        nodes=[_node(n) for n in row["nodes"]],
+        relationships=[
+            RelView(type=r["type"], source=r["source"], target=r["target"], properties=dict(r["props"]))
+            for r in row["rels"]
+        ],
+    )
+
+
+def _count(result: ToolResult) -> int:
+    for attr in ("paths", "entities", "routes", "candidates", "alerts"):
+        value = getattr(result, attr, None)
+        if isinstance(value, list):
+            return len(value)
+    return 0
+
+
+class ReadTools:
+    """The read-only tools over one store. Safe to share between threads."""
+
+    def __init__(self, store: Store, tracer: Tracer | None = None, path_cap: int = PATH_CAP):
+        self.store = store
+        self.tracer = tracer or Tracer()
+        self.path_cap = path_cap
+
+    # -- plumbing ------------------------------------------------------------
+    def _run(
+        self,
+        tool: str,
+        result_cls: type[R],
+        input_cls: type[BaseModel] | None,
+        raw: dict[str, Any],
+        body: Callable[[Any], R],
+    ) -> R:
+        started = time.perf_counter()
+        traced_input = raw
+        try:
+            if input_cls is not None:
+                validated = input_cls.model_validate(raw)
+                traced_input = validated.model_dump()
+            else:
+                validated = None
+            result = body(validated)
+        except ValidationError as exc:
+            result = result_cls(tool=tool, status=Status.INVALID_INPUT, message=describe_input_error(exc))
+        except _Unknown as exc:
+            result = result_cls(tool=tool, status=exc.status, message=exc.message)
+        except QueryFailed as exc:
+            result = result_cls(tool=tool, status=Status.QUERY_FAILED, message=str(exc))
+        self.tracer.record(tool, traced_input, result.status, _count(result), (time.perf_counter() - started) * 1000)
+        return result
+
+    def _paths(
+        self,
+        kind: str,
+        depth: int,
+        params: dict[str, Any],
+        *,
+        include_blocked: bool = False,
+        exclude_routes: Iterable[str] = (),
+        cap: int | None = None,
+    ) -> tuple[list[AccessPath], bool]:
+        cap = cap or self.path_cap
+        query = dict(params)
+        query.update(
+            include_blocked=include_blocked,
+            exclude_routes=sorted(exclude_routes),
+            limit=cap + 1,
+        )
+        if kind == "sensitive":
+            query["sensitivities"] = SENSITIVE
+        rows = self.store.read_text(path_template(kind, depth).text, query)
+        paths = [_path(row) for row in rows]
+        return paths[:cap], len(paths) > cap
+
+    def _alert(self, alert_id: str) -> AlertRecord:
+        rows = self.store.read("alert_by_id", {"id": alert_id})
+        if not rows:
+            raise _Unknown(Status.UNKNOWN_ALERT, f"no alert with id {alert_id!r}")
+        props = rows[0]["props"]
+        try:
+            signals = json.loads(props.get("signals") or "{}")
+        except (TypeError, json.JSONDecodeError):
+            signals = {}
+        return AlertRecord(
+            id=props["id"],
+            title=props.get("title", ""),
+            entity_id=props.get("entity_id", ""),
+            kind=props.get("kind", ""),
+            signals=signals if isinstance(signals, dict) else {},
+        )
+
+    def _entity(self, entity_id: str, status: Status) -> NodeView:
+        rows = self.store.read("entity_by_id", {"id": entity_id})
+        if not rows:
+            raise _Unknown(status, f"no entity with id {entity_id!r} in the graph")
+        return _node(rows[0])
+
+    def evidence(self, alert_id: str, *, exclude_routes: Iterable[str] = ()) -> Evidence:
+        """The standard investigation (depth 6) of an alert, fresh from the graph.
+
+        Raises QueryFailed, or _Unknown for an unknown alert or entity.
+        """
+        alert = self._alert(alert_id)
+        entity = self._entity(alert.entity_id, Status.UNKNOWN_SOURCE)
+        paths, truncated = self._paths(
+            "sensitive", MAX_DEPTH, {"source_id": alert.entity_id}, exclude_routes=exclude_routes
+        )
+        return Evidence(alert=alert, entity=entity, paths=paths, truncated=truncated)
+
+    def _alert_view(self, evidence: Evidence) -> AlertView:
+        assessment = assess(evidence.alert.signals, evidence.paths)
+        return AlertView(
+            id=evidence.alert.id,
+            title=evidence.alert.title,
+            entity_id=evidence.alert.entity_id,
+            entity_label=evidence.entity.label,
+            kind=evidence.alert.kind,
+            signals=evidence.alert.signals,
+            risk_score=assessment.score,
+            severity=assessment.severity,
+            rule_set=assessment.rule_set,
+            factors=assessment.factors,
+        )
+
+    # -- tools ---------------------------------------------------------------
+    def list_alerts(self) -> AlertsResult:
+        """Every alert with its computed score and count of qualifying paths."""
+
+        def body(_: None) -> AlertsResult:
+            rows = self.store.read("list_alerts")
+            summaries = []
+            for row in rows:
+                alert_id = row["props"]["id"]
+                try:
+                    ev = self.evidence(alert_id)
+                except _Unknown as exc:
+                    props = row["props"]
+                    summaries.append(
+                        AlertSummary(
+                            id=alert_id,
+                            title=props.get("title", ""),
+                            entity_id=props.get("entity_id", ""),
+                            kind=props.get("kind", ""),
+                            risk_score=None,
+                            severity=None,
+                            rule_set=RULE_SET,
+                            path_count=None,
+                            status=exc.status,
+                        )
+                    )
+                    continue
+                view = self._alert_view(ev)
+                summaries.append(
+                    AlertSummary(
+                        id=view.id,
+                        title=view.title,
+                        entity_id=view.entity_id,
+                        kind=view.kind,
+                        risk_score=view.risk_score,
+                        severity=view.severity,
+                        rule_set=view.rule_set,
+                        path_count=len(ev.paths),
+                        truncated=ev.truncated,
+                        status=Status.PATHS_FOUND if ev.paths else Status.NO_PATH,
+                    )
+                )
+            return AlertsResult(tool="list_alerts", status=Status.OK, alerts=summaries)
+
+        return self._run("list_alerts", AlertsResult, None, {}, body)
+
+    def investigate_alert(self, alert_id: Any, depth: Any = DEFAULT_DEPTH) -> InvestigationResult:
+        """Every qualifying path from the alert's entity to a high/critical asset, shortest first."""
+
+        def body(inp: InvestigateInput) -> InvestigationResult:
+            ev = self.evidence(inp.alert_id)
+            if inp.depth == MAX_DEPTH:
+                paths, truncated = ev.paths, ev.truncated
+            else:
+                paths, truncated = self._paths("sensitive", inp.depth, {"source_id": ev.alert.entity_id})
+            found = bool(paths)
+            message = (
+                f"{len(paths)}{'+' if truncated else ''} qualifying path(s) within {inp.depth} hops"
+                if found
+                else f"no qualifying path from {ev.alert.entity_id} to a high/critical asset within {inp.depth} hops"
+            )
+            return InvestigationResult(
+                tool="investigate_alert",
+                status=Status.PATHS_FOUND if found else Status.NO_PATH,
+                message=message,
+                alert=self._alert_view(ev),
+                depth=inp.depth,
+                paths=paths,
+                path_count=len(paths),
+                truncated=truncated,
+                path_cap=self.path_cap,
+            )
+
+        return self._run(
+            "investigate_alert", InvestigationResult, InvestigateInput, {"alert_id": alert_id, "depth": depth}, body
+        )
+
+    def get_blast_radius(self, alert_id: Any) -> BlastRadiusResult:
+        """Workloads, roles and assets reachable over qualifying relationships within 6 hops."""
+
+        def body(inp: AlertInput) -> BlastRadiusResult:
+            ev = self.evidence(inp.alert_id)
+            on_path = {n.id for p in ev.paths for n in p.nodes[1:]}
+            visited = [ev.entity.id]
+            seen = {ev.entity.id}
+            frontier = [ev.entity.id]
+            found: list[BlastEntity] = []
+            for hop in range(1, MAX_DEPTH + 1):
+                if not frontier:
+                    break
+                rows = self.store.read("expand_frontier", {"frontier": frontier, "visited": visited})
+                frontier = []
+                for row in rows:
+                    node = _node(row)
+                    if node.id in seen:
+                        continue
+                    seen.add(node.id)
+                    visited.append(node.id)
+                    frontier.append(node.id)
+                    if node.label in BLAST_LABELS:
+                        found.append(
+                            BlastEntity(
+                                id=node.id,
+                                label=node.label,
+                                name=node.name,
+                                hops=hop,
+                                on_critical_path=node.id in on_path,
+                            )
+                        )
+            found.sort(key=lambda e: (BLAST_LABELS.index(e.label), e.hops, e.id))
+            by_label = {label: sum(1 for e in found if e.label == label) for label in BLAST_LABELS}
+            return BlastRadiusResult(
+                tool="get_blast_radius",
+                status=Status.OK,
+                message=f"{len(found)} workload/role/asset entities reachable within {MAX_DEPTH} hops",
+                alert_id=ev.alert.id,
+                entity_id=ev.entity.id,
+                entities=found,
+                by_label=by_label,
+                critical_paths_truncated=ev.truncated,
+            )
+
+        return self._run("get_blast_radius", BlastRadiusResult, AlertInput, {"alert_id": alert_id}, body)
+
+    def find_shortest_access_path(
+        self, source_id: Any, target_id: Any, max_hops: Any = DEFAULT_DEPTH
+    ) -> ShortestPathResult:
+        """All shortest qualifying paths from source to target within max_hops (1..6)."""
+
+        def body(inp: PathInput) -> ShortestPathResult:
+            self._entity(inp.source_id, Status.UNKNOWN_SOURCE)
+            self._entity(inp.target_id, Status.UNKNOWN_TARGET)
+            common = {"source_id": inp.source_id, "target_id": inp.target_id, "max_hops": inp.max_hops}
+            if inp.source_id == inp.target_id:
+                return ShortestPathResult(
+                    tool="find_shortest_access_path",
+                    status=Status.NO_PATH,
+                    message="source and target are the same entity; a path needs at least one relationship",
+                    **common,
+                )
+            # Iterative deepening: the first depth with any path gives the shortest ones.
+            for depth in range(1, inp.max_hops + 1):
+                paths, truncated = self._paths(
+                    "target", depth, {"source_id": inp.source_id, "target_id": inp.target_id}
+                )
+                if paths:
+                    return ShortestPathResult(
+                        tool="find_shortest_access_path",
+                        status=Status.PATHS_FOUND,
+                        message=f"{len(paths)}{'+' if truncated else ''} shortest path(s) of {depth} hops",
+                        hops=depth,
+                        paths=paths,
+                        path_count=len(paths),
+                        truncated=truncated,
+                        path_cap=self.path_cap,
+                        **common,
+                    )
+            return ShortestPathResult(
+                tool="find_shortest_access_path",
+                status=Status.NO_PATH,
+                message=f"no qualifying path from {inp.source_id} to {inp.target_id} within {inp.max_hops} hops",
+                **common,
+            )
+
+        raw = {"source_id": source_id, "target_id": target_id, "max_hops": max_hops}
+        return self._run("find_shortest_access_path", ShortestPathResult, PathInput, raw, body)
+
+    def get_containment_route_statuses(self, alert_id: Any) -> RouteStatusResult:
+        """Session routes the alert's paths use or used, with status and paths carried now."""
+
+        def body(inp: AlertInput) -> RouteStatusResult:
+            ev = self.evidence(inp.alert_id)
+            all_paths, all_truncated = self._paths(
+                "sensitive", MAX_DEPTH, {"source_id": ev.alert.entity_id}, include_blocked=True
+            )
+            routes: dict[str, RouteStatus] = {}
+            for path in all_paths + ev.paths:
+                for rel in path.relationships:
+                    route = rel.properties.get("route_id")
+                    if isinstance(route, str) and route not in routes:
+                        routes[route] = RouteStatus(
+                            route_id=route,
+                            type=rel.type,
+                            source=rel.source,
+                            target=rel.target,
+                            status=str(rel.properties.get("status", "active")),
+                            paths_carried=sum(1 for p in ev.paths if route in p.route_ids),
+                        )
+            ordered = sorted(routes.values(), key=lambda r: (-r.paths_carried, r.status != "active", r.route_id))
+            return RouteStatusResult(
+                tool="get_containment_route_statuses",
+                status=Status.OK,
+                message=f"{len(ordered)} route(s); {len(ev.paths)} qualifying path(s) now",
+                alert_id=ev.alert.id,
+                routes=ordered,
+                qualifying_paths=len(ev.paths),
+                truncated=ev.truncated or all_truncated,
+            )
+
+        return self._run("get_containment_route_statuses", RouteStatusResult, AlertInput, {"alert_id": alert_id}, body)
+
+    def get_response_candidates(self, alert_id: Any) -> CandidatesResult:
+        """Allowlisted actions the current evidence supports: block one active session route."""
+
+        def body(inp: AlertInput) -> CandidatesResult:
+            ev = self.evidence(inp.alert_id)
+            return build_candidates(ev, self.path_cap)
+
+        return self._run("get_response_candidates", CandidatesResult, AlertInput, {"alert_id": alert_id}, body)
+
+
+def build_candidates(ev: Evidence, path_cap: int = PATH_CAP) -> CandidatesResult:
+    """Candidates from evidence: every active route on a current qualifying path."""
+    total = len(ev.paths)
+    by_route: dict[str, tuple[RelView, list[int]]] = {}
+    for index, path in enumerate(ev.paths):
+        for rel in path.relationships:
+            route = rel.properties.get("route_id")
+            if isinstance(route, str) and rel.properties.get("status", "active") == "active":
+                entry = by_route.setdefault(route, (rel, []))
+                if index not in entry[1]:
+                    entry[1].append(index)
+    candidates = []
+    for route, (rel, cut) in by_route.items():
+        shortest = min(ev.paths[i].hops for i in cut)
+        remaining = total - len(cut)
+        candidates.append(
+            (
+                (-len(cut), shortest, route),
+                Candidate(
+                    id=candidate_id(route),
+                    route_id=route,
+                    relationship=rel,
+                    paths_cut=len(cut),
+                    cut_paths=cut,
+                    remaining_if_applied=remaining,
+                    reason=(
+                        f"route {route} ({rel.source} -{rel.type}-> {rel.target}) carries {len(cut)} of {total}"
+                        f" qualifying path(s), the shortest {shortest} hops; {remaining} would remain"
+                        + (" (path list truncated: more may exist)" if ev.truncated else "")
+                    ),
+                ),
+            )
+        )
+    candidates.sort(key=lambda pair: pair[0])
+    covered = {i for _, c in candidates for i in c.cut_paths}
+    uncuttable = [i for i in range(total) if i not in covered]
+    if not total:
+        message = "no qualifying path: nothing to contain"
+    elif not candidates:
+        message = f"{total} qualifying path(s) but none passes through an active session route"
+    else:
+        message = f"{len(candidates)} candidate(s) for {total} qualifying path(s)"
+    return CandidatesResult(
+        tool="get_response_candidates",
+        status=Status.OK,
+        message=message,
+        alert_id=ev.alert.id,
+        candidates=[c for _, c in candidates],
+        qualifying_paths=total,
+        uncuttable_paths=uncuttable,
+        truncated=ev.truncated,
+    )
+
+
+def path_signature(paths: Sequence[AccessPath]) -> set[tuple[str, ...]]:
+    """Paths as a set of node-id sequences (for comparisons)."""
+    return {p.node_ids for p in paths}

@@ -1,0 +1,251 @@
+"""Tool inputs and results: the pydantic models every boundary speaks.
+
+The field names here are a contract: the CLI prints these models as JSON and
+scripts rely on them (`status`, `alert.risk_score`, `paths[].nodes[].id`, ...).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+
+from .model import ENTITY_ID_PATTERN
+
+__all__ = [
+    "DEFAULT_DEPTH",
+    "MAX_DEPTH",
+    "PATH_CAP",
+    "AccessPath",
+    "AlertInput",
+    "AlertSummary",
+    "AlertView",
+    "AlertsResult",
+    "BlastEntity",
+    "BlastRadiusResult",
+    "Candidate",
+    "CandidatesResult",
+    "InvestigateInput",
+    "InvestigationResult",
+    "NodeView",
+    "PathInput",
+    "RelView",
+    "RouteStatus",
+    "RouteStatusResult",
+    "ScoreFactor",
+    "ShortestPathResult",
+    "Status",
+    "ToolResult",
+    "TraceEntry",
+]
+
+MAX_DEPTH = 6
+DEFAULT_DEPTH = 6
+# At most this many paths come back in one answer; `truncated` says when more exist.
+PATH_CAP = 100
+
+
+class Status(StrEnum):
+    """Result states. Only a fresh `no_path` can support "contained"; the
+    unknown, invalid and failed states are never read as safe."""
+
+    PATHS_FOUND = "paths_found"
+    NO_PATH = "no_path"
+    OK = "ok"
+    UNKNOWN_SOURCE = "unknown_source"
+    UNKNOWN_TARGET = "unknown_target"
+    UNKNOWN_ALERT = "unknown_alert"
+    INVALID_INPUT = "invalid_input"
+    QUERY_FAILED = "query_failed"
+
+    @property
+    def is_answer(self) -> bool:
+        """True when the graph answered (paths or a definite no-path)."""
+        return self in (Status.PATHS_FOUND, Status.NO_PATH, Status.OK)
+
+    @property
+    def is_unknown(self) -> bool:
+        return self in (Status.UNKNOWN_SOURCE, Status.UNKNOWN_TARGET, Status.UNKNOWN_ALERT)
+
+
+EntityIdInput = Annotated[StrictStr, Field(pattern=ENTITY_ID_PATTERN, description="An entity id from the graph")]
+DepthInput = Annotated[StrictInt, Field(ge=1, le=MAX_DEPTH, description="Path length bound, an integer 1..6")]
+
+
+class _Input(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class AlertInput(_Input):
+    alert_id: Annotated[StrictStr, Field(pattern=ENTITY_ID_PATTERN, description="Alert id, e.g. BH-1042")]
+
+
+class InvestigateInput(AlertInput):
+    depth: DepthInput = DEFAULT_DEPTH
+
+
+class PathInput(_Input):
+    source_id: EntityIdInput
+    target_id: EntityIdInput
+    max_hops: DepthInput = DEFAULT_DEPTH
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NodeView(_Out):
+    id: str
+    label: str
+    name: str
+    properties: dict[str, Any] = Field(default_factory=dict)
+
+
+class RelView(_Out):
+    type: str
+    source: str
+    target: str
+    properties: dict[str, Any] = Field(default_factory=dict)
+
+
+class AccessPath(_Out):
+    nodes: list[NodeView]
+    relationships: list[RelView]
+
+    @property
+    def hops(self) -> int:
+        return len(self.relationships)
+
+    @property
+    def node_ids(self) -> tuple[str, ...]:
+        return tuple(n.id for n in self.nodes)
+
+    @property
+    def route_ids(self) -> list[str]:
+        return [r.properties["route_id"] for r in self.relationships if isinstance(r.properties.get("route_id"), str)]
+
+
+class ScoreFactor(_Out):
+    rule: str
+    description: str
+    points: int
+    evidence: str
+
+
+class AlertView(_Out):
+    id: str
+    title: str
+    entity_id: str
+    entity_label: str | None = None
+    kind: str
+    signals: dict[str, Any]
+    risk_score: int
+    severity: str
+    rule_set: str
+    factors: list[ScoreFactor]
+
+
+class ToolResult(_Out):
+    tool: str
+    status: Status
+    message: str = ""
+
+
+class InvestigationResult(ToolResult):
+    alert: AlertView | None = None
+    depth: int | None = None
+    paths: list[AccessPath] = Field(default_factory=list)
+    path_count: int = 0
+    truncated: bool = False
+    path_cap: int = PATH_CAP
+
+
+class AlertSummary(_Out):
+    id: str
+    title: str
+    entity_id: str
+    kind: str
+    risk_score: int | None
+    severity: str | None
+    rule_set: str
+    path_count: int | None
+    truncated: bool = False
+    status: Status
+
+
+class AlertsResult(ToolResult):
+    alerts: list[AlertSummary] = Field(default_factory=list)
+
+
+class BlastEntity(_Out):
+    id: str
+    label: str
+    name: str
+    hops: int
+    on_critical_path: bool
+
+
+class BlastRadiusResult(ToolResult):
+    alert_id: str | None = None
+    entity_id: str | None = None
+    entities: list[BlastEntity] = Field(default_factory=list)
+    by_label: dict[str, int] = Field(default_factory=dict)
+    max_hops: int = MAX_DEPTH
+    critical_paths_truncated: bool = False
+
+
+class ShortestPathResult(ToolResult):
+    source_id: str | None = None
+    target_id: str | None = None
+    max_hops: int | None = None
+    hops: int | None = None
+    paths: list[AccessPath] = Field(default_factory=list)
+    path_count: int = 0
+    truncated: bool = False
+    path_cap: int = PATH_CAP
+
+
+class RouteStatus(_Out):
+    route_id: str
+    type: str
+    source: str
+    target: str
+    status: str
+    paths_carried: int
+
+
+class RouteStatusResult(ToolResult):
+    alert_id: str | None = None
+    routes: list[RouteStatus] = Field(default_factory=list)
+    qualifying_paths: int = 0
+    truncated: bool = False
+
+
+class Candidate(_Out):
+    id: str
+    action: str = "block_route"
+    route_id: str
+    relationship: RelView
+    paths_cut: int
+    cut_paths: list[int]
+    remaining_if_applied: int
+    reason: str
+
+
+class CandidatesResult(ToolResult):
+    alert_id: str | None = None
+    candidates: list[Candidate] = Field(default_factory=list)
+    qualifying_paths: int = 0
+    uncuttable_paths: list[int] = Field(default_factory=list)
+    truncated: bool = False
+
+
+class TraceEntry(_Out):
+    tool: str
+    input: dict[str, Any]
+    status: Status
+    result_count: int
+    duration_ms: float
+    at: datetime

@@ -1,0 +1,97 @@
+"""Risk scoring: the versioned rule set `demo-rules-v1`.
+
+A score is the sum of the points of every rule that fires, capped at 100.
+Evidence rules read the standard investigation (qualifying paths at depth 6,
+computed fresh); signal rules read the alert's signals. Nothing is keyed by
+alert id: the same evidence always gives the same score.
+
+| rule | fires when | points |
+|------|------------|--------|
+| E1-critical-reach | a qualifying path reaches a `critical` asset | 20 |
+| E1-high-reach | otherwise, a qualifying path reaches a `high` asset | 10 |
+| E2-short-path | the shortest qualifying path has 1-2 relationships | 15 |
+| E2-medium-path | ... 3-4 relationships | 10 |
+| E2-long-path | ... 5-6 relationships | 5 |
+| E3-multiple-paths | two or more qualifying paths | 10 |
+| E4-breadth | three or more distinct high/critical assets reached | 5 |
+| S-internet_exposed | signal `internet_exposed` is true | 25 |
+| S-wildcard_policy | signal `wildcard_policy` is true | 20 |
+| S-impossible_travel | signal `impossible_travel` is true | 20 |
+| S-off_hours_login | signal `off_hours_login` is true | 10 |
+| S-mfa_disabled | signal `mfa_disabled` is true | 10 |
+
+Severity bands: 0-29 low, 30-59 medium, 60-79 high, 80-100 critical.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from .results import AccessPath, ScoreFactor
+
+__all__ = ["RULE_SET", "SIGNAL_POINTS", "Assessment", "assess", "severity_for"]
+
+RULE_SET = "demo-rules-v1"
+
+SIGNAL_POINTS: dict[str, int] = {
+    "internet_exposed": 25,
+    "wildcard_policy": 20,
+    "impossible_travel": 20,
+    "off_hours_login": 10,
+    "mfa_disabled": 10,
+}
+
+_BANDS = ((80, "critical"), (60, "high"), (30, "medium"), (0, "low"))
+
+
+@dataclass(frozen=True)
+class Assessment:
+    score: int
+    severity: str
+    rule_set: str
+    factors: list[ScoreFactor]
+
+
+def severity_for(score: int) -> str:
+    for floor, name in _BANDS:
+        if score >= floor:
+            return name
+    return "low"
+
+
+def _sensitivity(path: AccessPath) -> str:
+    return str(path.nodes[-1].properties.get("sensitivity", ""))
+
+
+def assess(signals: Mapping[str, object], paths: Sequence[AccessPath]) -> Assessment:
+    """Score an alert from its signals and its qualifying paths (depth 6)."""
+    factors: list[ScoreFactor] = []
+
+    def fire(rule: str, description: str, points: int, evidence: str) -> None:
+        factors.append(ScoreFactor(rule=rule, description=description, points=points, evidence=evidence))
+
+    if paths:
+        critical = sorted({p.nodes[-1].id for p in paths if _sensitivity(p) == "critical"})
+        high = sorted({p.nodes[-1].id for p in paths if _sensitivity(p) == "high"})
+        if critical:
+            fire("E1-critical-reach", "a qualifying path reaches a critical asset", 20, ", ".join(critical))
+        elif high:
+            fire("E1-high-reach", "a qualifying path reaches a high-sensitivity asset", 10, ", ".join(high))
+        shortest = min(p.hops for p in paths)
+        if shortest <= 2:
+            fire("E2-short-path", "shortest qualifying path has 1-2 relationships", 15, f"{shortest} hops")
+        elif shortest <= 4:
+            fire("E2-medium-path", "shortest qualifying path has 3-4 relationships", 10, f"{shortest} hops")
+        else:
+            fire("E2-long-path", "shortest qualifying path has 5-6 relationships", 5, f"{shortest} hops")
+        if len(paths) >= 2:
+            fire("E3-multiple-paths", "two or more qualifying paths", 10, f"{len(paths)} paths")
+        assets = sorted(set(critical) | set(high))
+        if len(assets) >= 3:
+            fire("E4-breadth", "three or more distinct high/critical assets reached", 5, ", ".join(assets))
+    for signal, points in SIGNAL_POINTS.items():
+        if signals.get(signal) is True:
+            fire(f"S-{signal}", f"signal {signal} is true", points, f"{signal}=true")
+    score = min(100, sum(f.points for f in factors))
+    return Assessment(score=score, severity=severity_for(score), rule_set=RULE_SET, factors=factors)

@@ -1,0 +1,280 @@
+"""The FalkorDB store: embedded (falkordblite) by default, a server by URL.
+
+Reads go through `GRAPH.RO_QUERY` only (`read`), which the server refuses for
+anything that writes. `execute_write` is the one door for writes; only the
+import path (`ingest`) and the action service (`act`) use it, and a test
+holds that line.
+
+Two toolchain traps are handled here:
+- two processes starting the embedded server on one file at the same moment
+  would start two servers and lose one side's writes, so start-up and
+  shut-down are serialised with a file lock;
+- redis-py re-sends a command after a socket timeout (10 retries by default),
+  so a slow write could run many times. The client here never retries, the
+  server ends a query at `query_timeout_ms`, and the socket timeout sits above
+  that, so a timeout is a reported failure, never a silent re-run.
+"""
+
+from __future__ import annotations
+
+import atexit
+import copy
+import logging
+import os
+import shutil
+import threading
+import time
+from typing import Any
+
+import psutil
+import redis
+from filelock import FileLock, Timeout
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+from .settings import Settings
+from .templates import load_templates, template
+
+__all__ = ["QueryFailed", "Store", "StoreUnavailable"]
+
+log = logging.getLogger(__name__)
+
+CLIENT_NAME_PREFIX = "blastshield"
+LOCK_TIMEOUT_S = 60.0
+
+
+class QueryFailed(RuntimeError):
+    """A query did not complete (timeout, server error, lost connection)."""
+
+
+class StoreUnavailable(QueryFailed):
+    """The database could not be opened or reached."""
+
+
+def _no_retry() -> Retry:
+    return Retry(NoBackoff(), 0)
+
+
+class Store:
+    """One connection to the database holding the scenario and audit graphs."""
+
+    def __init__(self, settings: Settings):
+        load_templates()  # a missing template fails here, at start-up
+        self.settings = settings
+        self._client_name = f"{CLIENT_NAME_PREFIX}-{os.getpid()}-{id(self):x}"
+        self._lock: FileLock | None = None
+        self._closed = False
+        self._close_guard = threading.Lock()
+        self._embedded: Any = None
+        self._owner = True
+        if settings.falkordb_url:
+            self._db = self._open_remote(settings)
+        else:
+            self._db = self._open_embedded(settings)
+        atexit.register(self.close)
+
+    # -- opening -----------------------------------------------------------
+    def _open_remote(self, settings: Settings) -> Any:
+        from falkordb import FalkorDB
+
+        url = settings.falkordb_url or ""
+        try:
+            db = FalkorDB.from_url(
+                url,
+                socket_timeout=settings.socket_timeout_s,
+                socket_connect_timeout=5.0,
+                retry=_no_retry(),
+                retry_on_error=[],
+                client_name=self._client_name,
+            )
+            db.connection.ping()
+        except (redis.RedisError, OSError, ValueError) as exc:
+            raise StoreUnavailable(f"cannot reach FalkorDB at {_redact(url)}: {exc}") from None
+        return db
+
+    def _open_embedded(self, settings: Settings) -> Any:
+        from redislite.falkordb_client import FalkorDB
+
+        data_dir = settings.data_dir
+        try:
+            data_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreUnavailable(f"cannot create data directory {data_dir}: {exc}") from None
+        self._lock = FileLock(str(data_dir / "falkordb.lock"), timeout=LOCK_TIMEOUT_S)
+        try:
+            with self._lock:
+                db = FalkorDB(
+                    str(settings.database_file.resolve()),
+                    serverconfig={"appendonly": "yes", "appendfsync": "everysec"},
+                    socket_timeout=settings.socket_timeout_s,
+                    retry=_no_retry(),
+                    retry_on_error=[],
+                    client_name=self._client_name,
+                )
+        except Timeout:
+            raise StoreUnavailable(f"timed out waiting for the start-up lock in {data_dir}") from None
+        except Exception as exc:  # redislite raises its own exception types
+            raise StoreUnavailable(f"cannot start the embedded FalkorDB in {data_dir}: {exc}") from None
+        self._embedded = db.client
+        return db
+
+    def for_graph(self, graph: str) -> Store:
+        """A view of the same connection on another scenario graph (closing it is a no-op)."""
+        view = copy.copy(self)
+        view.settings = self.settings.model_copy(update={"graph": graph})
+        view._owner = False
+        return view
+
+    # -- queries -----------------------------------------------------------
+    @property
+    def location(self) -> str:
+        if self.settings.falkordb_url:
+            return _redact(self.settings.falkordb_url)
+        return str(self.settings.database_file)
+
+    def _graph(self, graph: str | None) -> Any:
+        if self._closed:
+            raise QueryFailed("the store is closed")
+        return self._db.select_graph(graph or self.settings.graph)
+
+    def read(self, name: str, params: dict[str, Any] | None = None, *, graph: str | None = None) -> list[dict]:
+        """Run the named read template with GRAPH.RO_QUERY; rows as dicts."""
+        return self.read_text(template(name).text, params, graph=graph)
+
+    def read_text(self, text: str, params: dict[str, Any] | None = None, *, graph: str | None = None) -> list[dict]:
+        """Run template text (from `templates`) read-only."""
+        try:
+            result = self._graph(graph).ro_query(text, params or {}, timeout=self.settings.query_timeout_ms)
+        except redis.ResponseError as exc:
+            if "empty key" in str(exc) or "Invalid graph operation on empty key" in str(exc):
+                return []  # the graph does not exist yet: no rows
+            raise QueryFailed(f"query failed: {exc}") from None
+        except (redis.RedisError, OSError) as exc:
+            raise QueryFailed(f"query failed: {type(exc).__name__}: {exc}") from None
+        return _rows(result)
+
+    def execute_write(self, text: str, params: dict[str, Any] | None = None, *, graph: str | None = None) -> list[dict]:
+        """Run a write. Only `ingest` and `act` call this; never retried."""
+        try:
+            result = self._graph(graph).query(text, params or {}, timeout=self.settings.query_timeout_ms)
+        except (redis.RedisError, OSError) as exc:
+            raise QueryFailed(f"write failed: {type(exc).__name__}: {exc}") from None
+        return _rows(result)
+
+    def command(self, *args: Any) -> Any:
+        """A raw server command (graph copy, rename, delete, list)."""
+        if self._closed:
+            raise QueryFailed("the store is closed")
+        try:
+            return self._db.connection.execute_command(*args)
+        except (redis.RedisError, OSError) as exc:
+            raise QueryFailed(f"{args[0]} failed: {exc}") from None
+
+    def server_lock(self, name: str, timeout: float) -> Any:
+        """A lock held in the server, shared by every process using it."""
+        return self._db.connection.lock(name, timeout=timeout, blocking_timeout=timeout)
+
+    def graph_exists(self, graph: str) -> bool:
+        return bool(self.command("EXISTS", graph))
+
+    def server_pid(self) -> int | None:
+        """The embedded server's process id (None in remote mode)."""
+        if self._embedded is None:
+            return None
+        return self._embedded.pid
+
+    # -- closing -----------------------------------------------------------
+    def close(self) -> None:
+        """Disconnect; stop the embedded server when no other client uses it."""
+        if not self._owner:
+            return
+        with self._close_guard:
+            if self._closed:
+                return
+            self._closed = True
+        try:
+            atexit.unregister(self.close)
+        except Exception:  # pragma: no cover - interpreter shutting down
+            pass
+        if self._embedded is None:
+            try:
+                self._db.connection.close()
+            except Exception:  # pragma: no cover
+                pass
+            return
+        assert self._lock is not None
+        try:
+            with self._lock:
+                self._close_embedded()
+        except Timeout:  # pragma: no cover - another process holds the lock too long
+            log.warning("timed out waiting for the lock to stop the embedded server")
+
+    def _close_embedded(self) -> None:
+        client = self._embedded
+        pid = client.pid
+        others = 0
+        try:
+            # Every connection of this store carries its client name; any other
+            # connection is another process still using the server.
+            others = sum(1 for entry in client.client_list() if entry.get("name") != self._client_name)
+        except (redis.RedisError, OSError):
+            pid = None  # the server is already gone
+        if others and pid:
+            client.connection_pool.disconnect()
+            self._forget_embedded(client, remove_dirs=False)
+            return
+        if pid:
+            try:
+                client.execute_command("SHUTDOWN", "SAVE", "NOW", "FORCE")
+            except (redis.RedisError, OSError):
+                pass  # the server closes the connection as it exits
+            _wait_for_exit(pid)
+        client.connection_pool.disconnect()
+        self._forget_embedded(client, remove_dirs=True)
+
+    @staticmethod
+    def _forget_embedded(client: Any, *, remove_dirs: bool) -> None:
+        # Tell redislite the server is handled, so its own atexit/__del__ hooks
+        # neither wait on it nor stop a server other processes still use.
+        redis_dir = getattr(client, "redis_dir", None)
+        registry = getattr(client, "settingregistryfile", None)
+        if remove_dirs:
+            if redis_dir and os.path.isdir(redis_dir):
+                shutil.rmtree(redis_dir, ignore_errors=True)
+            if registry and getattr(client, "cleanupregistry", False) and os.path.exists(registry):
+                try:
+                    os.remove(registry)
+                except OSError:  # pragma: no cover
+                    pass
+        client.pidfile = None
+        client.redis_dir = None
+        client.running = False
+
+
+def _wait_for_exit(pid: int, timeout: float = 10.0) -> None:
+    """Wait until the process is gone or a zombie (exited, not yet reaped)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                return
+        except psutil.NoSuchProcess:
+            return
+        time.sleep(0.01)
+    try:  # pragma: no cover - a server that ignores SHUTDOWN
+        os.kill(pid, 9)
+    except OSError:
+        pass
+
+
+def _rows(result: Any) -> list[dict]:
+    names = [column[1] for column in result.header]
+    return [dict(zip(names, row, strict=True)) for row in result.result_set]
+
+
+def _redact(url: str) -> str:
+    """A URL without its password."""
+    if "@" in url and "://" in url:
+        scheme, rest = url.split("://", 1)
+        return f"{scheme}://***@{rest.split('@', 1)[1]}"
+    return url

@@ -1,0 +1,227 @@
+// BlastShield read templates. Run only through GRAPH.RO_QUERY.
+// Each query starts with `// name:` and `// description:` lines; values only as $params.
+//
+// A qualifying relationship is of an allowlisted type, not blocked (unless
+// $include_blocked), not denied, and does not carry a route in $exclude_routes.
+// Paths are simple (no node twice). Variable-length bounds cannot be
+// parameters in FalkorDB, so each depth 1..6 has its own fixed template.
+
+// name: paths_to_sensitive_d1
+// description: qualifying paths of 1..1 relationships from $source_id to a DataAsset whose sensitivity is in $sensitivities, shortest first, at most $limit
+MATCH (s:Entity {id: $source_id})
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..1]->(a:DataAsset)
+WHERE a.sensitivity IN $sensitivities
+  AND ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'active') <> 'blocked')
+      AND coalesce(r.permission, 'allow') <> 'deny'
+      AND NOT coalesce(r.route_id, '') IN $exclude_routes)
+WITH p, nodes(p) AS ns
+WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
+RETURN [n IN ns | {id: n.id, labels: labels(n), props: properties(n)}] AS nodes,
+       [r IN relationships(p) | {type: type(r), source: startNode(r).id, target: endNode(r).id, props: properties(r)}] AS rels
+ORDER BY length(p), [n IN ns | n.id]
+LIMIT $limit
+
+// name: paths_to_sensitive_d2
+// description: qualifying paths of 1..2 relationships from $source_id to a DataAsset whose sensitivity is in $sensitivities, shortest first, at most $limit
+MATCH (s:Entity {id: $source_id})
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..2]->(a:DataAsset)
+WHERE a.sensitivity IN $sensitivities
+  AND ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'active') <> 'blocked')
+      AND coalesce(r.permission, 'allow') <> 'deny'
+      AND NOT coalesce(r.route_id, '') IN $exclude_routes)
+WITH p, nodes(p) AS ns
+WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
+RETURN [n IN ns | {id: n.id, labels: labels(n), props: properties(n)}] AS nodes,
+       [r IN relationships(p) | {type: type(r), source: startNode(r).id, target: endNode(r).id, props: properties(r)}] AS rels
+ORDER BY length(p), [n IN ns | n.id]
+LIMIT $limit
+
+// name: paths_to_sensitive_d3
+// description: qualifying paths of 1..3 relationships from $source_id to a DataAsset whose sensitivity is in $sensitivities, shortest first, at most $limit
+MATCH (s:Entity {id: $source_id})
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..3]->(a:DataAsset)
+WHERE a.sensitivity IN $sensitivities
+  AND ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'active') <> 'blocked')
+      AND coalesce(r.permission, 'allow') <> 'deny'
+      AND NOT coalesce(r.route_id, '') IN $exclude_routes)
+WITH p, nodes(p) AS ns
+WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
+RETURN [n IN ns | {id: n.id, labels: labels(n), props: properties(n)}] AS nodes,
+       [r IN relationships(p) | {type: type(r), source: startNode(r).id, target: endNode(r).id, props: properties(r)}] AS rels
+ORDER BY length(p), [n IN ns | n.id]
+LIMIT $limit
+
+// name: paths_to_sensitive_d4
+// description: qualifying paths of 1..4 relationships from $source_id to a DataAsset whose sensitivity is in $sensitivities, shortest first, at most $limit
+MATCH (s:Entity {id: $source_id})
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..4]->(a:DataAsset)
+WHERE a.sensitivity IN $sensitivities
+  AND ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'active') <> 'blocked')
+      AND coalesce(r.permission, 'allow') <> 'deny'
+      AND NOT coalesce(r.route_id, '') IN $exclude_routes)
+WITH p, nodes(p) AS ns
+WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
+RETURN [n IN ns | {id: n.id, labels: labels(n), props: properties(n)}] AS nodes,
+       [r IN relationships(p) | {type: type(r), source: startNode(r).id, target: endNode(r).id, props: properties(r)}] AS rels
+ORDER BY length(p), [n IN ns | n.id]
+LIMIT $limit
+
+// name: paths_to_sensitive_d5
+// description: qualifying paths of 1..5 relationships from $source_id to a DataAsset whose sensitivity is in $sensitivities, shortest first, at most $limit
+MATCH (s:Entity {id: $source_id})
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..5]->(a:DataAsset)
+WHERE a.sensitivity IN $sensitivities
+  AND ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'active') <> 'blocked')
+      AND coalesce(r.permission, 'allow') <> 'deny'
+      AND NOT coalesce(r.route_id, '') IN $exclude_routes)
+WITH p, nodes(p) AS ns
+WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
+RETURN [n IN ns | {id: n.id, labels: labels(n), props: properties(n)}] AS nodes,
+       [r IN relationships(p) | {type: type(r), source: startNode(r).id, target: endNode(r).id, props: properties(r)}] AS rels
+ORDER BY length(p), [n IN ns | n.id]
+LIMIT $limit
+
+// name: paths_to_sensitive_d6
+// description: qualifying paths of 1..6 relationships from $source_id to a DataAsset whose sensitivity is in $sensitivities, shortest first, at most $limit
+MATCH (s:Entity {id: $source_id})
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..6]->(a:DataAsset)
+WHERE a.sensitivity IN $sensitivities
+  AND ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'active') <> 'blocked')
+      AND coalesce(r.permission, 'allow') <> 'deny'
+      AND NOT coalesce(r.route_id, '') IN $exclude_routes)
+WITH p, nodes(p) AS ns
+WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
+RETURN [n IN ns | {id: n.id, labels: labels(n), props: properties(n)}] AS nodes,
+       [r IN relationships(p) | {type: type(r), source: startNode(r).id, target: endNode(r).id, props: properties(r)}] AS rels
+ORDER BY length(p), [n IN ns | n.id]
+LIMIT $limit
+
+// name: paths_to_target_d1
+// description: qualifying paths of 1..1 relationships from $source_id to $target_id, shortest first, at most $limit
+MATCH (s:Entity {id: $source_id}), (t:Entity {id: $target_id})
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..1]->(t)
+WHERE ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'active') <> 'blocked')
+      AND coalesce(r.permission, 'allow') <> 'deny'
+      AND NOT coalesce(r.route_id, '') IN $exclude_routes)
+WITH p, nodes(p) AS ns
+WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
+RETURN [n IN ns | {id: n.id, labels: labels(n), props: properties(n)}] AS nodes,
+       [r IN relationships(p) | {type: type(r), source: startNode(r).id, target: endNode(r).id, props: properties(r)}] AS rels
+ORDER BY length(p), [n IN ns | n.id]
+LIMIT $limit
+
+// name: paths_to_target_d2
+// description: qualifying paths of 1..2 relationships from $source_id to $target_id, shortest first, at most $limit
+MATCH (s:Entity {id: $source_id}), (t:Entity {id: $target_id})
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..2]->(t)
+WHERE ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'active') <> 'blocked')
+      AND coalesce(r.permission, 'allow') <> 'deny'
+      AND NOT coalesce(r.route_id, '') IN $exclude_routes)
+WITH p, nodes(p) AS ns
+WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
+RETURN [n IN ns | {id: n.id, labels: labels(n), props: properties(n)}] AS nodes,
+       [r IN relationships(p) | {type: type(r), source: startNode(r).id, target: endNode(r).id, props: properties(r)}] AS rels
+ORDER BY length(p), [n IN ns | n.id]
+LIMIT $limit
+
+// name: paths_to_target_d3
+// description: qualifying paths of 1..3 relationships from $source_id to $target_id, shortest first, at most $limit
+MATCH (s:Entity {id: $source_id}), (t:Entity {id: $target_id})
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..3]->(t)
+WHERE ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'active') <> 'blocked')
+      AND coalesce(r.permission, 'allow') <> 'deny'
+      AND NOT coalesce(r.route_id, '') IN $exclude_routes)
+WITH p, nodes(p) AS ns
+WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
+RETURN [n IN ns | {id: n.id, labels: labels(n), props: properties(n)}] AS nodes,
+       [r IN relationships(p) | {type: type(r), source: startNode(r).id, target: endNode(r).id, props: properties(r)}] AS rels
+ORDER BY length(p), [n IN ns | n.id]
+LIMIT $limit
+
+// name: paths_to_target_d4
+// description: qualifying paths of 1..4 relationships from $source_id to $target_id, shortest first, at most $limit
+MATCH (s:Entity {id: $source_id}), (t:Entity {id: $target_id})
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..4]->(t)
+WHERE ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'active') <> 'blocked')
+      AND coalesce(r.permission, 'allow') <> 'deny'
+      AND NOT coalesce(r.route_id, '') IN $exclude_routes)
+WITH p, nodes(p) AS ns
+WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
+RETURN [n IN ns | {id: n.id, labels: labels(n), props: properties(n)}] AS nodes,
+       [r IN relationships(p) | {type: type(r), source: startNode(r).id, target: endNode(r).id, props: properties(r)}] AS rels
+ORDER BY length(p), [n IN ns | n.id]
+LIMIT $limit
+
+// name: paths_to_target_d5
+// description: qualifying paths of 1..5 relationships from $source_id to $target_id, shortest first, at most $limit
+MATCH (s:Entity {id: $source_id}), (t:Entity {id: $target_id})
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..5]->(t)
+WHERE ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'active') <> 'blocked')
+      AND coalesce(r.permission, 'allow') <> 'deny'
+      AND NOT coalesce(r.route_id, '') IN $exclude_routes)
+WITH p, nodes(p) AS ns
+WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
+RETURN [n IN ns | {id: n.id, labels: labels(n), props: properties(n)}] AS nodes,
+       [r IN relationships(p) | {type: type(r), source: startNode(r).id, target: endNode(r).id, props: properties(r)}] AS rels
+ORDER BY length(p), [n IN ns | n.id]
+LIMIT $limit
+
+// name: paths_to_target_d6
+// description: qualifying paths of 1..6 relationships from $source_id to $target_id, shortest first, at most $limit
+MATCH (s:Entity {id: $source_id}), (t:Entity {id: $target_id})
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..6]->(t)
+WHERE ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'active') <> 'blocked')
+      AND coalesce(r.permission, 'allow') <> 'deny'
+      AND NOT coalesce(r.route_id, '') IN $exclude_routes)
+WITH p, nodes(p) AS ns
+WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
+RETURN [n IN ns | {id: n.id, labels: labels(n), props: properties(n)}] AS nodes,
+       [r IN relationships(p) | {type: type(r), source: startNode(r).id, target: endNode(r).id, props: properties(r)}] AS rels
+ORDER BY length(p), [n IN ns | n.id]
+LIMIT $limit
+
+// name: entity_by_id
+// description: one entity by id, with its labels and properties
+MATCH (n:Entity {id: $id})
+RETURN n.id AS id, labels(n) AS labels, properties(n) AS props
+
+// name: entities_by_ids
+// description: the entities among $ids that exist, with their labels
+UNWIND $ids AS wanted
+MATCH (n:Entity {id: wanted})
+RETURN n.id AS id, labels(n) AS labels
+
+// name: alert_by_id
+// description: one alert by id
+MATCH (a:Alert {id: $id})
+RETURN properties(a) AS props
+
+// name: list_alerts
+// description: every alert, ordered by id
+MATCH (a:Alert)
+RETURN properties(a) AS props
+ORDER BY a.id
+
+// name: expand_frontier
+// description: one level of blast-radius expansion: entities one qualifying relationship away from $frontier, not in $visited
+UNWIND $frontier AS fid
+MATCH (n:Entity {id: fid})-[r:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ]->(m:Entity)
+WHERE coalesce(r.status, 'active') <> 'blocked'
+  AND coalesce(r.permission, 'allow') <> 'deny'
+  AND NOT m.id IN $visited
+RETURN DISTINCT m.id AS id, labels(m) AS labels, properties(m) AS props
+
+// name: routes_by_ids
+// description: the routed relationships whose route_id is in $route_ids
+MATCH (a:Entity)-[r:HAS_SESSION|CAN_ACCESS]->(b:Entity)
+WHERE r.route_id IN $route_ids
+RETURN r.route_id AS route_id, type(r) AS type, a.id AS source, b.id AS target, properties(r) AS props
+
+// name: graph_counts
+// description: how many entities, relationships and alerts the graph holds
+MATCH (n)
+WITH count(n) AS nodes
+OPTIONAL MATCH ()-[r]->()
+WITH nodes, count(r) AS relationships
+OPTIONAL MATCH (a:Alert)
+RETURN nodes, relationships, count(a) AS alerts

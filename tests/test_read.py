@@ -1,0 +1,287 @@
+"""The read-only tools against the seed scenarios, on both backends."""
+
+from __future__ import annotations
+
+import pytest
+
+from blastshield_core import Status, import_document, parse_document
+from blastshield_core.read import ReadTools, path_signature
+
+BH_1042 = {("developer_07", "sess-dev07", "build-runner-07", "deploy-role", "prod-admin-role", "customer-db")}
+BH_IAM_2001 = {
+    ("analytics-poweruser", "finance-ledger"),
+    ("analytics-poweruser", "data-lake-admin", "finance-ledger"),
+    ("analytics-poweruser", "data-lake-admin", "hr-records"),
+}
+BH_WORKLOAD_3001 = {
+    ("public-api-gw", "api-gw-role", "orders-db"),
+    ("public-api-gw", "api-gw-role", "orders-svc-role", "customer-pii"),
+    ("public-api-gw", "api-gw-role", "orders-svc-role", "payments-role", "payments-db"),
+}
+BH_CONTAINMENT_4001 = {
+    ("contractor_11", "sess-c11-vpn", "bastion-01", "ops-role", "payments-vault"),
+    ("contractor_11", "sess-c11-sso", "admin-console", "console-role", "payments-reader", "payments-vault"),
+}
+
+
+@pytest.mark.parametrize(
+    ("alert_id", "expected", "score", "severity"),
+    [
+        ("BH-1042", BH_1042, 35, "medium"),
+        ("BH-IAM-2001", BH_IAM_2001, 65, "high"),
+        ("BH-WORKLOAD-3001", BH_WORKLOAD_3001, 75, "high"),
+        ("BH-CONTAINMENT-4001", BH_CONTAINMENT_4001, 60, "high"),
+    ],
+)
+def test_seed_scenario_paths_and_score(tools, alert_id, expected, score, severity):
+    """Each seed alert yields exactly its qualifying paths and its rule-derived score."""
+    result = tools.investigate_alert(alert_id)
+    assert result.status is Status.PATHS_FOUND
+    assert path_signature(result.paths) == expected
+    assert result.path_count == len(expected)
+    assert (result.alert.risk_score, result.alert.severity, result.alert.rule_set) == (score, severity, "demo-rules-v1")
+    assert not result.truncated
+
+
+def test_paths_are_ordered_shortest_first(tools):
+    """Paths come back shortest first."""
+    hops = [p.hops for p in tools.investigate_alert("BH-WORKLOAD-3001").paths]
+    assert hops == sorted(hops) == [2, 3, 4]
+
+
+def test_paths_carry_nodes_and_directed_relationships(tools):
+    """Every path lists its nodes and the directed relationships between them, in order."""
+    (path,) = tools.investigate_alert("BH-1042").paths
+    assert [n.label for n in path.nodes] == ["Identity", "Session", "Workload", "IAMRole", "IAMRole", "DataAsset"]
+    assert [r.type for r in path.relationships] == ["HAS_SESSION", "CAN_ACCESS", "RUNS_AS", "CAN_ASSUME", "CAN_READ"]
+    for rel, (a, b) in zip(path.relationships, zip(path.nodes, path.nodes[1:], strict=False), strict=True):
+        assert (rel.source, rel.target) == (a.id, b.id)
+    assert path.relationships[0].properties == {"route_id": "route-dev07-a", "status": "active"}
+    assert path.nodes[-1].properties["sensitivity"] == "critical"
+    assert path.nodes[0].name == "Developer 07"
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3, 4])
+def test_bh1042_has_no_path_below_five_hops(tools, depth):
+    """The five-hop chain is BH-1042's only path, so depths 1..4 answer no_path."""
+    result = tools.investigate_alert("BH-1042", depth)
+    assert result.status is Status.NO_PATH
+    assert result.paths == []
+    assert result.alert.risk_score == 35  # the score reads the standard (depth 6) evidence
+
+
+@pytest.mark.parametrize("depth", [5, 6])
+def test_bh1042_path_at_five_and_six(tools, depth):
+    """At depth 5 and 6 the chain is found."""
+    assert path_signature(tools.investigate_alert("BH-1042", depth).paths) == BH_1042
+
+
+@pytest.mark.parametrize(
+    ("max_hops", "cache", "report"),
+    [(1, False, False), (2, False, False), (3, False, False), (4, True, False), (5, True, True), (6, True, True)],
+)
+def test_audit_fixture_depth_lesson(tools, max_hops, cache, report):
+    """auditor_02 reaches analytics-cache from 4 hops and staging-report only from 5."""
+    to_cache = tools.find_shortest_access_path("auditor_02", "analytics-cache", max_hops)
+    to_report = tools.find_shortest_access_path("auditor_02", "staging-report", max_hops)
+    assert to_cache.status is (Status.PATHS_FOUND if cache else Status.NO_PATH)
+    assert to_report.status is (Status.PATHS_FOUND if report else Status.NO_PATH)
+    if cache:
+        assert path_signature(to_cache.paths) == {
+            ("auditor_02", "sess-aud02", "reporting-worker", "report-reader-role", "analytics-cache")
+        }
+    if report:
+        (path,) = to_report.paths
+        assert path.node_ids == (
+            "auditor_02", "sess-aud02", "reporting-worker", "report-reader-role", "staging-role", "staging-report"
+        )  # fmt: skip
+        assert [r.type for r in path.relationships][3] == "CAN_ASSUME"
+
+
+def test_blocked_and_denied_edges_are_excluded(tools):
+    """No path uses a blocked route or a denied grant, though both exist in the seeds."""
+    for alert_id in ("BH-1042", "BH-IAM-2001", "BH-WORKLOAD-3001", "BH-CONTAINMENT-4001"):
+        for path in tools.investigate_alert(alert_id).paths:
+            for rel in path.relationships:
+                assert rel.properties.get("status", "active") == "active"
+                assert rel.properties.get("permission", "allow") == "allow"
+    ids = {n for p in tools.investigate_alert("BH-1042").paths for n in p.node_ids}
+    assert "sess-dev07-legacy" not in ids and "billing-db" not in ids
+
+
+def test_cycles_do_not_repeat_nodes(store):
+    """A CAN_ASSUME cycle yields only simple paths."""
+    doc = parse_document(
+        {
+            "format": "blastshield-graph/v1",
+            "name": "cycle",
+            "nodes": [
+                {"id": "i1", "label": "Identity", "name": "i1"},
+                {"id": "s1", "label": "Session", "name": "s1"},
+                {"id": "w1", "label": "Workload", "name": "w1"},
+                {"id": "r1", "label": "IAMRole", "name": "r1"},
+                {"id": "r2", "label": "IAMRole", "name": "r2"},
+                {"id": "r3", "label": "IAMRole", "name": "r3"},
+                {"id": "a1", "label": "DataAsset", "name": "a1", "properties": {"sensitivity": "high"}},
+            ],
+            "edges": [
+                {"source": "i1", "type": "HAS_SESSION", "target": "s1"},
+                {"source": "s1", "type": "CAN_ACCESS", "target": "w1"},
+                {"source": "w1", "type": "RUNS_AS", "target": "r1"},
+                {"source": "r1", "type": "CAN_ASSUME", "target": "r2"},
+                {"source": "r2", "type": "CAN_ASSUME", "target": "r1"},
+                {"source": "r2", "type": "CAN_ASSUME", "target": "r3"},
+                {"source": "r3", "type": "CAN_ASSUME", "target": "r1"},
+                {"source": "r1", "type": "CAN_READ", "target": "a1"},
+            ],
+            "alerts": [{"id": "A-1", "title": "cycle", "entity_id": "i1", "kind": "test"}],
+        }
+    )
+    import_document(store, doc)
+    result = ReadTools(store).investigate_alert("A-1")
+    assert path_signature(result.paths) == {("i1", "s1", "w1", "r1", "a1")}
+    for path in result.paths:
+        assert len(set(path.node_ids)) == len(path.node_ids)
+    paths_to_r1 = ReadTools(store).find_shortest_access_path("i1", "r3", 6)
+    assert path_signature(paths_to_r1.paths) == {("i1", "s1", "w1", "r1", "r2", "r3")}
+
+
+@pytest.mark.parametrize("depth", [0, 7, -1, "3", 2.5, True, None, "1..100", "*1..100", "6) DETACH DELETE n //"])
+def test_invalid_depth_is_invalid_input(tools, depth):
+    """Out-of-range, non-integer and injected depths are refused before any query."""
+    result = tools.investigate_alert("BH-1042", depth)
+    assert result.status is Status.INVALID_INPUT
+    assert "depth" in result.message
+
+
+@pytest.mark.parametrize("alert_id", ["", "BH-1042' OR 1=1 //", "`x`", "$alert_id", "a" * 200, "BH 1042", None, 1042])
+def test_malformed_alert_id_is_invalid_input(tools, alert_id):
+    """An alert id outside the id grammar is invalid_input, never a query."""
+    assert tools.investigate_alert(alert_id).status is Status.INVALID_INPUT
+
+
+def test_unknown_no_path_and_invalid_are_distinct(tools):
+    """Unknown alert, unknown source, unknown target, no path and invalid input differ."""
+    assert tools.investigate_alert("BH-0000").status is Status.UNKNOWN_ALERT
+    assert tools.find_shortest_access_path("nobody", "customer-db").status is Status.UNKNOWN_SOURCE
+    assert tools.find_shortest_access_path("developer_07", "nothing").status is Status.UNKNOWN_TARGET
+    assert tools.find_shortest_access_path("developer_07", "payments-vault").status is Status.NO_PATH
+    assert tools.find_shortest_access_path("developer_07", "customer-db", 9).status is Status.INVALID_INPUT
+    for status in (Status.UNKNOWN_ALERT, Status.UNKNOWN_SOURCE, Status.INVALID_INPUT, Status.QUERY_FAILED):
+        assert not status.is_answer
+
+
+def test_shortest_path_returns_only_the_shortest(tools):
+    """Only paths of the minimum length come back, with that length reported."""
+    result = tools.find_shortest_access_path("analytics-poweruser", "finance-ledger", 6)
+    assert result.hops == 1
+    assert path_signature(result.paths) == {("analytics-poweruser", "finance-ledger")}
+
+
+def test_blast_radius_groups_by_label_with_hops(tools):
+    """Blast radius lists workloads, roles and assets with hop distance and critical-path flag."""
+    result = tools.get_blast_radius("BH-CONTAINMENT-4001")
+    assert result.status is Status.OK
+    got = {(e.id, e.label, e.hops, e.on_critical_path) for e in result.entities}
+    assert got == {
+        ("bastion-01", "Workload", 2, True),
+        ("admin-console", "Workload", 2, True),
+        ("ops-role", "IAMRole", 3, True),
+        ("console-role", "IAMRole", 3, True),
+        ("payments-reader", "IAMRole", 4, True),
+        ("payments-vault", "DataAsset", 4, True),
+        ("ops-runbooks", "DataAsset", 4, False),
+        ("console-audit-log", "DataAsset", 4, False),
+    }
+    assert result.by_label == {"Workload": 2, "IAMRole": 3, "DataAsset": 3}
+
+
+def test_blast_radius_skips_blocked_and_denied(tools):
+    """Entities only reachable over blocked or denied relationships are not in the blast radius."""
+    ids = {e.id for e in tools.get_blast_radius("BH-IAM-2001").entities}
+    assert ids == {"analytics-poweruser", "data-lake-admin", "finance-ledger", "hr-records", "marketing-assets"} - {
+        "analytics-poweruser"
+    }
+    assert "secrets-vault" not in ids and "sandbox-bucket" not in ids
+
+
+def test_route_statuses(tools):
+    """Routes the paths use or used, with status and the paths each carries now."""
+    result = tools.get_containment_route_statuses("BH-CONTAINMENT-4001")
+    got = {(r.route_id, r.status, r.paths_carried) for r in result.routes}
+    assert got == {
+        ("route-c11-primary", "active", 1),
+        ("route-c11-alternate", "active", 1),
+        ("route-c11-stale", "blocked", 0),
+    }
+    assert result.qualifying_paths == 2
+
+
+def test_response_candidates(tools):
+    """Candidates are the active routes on current paths, with the paths each would cut."""
+    result = tools.get_response_candidates("BH-CONTAINMENT-4001")
+    assert [(c.id, c.route_id, c.paths_cut, c.remaining_if_applied) for c in result.candidates] == [
+        ("block-route:route-c11-primary", "route-c11-primary", 1, 1),
+        ("block-route:route-c11-alternate", "route-c11-alternate", 1, 1),
+    ]
+    assert result.uncuttable_paths == []
+
+
+def test_candidates_when_no_route_can_cut(tools):
+    """An alert whose paths start at a role has no blockable route: empty, with the paths listed."""
+    result = tools.get_response_candidates("BH-IAM-2001")
+    assert result.candidates == []
+    assert result.uncuttable_paths == [0, 1, 2]
+    assert "none passes through an active session route" in result.message
+
+
+def test_truncation_is_flagged(seeded_store):
+    """Past the cap, answers say they are truncated and report only what they hold."""
+    result = ReadTools(seeded_store, path_cap=2).investigate_alert("BH-IAM-2001")
+    assert result.truncated is True
+    assert result.path_count == 2 == len(result.paths)
+    assert result.path_cap == 2
+
+
+def test_list_alerts(tools):
+    """The alert list carries computed scores and path counts."""
+    result = tools.list_alerts()
+    got = {(a.id, a.entity_id, a.risk_score, a.severity, a.path_count) for a in result.alerts}
+    assert got == {
+        ("BH-1042", "developer_07", 35, "medium", 1),
+        ("BH-IAM-2001", "analytics-poweruser", 65, "high", 3),
+        ("BH-WORKLOAD-3001", "public-api-gw", 75, "high", 3),
+        ("BH-CONTAINMENT-4001", "contractor_11", 60, "high", 2),
+    }
+
+
+def test_every_call_is_traced(tools):
+    """The trace records valid, unknown and invalid calls with status and count."""
+    tools.investigate_alert("BH-1042")
+    tools.investigate_alert("BH-1042", 99)
+    tools.find_shortest_access_path("x", "y")
+    entries = tools.tracer.entries()[-3:]
+    assert [(e.tool, e.status, e.result_count) for e in entries] == [
+        ("investigate_alert", Status.PATHS_FOUND, 1),
+        ("investigate_alert", Status.INVALID_INPUT, 0),
+        ("find_shortest_access_path", Status.UNKNOWN_SOURCE, 0),
+    ]
+    assert entries[0].input == {"alert_id": "BH-1042", "depth": 6}
+    assert entries[1].input["depth"] == 99
+    assert all(e.duration_ms >= 0 for e in entries)
+
+
+def test_query_failure_is_query_failed_not_no_path(base_store):
+    """A query the server cannot complete is query_failed, never no_path."""
+    view = base_store.for_graph("never_created")
+    closed = ReadTools(view)
+    view.settings = view.settings.model_copy(update={"query_timeout_ms": 100})
+    # A graph key of the wrong type makes every graph query fail server-side.
+    view.command("SET", "never_created", "not a graph")
+    try:
+        result = closed.investigate_alert("BH-1042")
+        assert result.status is Status.QUERY_FAILED
+        assert result.paths == []
+        assert closed.tracer.entries()[-1].status is Status.QUERY_FAILED
+    finally:
+        view.command("DEL", "never_created")

@@ -1,0 +1,165 @@
+"""The store: persistence, start-up serialisation, quick shutdown, and the one write door."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from blastshield_core import QueryFailed, Store, StoreUnavailable, load_settings, seed
+from blastshield_core.read import ReadTools
+
+ROOT = Path(__file__).resolve().parent.parent
+WRITERS = {"ingest.py", "act.py"}
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def test_embedded_graph_persists_across_restarts(tmp_path):
+    """Data written before a close is there after reopening the same directory."""
+    settings = load_settings(environ={}, data_dir=tmp_path)
+    store = Store(settings)
+    seed(store)
+    pid = store.server_pid()
+    store.close()
+    assert _gone(pid)
+    store = Store(settings)
+    try:
+        assert ReadTools(store).investigate_alert("BH-1042").path_count == 1
+    finally:
+        store.close()
+
+
+def test_close_is_quick_and_stops_the_server(tmp_path):
+    """Closing the last client stops the embedded server in well under a second."""
+    store = Store(load_settings(environ={}, data_dir=tmp_path))
+    pid = store.server_pid()
+    started = time.perf_counter()
+    store.close()
+    elapsed = time.perf_counter() - started
+    assert _gone(pid)
+    assert elapsed < 1.0, f"close took {elapsed:.2f}s"
+
+
+def test_second_store_shares_the_server_and_keeps_it_alive(tmp_path):
+    """Two stores on one directory share one server; closing one leaves the other working."""
+    settings = load_settings(environ={}, data_dir=tmp_path)
+    first, second = Store(settings), Store(settings)
+    try:
+        assert first.server_pid() == second.server_pid()
+        first.close()
+        assert not _gone(second.server_pid())
+        assert second.read("list_alerts") == []
+    finally:
+        first.close()
+        second.close()
+
+
+WRITER_SCRIPT = textwrap.dedent(
+    """
+    import sys
+    from blastshield_core import Store, load_settings
+    store = Store(load_settings(environ={}, data_dir=sys.argv[1]))
+    store.execute_write("CREATE (:Entity:Identity {id: $id, name: $id})", {"id": sys.argv[2]})
+    store.close()
+    """
+)
+
+
+def test_simultaneous_starts_lose_no_write(tmp_path):
+    """Processes starting on one embedded file at the same instant all keep their writes."""
+    rounds, width = 3, 3
+    for round_no in range(rounds):
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", WRITER_SCRIPT, str(tmp_path), f"w{round_no}-{i}"],
+                cwd=ROOT,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+            for i in range(width)
+        ]
+        for proc in procs:
+            _, err = proc.communicate(timeout=60)
+            assert proc.returncode == 0, err.decode()
+    store = Store(load_settings(environ={}, data_dir=tmp_path))
+    try:
+        rows = store.read_text("MATCH (n:Identity) RETURN n.id AS id")
+    finally:
+        store.close()
+    assert {r["id"] for r in rows} == {f"w{r}-{i}" for r in range(rounds) for i in range(width)}
+
+
+def test_read_path_refuses_writes(seeded_store):
+    """GRAPH.RO_QUERY refuses a write server-side, reported as a failed query."""
+    with pytest.raises(QueryFailed, match="read-only"):
+        seeded_store.read_text("MATCH (n:Identity) SET n.touched = true RETURN n")
+
+
+def test_unreachable_server_is_a_clear_error():
+    """A URL nobody answers gives StoreUnavailable naming the address, without the password."""
+    with pytest.raises(StoreUnavailable) as err:
+        Store(load_settings(environ={}, falkordb_url="redis://user:secret@127.0.0.1:1"))
+    assert "127.0.0.1:1" in str(err.value) and "secret" not in str(err.value)
+
+
+def _write_calls() -> list[tuple[str, str]]:
+    """(module, method) for every call that can write, in the product's code."""
+    found = []
+    files = [*sorted((ROOT / "blastshield_core").glob("*.py")), ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]
+    for path in files:
+        tree = ast.parse(path.read_text(), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                if node.func.attr in {"execute_write", "query", "command", "execute_command"}:
+                    found.append((path.name, node.func.attr))
+    return found
+
+
+def test_only_ingest_and_act_write():
+    """No module but the import path and the action service calls a write."""
+    calls = _write_calls()
+    assert ("ingest.py", "execute_write") in calls
+    offenders = [c for c in calls if c[0] not in WRITERS | {"store.py"}]
+    assert offenders == []
+
+
+def test_templates_have_no_write_outside_write_files():
+    """Read templates contain no write clause."""
+    text = (ROOT / "templates" / "read.cypher").read_text().upper()
+    for clause in ("CREATE ", "MERGE ", "SET ", "DELETE ", "REMOVE "):
+        body = "\n".join(line for line in text.splitlines() if not line.startswith("//"))
+        assert clause not in body
+
+
+def test_read_tools_issue_no_write_command(seeded_store):
+    """Running every read tool sends only GRAPH.RO_QUERY (the server's command counters say so)."""
+
+    def graph_query_calls() -> int:
+        stats = seeded_store.command("INFO", "commandstats")
+        return int(stats.get("cmdstat_graph.QUERY", {}).get("calls", 0))
+
+    tools = ReadTools(seeded_store)
+    before = graph_query_calls()
+    ro_before = int(seeded_store.command("INFO", "commandstats")["cmdstat_graph.RO_QUERY"]["calls"])
+    tools.list_alerts()
+    for alert_id in ("BH-1042", "BH-IAM-2001", "BH-WORKLOAD-3001", "BH-CONTAINMENT-4001"):
+        tools.investigate_alert(alert_id)
+        tools.investigate_alert(alert_id, 3)
+        tools.get_blast_radius(alert_id)
+        tools.get_containment_route_statuses(alert_id)
+        tools.get_response_candidates(alert_id)
+    tools.find_shortest_access_path("auditor_02", "staging-report", 6)
+    assert graph_query_calls() == before
+    assert int(seeded_store.command("INFO", "commandstats")["cmdstat_graph.RO_QUERY"]["calls"]) > ro_before + 20
