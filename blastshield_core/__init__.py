@@ -16,7 +16,7 @@ from .results import (
 )
 from .rules import RULE_SET, assess
 from .seeds import seed, seed_documents
-from .service import Services, open_services
+from .service import Services, build_services, open_services
 from .settings import Settings, SettingsError, load_settings
 from .store import QueryFailed, Store, StoreUnavailable
 from .trace import Tracer
@@ -47,6 +47,7 @@ __all__ = [
     "TraceEntry",
     "Tracer",
     "assess",
+    "build_services",
     "import_document",
     "load_document",
     "load_settings",

@@ -14,9 +14,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from .audit import RUN_ID_PATTERN
+from .decide import DECIDER_NAMES
 from .ingest import import_document, load_document
+from .loop import RunRefused
 from .model import DocumentError
-from .results import AccessPath, Status, ToolResult
+from .results import DEFAULT_MAX_ACTIONS, AccessPath, RunRecord, RunState, Status, ToolResult
 from .seeds import seed
 from .service import Services, open_services
 from .settings import SettingsError, load_settings
@@ -80,6 +83,19 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("candidates", parents=[common], help="response candidates for an alert")
     p.add_argument("alert_id")
+
+    p = sub.add_parser("contain", parents=[common], help="run the containment loop (needs --confirm)")
+    p.add_argument("alert_id")
+    p.add_argument("--decider", required=True, choices=DECIDER_NAMES, help="who proposes each action")
+    p.add_argument("--choose", action="append", default=[], metavar="CANDIDATE_ID", help="analyst choice, in order")
+    p.add_argument("--max-actions", type=_int_or_text, default=DEFAULT_MAX_ACTIONS, help="action cap 1..10 (default 3)")
+    p.add_argument("--confirm", action="store_true", help="confirm that the run may block routes")
+
+    sub.add_parser("runs", parents=[common], help="list persisted containment runs")
+    p = sub.add_parser("run", parents=[common], help="show one run with its steps")
+    p.add_argument("run_id")
+
+    sub.add_parser("mcp", parents=[common], help="serve the read-only tools over MCP (stdio)")
     return parser
 
 
@@ -167,6 +183,49 @@ def _fail(as_json: bool, status: Status, message: str, code: int) -> int:
     return code
 
 
+def _run_text(run: RunRecord, with_steps: bool) -> str:
+    lines = [
+        f"{run.run_id}  {run.state.value.upper()}  alert {run.alert_id}  decider {run.decider}  cap {run.max_actions}",
+        f"reason: {run.reason}",
+        f"remaining qualifying paths: {'-' if run.remaining_paths is None else run.remaining_paths}",
+    ]
+    lines += [
+        f"  action {a.step}: {a.candidate_id} -> {a.status}, verified {a.verified}"
+        f" ({a.paths_before} -> {a.paths_after} paths)"
+        for a in run.actions
+    ]
+    if with_steps:
+        lines += [f"  {s.seq:>2}. [{s.kind}] {s.summary}" for s in run.steps]
+    return "\n".join(lines)
+
+
+def _contain(services: Services, args: argparse.Namespace) -> int:
+    if args.decider == "analyst" and not args.choose:
+        return _fail(args.json, Status.INVALID_INPUT, "--decider analyst needs --choose CANDIDATE_ID", EXIT_INVALID)
+    if args.choose and args.decider != "analyst":
+        return _fail(args.json, Status.INVALID_INPUT, "--choose is only for --decider analyst", EXIT_INVALID)
+
+    def progress(run: RunRecord, step) -> None:
+        if not args.json:
+            print(f"  {step.seq:>2}. [{step.kind}] {step.summary}", file=sys.stderr, flush=True)
+
+    decider = services.decider(args.decider, args.choose)
+    try:
+        run = services.controller.run(args.alert_id, decider, args.max_actions, args.confirm, on_step=progress)
+    except RunRefused as exc:
+        return _fail(args.json, Status.INVALID_INPUT, str(exc), EXIT_INVALID)
+    _emit(run.model_dump(mode="json"), args.json, _run_text(run, with_steps=False))
+    return EXIT_OK if run.state is RunState.COMPLETED else 1
+
+
+def _serve_mcp(services: Services) -> int:
+    import logging
+
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    services.mcp_server().run("stdio")
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -174,6 +233,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SettingsError as exc:
         return _fail(args.json, Status.INVALID_INPUT, str(exc), EXIT_INVALID)
 
+    if args.command == "contain" and not args.confirm:
+        message = "contain needs --confirm: a run may block routes; nothing was done"
+        return _fail(args.json, Status.INVALID_INPUT, message, EXIT_INVALID)
     document = None
     if args.command == "import":
         try:
@@ -213,6 +275,26 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{verb} {report.name}: {report.nodes} nodes, {report.edges} relationships, {report.alerts} alerts",
             )
             return EXIT_OK
+        if args.command == "contain":
+            return _contain(services, args)
+        if args.command == "runs":
+            runs = services.audit.list_runs()
+            payload = {"status": "ok", "runs": [r.model_dump(mode="json", exclude={"steps"}) for r in runs]}
+            text = "\n".join(
+                f"{r.run_id}  {r.state.value:<9} {r.alert_id:<22} {r.decider:<8} actions {len(r.actions)}"
+                f"  remaining {'-' if r.remaining_paths is None else r.remaining_paths}"
+                for r in runs
+            )
+            _emit(payload, args.json, text or "no runs yet")
+            return EXIT_OK
+        if args.command == "run":
+            found = services.audit.get(args.run_id) if re.fullmatch(RUN_ID_PATTERN, args.run_id) else None
+            if found is None:
+                return _fail(args.json, Status.UNKNOWN_ALERT, f"no run with id {args.run_id!r}", EXIT_UNKNOWN)
+            _emit({"status": "ok", **found.model_dump(mode="json")}, args.json, _run_text(found, with_steps=True))
+            return EXIT_OK
+        if args.command == "mcp":
+            return _serve_mcp(services)
         result = _tool_result(services, args)
         _emit(result.model_dump(mode="json"), args.json, _render(result))
         return EXIT_CODES[result.status]

@@ -12,7 +12,6 @@ import json
 import os
 import secrets
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,12 +28,10 @@ __all__ = [
     "import_document",
     "load_document",
     "parse_document",
-    "write_lock",
 ]
 
 BATCH_SIZE = 5000
 MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
-WRITE_LOCK_TIMEOUT_S = 120
 
 Progress = Callable[[int, int], None]
 
@@ -109,26 +106,6 @@ def parse_bytes(raw: bytes) -> GraphDocument:
     return parse_document(data)
 
 
-@contextmanager
-def write_lock(store: Store, graph: str | None = None) -> Iterator[None]:
-    """Serialise writers of one graph across processes (a lock held in the server)."""
-    name = f"blastshield:write-lock:{graph or store.settings.graph}"
-    lock = store.server_lock(name, WRITE_LOCK_TIMEOUT_S)
-    try:
-        acquired = lock.acquire()
-    except Exception as exc:
-        raise QueryFailed(f"cannot take the write lock: {exc}") from None
-    if not acquired:
-        raise QueryFailed("timed out waiting for another writer to finish")
-    try:
-        yield
-    finally:
-        try:
-            lock.release()
-        except Exception:  # pragma: no cover - lock expired; nothing else to do
-            pass
-
-
 def _existing_labels(store: Store, ids: set[str], graph: str) -> dict[str, str]:
     found: dict[str, str] = {}
     ordered = sorted(ids)
@@ -186,7 +163,7 @@ def import_document(
     the document.
     """
     live = graph or store.settings.graph
-    with write_lock(store, live):
+    with store.write_lock(live):
         live_exists = store.graph_exists(live)
         if replace or not live_exists:
             existing: dict[str, str] = {}

@@ -49,6 +49,7 @@ __all__ = [
     "SENSITIVE",
     "Evidence",
     "ReadTools",
+    "Unknown",
     "build_candidates",
     "candidate_id",
     "describe_input_error",
@@ -93,7 +94,9 @@ class Evidence:
     truncated: bool
 
 
-class _Unknown(Exception):
+class Unknown(Exception):
+    """The alert, source or target is not in the graph."""
+
     def __init__(self, status: Status, message: str):
         super().__init__(message)
         self.status = status
@@ -153,7 +156,7 @@ class ReadTools:
             result = body(validated)
         except ValidationError as exc:
             result = result_cls(tool=tool, status=Status.INVALID_INPUT, message=describe_input_error(exc))
-        except _Unknown as exc:
+        except Unknown as exc:
             result = result_cls(tool=tool, status=exc.status, message=exc.message)
         except QueryFailed as exc:
             result = result_cls(tool=tool, status=Status.QUERY_FAILED, message=str(exc))
@@ -186,7 +189,7 @@ class ReadTools:
     def _alert(self, alert_id: str) -> AlertRecord:
         rows = self.store.read("alert_by_id", {"id": alert_id})
         if not rows:
-            raise _Unknown(Status.UNKNOWN_ALERT, f"no alert with id {alert_id!r}")
+            raise Unknown(Status.UNKNOWN_ALERT, f"no alert with id {alert_id!r}")
         props = rows[0]["props"]
         try:
             signals = json.loads(props.get("signals") or "{}")
@@ -203,13 +206,13 @@ class ReadTools:
     def _entity(self, entity_id: str, status: Status) -> NodeView:
         rows = self.store.read("entity_by_id", {"id": entity_id})
         if not rows:
-            raise _Unknown(status, f"no entity with id {entity_id!r} in the graph")
+            raise Unknown(status, f"no entity with id {entity_id!r} in the graph")
         return _node(rows[0])
 
     def evidence(self, alert_id: str, *, exclude_routes: Iterable[str] = ()) -> Evidence:
         """The standard investigation (depth 6) of an alert, fresh from the graph.
 
-        Raises QueryFailed, or _Unknown for an unknown alert or entity.
+        Raises QueryFailed, or Unknown for an unknown alert or entity.
         """
         alert = self._alert(alert_id)
         entity = self._entity(alert.entity_id, Status.UNKNOWN_SOURCE)
@@ -244,7 +247,7 @@ class ReadTools:
                 alert_id = row["props"]["id"]
                 try:
                     ev = self.evidence(alert_id)
-                except _Unknown as exc:
+                except Unknown as exc:
                     props = row["props"]
                     summaries.append(
                         AlertSummary(

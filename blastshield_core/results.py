@@ -79,14 +79,24 @@ class _Input(BaseModel):
 
 
 class AlertInput(_Input):
+    """An alert, by id."""
+
     alert_id: Annotated[StrictStr, Field(pattern=ENTITY_ID_PATTERN, description="Alert id, e.g. BH-1042")]
 
 
 class InvestigateInput(AlertInput):
+    """Investigate an alert: every qualifying path (active, allowed, no node twice, 1..depth
+    relationships) from the alert's entity to a high or critical DataAsset, shortest first,
+    with the alert's computed risk score, severity and rule set. Status is paths_found, no_path,
+    unknown_alert, unknown_source, invalid_input or query_failed; only no_path means no path."""
+
     depth: DepthInput = DEFAULT_DEPTH
 
 
 class PathInput(_Input):
+    """All shortest qualifying paths from source_id to target_id within max_hops (1..6).
+    unknown_source / unknown_target for ids not in the graph, no_path when none within the bound."""
+
     source_id: EntityIdInput
     target_id: EntityIdInput
     max_hops: DepthInput = DEFAULT_DEPTH
@@ -249,3 +259,99 @@ class TraceEntry(_Out):
     result_count: int
     duration_ms: float
     at: datetime
+
+
+# -- containment ---------------------------------------------------------------
+
+MAX_ACTIONS_LIMIT = 10
+DEFAULT_MAX_ACTIONS = 3
+CANDIDATE_ID_PATTERN = r"^block-route:[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$"
+
+
+class RunState(StrEnum):
+    RUNNING = "running"
+    COMPLETED = "completed"
+    STOPPED = "stopped"
+    FAILED = "failed"
+
+    @property
+    def terminal(self) -> bool:
+        return self is not RunState.RUNNING
+
+
+class SelectInput(_Input):
+    """What `select_response_candidate` accepts: one proposal, nothing written."""
+
+    alert_id: Annotated[StrictStr, Field(pattern=ENTITY_ID_PATTERN, description="The alert being contained")]
+    candidate_id: Annotated[
+        StrictStr,
+        Field(pattern=CANDIDATE_ID_PATTERN, description="One candidate id from get_response_candidates"),
+    ]
+    rationale: Annotated[StrictStr, Field(min_length=1, max_length=2000, description="Why this candidate")]
+
+
+class SelectResult(ToolResult):
+    alert_id: str | None = None
+    candidate_id: str | None = None
+    among_current_candidates: bool = False
+
+
+class Proposal(_Out):
+    alert_id: str
+    candidate_id: str
+    rationale: str
+
+
+class Decision(_Out):
+    """A decider's answer: a proposal, or the reason there is none."""
+
+    decider: str
+    proposal: Proposal | None = None
+    reason: str = ""
+    turns: int = 0
+    tool_calls: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class ActionResult(_Out):
+    operation: str
+    status: str  # applied | rejected | failed
+    reason: str
+    alert_id: str | None = None
+    route_id: str | None = None
+    relationship: RelView | None = None
+    paths_before: int | None = None
+    after: InvestigationResult | None = None
+
+
+class RunAction(_Out):
+    step: int
+    candidate_id: str
+    route_id: str
+    status: str
+    verified: bool
+    paths_before: int | None
+    paths_after: int | None
+    reason: str
+
+
+class RunStep(_Out):
+    seq: int
+    kind: str
+    at: datetime
+    summary: str
+    data: dict[str, Any] = Field(default_factory=dict)
+    trace: list[TraceEntry] = Field(default_factory=list)
+
+
+class RunRecord(_Out):
+    run_id: str
+    alert_id: str
+    decider: str
+    max_actions: int
+    state: RunState
+    reason: str
+    actions: list[RunAction] = Field(default_factory=list)
+    remaining_paths: int | None = None
+    started_at: datetime
+    finished_at: datetime | None = None
+    steps: list[RunStep] = Field(default_factory=list)

@@ -1,16 +1,21 @@
-"""One object holding what the dashboard and the CLI share: the store and the tools."""
+"""One object holding what the dashboard and the CLI share: store, tools, actions, audit."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from .act import ActionService
+from .audit import AuditLog
+from .decide import AnalystDecider, Decider, GeminiDecider, RulesDecider
+from .loop import ContainmentController
+from .mcp_server import ProposalLog, build_mcp_server
 from .read import ReadTools
 from .seeds import SeedReport, seed
 from .settings import Settings, load_settings
 from .store import Store
 from .trace import Tracer
 
-__all__ = ["Services", "open_services"]
+__all__ = ["Services", "build_services", "open_services"]
 
 
 @dataclass
@@ -19,24 +24,61 @@ class Services:
     store: Store
     tools: ReadTools
     tracer: Tracer
+    actions: ActionService
+    audit: AuditLog
+    controller: ContainmentController
+    proposals: ProposalLog = field(default_factory=ProposalLog)
     seeded: SeedReport | None = None
+
+    def mcp_server(self):
+        """A fresh in-process MCP server over the read tools (no write is listed)."""
+        return build_mcp_server(self.tools, self.proposals)
+
+    def gemini(self) -> GeminiDecider:
+        return GeminiDecider(self.settings, self.mcp_server)
+
+    def decider(self, name: str, choices: list[str] | None = None) -> Decider:
+        """The decider chosen by name; each is an explicit choice, never a substitute."""
+        if name == "gemini":
+            return self.gemini()
+        if name == "analyst":
+            return AnalystDecider(choices)
+        if name == "rules":
+            return RulesDecider()
+        raise ValueError(f"unknown decider {name!r} (gemini, analyst or rules)")
 
     def close(self) -> None:
         self.store.close()
 
 
 def open_services(settings: Settings | None = None, *, seed_if_empty: bool = False) -> Services:
-    """Open the store and build the tools. With `seed_if_empty`, a graph without
+    """Open the store and build the services. With `seed_if_empty`, a graph without
     alerts gets the built-in scenarios (the dashboard's first start)."""
     settings = settings or load_settings()
     store = Store(settings)
-    tracer = Tracer()
-    services = Services(settings=settings, store=store, tools=ReadTools(store, tracer), tracer=tracer)
-    if seed_if_empty:
-        try:
-            if not store.read("list_alerts"):
-                services.seeded = seed(store)
-        except BaseException:
-            store.close()
-            raise
+    try:
+        services = build_services(store, settings)
+        if seed_if_empty and not store.read("list_alerts"):
+            services.seeded = seed(store)
+    except BaseException:
+        store.close()
+        raise
     return services
+
+
+def build_services(store: Store, settings: Settings | None = None) -> Services:
+    """Services over an open store (`settings` may differ from the store's, e.g. for Gemini)."""
+    settings = settings or store.settings
+    tracer = Tracer()
+    tools = ReadTools(store, tracer)
+    actions = ActionService(store, tools)
+    audit = AuditLog(store)
+    return Services(
+        settings=settings,
+        store=store,
+        tools=tools,
+        tracer=tracer,
+        actions=actions,
+        audit=audit,
+        controller=ContainmentController(tools, actions, audit),
+    )

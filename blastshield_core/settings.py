@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
 __all__ = ["Settings", "SettingsError", "load_settings"]
 
@@ -29,6 +29,26 @@ class Settings(BaseModel):
     # Server-side query timeout. The client socket timeout is set above it, so a
     # slow query is ended by the server and reported, never silently re-sent.
     query_timeout_ms: Annotated[int, Field(ge=100, le=600_000)] = 10_000
+    # The Gemini decider. Without a key it is reported as unavailable, never faked.
+    gemini_api_key: SecretStr | None = None
+    gemini_model: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")] = "gemini-2.5-flash"
+    gemini_base_url: str | None = None
+    gemini_timeout_s: Annotated[float, Field(gt=0, le=600)] = 60.0
+    gemini_max_turns: Annotated[int, Field(ge=1, le=20)] = 8
+
+    @field_validator("gemini_base_url")
+    @classmethod
+    def _base_url(cls, value: str | None) -> str | None:
+        if value in (None, ""):
+            return None
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("GEMINI_BASE_URL must start with http:// or https://")
+        return value.rstrip("/")
+
+    @field_validator("gemini_api_key", mode="before")
+    @classmethod
+    def _key(cls, value: object) -> object:
+        return None if value in (None, "") else value
 
     @field_validator("falkordb_url")
     @classmethod
@@ -38,6 +58,12 @@ class Settings(BaseModel):
         if not value.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError("FALKORDB_URL must start with redis://, rediss:// or unix://")
         return value
+
+    @model_validator(mode="after")
+    def _separate_audit(self) -> Settings:
+        if self.audit_graph == self.graph:
+            raise ValueError("the audit graph must differ from the scenario graph")
+        return self
 
     @property
     def socket_timeout_s(self) -> float:
@@ -58,6 +84,11 @@ _ENV = {
     "graph": "BLASTSHIELD_GRAPH",
     "audit_graph": "BLASTSHIELD_AUDIT_GRAPH",
     "query_timeout_ms": "BLASTSHIELD_QUERY_TIMEOUT_MS",
+    "gemini_api_key": "GEMINI_API_KEY",
+    "gemini_model": "GEMINI_MODEL",
+    "gemini_base_url": "GEMINI_BASE_URL",
+    "gemini_timeout_s": "GEMINI_TIMEOUT_S",
+    "gemini_max_turns": "GEMINI_MAX_TURNS",
 }
 
 
@@ -69,5 +100,8 @@ def load_settings(environ: dict[str, str] | None = None, **overrides: object) ->
     try:
         return Settings(**values)
     except ValidationError as exc:
-        problems = "; ".join(f"{_ENV.get(str(err['loc'][0]), err['loc'][0])}: {err['msg']}" for err in exc.errors())
+        problems = "; ".join(
+            (f"{_ENV.get(str(err['loc'][0]), err['loc'][0])}: " if err["loc"] else "") + str(err["msg"])
+            for err in exc.errors()
+        )
         raise SettingsError(f"invalid settings: {problems}") from None

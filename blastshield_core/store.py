@@ -24,6 +24,8 @@ import os
 import shutil
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import psutil
@@ -41,6 +43,7 @@ log = logging.getLogger(__name__)
 
 CLIENT_NAME_PREFIX = "blastshield"
 LOCK_TIMEOUT_S = 60.0
+WRITE_LOCK_TIMEOUT_S = 120.0
 
 
 class QueryFailed(RuntimeError):
@@ -119,9 +122,9 @@ class Store:
         return db
 
     def for_graph(self, graph: str) -> Store:
-        """A view of the same connection on another scenario graph (closing it is a no-op)."""
+        """A view of the same connection on another scenario graph and its own audit graph (closing it is a no-op)."""
         view = copy.copy(self)
-        view.settings = self.settings.model_copy(update={"graph": graph})
+        view.settings = self.settings.model_copy(update={"graph": graph, "audit_graph": f"{graph}_audit"})
         view._owner = False
         return view
 
@@ -170,9 +173,31 @@ class Store:
         except (redis.RedisError, OSError) as exc:
             raise QueryFailed(f"{args[0]} failed: {exc}") from None
 
-    def server_lock(self, name: str, timeout: float) -> Any:
-        """A lock held in the server, shared by every process using it."""
-        return self._db.connection.lock(name, timeout=timeout, blocking_timeout=timeout)
+    @contextmanager
+    def write_lock(self, graph: str | None = None, timeout: float = WRITE_LOCK_TIMEOUT_S) -> Iterator[None]:
+        """Serialise writers of one graph across processes (a lock held in the server)."""
+        name = f"blastshield:write-lock:{graph or self.settings.graph}"
+        lock = self._db.connection.lock(name, timeout=timeout, blocking_timeout=timeout)
+        try:
+            acquired = lock.acquire()
+        except (redis.RedisError, OSError) as exc:
+            raise QueryFailed(f"cannot take the write lock: {exc}") from None
+        if not acquired:
+            raise QueryFailed("timed out waiting for another writer to finish")
+        try:
+            yield
+        finally:
+            try:
+                lock.release()
+            except (redis.RedisError, OSError):  # pragma: no cover - lock expired or server gone
+                pass
+
+    def execute_audit_write(self, name: str, params: dict[str, Any] | None = None) -> list[dict]:
+        """Write to the audit graph only (run records); never to the scenario graph."""
+        return self.execute_write(template(name).text, params, graph=self.settings.audit_graph)
+
+    def read_audit(self, name: str, params: dict[str, Any] | None = None) -> list[dict]:
+        return self.read(name, params, graph=self.settings.audit_graph)
 
     def graph_exists(self, graph: str) -> bool:
         return bool(self.command("EXISTS", graph))

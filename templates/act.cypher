@@ -1,0 +1,19 @@
+// The action service's one write. Used only by blastshield_core/act.py.
+
+// name: block_route_on_path
+// description: block route $route_id, but only if it is active and lies on a current qualifying path from $source_id to a high/critical asset; the check and the write are one query, so two runs cannot both block it
+MATCH (s:Entity {id: $source_id})
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..6]->(a:DataAsset)
+WHERE a.sensitivity IN $sensitivities
+  AND ALL(r IN relationships(p) WHERE coalesce(r.status, 'active') <> 'blocked'
+      AND coalesce(r.permission, 'allow') <> 'deny')
+  AND ANY(r IN relationships(p) WHERE r.route_id = $route_id)
+WITH p, nodes(p) AS ns
+WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
+WITH p
+LIMIT 1
+UNWIND relationships(p) AS r
+WITH r
+WHERE r.route_id = $route_id
+SET r.status = 'blocked', r.blocked_by_run = $run_id, r.blocked_at = $at
+RETURN count(r) AS blocked
