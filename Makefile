@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cksum requirements.txt | cut -d' ' -f1)
 PORT ?= 8501
 
-.PHONY: setup run test lint clean
+.PHONY: setup browser run test lint clean
 
 $(STAMP): requirements.txt
 	@test -x $(PY) || "$$(scripts/find-python)" -m venv $(VENV)
@@ -21,7 +21,14 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-test: lint
+# The browser test drives Debian's Chromium through Playwright (Playwright's own
+# browser download needs the internet); install it once if it is missing.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "error: the browser test needs Chromium: sudo apt-get install -y chromium" >&2; exit 1; fi; }
+
+test: lint browser
 	$(PY) -m pytest
 
 clean:

@@ -29,6 +29,8 @@ from .results import (
     BlastRadiusResult,
     Candidate,
     CandidatesResult,
+    EvidenceGraphResult,
+    GraphRel,
     InvestigateInput,
     InvestigationResult,
     NodeView,
@@ -59,6 +61,8 @@ __all__ = [
 SENSITIVE = ["high", "critical"]
 BLAST_LABELS = (Label.WORKLOAD.value, Label.IAM_ROLE.value, Label.DATA_ASSET.value)
 CANDIDATE_PREFIX = "block-route:"
+# The drawn neighbourhood holds at most this many relationships (paths are always drawn whole).
+GRAPH_RELATIONSHIP_CAP = 300
 
 R = TypeVar("R", bound=ToolResult)
 
@@ -121,7 +125,7 @@ def _path(row: dict[str, Any]) -> AccessPath:
 
 
 def _count(result: ToolResult) -> int:
-    for attr in ("paths", "entities", "routes", "candidates", "alerts"):
+    for attr in ("paths", "entities", "routes", "candidates", "alerts", "relationships"):
         value = getattr(result, attr, None)
         if isinstance(value, list):
             return len(value)
@@ -437,6 +441,76 @@ class ReadTools:
 
         return self._run("get_containment_route_statuses", RouteStatusResult, AlertInput, {"alert_id": alert_id}, body)
 
+    def get_evidence_graph(self, alert_id: Any, depth: Any = DEFAULT_DEPTH) -> EvidenceGraphResult:
+        """The neighbourhood of the alert's entity within depth hops, blocked and denied
+        relationships included (marked), with the qualifying paths at that depth: what the
+        dashboard draws."""
+
+        def body(inp: InvestigateInput) -> EvidenceGraphResult:
+            ev = self.evidence(inp.alert_id)
+            if inp.depth == MAX_DEPTH:
+                paths, truncated = ev.paths, ev.truncated
+            else:
+                paths, truncated = self._paths("sensitive", inp.depth, {"source_id": ev.alert.entity_id})
+            on_path = {(r.source, r.type, r.target) for p in paths for r in p.relationships}
+            nodes = {ev.entity.id: ev.entity}
+            rels: dict[tuple[str, str, str], GraphRel] = {}
+            frontier = [ev.entity.id]
+            cap = GRAPH_RELATIONSHIP_CAP
+            for _hop in range(inp.depth):
+                if not frontier or len(rels) >= cap:
+                    break
+                rows = self.store.read(
+                    "expand_frontier_any_status", {"frontier": frontier, "limit": cap - len(rels) + 1}
+                )
+                next_frontier = []
+                for row in rows:
+                    key = (row["source"], row["type"], row["id"])
+                    if key in rels:
+                        continue
+                    if len(rels) >= cap:
+                        truncated = True
+                        break
+                    props = dict(row["rel_props"])
+                    rels[key] = GraphRel(
+                        type=row["type"],
+                        source=row["source"],
+                        target=row["id"],
+                        properties=props,
+                        qualifying=_qualifies(props),
+                        on_path=key in on_path,
+                    )
+                    if row["id"] not in nodes:
+                        nodes[row["id"]] = _node(row)
+                        next_frontier.append(row["id"])
+                frontier = next_frontier
+            for path in paths:  # paths are drawn whole even if the neighbourhood was capped
+                for node in path.nodes:
+                    nodes.setdefault(node.id, node)
+                for rel in path.relationships:
+                    rels.setdefault(
+                        (rel.source, rel.type, rel.target),
+                        GraphRel(**rel.model_dump(), qualifying=True, on_path=True),
+                    )
+            return EvidenceGraphResult(
+                tool="get_evidence_graph",
+                status=Status.PATHS_FOUND if paths else Status.NO_PATH,
+                message=f"{len(nodes)} entities, {len(rels)} relationships within {inp.depth} hops;"
+                f" {len(paths)} qualifying path(s)",
+                alert_id=ev.alert.id,
+                entity_id=ev.entity.id,
+                depth=inp.depth,
+                nodes=list(nodes.values()),
+                relationships=list(rels.values()),
+                paths=paths,
+                path_count=len(paths),
+                truncated=truncated,
+                relationship_cap=cap,
+            )
+
+        raw = {"alert_id": alert_id, "depth": depth}
+        return self._run("get_evidence_graph", EvidenceGraphResult, InvestigateInput, raw, body)
+
     def get_response_candidates(self, alert_id: Any) -> CandidatesResult:
         """Allowlisted actions the current evidence supports: block one active session route."""
 
@@ -445,6 +519,10 @@ class ReadTools:
             return build_candidates(ev, self.path_cap)
 
         return self._run("get_response_candidates", CandidatesResult, AlertInput, {"alert_id": alert_id}, body)
+
+
+def _qualifies(props: dict[str, Any]) -> bool:
+    return props.get("status", "active") != "blocked" and props.get("permission", "allow") != "deny"
 
 
 def build_candidates(ev: Evidence, path_cap: int = PATH_CAP) -> CandidatesResult:

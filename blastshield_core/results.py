@@ -15,10 +15,14 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from .model import ENTITY_ID_PATTERN
 
 __all__ = [
+    "CANDIDATE_ID_PATTERN",
     "DEFAULT_DEPTH",
+    "DEFAULT_MAX_ACTIONS",
+    "MAX_ACTIONS_LIMIT",
     "MAX_DEPTH",
     "PATH_CAP",
     "AccessPath",
+    "ActionResult",
     "AlertInput",
     "AlertSummary",
     "AlertView",
@@ -27,14 +31,24 @@ __all__ = [
     "BlastRadiusResult",
     "Candidate",
     "CandidatesResult",
+    "Decision",
+    "EvidenceGraphResult",
+    "GraphRel",
     "InvestigateInput",
     "InvestigationResult",
     "NodeView",
     "PathInput",
+    "Proposal",
     "RelView",
     "RouteStatus",
     "RouteStatusResult",
+    "RunAction",
+    "RunRecord",
+    "RunState",
+    "RunStep",
     "ScoreFactor",
+    "SelectInput",
+    "SelectResult",
     "ShortestPathResult",
     "Status",
     "ToolResult",
@@ -250,6 +264,27 @@ class CandidatesResult(ToolResult):
     qualifying_paths: int = 0
     uncuttable_paths: list[int] = Field(default_factory=list)
     truncated: bool = False
+
+
+class GraphRel(RelView):
+    """A relationship of the evidence neighbourhood, with how it relates to the paths."""
+
+    qualifying: bool
+    on_path: bool
+
+
+class EvidenceGraphResult(ToolResult):
+    """The neighbourhood of an alert's entity (any status), for drawing, with its qualifying paths."""
+
+    alert_id: str | None = None
+    entity_id: str | None = None
+    depth: int | None = None
+    nodes: list[NodeView] = Field(default_factory=list)
+    relationships: list[GraphRel] = Field(default_factory=list)
+    paths: list[AccessPath] = Field(default_factory=list)
+    path_count: int = 0
+    truncated: bool = False
+    relationship_cap: int = 0
 
 
 class TraceEntry(_Out):

@@ -34,6 +34,7 @@ REQUIRED = frozenset(
         "alert_by_id",
         "list_alerts",
         "expand_frontier",
+        "expand_frontier_any_status",
         "routes_by_ids",
         "graph_counts",
         "create_entity_index",

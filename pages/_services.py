@@ -1,8 +1,16 @@
-"""The dashboard's one cached service object (shared by every session)."""
+"""Shared page plumbing: the one cached service object, the selected alert, state messages.
+
+Nothing here queries the graph itself; it only calls blastshield_core.
+"""
+
+from __future__ import annotations
 
 import streamlit as st
 
-from blastshield_core import QueryFailed, SettingsError, load_settings, open_services
+from blastshield_core import QueryFailed, SettingsError, Status, load_settings, open_services
+from blastshield_core.model import is_valid_id
+
+SEVERITY_BADGE = {"critical": "■■■■ critical", "high": "■■■□ high", "medium": "■■□□ medium", "low": "■□□□ low"}
 
 
 @st.cache_resource(show_spinner="Opening the graph…")
@@ -17,5 +25,62 @@ def get_services():
     except SettingsError as exc:
         st.error(f"Settings problem: {exc}")
     except QueryFailed as exc:
-        st.error(f"The graph database is unavailable: {exc}")
+        st.error(
+            f"**The graph database is unavailable.** {exc}\n\n"
+            "Check `FALKORDB_URL` (or unset it to use the embedded database) and reload."
+        )
     return None
+
+
+def init_state() -> None:
+    """Session keys shared across pages, initialised once. `?alert=ID` in the URL selects an alert."""
+    st.session_state.setdefault("selected_alert", None)
+    wanted = st.query_params.get("alert")
+    if wanted and is_valid_id(wanted) and st.session_state.get("_query_alert") != wanted:
+        st.session_state._query_alert = wanted
+        st.session_state.selected_alert = wanted
+        for key in ("alerts_select", "graph_alert", "contain_alert"):
+            st.session_state.pop(key, None)
+
+
+def alert_picker(svc, key: str) -> str | None:
+    """A selectbox of alert ids that follows (and updates) the selected alert."""
+    init_state()
+    result = svc.tools.list_alerts()
+    if result.status is not Status.OK:
+        show_status(result.status, result.message)
+        return None
+    ids = [a.id for a in result.alerts]
+    if not ids:
+        st.info("No alerts in the graph. Import a document or reset the scenarios on the Alerts page.")
+        return None
+    current = st.session_state.selected_alert
+    if key not in st.session_state or st.session_state[key] not in ids:
+        st.session_state[key] = current if current in ids else ids[0]
+    labels = {
+        a.id: f"{a.id} · {SEVERITY_BADGE.get(a.severity or '', a.status.value)} {a.risk_score}" for a in result.alerts
+    }
+    chosen = st.selectbox("Alert", ids, key=key, format_func=lambda i: labels.get(i, i))
+    st.session_state.selected_alert = chosen
+    return chosen
+
+
+def show_status(status: Status, message: str, depth: int | None = None) -> None:
+    """One clear message per result state; none of them reads as safe."""
+    if status is Status.PATHS_FOUND:
+        st.error(f"**Exposed:** {message}", icon=":material/warning:")
+    elif status is Status.NO_PATH:
+        bound = f" within {depth} hops" if depth else ""
+        st.info(
+            f"**No qualifying path{bound}** (fresh query). {message}. This is not a statement that the entity "
+            "is safe: only modelled, active, allowed relationships were searched.",
+            icon=":material/search:",
+        )
+    elif status in (Status.UNKNOWN_ALERT, Status.UNKNOWN_SOURCE, Status.UNKNOWN_TARGET):
+        st.warning(f"**Unknown ({status.value}):** {message}. This is not a 'no path' answer.", icon=":material/help:")
+    elif status is Status.INVALID_INPUT:
+        st.error(f"**Invalid input:** {message}. Nothing was queried.", icon=":material/block:")
+    elif status is Status.QUERY_FAILED:
+        st.error(f"**Query failed:** {message}. Nothing can be concluded from this answer.", icon=":material/error:")
+    else:
+        st.caption(message)

@@ -225,3 +225,10 @@ OPTIONAL MATCH ()-[r]->()
 WITH nodes, count(r) AS relationships
 OPTIONAL MATCH (a:Alert)
 RETURN nodes, relationships, count(a) AS alerts
+
+// name: expand_frontier_any_status
+// description: one level of the evidence neighbourhood: every allowlisted relationship (any status or permission) leaving $frontier, at most $limit
+UNWIND $frontier AS fid
+MATCH (n:Entity {id: fid})-[r:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ]->(m:Entity)
+RETURN n.id AS source, type(r) AS type, properties(r) AS rel_props, m.id AS id, labels(m) AS labels, properties(m) AS props
+LIMIT $limit

@@ -1,0 +1,152 @@
+"""Drawing evidence with streamlit-agraph: styles by label, critical assets, edge states."""
+
+from __future__ import annotations
+
+import json
+
+from streamlit_agraph import Config, Edge, Node, agraph
+
+LABEL_STYLE = {
+    "Identity": ("#4C78A8", "dot"),
+    "Session": ("#72B7B2", "diamond"),
+    "Workload": ("#F58518", "square"),
+    "IAMRole": ("#B279A2", "hexagon"),
+    "DataAsset": ("#54A24B", "database"),
+}
+CRITICAL_COLOR = "#D62728"
+PATH_COLOR = "#E4572E"
+HIGHLIGHT_COLOR = "#8B0000"
+QUIET_COLOR = "#A0A0A0"
+BLOCKED_COLOR = "#7F7F7F"
+DENIED_COLOR = "#FF9F1C"
+
+LEGEND = (
+    "Blue dot: Identity · teal diamond: Session · orange square: Workload · purple hexagon: IAMRole · "
+    "green cylinder: DataAsset (red with ★: critical) — "
+    "**thick red**: on a qualifying path · thin grey: allowed, not on a path · "
+    "dashed grey: **blocked** · dotted orange: **denied**"
+)
+
+
+def edge_state(rel) -> str:
+    props = rel.properties
+    if props.get("status") == "blocked":
+        return "blocked"
+    if props.get("permission") == "deny":
+        return "denied"
+    return "path" if getattr(rel, "on_path", True) else "allowed"
+
+
+def levels(nodes, relationships, start: str | None) -> dict[str, int]:
+    """Hop distance from the start entity (breadth first), used as the left-to-right layout level."""
+    order = {"Identity": 0, "Session": 1, "Workload": 2, "IAMRole": 3, "DataAsset": 5}
+    found: dict[str, int] = {}
+    if start is not None:
+        found[start] = 0
+        frontier = [start]
+        while frontier:
+            nxt = []
+            for rel in relationships:
+                if rel.source in frontier and rel.target not in found:
+                    found[rel.target] = found[rel.source] + 1
+                    nxt.append(rel.target)
+            frontier = nxt
+    for node in nodes:
+        found.setdefault(node.id, order.get(node.label, 0))
+    return found
+
+
+def build(nodes, relationships, highlight: set[tuple[str, str, str]] | None = None, start: str | None = None):
+    """agraph nodes and edges for a set of nodes and relationships."""
+    highlight = highlight or set()
+    level = levels(nodes, relationships, start)
+    drawn_nodes = []
+    for node in nodes:
+        color, shape = LABEL_STYLE.get(node.label, ("#999999", "dot"))
+        sensitivity = node.properties.get("sensitivity")
+        label = node.id
+        if node.label == "DataAsset":
+            label = f"{node.id}\n[{sensitivity}]"
+            if sensitivity == "critical":
+                color, label = CRITICAL_COLOR, f"★ {node.id}\n[critical]"
+        size = 30 if node.id == start else 22
+        title = f"{node.label}: {node.name}\n" + json.dumps(node.properties, default=str)[:400]
+        drawn_nodes.append(
+            Node(
+                id=node.id,
+                label=label,
+                title=title,
+                color=color,
+                shape=shape,
+                size=size,
+                level=level[node.id],
+                font={"size": 14},
+            )
+        )
+    drawn_edges = []
+    for rel in relationships:
+        state = edge_state(rel)
+        key = (rel.source, rel.type, rel.target)
+        route = rel.properties.get("route_id")
+        label = rel.type + (f"\n{route}" if route else "")
+        style = {
+            "path": {"color": PATH_COLOR, "width": 3},
+            "allowed": {"color": QUIET_COLOR, "width": 1},
+            "blocked": {"color": BLOCKED_COLOR, "width": 2, "dashes": True},
+            "denied": {"color": DENIED_COLOR, "width": 2, "dashes": [2, 6]},
+        }[state]
+        if state in ("blocked", "denied"):
+            label += f"\n({state})"
+        if key in highlight:
+            style = {"color": HIGHLIGHT_COLOR, "width": 6}
+        drawn_edges.append(
+            Edge(
+                source=rel.source,
+                target=rel.target,
+                label=label,
+                title=f"{rel.type} [{state}] " + json.dumps(rel.properties, default=str),
+                state=state,
+                rel_type=rel.type,
+                font={"size": 11, "align": "middle"},
+                smooth={"enabled": True, "type": "curvedCW", "roundness": 0.12},
+                **style,
+            )
+        )
+    return drawn_nodes, drawn_edges
+
+
+def draw(nodes, relationships, *, graph_id: str, highlight=None, start=None, height: int = 460):
+    """Draw the graph; `graph_id` keeps two drawings on one page distinct."""
+    drawn_nodes, drawn_edges = build(nodes, relationships, highlight, start)
+    config = Config(
+        width="100%",
+        height=height,
+        directed=True,
+        physics=False,
+        hierarchical=True,
+        direction="LR",
+        sortMethod="directed",
+        levelSeparation=210,
+        nodeSpacing=110,
+        treeSpacing=120,
+    )
+    config.width = "100%"
+    config.graph_id = graph_id
+    config.interaction = {"hover": True, "navigationButtons": True, "tooltipDelay": 120}
+    return agraph(drawn_nodes, drawn_edges, config)
+
+
+def path_rows(paths) -> list[dict]:
+    return [
+        {
+            "#": i + 1,
+            "hops": p.hops,
+            "path": " → ".join(
+                [p.nodes[0].id] + [f"[{r.type}] {n.id}" for r, n in zip(p.relationships, p.nodes[1:], strict=True)]
+            ),
+            "asset": p.nodes[-1].id,
+            "sensitivity": p.nodes[-1].properties.get("sensitivity"),
+            "routes": ", ".join(p.route_ids) or "—",
+        }
+        for i, p in enumerate(paths)
+    ]

@@ -1,0 +1,87 @@
+"""Audit: persisted runs with their steps, evidence counts and trace; export an incident report."""
+
+import streamlit as st
+
+from blastshield_core import QueryFailed
+from pages._services import get_services, init_state
+
+init_state()
+st.title(":material/history: Audit")
+st.caption("Every containment run and each of its steps, persisted in FalkorDB as they happen (they survive restarts).")
+svc = get_services()
+if svc is None:
+    st.stop()
+
+try:
+    runs = svc.audit.list_runs()
+except QueryFailed as exc:
+    st.error(f"Could not read the audit: {exc}")
+    st.stop()
+if not runs:
+    st.info("No runs yet. Start one on the Containment page.")
+    st.stop()
+
+st.dataframe(
+    [
+        {
+            "run": r.run_id,
+            "alert": r.alert_id,
+            "state": r.state.value,
+            "decider": r.decider,
+            "actions": len(r.actions),
+            "verified": sum(a.verified for a in r.actions),
+            "remaining paths": r.remaining_paths,
+            "started": r.started_at.isoformat(timespec="seconds"),
+        }
+        for r in runs
+    ],
+    hide_index=True,
+    width="stretch",
+    key="audit_runs",
+)
+ids = [r.run_id for r in runs]
+default = st.session_state.get("contain_last_run")
+run_id = st.selectbox("Run", ids, index=ids.index(default) if default in ids else 0, key="audit_run")
+run = svc.audit.get(run_id)
+if run is None:
+    st.error(f"Run {run_id} is not in the audit.")
+    st.stop()
+
+st.subheader(f"{run.run_id} — {run.state.value.upper()}")
+st.markdown(
+    f"**Alert** {run.alert_id} · **decider** {run.decider} · **cap** {run.max_actions} · **reason** {run.reason}"
+)
+counts = [
+    {"action": a.step, "route": a.route_id, "status": a.status, "verified": a.verified,
+     "paths before": a.paths_before, "paths after": a.paths_after}
+    for a in run.actions
+]  # fmt: skip
+if counts:
+    st.markdown("**Evidence counts per action**")
+    st.dataframe(counts, hide_index=True, width="stretch", key="audit_counts")
+st.markdown("**Steps**")
+st.dataframe(
+    [{"#": s.seq, "step": s.kind, "summary": s.summary, "at": s.at.isoformat()} for s in run.steps],
+    hide_index=True,
+    width="stretch",
+    key="audit_steps",
+)
+st.markdown("**Tool trace**")
+st.dataframe(
+    [
+        {"step": s.seq, "tool": t.tool, "input": str(t.input), "status": t.status.value, "results": t.result_count,
+         "ms": t.duration_ms, "at": t.at.isoformat()}
+        for s in run.steps
+        for t in s.trace
+    ],
+    hide_index=True,
+    width="stretch",
+    key="audit_trace",
+)  # fmt: skip
+st.download_button(
+    "Download run (JSON)",
+    run.model_dump_json(indent=2),
+    file_name=f"{run.run_id}.json",
+    mime="application/json",
+    key="audit_export_json",
+)

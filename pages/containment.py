@@ -1,0 +1,190 @@
+"""Containment: choose a decider, confirm, run with live progress, and read the verdict."""
+
+import streamlit as st
+
+from blastshield_core import Status
+from blastshield_core.decide import RULES_PLAYBOOK, AnalystDecider
+from blastshield_core.loop import RunRefused
+from blastshield_core.results import RunState
+from pages._graphview import LEGEND, draw
+from pages._services import alert_picker, get_services, init_state, show_status
+
+init_state()
+st.session_state.setdefault("contain_session", None)
+st.session_state.setdefault("contain_last_run", None)
+st.session_state.setdefault("contain_before", None)
+
+st.title(":material/block: Containment")
+st.caption(
+    "The decider only proposes; the server re-derives candidates and rejects anything else; one action "
+    "service writes; the graph is asked again after every action. Only a fresh *no qualifying path* completes a run."
+)
+svc = get_services()
+if svc is None:
+    st.stop()
+
+session = st.session_state.contain_session
+alert_id = alert_picker(svc, "contain_alert")
+if alert_id is None:
+    st.stop()
+if session is not None and session.run.alert_id != alert_id:
+    st.info(f"An analyst run on {session.run.alert_id} is waiting for your choice below.")
+
+candidates = svc.tools.get_response_candidates(alert_id)
+st.subheader("Current response candidates")
+if candidates.status is not Status.OK:
+    show_status(candidates.status, candidates.message)
+elif not candidates.candidates:
+    if candidates.qualifying_paths:
+        st.warning(f"{candidates.message}. A run would stop: route blocking cannot cut these paths.")
+    else:
+        st.info("No qualifying path now: a run would complete at once with zero actions.")
+else:
+    st.dataframe(
+        [
+            {
+                "candidate": c.id,
+                "route": c.route_id,
+                "relationship": f"{c.relationship.source} -{c.relationship.type}-> {c.relationship.target}",
+                "paths cut": c.paths_cut,
+                "remaining if applied": c.remaining_if_applied,
+                "why": c.reason,
+            }
+            for c in candidates.candidates
+        ],
+        hide_index=True,
+        width="stretch",
+        key="contain_candidates",
+    )
+
+st.subheader("Run")
+gemini_ok, gemini_why = svc.gemini().availability()
+labels = {
+    "rules": "Rules playbook (rules-v1)",
+    "analyst": "Analyst — you choose each action",
+    "gemini": f"Gemini ({gemini_why})" if gemini_ok else f"Gemini — unavailable: {gemini_why}",
+}
+decider = st.radio("Decider", ["rules", "analyst", "gemini"], key="contain_decider", format_func=labels.get)
+if decider == "rules":
+    st.caption(RULES_PLAYBOOK)
+if decider == "gemini" and not gemini_ok:
+    st.warning(f"Gemini is unavailable ({gemini_why}). It is never replaced silently: choose another decider.")
+cap = st.number_input("Action cap (1-10)", min_value=1, max_value=10, value=3, step=1, key="contain_cap")
+confirm = st.checkbox("I confirm: this run may block session routes in the graph", key="contain_confirm")
+blocked_reason = None
+if not confirm:
+    blocked_reason = "Tick the confirmation to enable the run."
+elif decider == "gemini" and not gemini_ok:
+    blocked_reason = "Gemini is unavailable."
+elif session is not None:
+    blocked_reason = "Finish or end the analyst run in progress first."
+start = st.button("Start containment run", key="contain_start", type="primary", disabled=blocked_reason is not None)
+if blocked_reason:
+    st.caption(blocked_reason)
+
+if start:
+    st.session_state.contain_before = svc.tools.get_evidence_graph(alert_id, 6)
+    with st.status(f"Containment run on {alert_id} ({decider})…", expanded=True) as progress:
+
+        def on_step(run, step):
+            progress.write(f"**{step.seq}. {step.kind}** — {step.summary}")
+
+        try:
+            session = svc.controller.start(alert_id, decider, int(cap), confirm, on_step=on_step)
+        except RunRefused as exc:
+            progress.update(label="Run refused: nothing was done", state="error")
+            st.error(str(exc))
+        else:
+            if decider == "analyst" and not session.run.state.terminal:
+                session.on_step = None
+                st.session_state.contain_session = session
+                progress.update(label="Waiting for your choice", state="running")
+            else:
+                chosen = svc.decider(decider)
+                while not session.run.state.terminal:
+                    session.advance(chosen)
+                st.session_state.contain_last_run = session.run.run_id
+                ok = session.run.state is RunState.COMPLETED
+                progress.update(label=f"Run {session.run.state.value}", state="complete" if ok else "error")
+    session = st.session_state.contain_session
+
+if session is not None:
+    st.subheader(f"Analyst run {session.run.run_id}: your choice")
+    for step in session.run.steps:
+        st.markdown(f"**{step.seq}. {step.kind}** — {step.summary}")
+    current = svc.tools.get_response_candidates(session.run.alert_id)
+    picks = current.candidates if current.status is Status.OK else []
+    for i, cand in enumerate(picks):
+        if st.button(f"Block {cand.route_id} (cuts {cand.paths_cut})", key=f"contain_pick_{i}"):
+            session.advance(AnalystDecider([cand.id]))
+            if session.run.state.terminal:
+                st.session_state.contain_last_run = session.run.run_id
+                st.session_state.contain_session = None
+            st.rerun()
+    if st.button("End run", key="contain_end"):
+        session.end()
+        st.session_state.contain_last_run = session.run.run_id
+        st.session_state.contain_session = None
+        st.rerun()
+
+run_id = st.session_state.contain_last_run
+if run_id and session is None:
+    run = svc.audit.get(run_id)
+    if run is None:
+        st.error(f"Run {run_id} is not in the audit.")
+        st.stop()
+    st.divider()
+    remaining = "unknown" if run.remaining_paths is None else run.remaining_paths
+    if run.state is RunState.COMPLETED:
+        st.success(f"### CONTAINED — completed\n{run.reason}. Remaining qualifying paths: **0**.")
+    elif run.state is RunState.STOPPED:
+        st.warning(f"### NOT CONTAINED — stopped\n{run.reason}. Remaining qualifying paths: **{remaining}**.")
+    else:
+        st.error(f"### FAILED\n{run.reason}. Nothing here means contained.")
+    m1, m2, m3 = st.columns(3)
+    m1.metric("Actions", len(run.actions))
+    m2.metric("Verified", sum(a.verified for a in run.actions))
+    m3.metric("Remaining paths", remaining)
+    st.caption(f"Run `{run.run_id}` on {run.alert_id} · decider {run.decider} · cap {run.max_actions}")
+    if run.actions:
+        st.dataframe([a.model_dump() for a in run.actions], hide_index=True, width="stretch", key="contain_actions")
+    before = st.session_state.contain_before
+    after = svc.tools.get_evidence_graph(run.alert_id, 6)
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**Before the run**")
+        if before is not None and before.alert_id == run.alert_id:
+            draw(before.nodes, before.relationships, graph_id=f"before-{run.run_id}", start=before.entity_id,
+                 height=380)  # fmt: skip
+        else:
+            st.caption("Not captured in this session.")
+    with right:
+        st.markdown("**Now (fresh query)**")
+        show_status(after.status, after.message)
+        draw(after.nodes, after.relationships, graph_id=f"after-{run.run_id}", start=after.entity_id, height=380)
+    st.caption(LEGEND)
+    with st.expander("Steps", expanded=False):
+        st.dataframe(
+            [{"#": s.seq, "step": s.kind, "summary": s.summary, "at": s.at.isoformat()} for s in run.steps],
+            hide_index=True,
+            width="stretch",
+            key="contain_steps",
+        )
+    st.subheader("Tool trace")
+    st.dataframe(
+        [
+            {
+                "step": s.seq,
+                "tool": t.tool,
+                "input": str(t.input),
+                "status": t.status.value,
+                "results": t.result_count,
+                "ms": t.duration_ms,
+            }
+            for s in run.steps
+            for t in s.trace
+        ],
+        hide_index=True,
+        width="stretch",
+        key="contain_trace",
+    )

@@ -1,0 +1,143 @@
+"""A real browser (Debian Chromium through Playwright) against `streamlit run` on a free port."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from tests.conftest import ROOT, free_port
+
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+
+
+@pytest.fixture(scope="module")
+def dashboard(tmp_path_factory):
+    """The dashboard served by `streamlit run` on the embedded default, stopped afterwards."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("BLASTSHIELD_", "FALKORDB_", "GEMINI_"))}
+    env["BLASTSHIELD_DATA_DIR"] = str(tmp_path_factory.mktemp("browser") / "data")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                if resp.read() == b"ok":
+                    break
+        except OSError:
+            pass
+        if time.monotonic() > deadline or proc.poll() is not None:
+            proc.kill()
+            raise RuntimeError("the dashboard did not start")
+        time.sleep(0.2)
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(scope="module")
+def page(dashboard):
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1440, "height": 1000})
+        yield context.new_page()
+        context.close()
+        browser.close()
+
+
+def shot(page, name: str, height: int = 1000) -> None:
+    """Save a screenshot; Streamlit scrolls inside its main area, so a tall viewport shows the whole page."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.set_viewport_size({"width": 1440, "height": height})
+    page.wait_for_timeout(1200)  # let the graph finish its layout
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+    page.set_viewport_size({"width": 1440, "height": 1000})
+
+
+def graph_frames(page) -> int:
+    """How many agraph iframes rendered a drawing canvas."""
+    count = 0
+    for frame in page.frames:
+        if frame == page.main_frame:
+            continue
+        try:
+            if frame.locator("canvas").count() > 0:
+                count += 1
+        except Exception:  # a frame navigating away
+            continue
+    return count
+
+
+def test_alert_queue_loads(page, dashboard):
+    """The first screen is the alert queue with the seeded scenarios."""
+    page.goto(dashboard)
+    expect(page.get_by_text("alert queue")).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("What you are looking at")).to_be_visible()
+    expect(page.get_by_text("Work on alert")).to_be_visible(timeout=30_000)
+    shot(page, "alerts", 1300)
+
+
+def test_path_graph_draws(page, dashboard):
+    """The path graph page draws the evidence in an iframe with a canvas."""
+    page.goto(f"{dashboard}/graph?alert=BH-1042")
+    expect(page.get_by_text("Qualifying paths (1)")).to_be_visible(timeout=30_000)
+    page.wait_for_function("() => Array.from(document.querySelectorAll('iframe')).length >= 1", timeout=30_000)
+    deadline = time.monotonic() + 30
+    while graph_frames(page) < 1 and time.monotonic() < deadline:
+        page.wait_for_timeout(300)
+    assert graph_frames(page) >= 1
+    shot(page, "path-graph", 1900)
+
+
+def test_containment_run_through_the_ui(page, dashboard):
+    """Confirm and run the rules decider on BH-CONTAINMENT-4001: the page says completed and draws the graphs."""
+    page.goto(f"{dashboard}/containment?alert=BH-CONTAINMENT-4001")
+    expect(page.get_by_text("Current response candidates")).to_be_visible(timeout=30_000)
+    page.get_by_text("I confirm: this run may block session routes in the graph").click()
+    button = page.get_by_role("button", name="Start containment run")
+    expect(button).to_be_enabled(timeout=10_000)
+    button.click()
+    expect(page.get_by_text("CONTAINED — completed")).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("2 verified action(s)").filter(visible=True).first).to_be_visible()
+    deadline = time.monotonic() + 30
+    while graph_frames(page) < 2 and time.monotonic() < deadline:
+        page.wait_for_timeout(300)
+    assert graph_frames(page) >= 2
+    shot(page, "containment", 2900)
+
+
+def test_audit_page_shows_the_run(page, dashboard):
+    """The audit page lists the completed run."""
+    page.goto(f"{dashboard}/audit")
+    try:
+        expect(page.get_by_text("COMPLETED").filter(visible=True).first).to_be_visible(timeout=30_000)
+    except AssertionError:
+        shot(page, "audit-failure", 1500)
+        raise
+    shot(page, "audit", 1500)
