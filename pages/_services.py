@@ -65,10 +65,13 @@ def alert_picker(svc, key: str) -> str | None:
     return chosen
 
 
-def show_status(status: Status, message: str, depth: int | None = None) -> None:
+def show_status(status: Status, message: str, depth: int | None = None, *, exposure: bool = True) -> None:
     """One clear message per result state; none of them reads as safe."""
     if status is Status.PATHS_FOUND:
-        st.error(f"**Exposed:** {message}", icon=":material/warning:")
+        if exposure:
+            st.error(f"**Exposed:** {message}", icon=":material/warning:")
+        else:
+            st.warning(f"**Path found:** {message}", icon=":material/route:")
     elif status is Status.NO_PATH:
         bound = f" within {depth} hops" if depth else ""
         st.info(

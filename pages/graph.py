@@ -68,7 +68,7 @@ source = c1.text_input("Source id", value="auditor_02", key="graph_source").stri
 target = c2.text_input("Target id", value="staging-report", key="graph_target").strip()
 hops = c3.slider("Max hops", 1, 6, 5, key="graph_hops")
 found = svc.tools.find_shortest_access_path(source, target, int(hops))
-show_status(found.status, found.message, int(hops))
+show_status(found.status, found.message, int(hops), exposure=False)
 if found.status is Status.PATHS_FOUND:
     st.dataframe(path_rows(found.paths), hide_index=True, width="stretch", key="graph_explore_paths")
     nodes = {n.id: n for p in found.paths for n in p.nodes}

@@ -143,7 +143,7 @@ def test_explorer_shows_the_audit_fixture_depth_lesson(app):
     app.slider(key="graph_hops").set_value(4).run()
     assert any("No qualifying path within 4 hops" in i.value for i in app.info)
     app.slider(key="graph_hops").set_value(5).run()
-    assert any("1 shortest path(s) of 5 hops" in e.value for e in app.error)
+    assert any("1 shortest path(s) of 5 hops" in w.value for w in app.warning)
     explorer = drawn(app)[-1]
     assert {n["id"] for n in explorer["nodes"]} >= {"auditor_02", "staging-role", "staging-report"}
 
