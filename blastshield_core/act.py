@@ -30,15 +30,18 @@ class ActionService:
         self.store = store
         self.tools = tools
 
-    def execute(self, operation: Any, alert_id: Any, route_id: Any, run_id: str) -> ActionResult:
-        """Run an operation by name; anything but `block_route` is refused."""
+    def execute(
+        self, operation: Any, alert_id: Any, route_id: Any, run_id: str, *, tools: ReadTools | None = None
+    ) -> ActionResult:
+        """Run an operation by name; anything but `block_route` is refused. `tools` (a run's own)
+        receives the traced reads of the validation and the `after` investigation."""
         if operation not in OPERATIONS:
             return ActionResult(
                 operation=str(operation)[:64],
                 status="rejected",
                 reason=f"operation {str(operation)[:64]!r} is not allowlisted (only block_route)",
             )
-        return self.block_route(alert_id, route_id, run_id)
+        return self.block_route(alert_id, route_id, run_id, tools=tools)
 
     def _rejected(self, reason: str, alert_id: Any, route_id: Any, before: int | None = None) -> ActionResult:
         return ActionResult(
@@ -50,12 +53,13 @@ class ActionService:
             paths_before=before,
         )
 
-    def block_route(self, alert_id: Any, route_id: Any, run_id: str) -> ActionResult:
+    def block_route(self, alert_id: Any, route_id: Any, run_id: str, *, tools: ReadTools | None = None) -> ActionResult:
         """Block `route_id` if it is active and on a current qualifying path of `alert_id`."""
+        reads = tools or self.tools
         if not is_valid_id(alert_id) or not is_valid_id(route_id):
             return self._rejected("invalid alert or route id", alert_id, route_id)
         try:
-            evidence = self.tools.evidence(alert_id)
+            evidence = reads.evidence(alert_id)
         except Unknown as exc:
             return self._rejected(exc.message, alert_id, route_id)
         except QueryFailed as exc:
@@ -91,7 +95,7 @@ class ActionService:
             if route
             else None
         )
-        after = self.tools.investigate_alert(alert_id)
+        after = reads.investigate_alert(alert_id)
         return ActionResult(
             operation="block_route",
             status="applied",

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
+from .read import ReadTools
 from .results import CandidatesResult, Decision, InvestigationResult, Proposal, SelectInput
 from .settings import Settings
 
@@ -56,6 +57,7 @@ class DecisionContext:
     decision: int
     investigation: InvestigationResult
     candidates: CandidatesResult
+    tools: ReadTools | None = None  # the run's own tools (its tracer records the model's calls)
 
 
 class Decider(Protocol):
@@ -139,7 +141,7 @@ class GeminiDecider:
 
     name = "gemini"
 
-    def __init__(self, settings: Settings, server_factory: Callable[[], Any]):
+    def __init__(self, settings: Settings, server_factory: Callable[[ReadTools | None], Any]):
         self.settings = settings
         self.server_factory = server_factory
 
@@ -200,7 +202,7 @@ class GeminiDecider:
             retry_options=types.HttpRetryOptions(attempts=1),
         )
         client = genai.Client(api_key=self.settings.gemini_api_key.get_secret_value(), http_options=http)
-        async with Client(self.server_factory()) as session:
+        async with Client(self.server_factory(ctx.tools)) as session:
             listed = (await session.list_tools()).tools
             declared = {t.name: t for t in listed}
             config = types.GenerateContentConfig(

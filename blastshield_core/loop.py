@@ -76,13 +76,16 @@ class RunSession:
     def __init__(self, controller: ContainmentController, run: RunRecord, on_step: StepCallback | None):
         self.controller = controller
         self.run = run
+        # Each run reads through tools with a tracer of its own, so the trace in its audit
+        # holds its calls only, even while other runs share the same services.
+        self.tools = ReadTools(controller.tools.store, Tracer(), path_cap=controller.tools.path_cap)
         self.on_step = on_step
         self.latest: InvestigationResult | None = None
         self._decisions = 0
 
     # -- recording -------------------------------------------------------------
     def _step(self, kind: str, summary: str, data: dict[str, Any] | None = None, mark: int | None = None) -> RunStep:
-        tracer: Tracer = self.controller.tools.tracer
+        tracer: Tracer = self.tools.tracer
         step = RunStep(
             seq=len(self.run.steps) + 1,
             kind=kind,
@@ -109,7 +112,7 @@ class RunSession:
     # -- the loop --------------------------------------------------------------
     def begin(self) -> RunRecord:
         """Investigate fresh; complete at once if there is nothing to contain."""
-        tools = self.controller.tools
+        tools = self.tools
         mark = tools.tracer.mark()
         inv = tools.investigate_alert(self.run.alert_id)
         self._step(
@@ -130,7 +133,7 @@ class RunSession:
         if self.run.state.terminal:
             return self.run
         assert self.latest is not None, "begin() first"
-        tools = self.controller.tools
+        tools = self.tools
         alert_id = self.run.alert_id
         remaining = self.latest.path_count
         applied = sum(1 for a in self.run.actions if a.status == "applied")
@@ -166,7 +169,7 @@ class RunSession:
 
         self._decisions += 1
         mark = tools.tracer.mark()
-        decision = decider.decide(DecisionContext(alert_id, self._decisions, self.latest, candidates))
+        decision = decider.decide(DecisionContext(alert_id, self._decisions, self.latest, candidates, tools))
         proposal = decision.proposal
         self._step(
             "proposal",
@@ -199,7 +202,7 @@ class RunSession:
 
         route_id = next(c.route_id for c in fresh.candidates if c.id == proposal.candidate_id)
         mark = tools.tracer.mark()
-        result = self.controller.actions.execute("block_route", alert_id, route_id, self.run.run_id)
+        result = self.controller.actions.execute("block_route", alert_id, route_id, self.run.run_id, tools=tools)
         self._step(
             "action",
             f"block_route {route_id}: {result.status} ({result.reason})",
@@ -256,7 +259,7 @@ class RunSession:
     def _route_blocked(self, route_id: str) -> bool:
         """Read the route back: the write must be visible as `blocked`."""
         try:
-            rows = self.controller.tools.store.read("routes_by_ids", {"route_ids": [route_id]})
+            rows = self.tools.store.read("routes_by_ids", {"route_ids": [route_id]})
         except QueryFailed:
             return False
         return bool(rows) and all(r["props"].get("status") == "blocked" for r in rows)

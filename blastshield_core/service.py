@@ -30,9 +30,9 @@ class Services:
     proposals: ProposalLog = field(default_factory=ProposalLog)
     seeded: SeedReport | None = None
 
-    def mcp_server(self):
+    def mcp_server(self, tools: ReadTools | None = None):
         """A fresh in-process MCP server over the read tools (no write is listed)."""
-        return build_mcp_server(self.tools, self.proposals)
+        return build_mcp_server(tools or self.tools, self.proposals)
 
     def gemini(self) -> GeminiDecider:
         return GeminiDecider(self.settings, self.mcp_server)

@@ -40,6 +40,9 @@ def test_happy_path_two_verified_actions(services, gemini):
     assert responses[0]["functionResponse"]["name"] == "get_response_candidates"
     result = responses[0]["functionResponse"]["response"]["result"]
     assert [c["id"] for c in result["candidates"]] == [PRIMARY, ALTERNATE]
+    # The model's MCP calls are in the run's own trace, on the proposal step.
+    first_proposal = next(s for s in run.steps if s.kind == "proposal")
+    assert [t.tool for t in first_proposal.trace] == ["get_response_candidates", "get_response_candidates"]
 
 
 def test_second_decision_is_shown_only_the_alternate_path(services, gemini):

@@ -141,8 +141,8 @@ def test_second_decision_sees_the_alternate_path_not_the_primary(services):
 class NoAfterActions(ActionService):
     """An action service whose results omit `after` (the controller must fetch it itself)."""
 
-    def block_route(self, alert_id, route_id, run_id):
-        return super().block_route(alert_id, route_id, run_id).model_copy(update={"after": None})
+    def block_route(self, alert_id, route_id, run_id, *, tools=None):
+        return super().block_route(alert_id, route_id, run_id, tools=tools).model_copy(update={"after": None})
 
 
 def test_controller_fetches_fresh_evidence_when_after_is_missing(services):
@@ -153,6 +153,21 @@ def test_controller_fetches_fresh_evidence_when_after_is_missing(services):
     assert run.state is RunState.COMPLETED
     assert path_signature(recorder.seen[1].investigation.paths) == {ALTERNATE_PATH}
     assert all(s.data["fetched_by_controller"] for s in run.steps if s.kind == "requery")
+
+
+def test_each_run_traces_only_its_own_calls(services):
+    """Calls made through the shared tools during a run do not leak into the run's trace."""
+    seen = []
+
+    def interleave(run, step):
+        services.tools.get_blast_radius("BH-1042")  # another session using the same services
+        seen.append(step.kind)
+
+    run = services.controller.run("BH-CONTAINMENT-4001", RulesDecider(), 3, True, on_step=interleave)
+    tools_in_run = {t.tool for s in run.steps for t in s.trace}
+    assert "get_blast_radius" not in tools_in_run
+    assert {"investigate_alert", "get_response_candidates"} <= tools_in_run
+    assert len(seen) == len(run.steps)
 
 
 def test_steps_carry_the_tool_trace(services):
