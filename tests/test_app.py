@@ -244,3 +244,51 @@ def test_unreachable_database_is_a_message_not_a_traceback(tmp_path, monkeypatch
         assert not at.exception and any("unavailable" in e.value for e in at.error)
     finally:
         st.cache_resource.clear()
+
+
+def test_two_dashboard_sessions_contain_the_same_alert_at_once(app, tmp_path):
+    """Two sessions start runs on one alert at the same moment: each route is blocked exactly once."""
+    import threading
+
+    from pages import _services
+
+    app.run()  # opens and seeds the shared services
+    second = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    second.run()
+    sessions = [app, second]
+    for at in sessions:
+        at.switch_page("pages/containment.py").run()
+        at.selectbox(key="contain_alert").set_value("BH-CONTAINMENT-4001").run()
+        at.checkbox(key="contain_confirm").check().run()
+    barrier = threading.Barrier(2)
+    errors = []
+
+    def click(at):
+        try:
+            barrier.wait()
+            at.button(key="contain_start").click().run()
+        except Exception as exc:  # surfaced below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=click, args=(at,)) for at in sessions]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and not app.exception and not second.exception
+    svc = _services.services()
+    runs = svc.audit.list_runs()
+    assert len(runs) == 2
+    applied = [a for r in runs for a in r.actions if a.status == "applied"]
+    assert sorted(a.route_id for a in applied) == ["route-c11-alternate", "route-c11-primary"]
+    rows = svc.store.read("routes_by_ids", {"route_ids": ["route-c11-primary", "route-c11-alternate"]})
+    owners = {r["route_id"]: r["props"]["blocked_by_run"] for r in rows}
+    for action in applied:
+        run = next(r for r in runs if action in r.actions)
+        assert owners[action.route_id] == run.run_id
+    assert svc.tools.investigate_alert("BH-CONTAINMENT-4001").status.value == "no_path"
+    for run in runs:
+        full = svc.audit.get(run.run_id)
+        assert full.steps[-1].kind == "verdict"
+        assert full.state.value in ("completed", "stopped")
+        assert full.state.value != "completed" or full.remaining_paths == 0
