@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from .act import ActionService
 from .audit import AuditLog
+from .briefing import Briefer
 from .decide import AnalystDecider, Decider, GeminiDecider, RulesDecider
 from .loop import ContainmentController
 from .mcp_server import ProposalLog, build_mcp_server
@@ -36,6 +37,11 @@ class Services:
 
     def gemini(self) -> GeminiDecider:
         return GeminiDecider(self.settings, self.mcp_server)
+
+    @property
+    def briefer(self) -> Briefer:
+        """Briefings (model, checked, or the labelled fallback) and the briefing checker."""
+        return Briefer(self.tools, self.audit, self.settings)
 
     def decider(self, name: str, choices: list[str] | None = None) -> Decider:
         """The decider chosen by name; each is an explicit choice, never a substitute."""
