@@ -178,6 +178,7 @@ def render_fallback(ev: EvidenceSummary, reason: str) -> str:
             )
         if not run.actions:
             lines.append("- no action was taken")
+        lines.append("")
     if ev.containment_state == "contained":
         lines.append(
             f"**Contained.** A fresh investigation found no qualifying path from `{ev.entity_id}`"
