@@ -265,6 +265,7 @@ _TOKEN_RE = re.compile(r"(?<![A-Za-z0-9_.:@-])[A-Za-z0-9][A-Za-z0-9_.:@-]*[A-Za-
 _REL_LIKE_RE = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 _ARROW_REL_RE = re.compile(r"\[:?\s*([A-Z][A-Z0-9_]*)\s*\]")
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+_VERSION_RE = re.compile(r"^v?\d+(?:\.\d+)+[a-z]?$")
 _UNIT_RE = re.compile(r"^\d+[-.]?[A-Za-z]{1,6}$")  # 5-hop, 24h, 2nd
 _SCORE_RE = re.compile(r"\bscor(?:e|ed|ing)\b[^.\d\n+]{0,25}?(?<![\w+.-])(\d{1,3})\b(?!\s*(?:points?|pts|%|hops?))")
 _OUT_OF_RE = re.compile(r"(?<![\w.-])(\d{1,3})\s*/\s*100\b")
@@ -335,6 +336,8 @@ _NEGATION_RE = re.compile(
 )
 # "carries no qualifying path", "through sess-x no path": about one route or entity, not the alert.
 _LOCAL_RE = re.compile(r"\b(?:carr(?:y|ies|ying)|uses?|using|through|via|on|for|in)\s+$", re.I)
+# "no path at depth 4", "no path within 3 hops": a bounded question, not the standard (depth 6) one.
+_SHALLOW_RE = re.compile(r"^[^.;]{0,40}?\b(?:at\s+depth|within|depth)\s+([1-5])\b", re.I)
 _PARTIAL_RE = re.compile(r"\b(?:partially|partly)\s+$", re.I)
 _NO_LONGER_RE = re.compile(r"\b(?:no\s+longer|not|never|isn't|aren't)\s+(?:\w+\s+){0,1}$", re.I)
 _PAST_RE = re.compile(r"\b(?:was|were|had\s+been|previously|initially|originally|before)\s+(?:\w+\s+){0,1}$", re.I)
@@ -531,7 +534,12 @@ class _Checker:
             if _REL_LIKE_RE.match(token):
                 self.relationship(token, clause)
                 continue
-            if _DATE_RE.match(token) or _UNIT_RE.match(token) or re.fullmatch(RUN_ID_PATTERN, token):
+            if (
+                _DATE_RE.match(token)
+                or _UNIT_RE.match(token)
+                or _VERSION_RE.match(token)
+                or re.fullmatch(RUN_ID_PATTERN, token)
+            ):
                 continue
             if token.startswith("block-route:") and token.removeprefix("block-route:") in self.known:
                 continue
@@ -580,6 +588,8 @@ class _Checker:
                         self.containment("exposed", m.group(0).strip(), clause)
                     continue
                 if _HYPOTHETICAL_RE.search(before) or _PAST_RE.search(before) or _LOCAL_RE.search(before):
+                    continue
+                if _SHALLOW_RE.match(clause[m.end() :]):
                     continue
                 self.containment("contained", m.group(0).strip(), clause)
         for rx in _EXPOSE_RES:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from blastshield_core.audit import AuditLog
@@ -10,7 +12,7 @@ from blastshield_core.checker import BriefingClaims, EvidenceUnavailable, FlagKi
 from blastshield_core.decide import RulesDecider
 from blastshield_core.read import ReadTools
 from blastshield_core.results import RunState, Status
-from tests.gemini_fake import HttpStatus, Raw, json_text
+from tests.gemini_fake import Delay, HttpStatus, Raw, json_text
 
 ALERTS = ("BH-1042", "BH-IAM-2001", "BH-WORKLOAD-3001", "BH-CONTAINMENT-4001")
 C4001 = "BH-CONTAINMENT-4001"
@@ -64,6 +66,10 @@ TRUTHFUL = [
                             "blocked. The alert is not yet contained."),
     ("BH-CONTAINMENT-4001", "If both routes were blocked, no qualifying path would remain. Candidate "
                             "block-route:route-c11-primary cuts 1 of 2 paths."),
+    ("BH-1042", "There is no path at depth 4; at depth 6 there is one, the highest-risk 5-hop chain. Playbook v1.2 "
+                "applies until route-dev07-a is blocked."),
+    ("BH-WORKLOAD-3001", "Of the 4 data assets in the blast radius, 3 are high or critical; status-page-assets is low. "
+                         "1 critical asset and 2 high assets are reachable."),
     ("BH-CONTAINMENT-4001", BriefingClaims(
         entity_ids=["contractor_11", "payments-vault", "ops-role", "sess-c11-sso"],
         relationship_types=["HAS_SESSION", "CAN_ACCESS", "RUNS_AS", "CAN_ASSUME", "CAN_READ"],
@@ -258,6 +264,16 @@ def test_model_failures_fall_back_with_reason(services, gemini, reply, reason):
     briefing = services.briefer.brief(C4001)
     assert briefing.label == "fallback" and briefing.reason.startswith(reason)
     assert len(gemini.requests) == 1
+
+
+def test_slow_model_falls_back_within_bounded_time(services, gemini):
+    """A reply slower than GEMINI_TIMEOUT_S gives the fallback with a model error, in bounded time."""
+    services.settings = services.settings.model_copy(update={"gemini_timeout_s": 1.0})
+    gemini.add(Delay(4.0, json_text(TRUE_CLAIMS)))
+    started = time.monotonic()
+    briefing = services.briefer.brief(C4001)
+    assert briefing.label == "fallback" and briefing.reason.startswith("model error")
+    assert time.monotonic() - started < 3.5 and len(gemini.requests) == 1
 
 
 def test_no_key_falls_back_without_a_request(services, gemini):
