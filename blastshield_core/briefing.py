@@ -205,12 +205,26 @@ def render_fallback(ev: EvidenceSummary, reason: str) -> str:
 
 
 def render_model(ev: EvidenceSummary, claims: BriefingClaims, model: str) -> str:
-    """The model's briefing (already checked), with its label."""
-    return (
-        f"## {_title(ev)}\n\n"
-        f"> **Model briefing** ({model}) — checked against a fresh graph investigation: no contradiction found.\n\n"
-        f"{claims.prose.strip()}\n"
-    )
+    """The model's briefing (already checked), with its label and the claims that were checked."""
+    checked = [
+        ("risk score", claims.risk_score),
+        ("severity", claims.severity),
+        ("qualifying paths", claims.path_count),
+        ("high/critical assets", claims.asset_count),
+        ("containment state", claims.containment_state),
+    ]
+    lines = [
+        f"## {_title(ev)}",
+        "",
+        f"> **Model briefing** ({model}) — checked against a fresh graph investigation: no contradiction found.",
+        "",
+        claims.prose.strip() or "(the model wrote no prose)",
+        "",
+        "Checked claims: " + "; ".join(f"{name} {value}" for name, value in checked if value is not None)
+        if any(value is not None for _, value in checked)
+        else "Checked claims: none beyond the prose.",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 # -- the service ----------------------------------------------------------------------

@@ -215,6 +215,8 @@ def test_truthful_model_briefing_is_shown_as_the_models(services, gemini):
     assert briefing.label == "model" and briefing.flags == [] and briefing.reason == ""
     assert "Model briefing" in briefing.markdown and TRUE_CLAIMS["prose"] in briefing.markdown
     assert briefing.claims == BriefingClaims(**TRUE_CLAIMS)
+    assert "Checked claims: risk score 60; severity high; qualifying paths 2" in briefing.markdown
+    assert services.briefer.check(C4001, briefing.markdown) == []
 
 
 def test_model_request_asks_for_structured_output_over_quoted_evidence(services, gemini):
