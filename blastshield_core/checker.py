@@ -301,8 +301,8 @@ _CONTAIN_RES = (
     re.compile(r"\bno\s+(?:remaining|further|more)\s+access\b", re.I),
     re.compile(r"\bblocked\s+(?:off\s+)?all\b", re.I),
     re.compile(
-        r"\ball\s+(?:\w+\s+){0,3}(?:paths?|routes?|access)\s+(?:are|were|have\s+been|has\s+been)\s+(?:now\s+)?"
-        r"(?:blocked|cut|severed|closed|removed|eliminated)",
+        r"\ball\s+(?:\w+\s+){0,3}(?:paths?|routes?|access)\s+(?:are|were|is|was|have\s+been|has\s+been)\s+(?:now\s+)?"
+        r"(?:blocked|cut|severed|closed|removed|eliminated|revoked)",
         re.I,
     ),
     re.compile(
@@ -317,6 +317,8 @@ _CONTAIN_RES = (
     re.compile(r"\bzero\s+(?:\w+\s+)?paths?\b", re.I),
     re.compile(r"\bnothing\s+(?:remains|is\s+left)\b", re.I),
     re.compile(r"\b(?:is|are)\s+(?:now\s+)?safe\b", re.I),
+    re.compile(r"\b(?:is|are|been)\s+(?:now\s+)?(?:fully\s+|completely\s+)?isolated\b", re.I),
+    re.compile(r"\bremediation\s+(?:is\s+)?complete(?:d)?\b", re.I),
 )
 _EXPOSE_RES = (
     re.compile(r"(?<![\w-])uncontained(?![\w-])", re.I),

@@ -108,6 +108,10 @@ PLANTED = [
     ("BH-WORKLOAD-3001", "public-api-gw is no longer exposed.", FlagKind.FALSE_CONTAINMENT),
     ("BH-1042", "No access remains for developer_07.", FlagKind.FALSE_CONTAINMENT),
     ("BH-IAM-2001", BriefingClaims(containment_state="contained", prose=""), FlagKind.FALSE_CONTAINMENT),
+    ("BH-CONTAINMENT-4001", "The threat is neutralized.", FlagKind.FALSE_CONTAINMENT),
+    ("BH-CONTAINMENT-4001", "contractor_11 can no longer reach payments-vault.", FlagKind.FALSE_CONTAINMENT),
+    ("BH-CONTAINMENT-4001", "All access was revoked for contractor_11.", FlagKind.FALSE_CONTAINMENT),
+    ("BH-1042", "developer_07 is now isolated.", FlagKind.FALSE_CONTAINMENT),
 ]  # fmt: skip
 
 
@@ -301,10 +305,17 @@ def test_completed_run_briefing_says_contained(services, gemini):
     assert services.briefer.check(C4001, briefing.markdown) == []
 
 
-def test_checker_accepts_contained_after_completed_run(services):
+@pytest.mark.parametrize(
+    "text",
+    [
+        "contractor_11 is contained: no qualifying paths remain and it is no longer exposed.",
+        "Both routes were blocked; contractor_11 can no longer reach payments-vault, which was exposed before.",
+        "The alert is fully mitigated and no access remains.",
+    ],
+)
+def test_checker_accepts_contained_after_completed_run(services, text):
     """After a completed run "contained" and its paraphrases are accepted."""
     services.controller.run(C4001, RulesDecider(), 3, True)
-    text = "contractor_11 is contained: no qualifying paths remain and it is no longer exposed."
     assert services.briefer.check(C4001, text) == []
 
 
@@ -315,6 +326,7 @@ def test_checker_accepts_contained_after_completed_run(services):
         "Qualifying paths still remain for contractor_11.",
         "contractor_11 can still reach payments-vault.",
         "The alert is not contained.",
+        "payments-vault is exposed through two independent sessions.",
     ],
 )
 def test_exposure_claim_after_completed_run_is_flagged(services, text):
