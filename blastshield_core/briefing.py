@@ -39,6 +39,7 @@ __all__ = [
     "BriefingInputError",
     "parse_briefing",
     "render_fallback",
+    "render_model",
 ]
 
 NO_KEY_REASON = "no GEMINI_API_KEY"

@@ -22,7 +22,7 @@ from .checker import EvidenceSummary, EvidenceUnavailable
 from .read import ReadTools
 from .results import CandidatesResult, RunAction, RunRecord, RunStep, TraceEntry
 
-__all__ = ["REPORT_FORMAT", "IncidentReport", "Reporter", "RunEvidence", "render_markdown"]
+__all__ = ["REPORT_FORMAT", "IncidentReport", "Reporter", "RunEvidence", "render_markdown", "run_evidence"]
 
 REPORT_FORMAT = "blastshield-report/v1"
 
