@@ -1,5 +1,7 @@
 """BlastShield core: graph store, read-only tools, scoring and import. No Streamlit here."""
 
+from .briefing import Briefer, Briefing
+from .checker import BriefingClaims, EvidenceSummary, EvidenceUnavailable, Flag, FlagKind
 from .ingest import ImportReport, import_document, load_document, parse_document
 from .model import DocumentError, GraphDocument, Label, RelType
 from .read import Evidence, ReadTools
@@ -26,9 +28,16 @@ __all__ = [
     "AccessPath",
     "AlertsResult",
     "BlastRadiusResult",
+    "Briefer",
+    "Briefing",
+    "BriefingClaims",
     "CandidatesResult",
     "DocumentError",
     "Evidence",
+    "EvidenceSummary",
+    "EvidenceUnavailable",
+    "Flag",
+    "FlagKind",
     "GraphDocument",
     "ImportReport",
     "InvestigationResult",

@@ -2,7 +2,8 @@
 
 With `--json` every command prints its pydantic result as JSON. Exit codes:
 0 an answer (paths found, no path, ok), 2 invalid input or usage, 3 unknown
-alert/source/target, 4 query failure or database unreachable.
+alert/source/target/run, 4 query failure or database unreachable.
+`check-briefing` exits 1 when the briefing is flagged.
 """
 
 from __future__ import annotations
@@ -12,13 +13,17 @@ import json
 import re
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from .audit import RUN_ID_PATTERN
+from .briefing import BriefingInputError, parse_briefing
+from .checker import BriefingClaims, EvidenceUnavailable, Flag
 from .decide import DECIDER_NAMES
 from .ingest import import_document, load_document
 from .loop import RunRefused
 from .model import DocumentError
+from .report import render_markdown
 from .results import DEFAULT_MAX_ACTIONS, AccessPath, RunRecord, RunState, Status, ToolResult
 from .seeds import seed
 from .service import Services, open_services
@@ -94,6 +99,19 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("runs", parents=[common], help="list persisted containment runs")
     p = sub.add_parser("run", parents=[common], help="show one run with its steps")
     p.add_argument("run_id")
+
+    p = sub.add_parser("brief", parents=[common], help="the briefing an analyst is shown (model, or labelled fallback)")
+    p.add_argument("alert_id")
+    p.add_argument("--run", dest="run_id", metavar="RUN_ID", help="brief on a containment run of this alert")
+
+    p = sub.add_parser("check-briefing", parents=[common], help="check a text or JSON briefing against the graph")
+    p.add_argument("alert_id")
+    p.add_argument("file", help="a text briefing, or JSON claims (BriefingClaims)")
+
+    p = sub.add_parser("report", parents=[common], help="incident report for a run or an alert")
+    p.add_argument("target", metavar="RUN_ID|ALERT_ID")
+    p.add_argument("--format", choices=("md", "json"), default="md", help="Markdown (default) or JSON")
+    p.add_argument("--out", metavar="FILE", help="write the report to FILE instead of printing it")
 
     sub.add_parser("mcp", parents=[common], help="serve the read-only tools over MCP (stdio)")
     return parser
@@ -218,6 +236,53 @@ def _contain(services: Services, args: argparse.Namespace) -> int:
     return EXIT_OK if run.state is RunState.COMPLETED else 1
 
 
+def _brief(services: Services, args: argparse.Namespace) -> int:
+    briefing = services.briefer.brief(args.alert_id, args.run_id)
+    text = f"[{briefing.label}] " + (briefing.reason or f"model {briefing.model}") + "\n\n" + briefing.markdown
+    if briefing.flags:
+        text += "\nflags on the model's briefing:\n" + _flags_text(briefing.flags)
+    _emit({"status": "ok", **briefing.model_dump(mode="json")}, args.json, text.rstrip())
+    return EXIT_OK
+
+
+def _flags_text(flags: list[Flag]) -> str:
+    return "\n".join(f"  {f.kind.value}: {f.offending_text!r} — {f.evidence}" for f in flags)
+
+
+def _check_briefing(services: Services, args: argparse.Namespace, proposed: str | BriefingClaims) -> int:
+    flags = services.briefer.check(args.alert_id, proposed)
+    payload = {
+        "status": "ok",
+        "alert_id": args.alert_id,
+        "input": "claims" if isinstance(proposed, BriefingClaims) else "text",
+        "clean": not flags,
+        "flags": [f.model_dump(mode="json") for f in flags],
+    }
+    text = (
+        "clean: nothing contradicts the graph evidence"
+        if not flags
+        else f"{len(flags)} flag(s):\n" + _flags_text(flags)
+    )
+    _emit(payload, args.json, text)
+    return EXIT_OK if not flags else 1
+
+
+def _report(services: Services, args: argparse.Namespace) -> int:
+    report = services.reporter.report(args.target)
+    as_json = args.json or args.format == "json"
+    body = report.model_dump_json(indent=2) if as_json else render_markdown(report)
+    if args.out:
+        try:
+            Path(args.out).write_text(body, encoding="utf-8")
+        except OSError as exc:
+            return _fail(args.json, Status.INVALID_INPUT, f"cannot write {args.out}: {exc}", EXIT_INVALID)
+        message = f"wrote the {report.kind} report ({'json' if as_json else 'md'}) to {args.out}"
+        _emit({"status": "ok", "out": args.out, "kind": report.kind}, args.json, message)
+    else:
+        print(body.rstrip())
+    return EXIT_OK
+
+
 def _serve_mcp(services: Services) -> int:
     import logging
 
@@ -236,6 +301,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "contain" and not args.confirm:
         message = "contain needs --confirm: a run may block routes; nothing was done"
         return _fail(args.json, Status.INVALID_INPUT, message, EXIT_INVALID)
+    proposed: str | BriefingClaims | None = None
+    if args.command == "check-briefing":
+        try:
+            proposed = parse_briefing(Path(args.file).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            return _fail(args.json, Status.INVALID_INPUT, f"cannot read {args.file}: {exc}", EXIT_INVALID)
+        except BriefingInputError as exc:
+            return _fail(args.json, Status.INVALID_INPUT, str(exc), EXIT_INVALID)
     document = None
     if args.command == "import":
         try:
@@ -293,11 +366,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _fail(args.json, Status.UNKNOWN_ALERT, f"no run with id {args.run_id!r}", EXIT_UNKNOWN)
             _emit({"status": "ok", **found.model_dump(mode="json")}, args.json, _run_text(found, with_steps=True))
             return EXIT_OK
+        if args.command == "brief":
+            return _brief(services, args)
+        if args.command == "check-briefing":
+            assert proposed is not None
+            return _check_briefing(services, args, proposed)
+        if args.command == "report":
+            return _report(services, args)
         if args.command == "mcp":
             return _serve_mcp(services)
         result = _tool_result(services, args)
         _emit(result.model_dump(mode="json"), args.json, _render(result))
         return EXIT_CODES[result.status]
+    except EvidenceUnavailable as exc:
+        return _fail(args.json, exc.status, exc.message, EXIT_CODES[exc.status])
     except QueryFailed as exc:
         return _fail(args.json, Status.QUERY_FAILED, str(exc), EXIT_FAILED)
     finally:

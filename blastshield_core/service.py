@@ -6,10 +6,12 @@ from dataclasses import dataclass, field
 
 from .act import ActionService
 from .audit import AuditLog
+from .briefing import Briefer
 from .decide import AnalystDecider, Decider, GeminiDecider, RulesDecider
 from .loop import ContainmentController
 from .mcp_server import ProposalLog, build_mcp_server
 from .read import ReadTools
+from .report import Reporter
 from .seeds import SeedReport, seed
 from .settings import Settings, load_settings
 from .store import Store
@@ -36,6 +38,16 @@ class Services:
 
     def gemini(self) -> GeminiDecider:
         return GeminiDecider(self.settings, self.mcp_server)
+
+    @property
+    def briefer(self) -> Briefer:
+        """Briefings (model, checked, or the labelled fallback) and the briefing checker."""
+        return Briefer(self.tools, self.audit, self.settings)
+
+    @property
+    def reporter(self) -> Reporter:
+        """Incident reports (run or alert) as `IncidentReport`; `render_markdown` for the Markdown."""
+        return Reporter(self.tools, self.briefer)
 
     def decider(self, name: str, choices: list[str] | None = None) -> Decider:
         """The decider chosen by name; each is an explicit choice, never a substitute."""

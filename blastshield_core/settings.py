@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
-__all__ = ["Settings", "SettingsError", "load_settings"]
+__all__ = ["ENVIRONMENT_VARIABLES", "Settings", "SettingsError", "load_settings"]
 
 GRAPH_NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]{0,63}$"
 
@@ -90,6 +90,8 @@ _ENV = {
     "gemini_timeout_s": "GEMINI_TIMEOUT_S",
     "gemini_max_turns": "GEMINI_MAX_TURNS",
 }
+
+ENVIRONMENT_VARIABLES = tuple(_ENV.values())
 
 
 def load_settings(environ: dict[str, str] | None = None, **overrides: object) -> Settings:

@@ -111,3 +111,8 @@ class FakeGemini:
         self.server.shutdown()
         self.server.server_close()
         self.thread.join(timeout=5)
+
+
+def json_text(payload: Any) -> dict[str, Any]:
+    """A reply whose text is a JSON document (what structured output returns)."""
+    return text(payload if isinstance(payload, str) else json.dumps(payload))
