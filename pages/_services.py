@@ -87,3 +87,37 @@ def show_status(status: Status, message: str, depth: int | None = None, *, expos
         st.error(f"**Query failed:** {message}. Nothing can be concluded from this answer.", icon=":material/error:")
     else:
         st.caption(message)
+
+
+def show_briefing(svc, alert_id: str, run_id: str | None = None, *, key: str) -> None:
+    """The briefing shown to an analyst: the model's (checked) or the labelled fallback, with flags.
+
+    Kept per alert/run in the session so a rerun does not ask the model again.
+    """
+    from blastshield_core.checker import EvidenceUnavailable
+
+    cache = st.session_state.setdefault("briefings", {})
+    cache_key = (key, alert_id, run_id)
+    if st.button("Write a fresh briefing", key=f"{key}_refresh"):
+        cache.pop(cache_key, None)
+    if cache_key not in cache:
+        try:
+            cache[cache_key] = svc.briefer.brief(alert_id, run_id)
+        except EvidenceUnavailable as exc:
+            show_status(exc.status, exc.message)
+            return
+    briefing = cache[cache_key]
+    if briefing.label == "model":
+        st.success(f"**Model briefing ({briefing.model}) — checked against a fresh investigation, no contradiction.**")
+    else:
+        st.warning(f"**Deterministic fallback briefing** — reason: {briefing.reason}")
+    if briefing.flags:
+        st.error(f"The model's briefing was not shown: {len(briefing.flags)} claim(s) contradict the graph.")
+        st.dataframe(
+            [{"kind": f.kind.value, "claim": f.offending_text, "evidence": f.evidence} for f in briefing.flags],
+            hide_index=True,
+            width="stretch",
+            key=f"{key}_flags",
+        )
+    with st.container(border=True):
+        st.markdown(briefing.markdown)

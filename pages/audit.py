@@ -3,6 +3,8 @@
 import streamlit as st
 
 from blastshield_core import QueryFailed
+from blastshield_core.checker import EvidenceUnavailable
+from blastshield_core.report import render_markdown
 from pages._services import get_services, init_state
 
 init_state()
@@ -78,10 +80,26 @@ st.dataframe(
     width="stretch",
     key="audit_trace",
 )  # fmt: skip
-st.download_button(
-    "Download run (JSON)",
-    run.model_dump_json(indent=2),
-    file_name=f"{run.run_id}.json",
-    mime="application/json",
-    key="audit_export_json",
-)
+st.subheader("Incident report")
+try:
+    report = svc.reporter.report(run.run_id)
+except (EvidenceUnavailable, QueryFailed) as exc:
+    st.error(f"Could not build the report: {exc}")
+else:
+    left, right = st.columns(2)
+    left.download_button(
+        "Download incident report (Markdown)",
+        render_markdown(report),
+        file_name=f"{run.run_id}.md",
+        mime="text/markdown",
+        key="audit_export_md",
+    )
+    right.download_button(
+        "Download incident report (JSON)",
+        report.model_dump_json(indent=2),
+        file_name=f"{run.run_id}.json",
+        mime="application/json",
+        key="audit_export_json",
+    )
+    with st.expander("Preview the report", expanded=False):
+        st.markdown(render_markdown(report))

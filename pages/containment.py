@@ -7,7 +7,7 @@ from blastshield_core.decide import RULES_PLAYBOOK, AnalystDecider
 from blastshield_core.loop import RunRefused
 from blastshield_core.results import RunState
 from pages._graphview import LEGEND, draw
-from pages._services import alert_picker, get_services, init_state, show_status
+from pages._services import alert_picker, get_services, init_state, show_briefing, show_status
 
 init_state()
 st.session_state.setdefault("contain_session", None)
@@ -188,3 +188,5 @@ if run_id and session is None:
         width="stretch",
         key="contain_trace",
     )
+    st.subheader("Briefing")
+    show_briefing(svc, run.alert_id, run.run_id, key="contain_briefing")

@@ -4,7 +4,7 @@ import streamlit as st
 
 from blastshield_core import Status
 from pages._graphview import LEGEND, draw, path_rows
-from pages._services import alert_picker, get_services, init_state, show_status
+from pages._services import alert_picker, get_services, init_state, show_briefing, show_status
 
 init_state()
 st.title(":material/hub: Path graph")
@@ -46,6 +46,9 @@ if alert_id is not None:
         st.caption(LEGEND)
         if graph.truncated:
             st.warning(f"The drawing is capped at {graph.relationship_cap} relationships; more exist.")
+
+    with st.expander("Briefing for this alert", expanded=False):
+        show_briefing(svc, alert_id, key="graph_briefing")
 
     radius = svc.tools.get_blast_radius(alert_id)
     st.subheader("Blast radius (within 6 hops)")

@@ -181,6 +181,22 @@ def test_rules_run_completes_and_the_graph_shows_no_active_path(app):
     assert any("No qualifying path" in i.value for i in app.info)
 
 
+def test_containment_shows_the_labelled_fallback_briefing(app):
+    """Without a model the run's briefing is the deterministic fallback, labelled with its reason."""
+    run_containment(app, "BH-CONTAINMENT-4001")
+    assert any("Deterministic fallback briefing" in w.value and "GEMINI_API_KEY" in w.value for w in app.warning)
+    assert any("**Contained.**" in m.value and "route-c11-alternate" in m.value for m in app.markdown)
+
+
+def test_audit_page_offers_the_incident_report(app):
+    """The audit page offers Markdown and JSON incident reports of the run."""
+    run_containment(app, "BH-CONTAINMENT-4001")
+    app.switch_page("pages/audit.py").run()
+    assert not app.exception
+    labels = [b.label for b in app.get("download_button")]
+    assert labels == ["Download incident report (Markdown)", "Download incident report (JSON)"]
+
+
 def test_cap_one_stops_with_the_alternate_path_shown(app):
     """With a cap of 1 the run stops and the alternate path is still drawn as a path."""
     run_containment(app, "BH-CONTAINMENT-4001", cap=1)
