@@ -121,3 +121,24 @@ def show_briefing(svc, alert_id: str, run_id: str | None = None, *, key: str) ->
         )
     with st.container(border=True):
         st.markdown(briefing.markdown)
+
+
+def step_rows(run) -> list[dict]:
+    return [{"#": s.seq, "step": s.kind, "summary": s.summary, "at": s.at.isoformat()} for s in run.steps]
+
+
+def trace_rows(run) -> list[dict]:
+    """Every traced tool call of a run, by step."""
+    return [
+        {
+            "step": s.seq,
+            "tool": t.tool,
+            "input": str(t.input),
+            "status": t.status.value,
+            "results": t.result_count,
+            "ms": t.duration_ms,
+            "at": t.at.isoformat(),
+        }
+        for s in run.steps
+        for t in s.trace
+    ]

@@ -5,7 +5,7 @@ import streamlit as st
 from blastshield_core import QueryFailed
 from blastshield_core.checker import EvidenceUnavailable
 from blastshield_core.report import render_markdown
-from pages._services import get_services, init_state
+from pages._services import get_services, init_state, step_rows, trace_rows
 
 init_state()
 st.title(":material/history: Audit")
@@ -62,24 +62,9 @@ if counts:
     st.markdown("**Evidence counts per action**")
     st.dataframe(counts, hide_index=True, width="stretch", key="audit_counts")
 st.markdown("**Steps**")
-st.dataframe(
-    [{"#": s.seq, "step": s.kind, "summary": s.summary, "at": s.at.isoformat()} for s in run.steps],
-    hide_index=True,
-    width="stretch",
-    key="audit_steps",
-)
+st.dataframe(step_rows(run), hide_index=True, width="stretch", key="audit_steps")
 st.markdown("**Tool trace**")
-st.dataframe(
-    [
-        {"step": s.seq, "tool": t.tool, "input": str(t.input), "status": t.status.value, "results": t.result_count,
-         "ms": t.duration_ms, "at": t.at.isoformat()}
-        for s in run.steps
-        for t in s.trace
-    ],
-    hide_index=True,
-    width="stretch",
-    key="audit_trace",
-)  # fmt: skip
+st.dataframe(trace_rows(run), hide_index=True, width="stretch", key="audit_trace")
 st.subheader("Incident report")
 try:
     report = svc.reporter.report(run.run_id)

@@ -7,7 +7,15 @@ from blastshield_core.decide import RULES_PLAYBOOK, AnalystDecider
 from blastshield_core.loop import RunRefused
 from blastshield_core.results import RunState
 from pages._graphview import LEGEND, draw
-from pages._services import alert_picker, get_services, init_state, show_briefing, show_status
+from pages._services import (
+    alert_picker,
+    get_services,
+    init_state,
+    show_briefing,
+    show_status,
+    step_rows,
+    trace_rows,
+)
 
 init_state()
 st.session_state.setdefault("contain_session", None)
@@ -164,29 +172,8 @@ if run_id and session is None:
         draw(after.nodes, after.relationships, graph_id=f"after-{run.run_id}", start=after.entity_id, height=380)
     st.caption(LEGEND)
     with st.expander("Steps", expanded=False):
-        st.dataframe(
-            [{"#": s.seq, "step": s.kind, "summary": s.summary, "at": s.at.isoformat()} for s in run.steps],
-            hide_index=True,
-            width="stretch",
-            key="contain_steps",
-        )
+        st.dataframe(step_rows(run), hide_index=True, width="stretch", key="contain_steps")
     st.subheader("Tool trace")
-    st.dataframe(
-        [
-            {
-                "step": s.seq,
-                "tool": t.tool,
-                "input": str(t.input),
-                "status": t.status.value,
-                "results": t.result_count,
-                "ms": t.duration_ms,
-            }
-            for s in run.steps
-            for t in s.trace
-        ],
-        hide_index=True,
-        width="stretch",
-        key="contain_trace",
-    )
+    st.dataframe(trace_rows(run), hide_index=True, width="stretch", key="contain_trace")
     st.subheader("Briefing")
     show_briefing(svc, run.alert_id, run.run_id, key="contain_briefing")
