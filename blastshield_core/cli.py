@@ -19,7 +19,7 @@ from .decide import DECIDER_NAMES
 from .export import export_document, write_document
 from .ingest import import_document, load_document
 from .loop import RunRefused
-from .model import DocumentError
+from .model import DOCUMENT_NAME_PATTERN, DocumentError
 from .results import DEFAULT_MAX_ACTIONS, AccessPath, RunRecord, RunState, Status, ToolResult
 from .seeds import seed
 from .service import Services, open_services
@@ -103,6 +103,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("export", parents=[common], help="write the current graph as a graph document")
     p.add_argument("file")
+    p.add_argument("--name", help="document name (default: the graph's name)")
 
     p = sub.add_parser("contain", parents=[common], help="run the containment loop (needs --confirm)")
     p.add_argument("alert_id")
@@ -156,7 +157,9 @@ def _render(result: ToolResult) -> str:
         lines += _paths_text(result.paths, data.get("truncated", False), data.get("path_cap", 0))  # type: ignore[attr-defined]
     for entity in data.get("entities", []):
         mark = " *on critical path*" if entity["on_critical_path"] else ""
-        lines.append(f"  {entity['label']:<9} {entity['id']:<28} hops {entity['hops']}{mark}")
+        hops = entity.get("hops", entity.get("min_hops"))
+        seen_from = f" | alerts {', '.join(entity['alerts'])}" if "alerts" in entity else ""
+        lines.append(f"  {entity['label']:<9} {entity['id']:<28} hops {hops}{mark}{seen_from}")
     for route in data.get("routes", []):
         lines.append(
             f"  {route['route_id']:<28} {route['status']:<8} {route['source']} -{route['type']}-> {route['target']}"
@@ -199,8 +202,6 @@ def _analysis_text(data: dict[str, Any]) -> list[str]:
     for ident in data.get("identities", []):
         lost = ", ".join(f"{e['id']} ({e['label']})" for e in ident["lost"])
         lines.append(f"  {ident['identity_id']} loses {lost}")
-    for entity in data.get("shared_entities", []):
-        lines.append(f"  shared {entity['label']:<9} {entity['id']:<28} alerts {', '.join(entity['alerts'])}")
     for rel in data.get("common_relationships", []):
         lines.append(f"  common {_rel_text(rel)}  alerts {', '.join(rel['alerts'])}")
     return lines
@@ -336,7 +337,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             return EXIT_OK
         if args.command == "export":
-            doc = export_document(services.store)
+            if args.name is not None and not re.fullmatch(DOCUMENT_NAME_PATTERN, args.name):
+                message = f"--name {args.name!r} is not a valid document name (letters, digits, _ . -)"
+                return _fail(args.json, Status.INVALID_INPUT, message, EXIT_INVALID)
+            doc = export_document(services.store, name=args.name)
             try:
                 size = write_document(doc, args.file)
             except OSError as exc:
