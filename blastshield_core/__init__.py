@@ -1,5 +1,7 @@
 """BlastShield core: graph store, read-only tools, scoring and import. No Streamlit here."""
 
+from .analysis import AnalysisTools
+from .export import export_document, write_document
 from .ingest import ImportReport, import_document, load_document, parse_document
 from .model import DocumentError, GraphDocument, Label, RelType
 from .read import Evidence, ReadTools
@@ -8,11 +10,15 @@ from .results import (
     AlertsResult,
     BlastRadiusResult,
     CandidatesResult,
+    ChokePointsResult,
+    CollateralResult,
     InvestigationResult,
+    MultiAlertResult,
     RouteStatusResult,
     ShortestPathResult,
     Status,
     TraceEntry,
+    WhatIfResult,
 )
 from .rules import RULE_SET, assess
 from .seeds import seed, seed_documents
@@ -25,14 +31,18 @@ __all__ = [
     "RULE_SET",
     "AccessPath",
     "AlertsResult",
+    "AnalysisTools",
     "BlastRadiusResult",
     "CandidatesResult",
+    "ChokePointsResult",
+    "CollateralResult",
     "DocumentError",
     "Evidence",
     "GraphDocument",
     "ImportReport",
     "InvestigationResult",
     "Label",
+    "MultiAlertResult",
     "QueryFailed",
     "ReadTools",
     "RelType",
@@ -46,8 +56,10 @@ __all__ = [
     "StoreUnavailable",
     "TraceEntry",
     "Tracer",
+    "WhatIfResult",
     "assess",
     "build_services",
+    "export_document",
     "import_document",
     "load_document",
     "load_settings",
@@ -55,4 +67,5 @@ __all__ = [
     "parse_document",
     "seed",
     "seed_documents",
+    "write_document",
 ]
