@@ -8,11 +8,13 @@ in general: a relationship shared by many paths can lure it away from two
 relationships that together cut everything.
 
 The search: reduce (drop duplicate and superset paths), start from the greedy
-answer as an upper bound, then branch on the path with the fewest relationships
-(one branch per relationship, each later branch forbidding the earlier ones),
-pruning whenever the chosen count plus a lower bound (a greedy packing of
-pairwise-disjoint unhit paths, each needing its own relationship) reaches the
-best known size. A node budget bounds the work; if it runs out the best set
+answer as an upper bound, then take forced choices (a path with one choosable
+relationship left) and branch on the path with the fewest relationships (one
+branch per relationship, each later branch forbidding the earlier ones),
+pruning whenever the chosen count plus a lower bound reaches the best known
+size. The bound is the larger of a greedy packing of pairwise-disjoint unhit
+paths (each needs its own relationship) and the fewest relationships whose path
+counts, busiest first, add up to the unhit paths. A node budget bounds the work; if it runs out the best set
 found is returned with `exact = False`. No database call happens here.
 """
 
@@ -35,7 +37,7 @@ __all__ = [
     "rel_key",
 ]
 
-SEARCH_NODE_LIMIT = 200_000
+SEARCH_NODE_LIMIT = 100_000
 RelKey = tuple[str, str, str]  # (source, type, target): a relationship is unique by these in the model
 
 _TYPE_ORDER = {t.value: i for i, t in enumerate(RelType)}
@@ -75,6 +77,16 @@ def _lower_bound(sets: list[frozenset]) -> int:
     return count
 
 
+def _load_bound(freq: Counter, count: int) -> int:
+    """The fewest elements whose path counts, busiest first, add up to `count`."""
+    total = 0
+    for k, load in enumerate(sorted(freq.values(), reverse=True), start=1):
+        total += load
+        if total >= count:
+            return k
+    return len(freq)
+
+
 def _greedy[K: Hashable](sets: list[frozenset], order: Callable[[K], tuple]) -> list:
     remaining = list(sets)
     chosen = []
@@ -109,13 +121,21 @@ def minimum_hitting_set[K: Hashable](
         if nodes > node_limit:
             exhausted = True
             return
+        # Forced choices: a path with one choosable relationship left must be cut there.
+        forced = [next(iter(s)) for s in remaining if len(s) == 1]
+        if forced:
+            picked = set(forced)
+            chosen = [*chosen, *sorted(picked, key=order)]
+            remaining = [s for s in remaining if s.isdisjoint(picked)]
         if not remaining:
             if len(chosen) < len(best):
                 best = list(chosen)
             return
-        if len(chosen) + _lower_bound(remaining) >= len(best):
-            return
         freq = Counter(e for s in remaining for e in s)
+        # Two lower bounds: disjoint paths each need their own relationship, and k relationships
+        # cut at most as many paths as the k busiest do together.
+        if len(chosen) + max(_load_bound(freq, len(remaining)), _lower_bound(remaining)) >= len(best):
+            return
         pivot = min(remaining, key=lambda s: (len(s), sorted(order(e) for e in s)))
         forbidden: list = []
         for element in sorted(pivot, key=lambda e: (-freq[e], order(e))):
