@@ -266,12 +266,16 @@ class ReadTools:
                 found.append((node, hop))
         return found
 
-    def route_collateral(self, route_id: str) -> CollateralResult:
+    def route_collateral(
+        self, route_id: str, baseline: dict[str, list[tuple[NodeView, int]]] | None = None
+    ) -> CollateralResult:
         """Who loses what if `route_id` is blocked (raises Unknown for a route not in the graph).
 
         Every identity that reaches the route's relationship is compared: what it reaches
         within 6 hops now, and what it would reach with the route treated as blocked.
+        `baseline` caches the "now" side per identity across calls that share one moment.
         """
+        cache = baseline if baseline is not None else {}
         rows = self.store.read("routes_by_ids", {"route_ids": [route_id]})
         if not rows:
             raise Unknown(Status.UNKNOWN_ROUTE, f"no session route with id {route_id!r} in the graph")
@@ -282,7 +286,9 @@ class ReadTools:
         if route_status != "blocked":
             for ident_row in self.store.read("identities_reaching", {"id": rel.source}):
                 identity = _node(ident_row)
-                before = self.reach(identity.id)
+                if identity.id not in cache:
+                    cache[identity.id] = self.reach(identity.id)
+                before = cache[identity.id]
                 after = {node.id for node, _ in self.reach(identity.id, [route_id])}
                 lost = [
                     LostEntity(
@@ -320,9 +326,11 @@ class ReadTools:
             lost_sensitive_assets=sensitive,
         )
 
-    def candidate_collateral(self, route_id: str, entity_id: str) -> CandidateCollateral:
+    def candidate_collateral(
+        self, route_id: str, entity_id: str, baseline: dict[str, list[tuple[NodeView, int]]] | None = None
+    ) -> CandidateCollateral:
         """The collateral of one candidate: what identities other than `entity_id` would lose."""
-        full = self.route_collateral(route_id)
+        full = self.route_collateral(route_id, baseline)
         others = [i for i in full.identities if i.identity_id != entity_id]
         lost = {e.id: e for i in others for e in i.lost}
         sensitive = sorted(e.id for e in lost.values() if e.sensitivity in SENSITIVE)
@@ -527,8 +535,9 @@ class ReadTools:
         def body(inp: AlertInput) -> CandidatesResult:
             ev = self.evidence(inp.alert_id)
             result = build_candidates(ev, self.path_cap)
+            baseline: dict[str, list[tuple[NodeView, int]]] = {}
             for cand in result.candidates:
-                cand.collateral = self.candidate_collateral(cand.route_id, ev.alert.entity_id)
+                cand.collateral = self.candidate_collateral(cand.route_id, ev.alert.entity_id, baseline)
             return result
 
         return self._run("get_response_candidates", CandidatesResult, AlertInput, {"alert_id": alert_id}, body)
