@@ -1,7 +1,9 @@
 """BlastShield core: graph store, read-only tools, scoring and import. No Streamlit here."""
 
+from .analysis import AnalysisTools
 from .briefing import Briefer, Briefing
 from .checker import BriefingClaims, EvidenceSummary, EvidenceUnavailable, Flag, FlagKind
+from .export import export_document, write_document
 from .ingest import ImportReport, import_document, load_document, parse_document
 from .model import DocumentError, GraphDocument, Label, RelType
 from .read import Evidence, ReadTools
@@ -10,11 +12,15 @@ from .results import (
     AlertsResult,
     BlastRadiusResult,
     CandidatesResult,
+    ChokePointsResult,
+    CollateralResult,
     InvestigationResult,
+    MultiAlertResult,
     RouteStatusResult,
     ShortestPathResult,
     Status,
     TraceEntry,
+    WhatIfResult,
 )
 from .rules import RULE_SET, assess
 from .seeds import seed, seed_documents
@@ -27,11 +33,14 @@ __all__ = [
     "RULE_SET",
     "AccessPath",
     "AlertsResult",
+    "AnalysisTools",
     "BlastRadiusResult",
     "Briefer",
     "Briefing",
     "BriefingClaims",
     "CandidatesResult",
+    "ChokePointsResult",
+    "CollateralResult",
     "DocumentError",
     "Evidence",
     "EvidenceSummary",
@@ -42,6 +51,7 @@ __all__ = [
     "ImportReport",
     "InvestigationResult",
     "Label",
+    "MultiAlertResult",
     "QueryFailed",
     "ReadTools",
     "RelType",
@@ -55,8 +65,10 @@ __all__ = [
     "StoreUnavailable",
     "TraceEntry",
     "Tracer",
+    "WhatIfResult",
     "assess",
     "build_services",
+    "export_document",
     "import_document",
     "load_document",
     "load_settings",
@@ -64,4 +76,5 @@ __all__ = [
     "parse_document",
     "seed",
     "seed_documents",
+    "write_document",
 ]

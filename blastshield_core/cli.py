@@ -20,9 +20,10 @@ from .audit import RUN_ID_PATTERN
 from .briefing import BriefingInputError, parse_briefing
 from .checker import BriefingClaims, EvidenceUnavailable, Flag
 from .decide import DECIDER_NAMES
+from .export import export_document, write_document
 from .ingest import import_document, load_document
 from .loop import RunRefused
-from .model import DocumentError
+from .model import DOCUMENT_NAME_PATTERN, DocumentError
 from .report import render_markdown
 from .results import DEFAULT_MAX_ACTIONS, AccessPath, RunRecord, RunState, Status, ToolResult
 from .seeds import seed
@@ -41,6 +42,7 @@ EXIT_CODES = {
     Status.UNKNOWN_ALERT: EXIT_UNKNOWN,
     Status.UNKNOWN_SOURCE: EXIT_UNKNOWN,
     Status.UNKNOWN_TARGET: EXIT_UNKNOWN,
+    Status.UNKNOWN_ROUTE: EXIT_UNKNOWN,
     Status.QUERY_FAILED: EXIT_FAILED,
 }
 
@@ -88,6 +90,25 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("candidates", parents=[common], help="response candidates for an alert")
     p.add_argument("alert_id")
+
+    p = sub.add_parser("choke-points", parents=[common], help="the minimum set of relationships severing every path")
+    p.add_argument("alert_id")
+    p.add_argument("--routes-only", action="store_true", help="only session routes (what a containment can block)")
+
+    p = sub.add_parser("what-if", parents=[common], help="paths that would remain with routes blocked (no write)")
+    p.add_argument("alert_id")
+    p.add_argument("--block", action="append", required=True, metavar="ROUTE_ID", help="a route to treat as blocked")
+
+    p = sub.add_parser("collateral", parents=[common], help="who else loses access if a route is blocked")
+    p.add_argument("route_id")
+
+    p = sub.add_parser("multi-alert", parents=[common], help="several alerts: shared reach and joint choke points")
+    p.add_argument("alert_ids", nargs="+", metavar="ALERT_ID")
+    p.add_argument("--routes-only", action="store_true", help="joint choke points among session routes only")
+
+    p = sub.add_parser("export", parents=[common], help="write the current graph as a graph document")
+    p.add_argument("file")
+    p.add_argument("--name", help="document name (default: the graph's name)")
 
     p = sub.add_parser("contain", parents=[common], help="run the containment loop (needs --confirm)")
     p.add_argument("alert_id")
@@ -154,7 +175,9 @@ def _render(result: ToolResult) -> str:
         lines += _paths_text(result.paths, data.get("truncated", False), data.get("path_cap", 0))  # type: ignore[attr-defined]
     for entity in data.get("entities", []):
         mark = " *on critical path*" if entity["on_critical_path"] else ""
-        lines.append(f"  {entity['label']:<9} {entity['id']:<28} hops {entity['hops']}{mark}")
+        hops = entity.get("hops", entity.get("min_hops"))
+        seen_from = f" | alerts {', '.join(entity['alerts'])}" if "alerts" in entity else ""
+        lines.append(f"  {entity['label']:<9} {entity['id']:<28} hops {hops}{mark}{seen_from}")
     for route in data.get("routes", []):
         lines.append(
             f"  {route['route_id']:<28} {route['status']:<8} {route['source']} -{route['type']}-> {route['target']}"
@@ -162,6 +185,9 @@ def _render(result: ToolResult) -> str:
         )
     for cand in data.get("candidates", []):
         lines.append(f"  {cand['id']}: cuts {cand['paths_cut']} | {cand['reason']}")
+        if cand.get("collateral"):
+            lines.append(f"      collateral: {cand['collateral']['summary']}")
+    lines += _analysis_text(data)
     for alert_row in data.get("alerts", []):
         score = "-" if alert_row["risk_score"] is None else alert_row["risk_score"]
         lines.append(
@@ -170,6 +196,33 @@ def _render(result: ToolResult) -> str:
             f" entity {alert_row['entity_id']:<22} {alert_row['title']}"
         )
     return "\n".join(lines)
+
+
+def _rel_text(rel: dict[str, Any]) -> str:
+    route = f" [{rel['route_id']}]" if rel.get("route_id") else ""
+    return f"{rel['source']} -{rel['type']}-> {rel['target']}{route}"
+
+
+def _analysis_text(data: dict[str, Any]) -> list[str]:
+    """Lines for the analysis results (choke points, what-if, collateral, multi-alert)."""
+    lines: list[str] = []
+    if "severable" in data and "routes_only" in data:
+        chosen = data.get("relationships", data.get("choke_points", []))
+        lines.append(f"minimum set ({len(chosen)}), severable {data['severable']}, exact {data['exact']}:")
+        lines += [f"  cut {_rel_text(r)}  (paths {', '.join(str(i + 1) for i in r['paths_cut'])})" for r in chosen]
+        if data["uncuttable_paths"]:
+            lines.append(
+                f"  no allowed relationship cuts paths {', '.join(str(i + 1) for i in data['uncuttable_paths'])}"
+            )
+    if data.get("ranking"):
+        lines.append("relationships by paths carried:")
+        lines += [f"  {r['paths_carried']:>3}  {_rel_text(r)}" for r in data["ranking"][:10]]
+    for ident in data.get("identities", []):
+        lost = ", ".join(f"{e['id']} ({e['label']})" for e in ident["lost"])
+        lines.append(f"  {ident['identity_id']} loses {lost}")
+    for rel in data.get("common_relationships", []):
+        lines.append(f"  common {_rel_text(rel)}  alerts {', '.join(rel['alerts'])}")
+    return lines
 
 
 def _tool_result(services: Services, args: argparse.Namespace) -> ToolResult:
@@ -190,6 +243,14 @@ def _tool_result(services: Services, args: argparse.Namespace) -> ToolResult:
             return tools.get_containment_route_statuses(args.alert_id)
         case "candidates":
             return tools.get_response_candidates(args.alert_id)
+        case "choke-points":
+            return services.analysis.choke_points(args.alert_id, args.routes_only)
+        case "what-if":
+            return services.analysis.what_if(args.alert_id, args.block)
+        case "collateral":
+            return services.analysis.collateral(args.route_id)
+        case "multi-alert":
+            return services.analysis.multi_alert(args.alert_ids, args.routes_only)
     raise AssertionError(f"unhandled command {args.command}")  # pragma: no cover
 
 
@@ -347,6 +408,30 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.json,
                 f"{verb} {report.name}: {report.nodes} nodes, {report.edges} relationships, {report.alerts} alerts",
             )
+            return EXIT_OK
+        if args.command == "export":
+            if args.name is not None and not re.fullmatch(DOCUMENT_NAME_PATTERN, args.name):
+                message = f"--name {args.name!r} is not a valid document name (letters, digits, _ . -)"
+                return _fail(args.json, Status.INVALID_INPUT, message, EXIT_INVALID)
+            doc = export_document(services.store, name=args.name)
+            try:
+                size = write_document(doc, args.file)
+            except OSError as exc:
+                return _fail(args.json, Status.INVALID_INPUT, f"cannot write {args.file}: {exc}", EXIT_INVALID)
+            payload = {
+                "status": "ok",
+                "file": args.file,
+                "name": doc.name,
+                "nodes": len(doc.nodes),
+                "edges": len(doc.edges),
+                "alerts": len(doc.alerts),
+                "bytes": size,
+            }
+            text = (
+                f"exported {doc.name}: {len(doc.nodes)} nodes, {len(doc.edges)} relationships,"
+                f" {len(doc.alerts)} alerts to {args.file}"
+            )
+            _emit(payload, args.json, text)
             return EXIT_OK
         if args.command == "contain":
             return _contain(services, args)

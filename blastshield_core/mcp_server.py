@@ -1,6 +1,8 @@
 """The MCP server: the model's only window onto the graph.
 
-It lists the five read-only tools and `select_response_candidate`, which only
+It lists the read-only tools (the five evidence tools and the four analysis
+tools: choke points, what-if, route collateral, multi-alert view) and
+`select_response_candidate`, which only
 records a proposal; no tool that changes the graph is ever listed. Each tool's
 description and JSON input schema come from the pydantic input model the core
 validates with, and every call goes through the same traced `ReadTools`.
@@ -20,14 +22,21 @@ from mcp.server.mcpserver.tools.base import Tool
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, ValidationError
 
+from .analysis import ANALYSIS_TOOL_NAMES, AnalysisTools
 from .read import ReadTools, describe_input_error
 from .results import (
     DEFAULT_DEPTH,
     AlertInput,
     BlastRadiusResult,
     CandidatesResult,
+    ChokePointsInput,
+    ChokePointsResult,
+    CollateralInput,
+    CollateralResult,
     InvestigateInput,
     InvestigationResult,
+    MultiAlertInput,
+    MultiAlertResult,
     PathInput,
     Proposal,
     RouteStatusResult,
@@ -35,6 +44,8 @@ from .results import (
     SelectResult,
     ShortestPathResult,
     Status,
+    WhatIfInput,
+    WhatIfResult,
 )
 
 __all__ = ["READ_TOOL_NAMES", "SELECT_TOOL_NAME", "TOOL_NAMES", "ProposalLog", "build_mcp_server"]
@@ -45,6 +56,7 @@ READ_TOOL_NAMES = (
     "find_shortest_access_path",
     "get_containment_route_statuses",
     "get_response_candidates",
+    *ANALYSIS_TOOL_NAMES,
 )
 SELECT_TOOL_NAME = "select_response_candidate"
 TOOL_NAMES = (*READ_TOOL_NAMES, SELECT_TOOL_NAME)
@@ -56,8 +68,9 @@ _DESCRIPTIONS = {
     "get_containment_route_statuses": "The session routes (route_id, relationship, active/blocked) that the "
     "alert's paths use or used, and how many qualifying paths each carries now.",
     "get_response_candidates": "The allowlisted response actions the current evidence supports: block one "
-    "active session route. Each candidate has a stable id (block-route:ROUTE), the paths it would cut and "
-    "why. Derived from a fresh query on every call.",
+    "active session route. Each candidate has a stable id (block-route:ROUTE), the paths it would cut, "
+    "why, and its collateral (identities other than the alert's entity that would lose access, and what). "
+    "Derived from a fresh query on every call.",
     SELECT_TOOL_NAME: "Propose one response candidate for the alert, by the candidate id that "
     "get_response_candidates returned, with a short rationale. This only records a proposal: the server "
     "re-checks it against fresh candidates, and a separate service performs any action. Nothing is written "
@@ -98,9 +111,12 @@ def _tool(fn: Callable[..., Any], name: str, model: type[BaseModel]) -> Tool:
     return tool.model_copy(update={"parameters": model.model_json_schema()})
 
 
-def build_mcp_server(tools: ReadTools, proposals: ProposalLog | None = None) -> MCPServer:
+def build_mcp_server(
+    tools: ReadTools, proposals: ProposalLog | None = None, analysis: AnalysisTools | None = None
+) -> MCPServer:
     """An MCP server over `tools`. Arguments are validated (and traced) by the tools themselves."""
     log = proposals if proposals is not None else ProposalLog()
+    extra = analysis if analysis is not None else AnalysisTools(tools)
 
     def investigate_alert(alert_id: Any, depth: Any = DEFAULT_DEPTH) -> InvestigationResult:
         return tools.investigate_alert(alert_id, depth)
@@ -116,6 +132,18 @@ def build_mcp_server(tools: ReadTools, proposals: ProposalLog | None = None) -> 
 
     def get_response_candidates(alert_id: Any) -> CandidatesResult:
         return tools.get_response_candidates(alert_id)
+
+    def get_choke_points(alert_id: Any, routes_only: Any = False) -> ChokePointsResult:
+        return extra.choke_points(alert_id, routes_only)
+
+    def what_if_blocked(alert_id: Any, block: Any) -> WhatIfResult:
+        return extra.what_if(alert_id, block)
+
+    def get_route_collateral(route_id: Any) -> CollateralResult:
+        return extra.collateral(route_id)
+
+    def get_multi_alert_view(alert_ids: Any, routes_only: Any = False) -> MultiAlertResult:
+        return extra.multi_alert(alert_ids, routes_only)
 
     def select_response_candidate(alert_id: Any, candidate_id: Any, rationale: Any) -> SelectResult:
         raw = {"alert_id": alert_id, "candidate_id": candidate_id, "rationale": rationale}
@@ -150,6 +178,10 @@ def build_mcp_server(tools: ReadTools, proposals: ProposalLog | None = None) -> 
         _tool(find_shortest_access_path, "find_shortest_access_path", PathInput),
         _tool(get_containment_route_statuses, "get_containment_route_statuses", AlertInput),
         _tool(get_response_candidates, "get_response_candidates", AlertInput),
+        _tool(get_choke_points, "get_choke_points", ChokePointsInput),
+        _tool(what_if_blocked, "what_if_blocked", WhatIfInput),
+        _tool(get_route_collateral, "get_route_collateral", CollateralInput),
+        _tool(get_multi_alert_view, "get_multi_alert_view", MultiAlertInput),
         _tool(select_response_candidate, SELECT_TOOL_NAME, SelectInput),
     ]
     return MCPServer(

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, Stri
 __all__ = [
     "ALERT_ID_PATTERN",
     "DOCUMENT_FORMAT",
+    "DOCUMENT_NAME_PATTERN",
     "ENDPOINTS",
     "ENTITY_ID_PATTERN",
     "AlertSpec",
@@ -38,6 +39,7 @@ DOCUMENT_FORMAT = "blastshield-graph/v1"
 # Identifiers: a letter or digit, then letters, digits and `_ . : @ -`, at most 128.
 ENTITY_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$"
 ALERT_ID_PATTERN = ENTITY_ID_PATTERN
+DOCUMENT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"
 PROPERTY_KEY_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"
 _ID_RE = re.compile(ENTITY_ID_PATTERN)
 # Control characters other than tab and newline are refused in stored text.
@@ -217,7 +219,7 @@ class GraphDocument(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     format: Literal["blastshield-graph/v1"]
-    name: Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")]
+    name: Annotated[StrictStr, Field(pattern=DOCUMENT_NAME_PATTERN)]
     nodes: list[NodeSpec] = Field(default_factory=list)
     edges: list[EdgeSpec] = Field(default_factory=list)
     alerts: list[AlertSpec] = Field(default_factory=list)

@@ -28,11 +28,15 @@ from .results import (
     BlastEntity,
     BlastRadiusResult,
     Candidate,
+    CandidateCollateral,
     CandidatesResult,
+    CollateralResult,
     EvidenceGraphResult,
     GraphRel,
+    IdentityCollateral,
     InvestigateInput,
     InvestigationResult,
+    LostEntity,
     NodeView,
     PathInput,
     RelView,
@@ -60,6 +64,7 @@ __all__ = [
 
 SENSITIVE = ["high", "critical"]
 BLAST_LABELS = (Label.WORKLOAD.value, Label.IAM_ROLE.value, Label.DATA_ASSET.value)
+LABEL_ORDER = tuple(label.value for label in Label)
 CANDIDATE_PREFIX = "block-route:"
 # The drawn neighbourhood holds at most this many relationships (paths are always drawn whole).
 GRAPH_RELATIONSHIP_CAP = 300
@@ -125,7 +130,7 @@ def _path(row: dict[str, Any]) -> AccessPath:
 
 
 def _count(result: ToolResult) -> int:
-    for attr in ("paths", "entities", "routes", "candidates", "alerts", "relationships"):
+    for attr in ("paths", "entities", "routes", "candidates", "alerts", "relationships", "identities"):
         value = getattr(result, attr, None)
         if isinstance(value, list):
             return len(value)
@@ -240,6 +245,113 @@ class ReadTools:
             factors=assessment.factors,
         )
 
+    def reach(self, entity_id: str, exclude_routes: Iterable[str] = ()) -> list[tuple[NodeView, int]]:
+        """Every entity reachable from `entity_id` over qualifying relationships within 6 hops,
+        with its hop distance (breadth first), treating routes in `exclude_routes` as blocked."""
+        excluded = sorted(exclude_routes)
+        visited = [entity_id]
+        seen = {entity_id}
+        frontier = [entity_id]
+        found: list[tuple[NodeView, int]] = []
+        for hop in range(1, MAX_DEPTH + 1):
+            if not frontier:
+                break
+            rows = self.store.read(
+                "expand_frontier", {"frontier": frontier, "visited": visited, "exclude_routes": excluded}
+            )
+            frontier = []
+            for row in rows:
+                node = _node(row)
+                if node.id in seen:
+                    continue
+                seen.add(node.id)
+                visited.append(node.id)
+                frontier.append(node.id)
+                found.append((node, hop))
+        return found
+
+    def route_collateral(
+        self, route_id: str, baseline: dict[str, list[tuple[NodeView, int]]] | None = None
+    ) -> CollateralResult:
+        """Who loses what if `route_id` is blocked (raises Unknown for a route not in the graph).
+
+        Every identity that reaches the route's relationship is compared: what it reaches
+        within 6 hops now, and what it would reach with the route treated as blocked.
+        `baseline` caches the "now" side per identity across calls that share one moment.
+        """
+        cache = baseline if baseline is not None else {}
+        rows = self.store.read("routes_by_ids", {"route_ids": [route_id]})
+        if not rows:
+            raise Unknown(Status.UNKNOWN_ROUTE, f"no session route with id {route_id!r} in the graph")
+        row = rows[0]
+        rel = RelView(type=row["type"], source=row["source"], target=row["target"], properties=dict(row["props"]))
+        route_status = str(rel.properties.get("status", "active"))
+        affected: list[IdentityCollateral] = []
+        if route_status != "blocked":
+            for ident_row in self.store.read("identities_reaching", {"id": rel.source}):
+                identity = _node(ident_row)
+                if identity.id not in cache:
+                    cache[identity.id] = self.reach(identity.id)
+                before = cache[identity.id]
+                after = {node.id for node, _ in self.reach(identity.id, [route_id])}
+                lost = [
+                    LostEntity(
+                        id=node.id,
+                        label=node.label,
+                        name=node.name,
+                        sensitivity=node.properties.get("sensitivity") if node.label == Label.DATA_ASSET else None,
+                    )
+                    for node, _ in before
+                    if node.id not in after
+                ]
+                if lost:
+                    lost.sort(key=lambda e: (LABEL_ORDER.index(e.label) if e.label in LABEL_ORDER else 99, e.id))
+                    affected.append(IdentityCollateral(identity_id=identity.id, name=identity.name, lost=lost))
+        lost_ids: dict[str, LostEntity] = {e.id: e for i in affected for e in i.lost}
+        by_label = {label: sum(1 for e in lost_ids.values() if e.label == label) for label in LABEL_ORDER}
+        sensitive = sorted(e.id for e in lost_ids.values() if e.sensitivity in SENSITIVE)
+        if route_status == "blocked":
+            message = f"route {route_id} is already blocked: blocking it again changes nothing"
+        elif not affected:
+            message = f"blocking {route_id} takes nothing from any identity (every entity stays reachable)"
+        else:
+            message = f"blocking {route_id} takes {len(lost_ids)} entit(ies) from {len(affected)} identit(ies)" + (
+                f", including sensitive assets {', '.join(sensitive)}" if sensitive else ""
+            )
+        return CollateralResult(
+            tool="collateral",
+            status=Status.OK,
+            message=message,
+            route_id=route_id,
+            relationship=rel,
+            route_status=route_status,
+            identities=affected,
+            lost_by_label=by_label,
+            lost_sensitive_assets=sensitive,
+        )
+
+    def candidate_collateral(
+        self, route_id: str, entity_id: str, baseline: dict[str, list[tuple[NodeView, int]]] | None = None
+    ) -> CandidateCollateral:
+        """The collateral of one candidate: what identities other than `entity_id` would lose."""
+        full = self.route_collateral(route_id, baseline)
+        others = [i for i in full.identities if i.identity_id != entity_id]
+        lost = {e.id: e for i in others for e in i.lost}
+        sensitive = sorted(e.id for e in lost.values() if e.sensitivity in SENSITIVE)
+        if not others:
+            summary = "no other identity loses access"
+        else:
+            summary = (
+                f"{len(others)} other identit(ies) ({', '.join(i.identity_id for i in others)}) lose access to"
+                f" {len(lost)} entit(ies)" + (f", including sensitive {', '.join(sensitive)}" if sensitive else "")
+            )
+        return CandidateCollateral(
+            other_identities=[i.identity_id for i in others],
+            lost_entities=len(lost),
+            lost_sensitive_assets=sensitive,
+            summary=summary,
+        )
+
     # -- tools ---------------------------------------------------------------
     def list_alerts(self) -> AlertsResult:
         """Every alert with its computed score and count of qualifying paths."""
@@ -323,32 +435,11 @@ class ReadTools:
         def body(inp: AlertInput) -> BlastRadiusResult:
             ev = self.evidence(inp.alert_id)
             on_path = {n.id for p in ev.paths for n in p.nodes[1:]}
-            visited = [ev.entity.id]
-            seen = {ev.entity.id}
-            frontier = [ev.entity.id]
-            found: list[BlastEntity] = []
-            for hop in range(1, MAX_DEPTH + 1):
-                if not frontier:
-                    break
-                rows = self.store.read("expand_frontier", {"frontier": frontier, "visited": visited})
-                frontier = []
-                for row in rows:
-                    node = _node(row)
-                    if node.id in seen:
-                        continue
-                    seen.add(node.id)
-                    visited.append(node.id)
-                    frontier.append(node.id)
-                    if node.label in BLAST_LABELS:
-                        found.append(
-                            BlastEntity(
-                                id=node.id,
-                                label=node.label,
-                                name=node.name,
-                                hops=hop,
-                                on_critical_path=node.id in on_path,
-                            )
-                        )
+            found = [
+                BlastEntity(id=node.id, label=node.label, name=node.name, hops=hop, on_critical_path=node.id in on_path)
+                for node, hop in self.reach(ev.entity.id)
+                if node.label in BLAST_LABELS
+            ]
             found.sort(key=lambda e: (BLAST_LABELS.index(e.label), e.hops, e.id))
             by_label = {label: sum(1 for e in found if e.label == label) for label in BLAST_LABELS}
             return BlastRadiusResult(
@@ -512,11 +603,16 @@ class ReadTools:
         return self._run("get_evidence_graph", EvidenceGraphResult, InvestigateInput, raw, body)
 
     def get_response_candidates(self, alert_id: Any) -> CandidatesResult:
-        """Allowlisted actions the current evidence supports: block one active session route."""
+        """Allowlisted actions the current evidence supports: block one active session route,
+        each with its collateral (what other identities would lose)."""
 
         def body(inp: AlertInput) -> CandidatesResult:
             ev = self.evidence(inp.alert_id)
-            return build_candidates(ev, self.path_cap)
+            result = build_candidates(ev, self.path_cap)
+            baseline: dict[str, list[tuple[NodeView, int]]] = {}
+            for cand in result.candidates:
+                cand.collateral = self.candidate_collateral(cand.route_id, ev.alert.entity_id, baseline)
+            return result
 
         return self._run("get_response_candidates", CandidatesResult, AlertInput, {"alert_id": alert_id}, body)
 

@@ -1,10 +1,11 @@
-"""One object holding what the dashboard and the CLI share: store, tools, actions, audit."""
+"""One object holding what the dashboard and the CLI share: store, tools, analysis, actions, audit."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from .act import ActionService
+from .analysis import AnalysisTools
 from .audit import AuditLog
 from .briefing import Briefer
 from .decide import AnalystDecider, Decider, GeminiDecider, RulesDecider
@@ -29,12 +30,13 @@ class Services:
     actions: ActionService
     audit: AuditLog
     controller: ContainmentController
+    analysis: AnalysisTools
     proposals: ProposalLog = field(default_factory=ProposalLog)
     seeded: SeedReport | None = None
 
     def mcp_server(self, tools: ReadTools | None = None):
         """A fresh in-process MCP server over the read tools (no write is listed)."""
-        return build_mcp_server(tools or self.tools, self.proposals)
+        return build_mcp_server(tools or self.tools, self.proposals, self.analysis)
 
     def gemini(self) -> GeminiDecider:
         return GeminiDecider(self.settings, self.mcp_server)
@@ -93,4 +95,5 @@ def build_services(store: Store, settings: Settings | None = None) -> Services:
         actions=actions,
         audit=audit,
         controller=ContainmentController(tools, actions, audit),
+        analysis=AnalysisTools(tools),
     )

@@ -203,11 +203,12 @@ RETURN properties(a) AS props
 ORDER BY a.id
 
 // name: expand_frontier
-// description: one level of blast-radius expansion: entities one qualifying relationship away from $frontier, not in $visited
+// description: one level of reachability expansion: entities one qualifying relationship (not carrying a route in $exclude_routes) away from $frontier, not in $visited
 UNWIND $frontier AS fid
 MATCH (n:Entity {id: fid})-[r:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ]->(m:Entity)
 WHERE coalesce(r.status, 'active') <> 'blocked'
   AND coalesce(r.permission, 'allow') <> 'deny'
+  AND NOT coalesce(r.route_id, '') IN $exclude_routes
   AND NOT m.id IN $visited
 RETURN DISTINCT m.id AS id, labels(m) AS labels, properties(m) AS props
 
@@ -231,4 +232,28 @@ RETURN nodes, relationships, count(a) AS alerts
 UNWIND $frontier AS fid
 MATCH (n:Entity {id: fid})-[r:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ]->(m:Entity)
 RETURN n.id AS source, type(r) AS type, properties(r) AS rel_props, m.id AS id, labels(m) AS labels, properties(m) AS props
+
+// name: identities_reaching
+// description: identities that reach entity $id over 0..5 qualifying relationships (the identities whose access can use a relationship leaving $id)
+MATCH (t:Entity {id: $id})
+MATCH p = (i:Identity)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*0..5]->(t)
+WHERE ALL(r IN relationships(p) WHERE coalesce(r.status, 'active') <> 'blocked'
+      AND coalesce(r.permission, 'allow') <> 'deny')
+RETURN DISTINCT i.id AS id, labels(i) AS labels, properties(i) AS props
+ORDER BY id
+
+// name: export_nodes
+// description: one page of entities for export, ordered by id: skip $skip, at most $limit
+MATCH (n:Entity)
+RETURN n.id AS id, labels(n) AS labels, properties(n) AS props
+ORDER BY n.id
+SKIP $skip
+LIMIT $limit
+
+// name: export_edges
+// description: one page of relationships between entities for export, ordered by source, type, target: skip $skip, at most $limit
+MATCH (a:Entity)-[r]->(b:Entity)
+RETURN a.id AS source, type(r) AS type, b.id AS target, properties(r) AS props
+ORDER BY source, type, target
+SKIP $skip
 LIMIT $limit

@@ -152,3 +152,50 @@ def test_embedded_default_end_to_end(tmp_path):
     assert result.returncode == 0
     assert "route-c11-primary" not in result.stdout  # human output lists paths, not routes
     assert "payments-vault" in result.stdout and "score 60 high" in result.stdout
+
+
+def test_choke_points_contract(cli_env):
+    """choke-points --routes-only --json: status, severable and the two routes with source/type/target/route_id."""
+    code, data = cli_json(cli_env, "choke-points", "BH-CONTAINMENT-4001", "--routes-only")
+    assert (code, data["status"], data["severable"]) == (0, "paths_found", True)
+    assert {(r["source"], r["type"], r["route_id"]) for r in data["relationships"]} == {
+        ("contractor_11", "HAS_SESSION", "route-c11-primary"),
+        ("contractor_11", "HAS_SESSION", "route-c11-alternate"),
+    }
+    assert {"target", "paths_cut"} <= data["relationships"][0].keys()
+
+
+def test_choke_points_not_severable_is_an_answer(cli_env):
+    """A role alert has no session route: severable false, all paths uncuttable, exit 0."""
+    code, data = cli_json(cli_env, "choke-points", "BH-IAM-2001", "--routes-only")
+    assert (code, data["severable"], data["relationships"], data["uncuttable_paths"]) == (0, False, [], [0, 1, 2])
+
+
+def test_what_if_contract_and_unknown_route(cli_env):
+    """what-if --json has paths as investigate does; an unknown route is unknown_route with exit 3."""
+    code, data = cli_json(cli_env, "what-if", "BH-CONTAINMENT-4001", "--block", "route-c11-primary")
+    assert (code, data["status"], data["path_count"]) == (0, "paths_found", 1)
+    assert {"nodes", "relationships"} <= data["paths"][0].keys()
+    code, data = cli_json(cli_env, "what-if", "BH-CONTAINMENT-4001", "--block", "route-ghost")
+    assert (code, data["status"]) == (3, "unknown_route")
+
+
+def test_collateral_and_multi_alert_contract(cli_env):
+    """collateral and multi-alert answer with ok and their documented fields."""
+    code, data = cli_json(cli_env, "collateral", "route-dev07-a")
+    assert (code, data["status"], [i["identity_id"] for i in data["identities"]]) == (0, "ok", ["developer_07"])
+    assert "customer-db" in data["lost_sensitive_assets"]
+    code, data = cli_json(cli_env, "multi-alert", "BH-1042", "BH-CONTAINMENT-4001", "--routes-only")
+    assert (code, data["status"], data["severable"], len(data["choke_points"])) == (0, "ok", True, 3)
+
+
+def test_export_then_import_into_a_new_graph(cli_env, loopback_server, tmp_path):
+    """export FILE writes a document that imports into another graph and exports back byte for byte."""
+    first = tmp_path / "first.json"
+    code, data = cli_json(cli_env, "export", str(first), "--name", "roundtrip")
+    assert (code, data["status"], data["alerts"]) == (0, "ok", 4)
+    other = {"FALKORDB_URL": loopback_server.url, "BLASTSHIELD_GRAPH": f"exp_{uuid.uuid4().hex[:8]}"}
+    assert cli_json(other, "import", str(first), "--replace")[0] == 0
+    second = tmp_path / "second.json"
+    assert cli_json(other, "export", str(second), "--name", "roundtrip")[0] == 0
+    assert second.read_bytes() == first.read_bytes()

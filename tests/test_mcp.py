@@ -9,7 +9,16 @@ import sys
 from mcp import Client, StdioServerParameters
 
 from blastshield_core.mcp_server import READ_TOOL_NAMES, SELECT_TOOL_NAME, TOOL_NAMES
-from blastshield_core.results import AlertInput, InvestigateInput, PathInput, SelectInput
+from blastshield_core.results import (
+    AlertInput,
+    ChokePointsInput,
+    CollateralInput,
+    InvestigateInput,
+    MultiAlertInput,
+    PathInput,
+    SelectInput,
+    WhatIfInput,
+)
 from tests.conftest import ROOT, graph_state
 
 CALLS = {
@@ -18,6 +27,10 @@ CALLS = {
     "find_shortest_access_path": {"source_id": "auditor_02", "target_id": "staging-report", "max_hops": 5},
     "get_containment_route_statuses": {"alert_id": "BH-CONTAINMENT-4001"},
     "get_response_candidates": {"alert_id": "BH-CONTAINMENT-4001"},
+    "get_choke_points": {"alert_id": "BH-CONTAINMENT-4001", "routes_only": True},
+    "what_if_blocked": {"alert_id": "BH-CONTAINMENT-4001", "block": ["route-c11-primary", "route-c11-alternate"]},
+    "get_route_collateral": {"route_id": "route-c11-primary"},
+    "get_multi_alert_view": {"alert_ids": ["BH-1042", "BH-CONTAINMENT-4001"]},
     SELECT_TOOL_NAME: {
         "alert_id": "BH-CONTAINMENT-4001",
         "candidate_id": "block-route:route-c11-primary",
@@ -30,6 +43,10 @@ EXPECTED_STATUS = {
     "find_shortest_access_path": "paths_found",
     "get_containment_route_statuses": "ok",
     "get_response_candidates": "ok",
+    "get_choke_points": "paths_found",
+    "what_if_blocked": "no_path",
+    "get_route_collateral": "ok",
+    "get_multi_alert_view": "ok",
     SELECT_TOOL_NAME: "ok",
 }
 
@@ -55,6 +72,10 @@ def test_in_process_schemas_come_from_the_core_models(services):
         "find_shortest_access_path": PathInput,
         "get_containment_route_statuses": AlertInput,
         "get_response_candidates": AlertInput,
+        "get_choke_points": ChokePointsInput,
+        "what_if_blocked": WhatIfInput,
+        "get_route_collateral": CollateralInput,
+        "get_multi_alert_view": MultiAlertInput,
         SELECT_TOOL_NAME: SelectInput,
     }
     for name, model in models.items():
@@ -85,7 +106,7 @@ def test_invalid_arguments_come_back_as_invalid_input_and_are_traced(services):
 
 
 def test_stdio_server_lists_and_answers_every_tool(services):
-    """The official mcp client over stdio sees exactly six tools and each one answers."""
+    """The official mcp client over stdio sees exactly the declared tools and each one answers."""
     settings = services.store.settings
     env = {k: v for k, v in os.environ.items() if not k.startswith(("BLASTSHIELD_", "FALKORDB_", "GEMINI_"))}
     env["BLASTSHIELD_GRAPH"] = settings.graph
@@ -104,3 +125,16 @@ def test_stdio_server_lists_and_answers_every_tool(services):
     assert {name: r["status"] for name, r in results.items()} == EXPECTED_STATUS
     assert [n["id"] for n in results["investigate_alert"]["paths"][0]["nodes"]][-1] == "customer-db"
     assert graph_state(services.store) == before
+
+
+def test_analysis_tools_answer_like_the_core(services):
+    """get_choke_points over MCP returns the same minimum routes as the core tool."""
+
+    async def go():
+        async with Client(services.mcp_server()) as client:
+            return await client.call_tool("get_choke_points", {"alert_id": "BH-CONTAINMENT-4001", "routes_only": True})
+
+    result = asyncio.run(go())
+    over_mcp = {r["route_id"] for r in result.structured_content["relationships"]}
+    direct = {r.route_id for r in services.analysis.choke_points("BH-CONTAINMENT-4001", True).relationships}
+    assert over_mcp == direct == {"route-c11-primary", "route-c11-alternate"}
