@@ -19,12 +19,13 @@ HIGHLIGHT_COLOR = "#8B0000"
 QUIET_COLOR = "#A0A0A0"
 BLOCKED_COLOR = "#7F7F7F"
 DENIED_COLOR = "#FF9F1C"
+WHATIF_COLOR = "#6A3D9A"
 
 LEGEND = (
     "Blue dot: Identity · teal diamond: Session · orange square: Workload · purple hexagon: IAMRole · "
     "green cylinder: DataAsset (red with ★: critical) — "
     "**thick red**: on a qualifying path · thin grey: allowed, not on a path · "
-    "dashed grey: **blocked** · dotted orange: **denied**"
+    "dashed grey: **blocked** · dotted orange: **denied** · dashed purple: blocked in a what-if"
 )
 
 
@@ -56,9 +57,16 @@ def levels(nodes, relationships, start: str | None) -> dict[str, int]:
     return found
 
 
-def build(nodes, relationships, highlight: set[tuple[str, str, str]] | None = None, start: str | None = None):
-    """agraph nodes and edges for a set of nodes and relationships."""
+def build(
+    nodes,
+    relationships,
+    highlight: set[tuple[str, str, str]] | None = None,
+    start: str | None = None,
+    what_if: set[str] | None = None,
+):
+    """agraph nodes and edges; `what_if` route ids are drawn as 'would be blocked'."""
     highlight = highlight or set()
+    what_if = what_if or set()
     level = levels(nodes, relationships, start)
     drawn_nodes = []
     for node in nodes:
@@ -88,14 +96,17 @@ def build(nodes, relationships, highlight: set[tuple[str, str, str]] | None = No
         state = edge_state(rel)
         key = (rel.source, rel.type, rel.target)
         route = rel.properties.get("route_id")
+        if route in what_if and state != "blocked":
+            state = "what-if"
         label = rel.type + (f"\n{route}" if route else "")
         style = {
             "path": {"color": PATH_COLOR, "width": 3},
             "allowed": {"color": QUIET_COLOR, "width": 1},
             "blocked": {"color": BLOCKED_COLOR, "width": 2, "dashes": True},
             "denied": {"color": DENIED_COLOR, "width": 2, "dashes": [2, 6]},
+            "what-if": {"color": WHATIF_COLOR, "width": 3, "dashes": [8, 4]},
         }[state]
-        if state in ("blocked", "denied"):
+        if state in ("blocked", "denied", "what-if"):
             label += f"\n({state})"
         if key in highlight:
             style = {"color": HIGHLIGHT_COLOR, "width": 6}
@@ -115,9 +126,9 @@ def build(nodes, relationships, highlight: set[tuple[str, str, str]] | None = No
     return drawn_nodes, drawn_edges
 
 
-def draw(nodes, relationships, *, graph_id: str, highlight=None, start=None, height: int = 460):
+def draw(nodes, relationships, *, graph_id: str, highlight=None, start=None, height: int = 460, what_if=None):
     """Draw the graph; `graph_id` keeps two drawings on one page distinct."""
-    drawn_nodes, drawn_edges = build(nodes, relationships, highlight, start)
+    drawn_nodes, drawn_edges = build(nodes, relationships, highlight, start, what_if)
     config = Config(
         width="100%",
         height=height,

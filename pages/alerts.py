@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from blastshield_core import DocumentError, QueryFailed, Status, import_document, seed
+from blastshield_core import DocumentError, QueryFailed, Status, export_document, import_document, seed
 from blastshield_core.ingest import parse_bytes
 from pages._services import SEVERITY_BADGE, get_services, init_state
 
@@ -78,6 +78,37 @@ else:
         f"score {chosen.risk_score} ({chosen.severity}, {chosen.rule_set}). Open **Path graph** or **Containment**."
     )
 
+    st.subheader("Several alerts together")
+    together = st.multiselect("Alerts", ids, key="alerts_multi", help="Combined blast radius and shared choke points")
+    if len(together) >= 2:
+        view = svc.analysis.multi_alert(together)
+        if view.status is not Status.OK:
+            st.error(f"{view.status.value}: {view.message}")
+        else:
+            c1, c2, c3 = st.columns(3)
+            c1.metric("Entities reached (combined)", len(view.entities))
+            c2.metric("Assets reached by more than one", len(view.shared_assets))
+            c3.metric("Relationships severing all", len(view.choke_points) if view.severable else "not severable")
+            if view.shared_assets:
+                st.markdown(
+                    "Shared assets: " + ", ".join(f"`{e.id}` ({', '.join(e.alerts)})" for e in view.shared_assets)
+                )
+            st.dataframe(
+                [
+                    {"choke point": f"{r.source} -{r.type}-> {r.target}", "route": r.route_id or "—",
+                     "cuts paths": len(r.paths_cut)}
+                    for r in view.choke_points
+                ],
+                hide_index=True,
+                width="stretch",
+                key="alerts_multi_chokes",
+            )  # fmt: skip
+            if view.common_relationships:
+                st.caption(
+                    "Relationships on the paths of several alerts: "
+                    + ", ".join(f"{r.source} -{r.type}-> {r.target}" for r in view.common_relationships)
+                )
+
 st.divider()
 left, right = st.columns(2)
 with left:
@@ -121,4 +152,16 @@ with right:
             st.session_state.alerts_notice = ("success", f"Scenarios restored: {', '.join(report.loaded)}.")
             st.rerun()
 
+try:
+    exported = export_document(svc.store).model_dump_json(indent=2)
+except (QueryFailed, ValueError) as exc:
+    st.error(f"Export failed: {exc}")
+else:
+    st.download_button(
+        "Export the current graph (blastshield-graph/v1)",
+        exported,
+        file_name=f"{svc.settings.graph}.json",
+        mime="application/json",
+        key="alerts_export",
+    )
 st.caption(f"Graph: {svc.settings.mode} FalkorDB at `{svc.store.location}` · graph `{svc.settings.graph}`")

@@ -56,6 +56,7 @@ else:
                 "relationship": f"{c.relationship.source} -{c.relationship.type}-> {c.relationship.target}",
                 "paths cut": c.paths_cut,
                 "remaining if applied": c.remaining_if_applied,
+                "collateral (others who lose access)": c.collateral.summary if c.collateral else "—",
                 "why": c.reason,
             }
             for c in candidates.candidates

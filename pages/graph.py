@@ -47,6 +47,63 @@ if alert_id is not None:
         if graph.truncated:
             st.warning(f"The drawing is capped at {graph.relationship_cap} relationships; more exist.")
 
+    st.subheader("Choke points: the fewest changes that sever every path")
+    routes_only = st.toggle("Only session routes (what a containment action can block now)", key="graph_routes_only")
+    chokes = svc.analysis.choke_points(alert_id, routes_only)
+    if chokes.status is Status.PATHS_FOUND:
+        if chokes.severable:
+            st.markdown(
+                f"Removing **{len(chokes.relationships)}** relationship(s) severs all {chokes.qualifying_paths} "
+                f"qualifying path(s){'' if chokes.exact else ' (search bounded: may not be minimal)'}:"
+            )
+        else:
+            st.warning(
+                "Not severable with session routes alone: path(s) "
+                + ", ".join(str(i + 1) for i in chokes.uncuttable_paths)
+                + " pass through no active session route. Remediate the IAM relationships instead (toggle off)."
+            )
+        st.dataframe(
+            [
+                {
+                    "relationship": f"{r.source} -{r.type}-> {r.target}",
+                    "route": r.route_id or "—",
+                    "cuts paths": ", ".join(str(i + 1) for i in r.paths_cut),
+                }
+                for r in chokes.relationships
+            ],
+            hide_index=True,
+            width="stretch",
+            key="graph_chokes",
+        )
+    else:
+        show_status(chokes.status, chokes.message, 6)
+
+    st.subheader("What if: try blocking routes without writing anything")
+    routes = svc.tools.get_containment_route_statuses(alert_id)
+    active = [r.route_id for r in routes.routes if r.status == "active"] if routes.status is Status.OK else []
+    if not active:
+        st.caption("No active session route on this alert's paths.")
+    else:
+        trial = st.multiselect("Routes to treat as blocked", active, key="graph_whatif")
+        if trial:
+            result = svc.analysis.what_if(alert_id, trial)
+            if result.status in (Status.PATHS_FOUND, Status.NO_PATH):
+                st.markdown(
+                    f"**{result.path_count}** of {result.paths_before} qualifying path(s) would remain "
+                    f"if {', '.join(trial)} were blocked (dry run, nothing written)."
+                )
+                if result.paths:
+                    st.dataframe(path_rows(result.paths), hide_index=True, width="stretch", key="graph_whatif_paths")
+                else:
+                    st.success(
+                        "Dry run: no qualifying path would remain. Run containment to make it so — and verify it."
+                    )
+                remaining = {(r.source, r.type, r.target) for p in result.paths for r in p.relationships}
+                draw(graph.nodes, graph.relationships, graph_id=f"whatif-{alert_id}-{'-'.join(trial)}",
+                     highlight=remaining, start=graph.entity_id, what_if=set(trial), height=360)  # fmt: skip
+            else:
+                show_status(result.status, result.message)
+
     with st.expander("Briefing for this alert", expanded=False):
         show_briefing(svc, alert_id, key="graph_briefing")
 

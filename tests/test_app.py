@@ -308,3 +308,45 @@ def test_two_dashboard_sessions_contain_the_same_alert_at_once(app, tmp_path):
         assert full.steps[-1].kind == "verdict"
         assert full.state.value in ("completed", "stopped")
         assert full.state.value != "completed" or full.remaining_paths == 0
+
+
+def test_what_if_draws_the_trial_block_and_writes_nothing(app):
+    """Trying route-c11-primary on the graph page leaves one path, draws the route as a what-if, writes nothing."""
+    open_page(app, "pages/graph.py")
+    app.selectbox(key="graph_alert").set_value("BH-CONTAINMENT-4001").run()
+    app.multiselect(key="graph_whatif").set_value(["route-c11-primary"]).run()
+    assert not app.exception
+    assert any("**1** of 2 qualifying path(s) would remain" in m.value for m in app.markdown)
+    trial = drawn(app)[1]
+    assert ("contractor_11", "HAS_SESSION", "sess-c11-vpn") in edges_by_state(trial, "what-if")
+    app.switch_page("pages/alerts.py").run()
+    assert table(app, "alert", "score").set_index("alert").loc["BH-CONTAINMENT-4001", "qualifying paths"] == 2
+
+
+def test_choke_points_on_the_graph_page(app):
+    """BH-CONTAINMENT-4001's minimum cut is its two session routes; BH-IAM-2001 cannot be cut by routes."""
+    open_page(app, "pages/graph.py")
+    app.selectbox(key="graph_alert").set_value("BH-CONTAINMENT-4001").run()
+    chokes = table(app, "relationship", "route", "cuts paths")
+    assert set(chokes["route"]) == {"route-c11-primary", "route-c11-alternate"}
+    app.selectbox(key="graph_alert").set_value("BH-IAM-2001").run()
+    app.toggle(key="graph_routes_only").set_value(True).run()
+    assert any("Not severable with session routes alone" in w.value for w in app.warning)
+
+
+def test_candidates_show_their_collateral(app):
+    """Every candidate on the containment page carries its collateral."""
+    open_page(app, "pages/containment.py")
+    app.selectbox(key="contain_alert").set_value("BH-CONTAINMENT-4001").run()
+    cands = table(app, "candidate", "collateral (others who lose access)")
+    assert len(cands) == 2 and all(isinstance(v, str) and v for v in cands["collateral (others who lose access)"])
+
+
+def test_multi_alert_view_on_the_queue(app):
+    """Choosing two alerts shows their combined view with the shared choke points."""
+    app.run()
+    app.multiselect(key="alerts_multi").set_value(["BH-1042", "BH-CONTAINMENT-4001"]).run()
+    assert not app.exception
+    chokes = table(app, "choke point", "route", "cuts paths")
+    assert set(chokes["route"]) == {"route-dev07-a", "route-c11-primary", "route-c11-alternate"}
+    assert app.get("download_button")[0].label.startswith("Export the current graph")
