@@ -333,3 +333,26 @@ def test_no_server_outlives_a_killed_run(tmp_path):
     assert again.read("list_alerts") == []
     again.close()
     assert _gone(pid)
+
+
+def test_server_killed_between_the_block_and_its_read_back(tmp_path):
+    """If the server dies right after the block is written, the action still says applied and the run ends failed."""
+    store = Store(load_settings(environ={}, data_dir=tmp_path))
+    try:
+        seed(store)
+        services = build_services(store)
+        pid = store.server_pid()
+        original = store.read
+
+        def read_then_die(name, params=None, **kwargs):
+            if name == "routes_by_ids" and psutil.pid_exists(pid):
+                _kill(pid)  # the block_route write has just returned: the read-back meets a dead server
+            return original(name, params, **kwargs)
+
+        store.read = read_then_die
+        run = services.controller.run(ALERT, RulesDecider(), 3, True)
+    finally:
+        store.close()
+    assert run.state is RunState.FAILED
+    assert [(a.route_id, a.status, a.verified) for a in run.actions] == [("route-c11-primary", "applied", False)]
+    assert "audit write failed at step 6 (action)" in run.reason
