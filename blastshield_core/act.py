@@ -35,11 +35,12 @@ class ActionService:
     ) -> ActionResult:
         """Run an operation by name; anything but `block_route` is refused. `tools` (a run's own)
         receives the traced reads of the validation and the `after` investigation."""
-        if operation not in OPERATIONS:
+        if not isinstance(operation, str) or operation not in OPERATIONS:
+            shown = operation[:64] if isinstance(operation, str) else type(operation).__name__
             return ActionResult(
-                operation=str(operation)[:64],
+                operation=shown,
                 status="rejected",
-                reason=f"operation {str(operation)[:64]!r} is not allowlisted (only block_route)",
+                reason=f"operation {shown!r} is not allowlisted (only block_route)",
             )
         return self.block_route(alert_id, route_id, run_id, tools=tools)
 
@@ -58,6 +59,8 @@ class ActionService:
         reads = tools or self.tools
         if not is_valid_id(alert_id) or not is_valid_id(route_id):
             return self._rejected("invalid alert or route id", alert_id, route_id)
+        if not is_valid_id(run_id):
+            return self._rejected("invalid run id", alert_id, route_id)
         try:
             evidence = reads.evidence(alert_id)
         except Unknown as exc:
@@ -84,7 +87,12 @@ class ActionService:
         blocked = rows[0]["blocked"] if rows else 0
         if not blocked:
             return self._rejected(self._why_not(route_id), alert_id, route_id, before)
-        route = self.store.read("routes_by_ids", {"route_ids": [route_id]})
+        # The block is written. A read-back that fails now must not hide that: the result
+        # says applied, and the controller's own re-query reports the failure.
+        try:
+            route = self.store.read("routes_by_ids", {"route_ids": [route_id]})
+        except QueryFailed:
+            route = []
         relationship = (
             RelView(
                 type=route[0]["type"],
@@ -108,7 +116,10 @@ class ActionService:
         )
 
     def _why_not(self, route_id: str) -> str:
-        rows = self.store.read("routes_by_ids", {"route_ids": [route_id]})
+        try:
+            rows = self.store.read("routes_by_ids", {"route_ids": [route_id]})
+        except QueryFailed as exc:
+            return f"route {route_id} was not blocked (reading why failed: {exc})"
         if not rows:
             return f"unknown route {route_id!r}"
         if rows[0]["props"].get("status") == "blocked":

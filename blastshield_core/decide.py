@@ -248,6 +248,19 @@ class GeminiDecider:
                     for c in selects:
                         calls.append({"tool": c.name, "args": _short(c.args), "outcome": "contradictory"})
                     return stop("contradictory proposals in one reply", turn)
+                # Judge the whole reply before running any of it: a proposal next to an
+                # undeclared (e.g. write-like) tool or undeclared arguments is refused whole.
+                for call in function_calls:
+                    args = call.args if isinstance(call.args, dict) else {}
+                    tool = declared.get(str(call.name))
+                    if tool is None:
+                        calls.append({"tool": str(call.name)[:80], "args": _short(args), "outcome": "undeclared tool"})
+                        return stop(f"the model called {str(call.name)[:80]!r}, which is not a declared tool", turn)
+                    unknown = set(args) - set(tool.input_schema.get("properties", {}))
+                    if unknown:
+                        calls.append({"tool": call.name, "args": _short(args), "outcome": "undeclared arguments"})
+                        names = [str(k)[:80] for k in sorted(unknown)[:10]]
+                        return stop(f"{call.name} was called with undeclared arguments {names}", turn)
                 contents.append(response.candidates[0].content)
                 replies = []
                 for call in function_calls:

@@ -9,10 +9,16 @@ every action verified completes a run. Terminal states:
 - `stopped`: cap reached with paths remaining, no valid proposal, a rejected
   proposal, model unavailable, no candidate can cut the remaining paths, or the
   analyst ended it;
-- `failed`: a query failed or answered unknown/invalid, or an action could not
-  be verified.
+- `failed`: a query failed or answered unknown/invalid, an action could not
+  be verified, or the audit could not be written.
 
-Every step is appended to the persisted audit as it happens.
+Every step is appended to the persisted audit as it happens. No step runs
+unrecorded: if a step cannot be written to the audit (the database went away),
+the run ends `failed` at once, before any further query, decision or action;
+the returned record says which step could not be written, and the steps
+already written stay in the audit (where the run then still reads `running`,
+since its verdict could not be written either). A verdict that would have been
+`completed` is reported `failed` when it cannot be recorded.
 """
 
 from __future__ import annotations
@@ -42,13 +48,23 @@ from .results import (
 from .store import QueryFailed
 from .trace import Tracer
 
-__all__ = ["ContainmentController", "RunRefused", "RunRequest", "RunSession"]
+__all__ = ["AuditWriteFailed", "ContainmentController", "RunRefused", "RunRequest", "RunSession"]
 
 StepCallback = Callable[[RunRecord, RunStep], None]
 
 
 class RunRefused(ValueError):
     """A run was not started (bad input or no confirmation); nothing was written."""
+
+
+class AuditWriteFailed(Exception):
+    """A step of a run could not be written to the audit."""
+
+    def __init__(self, step: RunStep, message: str, *, step_written: bool = False):
+        super().__init__(message)
+        self.step = step
+        self.message = message
+        self.step_written = step_written  # the step itself is in the audit; the run record update failed
 
 
 class RunRequest(BaseModel):
@@ -82,6 +98,8 @@ class RunSession:
         self.on_step = on_step
         self.latest: InvestigationResult | None = None
         self._decisions = 0
+        # An applied action not yet in `run.actions` (kept if the audit fails in between).
+        self._pending: RunAction | None = None
 
     # -- recording -------------------------------------------------------------
     def _step(self, kind: str, summary: str, data: dict[str, Any] | None = None, mark: int | None = None) -> RunStep:
@@ -95,7 +113,10 @@ class RunSession:
             trace=tracer.since(mark) if mark is not None else [],
         )
         self.run.steps.append(step)
-        self.controller.audit.add_step(self.run.run_id, step)
+        try:
+            self.controller.audit.add_step(self.run.run_id, step)
+        except QueryFailed as exc:
+            raise AuditWriteFailed(step, str(exc)) from None
         if self.on_step is not None:
             self.on_step(self.run, step)
         return step
@@ -105,13 +126,63 @@ class RunSession:
         self.run.reason = reason
         self.run.remaining_paths = remaining
         self.run.finished_at = _now()
-        self._step("verdict", f"{state.value}: {reason}", {"state": state.value, "remaining_paths": remaining})
-        self.controller.audit.update(self.run)
+        step = self._step("verdict", f"{state.value}: {reason}", {"state": state.value, "remaining_paths": remaining})
+        self._update_audit(step)
+        return self.run
+
+    def _update_audit(self, step: RunStep) -> None:
+        try:
+            self.controller.audit.update(self.run)
+        except QueryFailed as exc:
+            raise AuditWriteFailed(step, f"the run record was not updated: {exc}", step_written=True) from None
+
+    def _audit_failed(self, exc: AuditWriteFailed) -> RunRecord:
+        """End the run `failed` because its audit cannot be written; take no further step."""
+        if self._pending is not None:
+            self.run.actions.append(self._pending)
+            self._pending = None
+        before = f" (verdict before: {self.run.state.value}: {self.run.reason})" if self.run.state.terminal else ""
+        self.run.state = RunState.FAILED
+        self.run.reason = (
+            f"audit write failed {'after' if exc.step_written else 'at'} step {exc.step.seq} ({exc.step.kind}):"
+            f" {exc.message}; "
+            f"the run was ended before any further action{before}"
+        )
+        self.run.remaining_paths = None
+        self.run.finished_at = _now()
+        verdict = RunStep(
+            seq=len(self.run.steps) + 1,
+            kind="verdict",
+            at=_now(),
+            summary=f"failed: {self.run.reason}",
+            data={
+                "state": "failed",
+                "remaining_paths": None,
+                "audit_failed_step": exc.step.seq,
+                "step_written": exc.step_written,
+            },
+        )
+        self.run.steps.append(verdict)
+        try:  # best effort: the store may be back, or still gone
+            self.controller.audit.add_step(self.run.run_id, verdict)
+            self.controller.audit.update(self.run)
+        except QueryFailed:
+            pass
+        if self.on_step is not None:
+            self.on_step(self.run, verdict)
         return self.run
 
     # -- the loop --------------------------------------------------------------
     def begin(self) -> RunRecord:
         """Investigate fresh; complete at once if there is nothing to contain."""
+        if self.run.state.terminal:
+            return self.run
+        try:
+            return self._begin()
+        except AuditWriteFailed as exc:
+            return self._audit_failed(exc)
+
+    def _begin(self) -> RunRecord:
         tools = self.tools
         mark = tools.tracer.mark()
         inv = tools.investigate_alert(self.run.alert_id)
@@ -132,6 +203,12 @@ class RunSession:
         """One decision cycle: candidates, proposal, validation, action, re-query, verdict."""
         if self.run.state.terminal:
             return self.run
+        try:
+            return self._advance(decider)
+        except AuditWriteFailed as exc:
+            return self._audit_failed(exc)
+
+    def _advance(self, decider: Decider) -> RunRecord:
         assert self.latest is not None, "begin() first"
         tools = self.tools
         alert_id = self.run.alert_id
@@ -203,6 +280,17 @@ class RunSession:
         route_id = next(c.route_id for c in fresh.candidates if c.id == proposal.candidate_id)
         mark = tools.tracer.mark()
         result = self.controller.actions.execute("block_route", alert_id, route_id, self.run.run_id, tools=tools)
+        if result.status == "applied":
+            self._pending = RunAction(
+                step=self._decisions,
+                candidate_id=proposal.candidate_id,
+                route_id=route_id,
+                status=result.status,
+                verified=False,
+                paths_before=result.paths_before,
+                paths_after=None,
+                reason=result.reason,
+            )
         self._step(
             "action",
             f"block_route {route_id}: {result.status} ({result.reason})",
@@ -232,6 +320,7 @@ class RunSession:
             },
             mark,
         )
+        self._pending = None
         self.run.actions.append(
             RunAction(
                 step=self._decisions,
@@ -244,7 +333,7 @@ class RunSession:
                 reason=result.reason,
             )
         )
-        self.controller.audit.update(self.run)
+        self._update_audit(self.run.steps[-1])
         if not after.status.is_answer:
             return self._finish(RunState.FAILED, f"re-query {after.status.value}: {after.message}", None)
         self.latest = after
@@ -274,7 +363,10 @@ class RunSession:
         if self.run.state.terminal:
             return self.run
         remaining = self.latest.path_count if self.latest else None
-        return self._finish(RunState.STOPPED, reason, remaining)
+        try:
+            return self._finish(RunState.STOPPED, reason, remaining)
+        except AuditWriteFailed as exc:
+            return self._audit_failed(exc)
 
 
 class ContainmentController:
@@ -309,13 +401,16 @@ class ContainmentController:
             reason="",
             started_at=_now(),
         )
-        self.audit.create(run)
+        self.audit.create(run)  # a store that is gone already: QueryFailed, and no run exists
         session = RunSession(self, run, on_step)
-        session._step(
-            "start",
-            f"run started by confirmation: decider {run.decider}, cap {run.max_actions}",
-            {"decider": run.decider, "max_actions": run.max_actions},
-        )
+        try:
+            session._step(
+                "start",
+                f"run started by confirmation: decider {run.decider}, cap {run.max_actions}",
+                {"decider": run.decider, "max_actions": run.max_actions},
+            )
+        except AuditWriteFailed as exc:
+            session._audit_failed(exc)
         session.begin()
         return session
 

@@ -12,7 +12,7 @@ import re
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
 __all__ = [
     "ALERT_ID_PATTERN",
@@ -47,6 +47,8 @@ _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 MAX_STRING = 4096
 MAX_LIST = 256
+# FalkorDB stores integers as signed 64-bit; a larger one would be silently clamped.
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 class Label(StrEnum):
@@ -125,8 +127,23 @@ class DocumentError(ValueError):
 
 
 EntityId = Annotated[StrictStr, Field(pattern=ENTITY_ID_PATTERN)]
-Scalar = StrictStr | StrictBool | StrictInt | StrictFloat
+
+
+def _fits_int64(value: Any) -> Any:
+    # Checked before the union: a strict float would otherwise take a too-large int, losing digits.
+    if type(value) is int and not INT64_MIN <= value <= INT64_MAX:
+        raise ValueError("integers must fit in 64 bits (-2**63 .. 2**63-1)")
+    return value
+
+
+Scalar = Annotated[StrictStr | StrictBool | StrictInt | StrictFloat, BeforeValidator(_fits_int64)]
 PropertyValue = Scalar | Annotated[list[Scalar], Field(max_length=MAX_LIST)]
+
+
+def _check_text(what: str, value: str) -> str:
+    if _CONTROL_RE.search(value):
+        raise ValueError(f"{what} contains control characters")
+    return value
 
 
 def _check_properties(props: dict[str, Any], reserved: set[str]) -> dict[str, Any]:
@@ -141,6 +158,9 @@ def _check_properties(props: dict[str, Any], reserved: set[str]) -> dict[str, An
                 raise ValueError(f"property {key!r} is longer than {MAX_STRING} characters")
             if isinstance(item, float) and not math.isfinite(item):
                 raise ValueError(f"property {key!r} must be a finite number")
+            if isinstance(item, float) and float(f"{item:.15g}") != item:
+                # FalkorDB answers doubles with 15 significant digits: this value would read back changed.
+                raise ValueError(f"property {key!r} has more than 15 significant digits ({item!r})")
             if isinstance(item, str) and _CONTROL_RE.search(item):
                 raise ValueError(f"property {key!r} contains control characters")
     return props
@@ -157,6 +177,7 @@ class NodeSpec(BaseModel):
     properties: dict[str, PropertyValue] = Field(default_factory=dict)
 
     def model_post_init(self, _context: Any) -> None:
+        _check_text("name", self.name)
         _check_properties(self.properties, {"id", "name", "label"})
         sensitivity = self.properties.get("sensitivity")
         if self.label is Label.DATA_ASSET and sensitivity not in {s.value for s in Sensitivity}:
@@ -210,6 +231,7 @@ class AlertSpec(BaseModel):
     signals: dict[str, Scalar] = Field(default_factory=dict)
 
     def model_post_init(self, _context: Any) -> None:
+        _check_text("title", self.title)
         _check_properties(self.signals, set())
 
 

@@ -164,3 +164,13 @@ def graph_state(store: Store) -> list[dict]:
     return store.read_text(
         "MATCH (a)-[r]->(b) RETURN a.id AS a, type(r) AS t, b.id AS b, properties(r) AS p ORDER BY a, t, b"
     )
+
+
+def graph_snapshot(store: Store) -> dict[str, list]:
+    """Every node and relationship with labels, types and property values, for exact before/after comparisons."""
+    nodes = store.read_text("MATCH (n) RETURN labels(n) AS l, properties(n) AS p")
+    edges = store.read_text("MATCH (a)-[r]->(b) RETURN a.id AS a, type(r) AS t, b.id AS b, properties(r) AS p")
+    return {
+        "nodes": sorted(repr((sorted(r["l"]), sorted(r["p"].items()))) for r in nodes),
+        "edges": sorted(repr((r["a"], r["t"], r["b"], sorted(r["p"].items()))) for r in edges),
+    }
