@@ -117,6 +117,20 @@ def _path(row: dict[str, Any]) -> AccessPath:
     )
 
 
+def _alert_record(props: dict[str, Any]) -> AlertRecord:
+    try:
+        signals = json.loads(props.get("signals") or "{}")
+    except (TypeError, json.JSONDecodeError):
+        signals = {}
+    return AlertRecord(
+        id=props["id"],
+        title=props.get("title", ""),
+        entity_id=props.get("entity_id", ""),
+        kind=props.get("kind", ""),
+        signals=signals if isinstance(signals, dict) else {},
+    )
+
+
 def _count(result: ToolResult) -> int:
     for attr in ("paths", "entities", "routes", "candidates", "alerts"):
         value = getattr(result, attr, None)
@@ -183,22 +197,15 @@ class ReadTools:
         paths = [_path(row) for row in rows]
         return paths[:cap], len(paths) > cap
 
-    def _alert(self, alert_id: str) -> AlertRecord:
-        rows = self.store.read("alert_by_id", {"id": alert_id})
+    def _alert_and_entity(self, alert_id: str) -> tuple[AlertRecord, NodeView]:
+        """The alert and its entity in one query; _Unknown when either is missing."""
+        rows = self.store.read("alert_with_entity", {"id": alert_id})
         if not rows:
             raise _Unknown(Status.UNKNOWN_ALERT, f"no alert with id {alert_id!r}")
-        props = rows[0]["props"]
-        try:
-            signals = json.loads(props.get("signals") or "{}")
-        except (TypeError, json.JSONDecodeError):
-            signals = {}
-        return AlertRecord(
-            id=props["id"],
-            title=props.get("title", ""),
-            entity_id=props.get("entity_id", ""),
-            kind=props.get("kind", ""),
-            signals=signals if isinstance(signals, dict) else {},
-        )
+        alert = _alert_record(rows[0]["props"])
+        if rows[0]["id"] is None:
+            raise _Unknown(Status.UNKNOWN_SOURCE, f"no entity with id {alert.entity_id!r} in the graph")
+        return alert, _node({"id": rows[0]["id"], "labels": rows[0]["labels"], "props": rows[0]["entity_props"]})
 
     def _entity(self, entity_id: str, status: Status) -> NodeView:
         rows = self.store.read("entity_by_id", {"id": entity_id})
@@ -211,8 +218,7 @@ class ReadTools:
 
         Raises QueryFailed, or _Unknown for an unknown alert or entity.
         """
-        alert = self._alert(alert_id)
-        entity = self._entity(alert.entity_id, Status.UNKNOWN_SOURCE)
+        alert, entity = self._alert_and_entity(alert_id)
         paths, truncated = self._paths(
             "sensitive", MAX_DEPTH, {"source_id": alert.entity_id}, exclude_routes=exclude_routes
         )
@@ -316,30 +322,29 @@ class ReadTools:
         def body(inp: AlertInput) -> BlastRadiusResult:
             ev = self.evidence(inp.alert_id)
             on_path = {n.id for p in ev.paths for n in p.nodes[1:]}
-            visited = [ev.entity.id]
             seen = {ev.entity.id}
             frontier = [ev.entity.id]
             found: list[BlastEntity] = []
             for hop in range(1, MAX_DEPTH + 1):
                 if not frontier:
                     break
-                rows = self.store.read("expand_frontier", {"frontier": frontier, "visited": visited})
+                rows = self.store.read("expand_frontier", {"frontier": frontier})
                 frontier = []
                 for row in rows:
-                    node = _node(row)
-                    if node.id in seen:
+                    node_id = row["id"]
+                    if node_id in seen:
                         continue
-                    seen.add(node.id)
-                    visited.append(node.id)
-                    frontier.append(node.id)
-                    if node.label in BLAST_LABELS:
+                    seen.add(node_id)
+                    frontier.append(node_id)
+                    label = domain_label(row["labels"])
+                    if label in BLAST_LABELS:
                         found.append(
                             BlastEntity(
-                                id=node.id,
-                                label=node.label,
-                                name=node.name,
+                                id=node_id,
+                                label=label,
+                                name=row["name"] or node_id,
                                 hops=hop,
-                                on_critical_path=node.id in on_path,
+                                on_critical_path=node_id in on_path,
                             )
                         )
             found.sort(key=lambda e: (BLAST_LABELS.index(e.label), e.hops, e.id))

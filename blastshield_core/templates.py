@@ -32,6 +32,7 @@ REQUIRED = frozenset(
         "entity_by_id",
         "entities_by_ids",
         "alert_by_id",
+        "alert_with_entity",
         "list_alerts",
         "expand_frontier",
         "routes_by_ids",
