@@ -224,17 +224,21 @@ def import_document(
             if progress is not None:
                 progress(done, total)
 
+        # A fresh staging graph holds nothing yet and the document has no duplicates,
+        # so it is filled with CREATE; an upsert into a copy of the live graph MERGEs.
+        fresh = replace or not live_exists
+        node_template, edge_template = ("create_nodes", "create_edges") if fresh else ("upsert_nodes", "upsert_edges")
         try:
-            if live_exists and not replace:
+            if not fresh:
                 store.command("GRAPH.COPY", live, staging)
             _ensure_indexes(store, staging)
             for label, rows in node_rows.items():
                 for batch in _batches(rows):
-                    store.execute_write(render("upsert_nodes", label=label), {"rows": batch}, graph=staging)
+                    store.execute_write(render(node_template, label=label), {"rows": batch}, graph=staging)
                     step(len(batch))
             for rel_type, rows in edge_rows.items():
                 for batch in _batches(rows):
-                    store.execute_write(render("upsert_edges", rel_type=rel_type), {"rows": batch}, graph=staging)
+                    store.execute_write(render(edge_template, rel_type=rel_type), {"rows": batch}, graph=staging)
                     step(len(batch))
             for batch in _batches(alert_rows):
                 store.execute_write(template("upsert_alerts").text, {"rows": batch}, graph=staging)

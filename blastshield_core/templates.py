@@ -42,6 +42,8 @@ REQUIRED = frozenset(
         "upsert_nodes",
         "upsert_edges",
         "upsert_alerts",
+        "create_nodes",
+        "create_edges",
     }
 )
 
