@@ -117,6 +117,16 @@ def _path(row: dict[str, Any]) -> AccessPath:
     )
 
 
+# Paths of 1..3 relationships are few from any start, so the deepening starts there.
+SHORTEST_FIRST_DEPTH = 3
+
+
+def _deepening(max_hops: int) -> list[int]:
+    """The depths to try, in order: one query up to SHORTEST_FIRST_DEPTH, then one per hop."""
+    first = min(SHORTEST_FIRST_DEPTH, max_hops)
+    return [first, *range(first + 1, max_hops + 1)]
+
+
 def _alert_record(props: dict[str, Any]) -> AlertRecord:
     try:
         signals = json.loads(props.get("signals") or "{}")
@@ -206,12 +216,6 @@ class ReadTools:
         if rows[0]["id"] is None:
             raise _Unknown(Status.UNKNOWN_SOURCE, f"no entity with id {alert.entity_id!r} in the graph")
         return alert, _node({"id": rows[0]["id"], "labels": rows[0]["labels"], "props": rows[0]["entity_props"]})
-
-    def _entity(self, entity_id: str, status: Status) -> NodeView:
-        rows = self.store.read("entity_by_id", {"id": entity_id})
-        if not rows:
-            raise _Unknown(status, f"no entity with id {entity_id!r} in the graph")
-        return _node(rows[0])
 
     def evidence(self, alert_id: str, *, exclude_routes: Iterable[str] = ()) -> Evidence:
         """The standard investigation (depth 6) of an alert, fresh from the graph.
@@ -368,8 +372,11 @@ class ReadTools:
         """All shortest qualifying paths from source to target within max_hops (1..6)."""
 
         def body(inp: PathInput) -> ShortestPathResult:
-            self._entity(inp.source_id, Status.UNKNOWN_SOURCE)
-            self._entity(inp.target_id, Status.UNKNOWN_TARGET)
+            known = {row["id"] for row in self.store.read("entities_by_ids", {"ids": [inp.source_id, inp.target_id]})}
+            if inp.source_id not in known:
+                raise _Unknown(Status.UNKNOWN_SOURCE, f"no entity with id {inp.source_id!r} in the graph")
+            if inp.target_id not in known:
+                raise _Unknown(Status.UNKNOWN_TARGET, f"no entity with id {inp.target_id!r} in the graph")
             common = {"source_id": inp.source_id, "target_id": inp.target_id, "max_hops": inp.max_hops}
             if inp.source_id == inp.target_id:
                 return ShortestPathResult(
@@ -379,18 +386,26 @@ class ReadTools:
                     **common,
                 )
             # Iterative deepening: the first depth with any path gives the shortest ones.
-            for depth in range(1, inp.max_hops + 1):
-                paths, truncated = self._paths(
-                    "target", depth, {"source_id": inp.source_id, "target_id": inp.target_id}
+            # The depth-d template returns paths of 1..d relationships shortest first, so
+            # one query covers every depth up to SHORTEST_FIRST_DEPTH; the shortest are
+            # the leading rows of the smallest length, and they were truncated only when
+            # the cap + 1 rows are all of that length.
+            for depth in _deepening(inp.max_hops):
+                paths, _ = self._paths(
+                    "target", depth, {"source_id": inp.source_id, "target_id": inp.target_id}, cap=self.path_cap + 1
                 )
                 if paths:
+                    hops = paths[0].hops
+                    shortest = [p for p in paths if p.hops == hops]
+                    truncated = len(shortest) > self.path_cap
+                    shortest = shortest[: self.path_cap]
                     return ShortestPathResult(
                         tool="find_shortest_access_path",
                         status=Status.PATHS_FOUND,
-                        message=f"{len(paths)}{'+' if truncated else ''} shortest path(s) of {depth} hops",
-                        hops=depth,
-                        paths=paths,
-                        path_count=len(paths),
+                        message=f"{len(shortest)}{'+' if truncated else ''} shortest path(s) of {hops} hops",
+                        hops=hops,
+                        paths=shortest,
+                        path_count=len(shortest),
                         truncated=truncated,
                         path_cap=self.path_cap,
                         **common,
