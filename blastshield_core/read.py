@@ -104,17 +104,34 @@ def _node(row: dict[str, Any]) -> NodeView:
     props = dict(row["props"])
     node_id = props.pop("id", row.get("id"))
     name = props.pop("name", None)
-    return NodeView(id=node_id, label=domain_label(row["labels"]), name=name or node_id, properties=props)
-
-
-def _path(row: dict[str, Any]) -> AccessPath:
-    return AccessPath(
-        nodes=[_node(n) for n in row["nodes"]],
-        relationships=[
-            RelView(type=r["type"], source=r["source"], target=r["target"], properties=dict(r["props"]))
-            for r in row["rels"]
-        ],
+    # Rows come from our own templates over validated data: build without re-validating.
+    return NodeView.model_construct(
+        id=node_id, label=domain_label(row["labels"]), name=name or node_id, properties=props
     )
+
+
+def _paths_from_rows(rows: list[dict[str, Any]]) -> list[AccessPath]:
+    """Path rows as models; a node met on several paths is built once."""
+    nodes: dict[str, NodeView] = {}
+
+    def node(row: dict[str, Any]) -> NodeView:
+        found = nodes.get(row["id"])
+        if found is None:
+            found = nodes[row["id"]] = _node(row)
+        return found
+
+    return [
+        AccessPath.model_construct(
+            nodes=[node(n) for n in row["nodes"]],
+            relationships=[
+                RelView.model_construct(
+                    type=r["type"], source=r["source"], target=r["target"], properties=dict(r["props"])
+                )
+                for r in row["rels"]
+            ],
+        )
+        for row in rows
+    ]
 
 
 # Paths of 1..3 relationships are few from any start, so the deepening starts there.
@@ -204,7 +221,7 @@ class ReadTools:
         if kind == "sensitive":
             query["sensitivities"] = SENSITIVE
         rows = self.store.read_text(path_template(kind, depth).text, query)
-        paths = [_path(row) for row in rows]
+        paths = _paths_from_rows(rows)
         return paths[:cap], len(paths) > cap
 
     def _alert_and_entity(self, alert_id: str) -> tuple[AlertRecord, NodeView]:

@@ -35,7 +35,7 @@ from redis.retry import Retry
 from .settings import Settings
 from .templates import load_templates, template
 
-__all__ = ["QueryFailed", "Store", "StoreUnavailable", "params_header"]
+__all__ = ["QueryFailed", "Store", "StoreUnavailable"]
 
 log = logging.getLogger(__name__)
 
@@ -154,15 +154,9 @@ class Store:
         return _rows(result)
 
     def execute_write(self, text: str, params: dict[str, Any] | None = None, *, graph: str | None = None) -> list[dict]:
-        """Run a write. Only `ingest` and `act` call this; never retried.
-
-        The parameters travel in the `CYPHER` header exactly as the falkordb
-        client would send them, built by `params_header` (import batches are
-        large, and the client's generic encoder was half of an import's time).
-        """
+        """Run a write. Only `ingest` and `act` call this; never retried."""
         try:
-            query = params_header(params or {}) + text
-            result = self._graph(graph).query(query, None, timeout=self.settings.query_timeout_ms)
+            result = self._graph(graph).query(text, params or {}, timeout=self.settings.query_timeout_ms)
         except (redis.RedisError, OSError) as exc:
             raise QueryFailed(f"write failed: {type(exc).__name__}: {exc}") from None
         return _rows(result)
@@ -271,40 +265,6 @@ def _wait_for_exit(pid: int, timeout: float = 10.0) -> None:
         os.kill(pid, 9)
     except OSError:
         pass
-
-
-def _cypher_value(value: Any) -> str:
-    kind = type(value)
-    if kind is str:
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if kind is dict:
-        return "{" + ",".join(f"`{_cypher_key(k)}`:{_cypher_value(v)}" for k, v in value.items()) + "}"
-    if kind is list or kind is tuple:
-        return "[" + ",".join(map(_cypher_value, value)) + "]"
-    if value is None:
-        return "null"
-    if kind is bool or kind is int or kind is float:
-        return str(value)
-    raise TypeError(f"cannot send a {kind.__name__} as a query parameter")
-
-
-def _cypher_key(key: Any) -> str:
-    if type(key) is not str or not key or "`" in key:
-        raise ValueError(f"parameter names and map keys must be non-empty strings without backticks: {key!r}")
-    return key
-
-
-def params_header(params: dict[str, Any]) -> str:
-    """The `CYPHER name=value ...` prefix carrying $params, as the falkordb client builds it.
-
-    Strings are quoted with backslash and double quote escaped, map keys are
-    backtick-quoted (and may not contain a backtick), None is null, and
-    numbers and booleans are written as Python writes them: the same text the
-    client's own encoder produces, which a test holds.
-    """
-    if not params:
-        return ""
-    return "CYPHER " + "".join(f"`{_cypher_key(k)}`={_cypher_value(v)} " for k, v in params.items())
 
 
 def _rows(result: Any) -> list[dict]:

@@ -165,32 +165,6 @@ def test_read_tools_issue_no_write_command(seeded_store):
     assert int(seeded_store.command("INFO", "commandstats")["cmdstat_graph.RO_QUERY"]["calls"]) > ro_before + 20
 
 
-PARAM_SAMPLES = [
-    {"rows": [{"id": 'a"b\\c\n\t', "props": {"x": 1, "y": -1.5, "z": True, "w": None, "l": ["q", 'r"'], "u": "é ☃"}}]},
-    {"n": 3, "e": [], "f": False, "m": {}, "s": ""},
-    {"big": 2**62, "tiny": 1e-300},
-]
-
-
-@pytest.mark.parametrize("params", PARAM_SAMPLES)
-def test_params_header_matches_the_client_encoder(params):
-    """Write parameters are encoded exactly as the falkordb client would encode them."""
-    from falkordb.graph import Graph
-
-    from blastshield_core.store import params_header
-
-    assert params_header(params) == Graph._build_params_header(None, params)
-
-
-@pytest.mark.parametrize("bad", [{"a`b": 1}, {"": 1}, {"rows": [{"k": object()}]}])
-def test_params_header_refuses_what_it_cannot_encode(bad):
-    """Backticks in names, empty names and unknown types are refused, never sent."""
-    from blastshield_core.store import params_header
-
-    with pytest.raises((ValueError, TypeError)):
-        params_header(bad)
-
-
 def test_written_text_round_trips(store):
     """Quotes, backslashes, newlines and non-ASCII survive the write path unchanged."""
     text = 'say "hi" \\ back\nslash\t☃ é'
