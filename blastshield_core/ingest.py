@@ -202,9 +202,9 @@ def import_document(
             node_rows[node.label].append(
                 {"id": node.id, "props": {**node.properties, "id": node.id, "name": node.name}}
             )
-        edge_rows = {rel: [] for rel in RelType}  # type: dict[RelType, list[dict[str, Any]]]
+        edges_by_type = {rel: [] for rel in RelType}  # type: dict[RelType, list[EdgeSpec]]
         for edge in doc.edges:
-            edge_rows[edge.type].append(_edge_row(edge))
+            edges_by_type[edge.type].append(edge)
         alert_rows = [
             {
                 "id": a.id,
@@ -225,20 +225,35 @@ def import_document(
                 progress(done, total)
 
         # A fresh staging graph holds nothing yet and the document has no duplicates,
-        # so it is filled with CREATE; an upsert into a copy of the live graph MERGEs.
+        # so it is filled with CREATE, and relationships find their ends by the
+        # internal ids the node batches return (the staging graph is ours alone and
+        # nothing in it is deleted, so they are stable). An upsert into a copy of
+        # the live graph MERGEs and finds ends by the id index.
         fresh = replace or not live_exists
-        node_template, edge_template = ("create_nodes", "create_edges") if fresh else ("upsert_nodes", "upsert_edges")
         try:
             if not fresh:
                 store.command("GRAPH.COPY", live, staging)
             _ensure_indexes(store, staging)
+            internal: dict[str, int] = {}
             for label, rows in node_rows.items():
                 for batch in _batches(rows):
-                    store.execute_write(render(node_template, label=label), {"rows": batch}, graph=staging)
+                    text = render("create_nodes" if fresh else "upsert_nodes", label=label)
+                    written = store.execute_write(text, {"rows": batch}, graph=staging)
+                    if fresh:
+                        internal.update((row["id"], row["node"]) for row in written)
                     step(len(batch))
-            for rel_type, rows in edge_rows.items():
-                for batch in _batches(rows):
-                    store.execute_write(render(edge_template, rel_type=rel_type), {"rows": batch}, graph=staging)
+            for rel_type, edges in edges_by_type.items():
+                text = render("create_edges" if fresh else "upsert_edges", rel_type=rel_type)
+                for start in range(0, len(edges), BATCH_SIZE):
+                    chunk = edges[start : start + BATCH_SIZE]
+                    if fresh:
+                        batch = [
+                            {"source": internal[e.source], "target": internal[e.target], "props": dict(e.properties)}
+                            for e in chunk
+                        ]
+                    else:
+                        batch = [_edge_row(e) for e in chunk]
+                    store.execute_write(text, {"rows": batch}, graph=staging)
                     step(len(batch))
             for batch in _batches(alert_rows):
                 store.execute_write(template("upsert_alerts").text, {"rows": batch}, graph=staging)
