@@ -82,6 +82,7 @@ class SizeReport:
     parse_s: float = 0.0
     import_s: float = 0.0
     rss_mb: float | None = None
+    load: tuple[float, float] = (0.0, 0.0)  # 1-minute load average before and after
     tools: dict[str, ToolTimes] = field(default_factory=lambda: {t: ToolTimes() for t in TOOLS})
 
     @property
@@ -123,6 +124,7 @@ def bench_size(
 ) -> SizeReport:
     """Generate, import into `store`'s graph (replacing it) and time the tools on one size."""
     report = SizeReport(spec)
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         path = Path(tmp) / f"{spec.label}.json"
         started = time.perf_counter()
@@ -158,6 +160,7 @@ def bench_size(
         ref.blast_radius(alert_id)
     for alert_id in chosen:
         _bench_alert(report, tools, ref, alert_id)
+    report.load = (load_before, os.getloadavg()[0])
     del doc, ref
     return report
 
@@ -345,18 +348,21 @@ def render_markdown(reports: Sequence[SizeReport], command: str) -> str:
         "## Import and memory",
         "",
         "| size | relationships | nodes | alerts timed | generate s | parse+validate s | import s | edges/s"
-        " | server RSS MB | MB per 1M edges |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        " | server RSS MB | MB per 1M edges | load before/after |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for rep in reports:
         out.append(
             f"| {rep.spec.label} | {rep.edges} | {rep.nodes} | {rep.alerts_timed} | {rep.generate_s:.1f}"
-            f" | {rep.parse_s:.1f} | {rep.import_s:.2f} | {rep.edges_per_s:,.0f} | {_rss(rep)} | {_rss_per_m(rep)} |"
+            f" | {rep.parse_s:.1f} | {rep.import_s:.2f} | {rep.edges_per_s:,.0f} | {_rss(rep)} | {_rss_per_m(rep)}"
+            f" | {rep.load[0]:.1f} / {rep.load[1]:.1f} |"
         )
     out += [
         "",
         "`import s` is `import_document` (staging graph, batched `UNWIND` writes, `RENAME`); reading and validating",
         "the JSON document is `parse+validate s`. RSS is the embedded redis-server process after the import.",
+        "`load` is the machine's 1-minute load average when the size started and ended: other work shared the",
+        "two cores, and a load above 2 means the figures above include waiting for a core.",
         "",
         "## Not measured yet",
         "",
