@@ -245,6 +245,25 @@ class ReadTools:
         )
         return Evidence(alert=alert, entity=entity, paths=paths, truncated=truncated)
 
+    def _expand(self, start: str) -> list[tuple[str, str, str, int]]:
+        """(id, label, name, hops) of every entity within 6 qualifying hops, level by level."""
+        seen = {start}
+        frontier = [start]
+        reached: list[tuple[str, str, str, int]] = []
+        for hop in range(1, MAX_DEPTH + 1):
+            if not frontier:
+                break
+            rows = self.store.read("expand_frontier", {"frontier": frontier})
+            frontier = []
+            for row in rows:
+                node_id = row["id"]
+                if node_id in seen:
+                    continue
+                seen.add(node_id)
+                frontier.append(node_id)
+                reached.append((node_id, domain_label(row["labels"]), row["name"] or node_id, hop))
+        return reached
+
     def _alert_view(self, evidence: Evidence) -> AlertView:
         assessment = assess(evidence.alert.signals, evidence.paths)
         return AlertView(
@@ -342,43 +361,25 @@ class ReadTools:
 
         def body(inp: AlertInput) -> BlastRadiusResult:
             ev = self.evidence(inp.alert_id)
-            on_path = {n.id for p in ev.paths for n in p.nodes[1:]}
-            seen = {ev.entity.id}
-            frontier = [ev.entity.id]
-            found: list[BlastEntity] = []
-            for hop in range(1, MAX_DEPTH + 1):
-                if not frontier:
-                    break
-                rows = self.store.read("expand_frontier", {"frontier": frontier})
-                frontier = []
-                for row in rows:
-                    node_id = row["id"]
-                    if node_id in seen:
-                        continue
-                    seen.add(node_id)
-                    frontier.append(node_id)
-                    label = domain_label(row["labels"])
-                    if label in BLAST_LABELS:
-                        found.append(
-                            BlastEntity(
-                                id=node_id,
-                                label=label,
-                                name=row["name"] or node_id,
-                                hops=hop,
-                                on_critical_path=node_id in on_path,
-                            )
-                        )
+            alert, entity, paths, truncated = ev.alert, ev.entity, ev.paths, ev.truncated
+            reached = self._expand(entity.id)
+            on_path = {n.id for p in paths for n in p.nodes[1:]}
+            found = [
+                BlastEntity(id=node_id, label=label, name=name, hops=hop, on_critical_path=node_id in on_path)
+                for node_id, label, name, hop in reached
+                if label in BLAST_LABELS
+            ]
             found.sort(key=lambda e: (BLAST_LABELS.index(e.label), e.hops, e.id))
             by_label = {label: sum(1 for e in found if e.label == label) for label in BLAST_LABELS}
             return BlastRadiusResult(
                 tool="get_blast_radius",
                 status=Status.OK,
                 message=f"{len(found)} workload/role/asset entities reachable within {MAX_DEPTH} hops",
-                alert_id=ev.alert.id,
-                entity_id=ev.entity.id,
+                alert_id=alert.id,
+                entity_id=entity.id,
                 entities=found,
                 by_label=by_label,
-                critical_paths_truncated=ev.truncated,
+                critical_paths_truncated=truncated,
             )
 
         return self._run("get_blast_radius", BlastRadiusResult, AlertInput, {"alert_id": alert_id}, body)
