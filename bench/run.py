@@ -319,6 +319,42 @@ def _rss_per_m(rep: SizeReport) -> str:
     return f"{rep.rss_mb * 1_000_000 / rep.edges:.0f}"
 
 
+def _targets(reports: Sequence[SizeReport]) -> list[str]:
+    """Each target of the issue against the figures of this run (sizes not run are skipped)."""
+    by_label = {rep.spec.label: rep for rep in reports}
+    lines = ["| target | measured | met |", "|---|---|---|"]
+
+    def row(target: str, measured: str, met: bool) -> None:
+        lines.append(f"| {target} | {measured} | {'yes' if met else '**no**'} |")
+
+    for label, limit in (("100k", 10.0), ("1m", 20.0)):
+        if label in by_label:
+            p95 = _pct(by_label[label].tools["investigate_alert"].falkordb_ms, 95)
+            row(f"`investigate_alert` p95 ≤ {limit:.0f} ms at {label}", f"{p95:.2f} ms", p95 <= limit)
+    for rep in reports:
+        t = rep.tools["investigate_alert"]
+        r50, r95 = (_pct(t.falkordb_ms, q) / _pct(t.networkx_ms, q) for q in (50, 95))
+        row(
+            f"`investigate_alert` ≤ 3× networkx at {rep.spec.label}",
+            f"{r50:.2f}× at p50, {r95:.2f}× at p95",
+            max(r50, r95) <= 3,
+        )
+    if "1m" in by_label:
+        p95 = _pct(by_label["1m"].tools["get_blast_radius"].falkordb_ms, 95)
+        row("`get_blast_radius` p95 ≤ 15 ms at 1m", f"{p95:.2f} ms", p95 <= 15)
+    for rep in reports:
+        if rep.spec.dense:
+            p95 = _pct(rep.tools["get_blast_radius"].falkordb_ms, 95)
+            row(f"`get_blast_radius` p95 ≤ 50 ms on {rep.spec.label}", f"{p95:.2f} ms", p95 <= 50)
+    for rep in reports:
+        row(f"import ≥ 60k edges/s at {rep.spec.label}", f"{rep.edges_per_s:,.0f} edges/s", rep.edges_per_s >= 60_000)
+    for rep in reports:
+        if rep.rss_mb is not None and rep.edges >= 1_000_000:
+            per_m = rep.rss_mb * 1_000_000 / rep.edges
+            row(f"server RSS ≤ 0.6 GB per 1M edges at {rep.spec.label}", f"{per_m:.0f} MB per 1M", per_m <= 614)
+    return lines
+
+
 def render_markdown(reports: Sequence[SizeReport], command: str, repeat: int = 3) -> str:
     """The BENCHMARKS.md report."""
     out = [
@@ -371,6 +407,10 @@ def render_markdown(reports: Sequence[SizeReport], command: str, repeat: int = 3
         "the JSON document is `parse+validate s`. RSS is the embedded redis-server process after the import.",
         "`load` is the machine's 1-minute load average when the size started and ended: other work shared the",
         "two cores, and a load above 2 means the figures above include waiting for a core.",
+        "",
+        "## Targets (from the issue)",
+        "",
+        *_targets(reports),
         "",
         "## Not measured yet",
         "",

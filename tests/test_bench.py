@@ -27,3 +27,4 @@ def test_bench_report_marks_unmeasured_parts(store):
     text = render_markdown([report], "python -m bench.run")
     assert "not measured yet: needs the containment loop / dashboard" in text
     assert "| 1000 | `investigate_alert` |" in text
+    assert "| import ≥ 60k edges/s at 1000 |" in text  # targets are judged from the run's own figures
