@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cksum requirements.txt | cut -d' ' -f1)
 PORT ?= 8501
 
-.PHONY: setup browser run test lint clean
+.PHONY: setup browser run test lint bench clean
 
 $(STAMP): requirements.txt
 	@test -x $(PY) || "$$(scripts/find-python)" -m venv $(VENV)
@@ -30,6 +30,9 @@ browser:
 
 test: lint browser
 	$(PY) -m pytest
+
+bench: setup
+	$(PY) -m bench.run $(if $(SIZES),--sizes $(SIZES),)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

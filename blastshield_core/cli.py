@@ -16,14 +16,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from .audit import RUN_ID_PATTERN
 from .briefing import BriefingInputError, parse_briefing
 from .checker import BriefingClaims, EvidenceUnavailable, Flag
 from .decide import DECIDER_NAMES
 from .export import export_document, write_document
+from .generate import GenerateOptions, write_generated
 from .ingest import import_document, load_document
 from .loop import RunRefused
 from .model import DOCUMENT_NAME_PATTERN, DocumentError
+from .read import describe_input_error
 from .report import render_markdown
 from .results import DEFAULT_MAX_ACTIONS, AccessPath, RunRecord, RunState, Status, ToolResult
 from .seeds import seed
@@ -135,6 +139,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="FILE", help="write the report to FILE instead of printing it")
 
     sub.add_parser("mcp", parents=[common], help="serve the read-only tools over MCP (stdio)")
+
+    p = sub.add_parser("generate", parents=[common], help="write a synthetic graph document (no database needed)")
+    p.add_argument("--edges", type=int, required=True, help="about this many relationships (100..5000000)")
+    p.add_argument("--seed", type=int, default=0, help="random seed: the same seed gives the same bytes")
+    p.add_argument("--dense", action="store_true", help="hub roles assume dozens of roles (path explosion)")
+    p.add_argument("--name", help="document name (default generated-N-sSEED[-dense])")
+    p.add_argument("--out", required=True, help="file to write")
     return parser
 
 
@@ -352,8 +363,36 @@ def _serve_mcp(services: Services) -> int:
     return EXIT_OK
 
 
+def _generate(args: argparse.Namespace) -> int:
+    try:
+        options = GenerateOptions(edges=args.edges, seed=args.seed, dense=args.dense, name=args.name)
+    except ValidationError as exc:
+        return _fail(args.json, Status.INVALID_INPUT, describe_input_error(exc), EXIT_INVALID)
+    try:
+        graph = write_generated(options, args.out)
+    except OSError as exc:
+        return _fail(args.json, Status.INVALID_INPUT, f"cannot write {args.out}: {exc.strerror or exc}", EXIT_INVALID)
+    report = {
+        "status": "ok",
+        "out": str(args.out),
+        "name": options.document_name,
+        "nodes": len(graph.nodes),
+        "edges": len(graph.edges),
+        "alerts": len(graph.alerts),
+        "hubs": len(graph.hubs),
+    }
+    text = (
+        f"wrote {args.out}: {report['nodes']} nodes, {report['edges']} relationships, {report['alerts']} alerts"
+        f" ({report['hubs']} hub roles{', dense' if options.dense else ''})"
+    )
+    _emit(report, args.json, text)
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "generate":
+        return _generate(args)
     try:
         settings = load_settings(data_dir=args.data_dir, falkordb_url=args.falkordb_url)
     except SettingsError as exc:
@@ -390,9 +429,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "import":
             assert document is not None
 
+            last = [-1]
+
             def progress(done: int, total: int) -> None:
-                if not args.json and total:
-                    print(f"\rimporting {done}/{total} items", end="", file=sys.stderr, flush=True)
+                percent = 100 * done // total if total else 100
+                if not args.json and total and (percent != last[0] or done == total):
+                    last[0] = percent
+                    bar = "#" * (percent // 5)
+                    print(
+                        f"\rimporting [{bar:<20}] {percent:3d}% {done}/{total} items",
+                        end="",
+                        file=sys.stderr,
+                        flush=True,
+                    )
 
             try:
                 report = import_document(services.store, document, replace=args.replace, progress=progress)

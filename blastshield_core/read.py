@@ -116,16 +116,57 @@ def _node(row: dict[str, Any]) -> NodeView:
     props = dict(row["props"])
     node_id = props.pop("id", row.get("id"))
     name = props.pop("name", None)
-    return NodeView(id=node_id, label=domain_label(row["labels"]), name=name or node_id, properties=props)
+    # Rows come from our own templates over validated data: build without re-validating.
+    return NodeView.model_construct(
+        id=node_id, label=domain_label(row["labels"]), name=name or node_id, properties=props
+    )
 
 
-def _path(row: dict[str, Any]) -> AccessPath:
-    return AccessPath(
-        nodes=[_node(n) for n in row["nodes"]],
-        relationships=[
-            RelView(type=r["type"], source=r["source"], target=r["target"], properties=dict(r["props"]))
-            for r in row["rels"]
-        ],
+def _paths_from_rows(rows: list[dict[str, Any]]) -> list[AccessPath]:
+    """Path rows as models; a node met on several paths is built once."""
+    nodes: dict[str, NodeView] = {}
+
+    def node(row: dict[str, Any]) -> NodeView:
+        found = nodes.get(row["id"])
+        if found is None:
+            found = nodes[row["id"]] = _node(row)
+        return found
+
+    return [
+        AccessPath.model_construct(
+            nodes=[node(n) for n in row["nodes"]],
+            relationships=[
+                RelView.model_construct(
+                    type=r["type"], source=r["source"], target=r["target"], properties=dict(r["props"])
+                )
+                for r in row["rels"]
+            ],
+        )
+        for row in rows
+    ]
+
+
+# Paths of 1..3 relationships are few from any start, so the deepening starts there.
+SHORTEST_FIRST_DEPTH = 3
+
+
+def _deepening(max_hops: int) -> list[int]:
+    """The depths to try, in order: one query up to SHORTEST_FIRST_DEPTH, then one per hop."""
+    first = min(SHORTEST_FIRST_DEPTH, max_hops)
+    return [first, *range(first + 1, max_hops + 1)]
+
+
+def _alert_record(props: dict[str, Any]) -> AlertRecord:
+    try:
+        signals = json.loads(props.get("signals") or "{}")
+    except (TypeError, json.JSONDecodeError):
+        signals = {}
+    return AlertRecord(
+        id=props["id"],
+        title=props.get("title", ""),
+        entity_id=props.get("entity_id", ""),
+        kind=props.get("kind", ""),
+        signals=signals if isinstance(signals, dict) else {},
     )
 
 
@@ -192,39 +233,25 @@ class ReadTools:
         if kind == "sensitive":
             query["sensitivities"] = SENSITIVE
         rows = self.store.read_text(path_template(kind, depth).text, query)
-        paths = [_path(row) for row in rows]
+        paths = _paths_from_rows(rows)
         return paths[:cap], len(paths) > cap
 
-    def _alert(self, alert_id: str) -> AlertRecord:
-        rows = self.store.read("alert_by_id", {"id": alert_id})
+    def _alert_and_entity(self, alert_id: str) -> tuple[AlertRecord, NodeView]:
+        """The alert and its entity in one query; Unknown when either is missing."""
+        rows = self.store.read("alert_with_entity", {"id": alert_id})
         if not rows:
             raise Unknown(Status.UNKNOWN_ALERT, f"no alert with id {alert_id!r}")
-        props = rows[0]["props"]
-        try:
-            signals = json.loads(props.get("signals") or "{}")
-        except (TypeError, json.JSONDecodeError):
-            signals = {}
-        return AlertRecord(
-            id=props["id"],
-            title=props.get("title", ""),
-            entity_id=props.get("entity_id", ""),
-            kind=props.get("kind", ""),
-            signals=signals if isinstance(signals, dict) else {},
-        )
-
-    def _entity(self, entity_id: str, status: Status) -> NodeView:
-        rows = self.store.read("entity_by_id", {"id": entity_id})
-        if not rows:
-            raise Unknown(status, f"no entity with id {entity_id!r} in the graph")
-        return _node(rows[0])
+        alert = _alert_record(rows[0]["props"])
+        if rows[0]["id"] is None:
+            raise Unknown(Status.UNKNOWN_SOURCE, f"no entity with id {alert.entity_id!r} in the graph")
+        return alert, _node({"id": rows[0]["id"], "labels": rows[0]["labels"], "props": rows[0]["entity_props"]})
 
     def evidence(self, alert_id: str, *, exclude_routes: Iterable[str] = ()) -> Evidence:
         """The standard investigation (depth 6) of an alert, fresh from the graph.
 
         Raises QueryFailed, or Unknown for an unknown alert or entity.
         """
-        alert = self._alert(alert_id)
-        entity = self._entity(alert.entity_id, Status.UNKNOWN_SOURCE)
+        alert, entity = self._alert_and_entity(alert_id)
         paths, truncated = self._paths(
             "sensitive", MAX_DEPTH, {"source_id": alert.entity_id}, exclude_routes=exclude_routes
         )
@@ -249,23 +276,19 @@ class ReadTools:
         """Every entity reachable from `entity_id` over qualifying relationships within 6 hops,
         with its hop distance (breadth first), treating routes in `exclude_routes` as blocked."""
         excluded = sorted(exclude_routes)
-        visited = [entity_id]
         seen = {entity_id}
         frontier = [entity_id]
         found: list[tuple[NodeView, int]] = []
         for hop in range(1, MAX_DEPTH + 1):
             if not frontier:
                 break
-            rows = self.store.read(
-                "expand_frontier", {"frontier": frontier, "visited": visited, "exclude_routes": excluded}
-            )
+            rows = self.store.read("expand_frontier", {"frontier": frontier, "exclude_routes": excluded})
             frontier = []
             for row in rows:
                 node = _node(row)
                 if node.id in seen:
                     continue
                 seen.add(node.id)
-                visited.append(node.id)
                 frontier.append(node.id)
                 found.append((node, hop))
         return found
@@ -461,8 +484,11 @@ class ReadTools:
         """All shortest qualifying paths from source to target within max_hops (1..6)."""
 
         def body(inp: PathInput) -> ShortestPathResult:
-            self._entity(inp.source_id, Status.UNKNOWN_SOURCE)
-            self._entity(inp.target_id, Status.UNKNOWN_TARGET)
+            known = {row["id"] for row in self.store.read("entities_by_ids", {"ids": [inp.source_id, inp.target_id]})}
+            if inp.source_id not in known:
+                raise Unknown(Status.UNKNOWN_SOURCE, f"no entity with id {inp.source_id!r} in the graph")
+            if inp.target_id not in known:
+                raise Unknown(Status.UNKNOWN_TARGET, f"no entity with id {inp.target_id!r} in the graph")
             common = {"source_id": inp.source_id, "target_id": inp.target_id, "max_hops": inp.max_hops}
             if inp.source_id == inp.target_id:
                 return ShortestPathResult(
@@ -472,18 +498,26 @@ class ReadTools:
                     **common,
                 )
             # Iterative deepening: the first depth with any path gives the shortest ones.
-            for depth in range(1, inp.max_hops + 1):
-                paths, truncated = self._paths(
-                    "target", depth, {"source_id": inp.source_id, "target_id": inp.target_id}
+            # The depth-d template returns paths of 1..d relationships shortest first, so
+            # one query covers every depth up to SHORTEST_FIRST_DEPTH; the shortest are
+            # the leading rows of the smallest length, and they were truncated only when
+            # the cap + 1 rows are all of that length.
+            for depth in _deepening(inp.max_hops):
+                paths, _ = self._paths(
+                    "target", depth, {"source_id": inp.source_id, "target_id": inp.target_id}, cap=self.path_cap + 1
                 )
                 if paths:
+                    hops = paths[0].hops
+                    shortest = [p for p in paths if p.hops == hops]
+                    truncated = len(shortest) > self.path_cap
+                    shortest = shortest[: self.path_cap]
                     return ShortestPathResult(
                         tool="find_shortest_access_path",
                         status=Status.PATHS_FOUND,
-                        message=f"{len(paths)}{'+' if truncated else ''} shortest path(s) of {depth} hops",
-                        hops=depth,
-                        paths=paths,
-                        path_count=len(paths),
+                        message=f"{len(shortest)}{'+' if truncated else ''} shortest path(s) of {hops} hops",
+                        hops=hops,
+                        paths=shortest,
+                        path_count=len(shortest),
                         truncated=truncated,
                         path_cap=self.path_cap,
                         **common,

@@ -32,6 +32,7 @@ REQUIRED = frozenset(
         "entity_by_id",
         "entities_by_ids",
         "alert_by_id",
+        "alert_with_entity",
         "list_alerts",
         "expand_frontier",
         "expand_frontier_any_status",
@@ -53,6 +54,8 @@ REQUIRED = frozenset(
         "audit_list_runs",
         "audit_get_run",
         "audit_get_steps",
+        "create_nodes",
+        "create_edges",
     }
 )
 

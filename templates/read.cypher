@@ -196,6 +196,12 @@ RETURN n.id AS id, labels(n) AS labels
 MATCH (a:Alert {id: $id})
 RETURN properties(a) AS props
 
+// name: alert_with_entity
+// description: one alert by id and, when it exists, the entity it names (one round trip for the start of an investigation)
+MATCH (a:Alert {id: $id})
+OPTIONAL MATCH (n:Entity {id: a.entity_id})
+RETURN properties(a) AS props, n.id AS id, labels(n) AS labels, properties(n) AS entity_props
+
 // name: list_alerts
 // description: every alert, ordered by id
 MATCH (a:Alert)
@@ -203,13 +209,14 @@ RETURN properties(a) AS props
 ORDER BY a.id
 
 // name: expand_frontier
-// description: one level of reachability expansion: entities one qualifying relationship (not carrying a route in $exclude_routes) away from $frontier, not in $visited
+// description: one level of reachability expansion: entities one qualifying relationship (not carrying a route in $exclude_routes) away from the entities in $frontier (the caller drops those already seen). Each frontier id is looked up by index first, so the plan starts from the frontier rather than scanning candidate targets
 UNWIND $frontier AS fid
-MATCH (n:Entity {id: fid})-[r:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ]->(m:Entity)
+MATCH (n:Entity {id: fid})
+WITH n
+MATCH (n)-[r:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ]->(m:Entity)
 WHERE coalesce(r.status, 'active') <> 'blocked'
   AND coalesce(r.permission, 'allow') <> 'deny'
   AND NOT coalesce(r.route_id, '') IN $exclude_routes
-  AND NOT m.id IN $visited
 RETURN DISTINCT m.id AS id, labels(m) AS labels, properties(m) AS props
 
 // name: routes_by_ids

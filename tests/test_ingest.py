@@ -185,3 +185,37 @@ def test_seed_documents_are_valid():
     ids = {n.id for d in docs.values() for n in d.nodes}
     assert {"auditor_02", "analytics-cache", "staging-report", "developer_07"} <= ids
     assert docs["identity-access-path"].alerts[0].entity_id == "developer_07"
+
+
+def test_many_small_batches_import_the_same_graph(store, monkeypatch):
+    """A fresh import split into many batches in flight lands whole and answers as one batch does."""
+    from blastshield_core import ingest
+    from blastshield_core.generate import GenerateOptions, generate
+
+    document = parse_document(generate(GenerateOptions(edges=600, seed=3)).to_document())
+    monkeypatch.setattr(ingest, "BATCH_SIZE", 7)
+    import_document(store, document, replace=True)
+    alerts = len(document.alerts)
+    assert counts(store) == {"nodes": len(document.nodes) + alerts, "relationships": 600, "alerts": alerts}
+    pairs = {(r["s"], r["t"]) for r in store.read_text("MATCH (a)-[:HAS_SESSION]->(b) RETURN a.id AS s, b.id AS t")}
+    assert pairs == {(e.source, e.target) for e in document.edges if e.type.value == "HAS_SESSION"}
+
+
+def test_failed_replace_with_batches_in_flight_leaves_the_graph(store, monkeypatch):
+    """A replace failing while batches are in flight leaves the live graph and no staging graph."""
+    from blastshield_core import ingest
+    from blastshield_core.generate import GenerateOptions, generate
+
+    seed(store)
+    before = snapshot(store)
+    monkeypatch.setattr(ingest, "BATCH_SIZE", 5)
+
+    def fail_later(done: int, total: int) -> None:
+        if done >= 40:
+            raise RuntimeError("lost the connection mid-import")
+
+    document = parse_document(generate(GenerateOptions(edges=300, seed=3)).to_document())
+    with pytest.raises(RuntimeError, match="mid-import"):
+        import_document(store, document, replace=True, progress=fail_later)
+    assert snapshot(store) == before
+    assert not [g for g in store.command("GRAPH.LIST") if "__staging_" in g]

@@ -174,3 +174,10 @@ def test_read_tools_issue_no_write_command(seeded_store):
     tools.find_shortest_access_path("auditor_02", "staging-report", 6)
     assert graph_query_calls() == before
     assert int(seeded_store.command("INFO", "commandstats")["cmdstat_graph.RO_QUERY"]["calls"]) > ro_before + 20
+
+
+def test_written_text_round_trips(store):
+    """Quotes, backslashes, newlines and non-ASCII survive the write path unchanged."""
+    text = 'say "hi" \\ back\nslash\t☃ é'
+    store.execute_write("CREATE (:Probe {t: $t})", {"t": text})
+    assert store.read_text("MATCH (p:Probe) RETURN p.t AS t") == [{"t": text}]
