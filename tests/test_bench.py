@@ -21,10 +21,19 @@ def test_bench_dense_answers_agree_with_truncation(store):
     assert report.tools["investigate_alert"].truncated > 0
 
 
-def test_bench_report_marks_unmeasured_parts(store):
-    """The Markdown report leaves the containment loop and dashboard as not measured, without numbers."""
+def test_bench_report_includes_the_loop_and_pages(store):
+    """The Markdown report carries the run's own figures for reads, the containment loop and each page."""
+    from bench.containment import measure_containment
+    from bench.dashboard import PAGES, measure_pages
+
     report = bench_size(store, parse_size("1000"), alerts=30, log=lambda _: None)
-    text = render_markdown([report], "python -m bench.run")
-    assert "not measured yet: needs the containment loop / dashboard" in text
+    loop = measure_containment(repeat=3)
+    pages = measure_pages(repeat=1)
+    assert loop["verified_actions"] == 2 and loop["runs"] == 3
+    assert set(pages) == set(PAGES) and all(f["first_ms"] > 0 and f["rerun_ms"] > 0 for f in pages.values())
+    text = render_markdown([report], "python -m bench.run", extras={"containment": loop, "pages": pages})
     assert "| 1000 | `investigate_alert` |" in text
     assert "| import ≥ 60k edges/s at 1000 |" in text  # targets are judged from the run's own figures
+    assert f"| {loop['runs']} | {loop['p50_ms']:.1f} |" in text
+    assert "| `pages/containment.py` |" in text
+    assert "not measured" not in text

@@ -232,3 +232,45 @@ def test_choke_points_is_traced(tools):
         {"alert_id": "BH-1042", "routes_only": True},
         Status.PATHS_FOUND,
     )
+
+
+# -- graphs from the synthetic generator ---------------------------------------------
+
+GENERATED_SEEDS = range(24)
+ALERTS_PER_GRAPH = 4
+
+
+@pytest.mark.parametrize("seed", GENERATED_SEEDS)
+def test_generated_graphs_choke_points_equal_brute_force(store, seed):
+    """On small generated graphs, both modes equal the brute-force minimum (and alerts without paths say no_path)."""
+    from blastshield_core.generate import GenerateOptions, generate
+
+    doc = generate(GenerateOptions(edges=150, seed=seed)).to_document()
+    analysis = _analysis_on(store, doc)
+    routes = route_of(doc)
+    with_paths = [a for a in doc["alerts"] if qualifying_paths(doc, a["entity_id"])]
+    without = [a for a in doc["alerts"] if a not in with_paths]
+    for alert in without[:ALERTS_PER_GRAPH]:
+        assert analysis.choke_points(alert["id"]).status is Status.NO_PATH
+    for alert in with_paths[:ALERTS_PER_GRAPH]:
+        paths = qualifying_paths(doc, alert["entity_id"])
+        result = analysis.choke_points(alert["id"])
+        assert (result.status, result.exact, result.truncated) == (Status.PATHS_FOUND, True, False)
+        chosen = _keys(result)
+        assert all(set(p) & chosen for p in paths)
+        assert len(chosen) == brute_force_minimum(paths)
+        routed = analysis.choke_points(alert["id"], routes_only=True)
+        cuttable = [p for p in paths if set(p) & routes.keys()]
+        assert len(routed.relationships) == (brute_force_minimum(cuttable, set(routes)) if cuttable else 0)
+        assert routed.severable is (len(cuttable) == len(paths))
+
+
+def test_generated_graphs_exercise_the_search():
+    """Across the generated seeds, most graphs give several alerts paths to cut (the test above is not vacuous)."""
+    from blastshield_core.generate import GenerateOptions, generate
+
+    counts = []
+    for seed in GENERATED_SEEDS:
+        doc = generate(GenerateOptions(edges=150, seed=seed)).to_document()
+        counts.append(sum(1 for a in doc["alerts"] if qualifying_paths(doc, a["entity_id"])))
+    assert sum(1 for c in counts if c >= ALERTS_PER_GRAPH) >= len(counts) // 2
