@@ -69,7 +69,7 @@ else:
 st.subheader("Run")
 gemini_ok, gemini_why = svc.gemini().availability()
 labels = {
-    "rules": "Rules playbook (rules-v1)",
+    "rules": "Rules playbook (rules-v2)",
     "analyst": "Analyst — you choose each action",
     "gemini": f"Gemini ({gemini_why})" if gemini_ok else f"Gemini — unavailable: {gemini_why}",
 }
