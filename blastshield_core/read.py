@@ -294,13 +294,17 @@ class ReadTools:
         return found
 
     def route_collateral(
-        self, route_id: str, baseline: dict[str, list[tuple[NodeView, int]]] | None = None
+        self,
+        route_id: str,
+        baseline: dict[str, list[tuple[NodeView, int]]] | None = None,
+        skip_identity: str | None = None,
     ) -> CollateralResult:
         """Who loses what if `route_id` is blocked (raises Unknown for a route not in the graph).
 
         Every identity that reaches the route's relationship is compared: what it reaches
         within 6 hops now, and what it would reach with the route treated as blocked.
-        `baseline` caches the "now" side per identity across calls that share one moment.
+        `baseline` caches the "now" side per identity across calls that share one moment;
+        `skip_identity` (the alert's own entity, for a candidate) is not compared at all.
         """
         cache = baseline if baseline is not None else {}
         rows = self.store.read("routes_by_ids", {"route_ids": [route_id]})
@@ -313,6 +317,8 @@ class ReadTools:
         if route_status != "blocked":
             for ident_row in self.store.read("identities_reaching", {"id": rel.source}):
                 identity = _node(ident_row)
+                if identity.id == skip_identity:
+                    continue
                 if identity.id not in cache:
                     cache[identity.id] = self.reach(identity.id)
                 before = cache[identity.id]
@@ -357,7 +363,7 @@ class ReadTools:
         self, route_id: str, entity_id: str, baseline: dict[str, list[tuple[NodeView, int]]] | None = None
     ) -> CandidateCollateral:
         """The collateral of one candidate: what identities other than `entity_id` would lose."""
-        full = self.route_collateral(route_id, baseline)
+        full = self.route_collateral(route_id, baseline, skip_identity=entity_id)
         others = [i for i in full.identities if i.identity_id != entity_id]
         lost = {e.id: e for i in others for e in i.lost}
         sensitive = sorted(e.id for e in lost.values() if e.sensitivity in SENSITIVE)

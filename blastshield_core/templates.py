@@ -43,6 +43,8 @@ REQUIRED = frozenset(
         "graph_counts",
         "create_entity_index",
         "create_alert_index",
+        "create_route_index_has_session",
+        "create_route_index_can_access",
         "upsert_nodes",
         "upsert_edges",
         "upsert_alerts",

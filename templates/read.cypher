@@ -220,8 +220,12 @@ WHERE coalesce(r.status, 'active') <> 'blocked'
 RETURN DISTINCT m.id AS id, labels(m) AS labels, properties(m) AS props
 
 // name: routes_by_ids
-// description: the routed relationships whose route_id is in $route_ids
-MATCH (a:Entity)-[r:HAS_SESSION|CAN_ACCESS]->(b:Entity)
+// description: the routed relationships whose route_id is in $route_ids; one match per type with unlabelled ends, so each uses its relationship index on route_id instead of scanning
+MATCH (a)-[r:HAS_SESSION]->(b)
+WHERE r.route_id IN $route_ids
+RETURN r.route_id AS route_id, type(r) AS type, a.id AS source, b.id AS target, properties(r) AS props
+UNION ALL
+MATCH (a)-[r:CAN_ACCESS]->(b)
 WHERE r.route_id IN $route_ids
 RETURN r.route_id AS route_id, type(r) AS type, a.id AS source, b.id AS target, properties(r) AS props
 
