@@ -89,8 +89,9 @@ class ActionService:
             return self._rejected(self._why_not(route_id), alert_id, route_id, before)
         # The block is written. A read-back that fails now must not hide that: the result
         # says applied, and the controller's own re-query reports the failure.
+        source, rel_type, target = rows[0]["ends"][0]
         try:
-            route = self.store.read("routes_by_ids", {"route_ids": [route_id]})
+            route = self.store.read("relationship_by_ends", {"source": source, "type": rel_type, "target": target})
         except QueryFailed:
             route = []
         relationship = (

@@ -213,12 +213,7 @@ class _BatchWriter:
 
 
 def _ensure_indexes(store: Store, graph: str) -> None:
-    for name in (
-        "create_entity_index",
-        "create_alert_index",
-        "create_route_index_has_session",
-        "create_route_index_can_access",
-    ):
+    for name in ("create_entity_index", "create_alert_index"):
         try:
             store.execute_write(template(name).text, graph=graph)
         except QueryFailed as exc:

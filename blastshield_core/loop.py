@@ -39,6 +39,7 @@ from .results import (
     DEFAULT_MAX_ACTIONS,
     MAX_ACTIONS_LIMIT,
     InvestigationResult,
+    RelView,
     RunAction,
     RunRecord,
     RunState,
@@ -277,7 +278,8 @@ class RunSession:
         if not valid:
             return self._finish(RunState.STOPPED, f"proposal rejected: {why}", fresh.qualifying_paths)
 
-        route_id = next(c.route_id for c in fresh.candidates if c.id == proposal.candidate_id)
+        chosen = next(c for c in fresh.candidates if c.id == proposal.candidate_id)
+        route_id = chosen.route_id
         mark = tools.tracer.mark()
         result = self.controller.actions.execute("block_route", alert_id, route_id, self.run.run_id, tools=tools)
         if result.status == "applied":
@@ -305,7 +307,9 @@ class RunSession:
         after = result.after if result.after is not None else tools.investigate_alert(alert_id)
         verified = False
         if after.status.is_answer and result.status == "applied":
-            verified = self._route_blocked(route_id) and not [p for p in after.paths if route_id in p.route_ids]
+            verified = self._route_blocked(route_id, chosen.relationship) and not [
+                p for p in after.paths if route_id in p.route_ids
+            ]
         self._step(
             "requery",
             f"fresh investigation: {after.status.value}, {after.path_count} path(s) remain"
@@ -345,13 +349,15 @@ class RunSession:
             return self._finish(RunState.STOPPED, f"action rejected: {result.reason}", after.path_count)
         return self.run
 
-    def _route_blocked(self, route_id: str) -> bool:
-        """Read the route back: the write must be visible as `blocked`."""
+    def _route_blocked(self, route_id: str, rel: RelView) -> bool:
+        """Read the route back (by its relationship's ends): the write must be visible as `blocked`."""
+        params = {"source": rel.source, "type": rel.type, "target": rel.target}
         try:
-            rows = self.tools.store.read("routes_by_ids", {"route_ids": [route_id]})
+            rows = self.tools.store.read("relationship_by_ends", params)
         except QueryFailed:
             return False
-        return bool(rows) and all(r["props"].get("status") == "blocked" for r in rows)
+        mine = [r for r in rows if r["props"].get("route_id") == route_id]
+        return bool(mine) and all(r["props"].get("status") == "blocked" for r in mine)
 
     def _completed_reason(self) -> str:
         verified = sum(1 for a in self.run.actions if a.verified)

@@ -298,6 +298,7 @@ class ReadTools:
         route_id: str,
         baseline: dict[str, list[tuple[NodeView, int]]] | None = None,
         skip_identity: str | None = None,
+        relationship: RelView | None = None,
     ) -> CollateralResult:
         """Who loses what if `route_id` is blocked (raises Unknown for a route not in the graph).
 
@@ -307,11 +308,14 @@ class ReadTools:
         `skip_identity` (the alert's own entity, for a candidate) is not compared at all.
         """
         cache = baseline if baseline is not None else {}
-        rows = self.store.read("routes_by_ids", {"route_ids": [route_id]})
-        if not rows:
-            raise Unknown(Status.UNKNOWN_ROUTE, f"no session route with id {route_id!r} in the graph")
-        row = rows[0]
-        rel = RelView(type=row["type"], source=row["source"], target=row["target"], properties=dict(row["props"]))
+        if relationship is not None and relationship.properties.get("route_id") == route_id:
+            rel = relationship  # a candidate's own relationship, just read with its paths
+        else:
+            rows = self.store.read("routes_by_ids", {"route_ids": [route_id]})
+            if not rows:
+                raise Unknown(Status.UNKNOWN_ROUTE, f"no session route with id {route_id!r} in the graph")
+            row = rows[0]
+            rel = RelView(type=row["type"], source=row["source"], target=row["target"], properties=dict(row["props"]))
         route_status = str(rel.properties.get("status", "active"))
         affected: list[IdentityCollateral] = []
         if route_status != "blocked":
@@ -360,10 +364,14 @@ class ReadTools:
         )
 
     def candidate_collateral(
-        self, route_id: str, entity_id: str, baseline: dict[str, list[tuple[NodeView, int]]] | None = None
+        self,
+        route_id: str,
+        entity_id: str,
+        baseline: dict[str, list[tuple[NodeView, int]]] | None = None,
+        relationship: RelView | None = None,
     ) -> CandidateCollateral:
         """The collateral of one candidate: what identities other than `entity_id` would lose."""
-        full = self.route_collateral(route_id, baseline, skip_identity=entity_id)
+        full = self.route_collateral(route_id, baseline, skip_identity=entity_id, relationship=relationship)
         others = [i for i in full.identities if i.identity_id != entity_id]
         lost = {e.id: e for i in others for e in i.lost}
         sensitive = sorted(e.id for e in lost.values() if e.sensitivity in SENSITIVE)
@@ -651,7 +659,9 @@ class ReadTools:
             result = build_candidates(ev, self.path_cap)
             baseline: dict[str, list[tuple[NodeView, int]]] = {}
             for cand in result.candidates:
-                cand.collateral = self.candidate_collateral(cand.route_id, ev.alert.entity_id, baseline)
+                cand.collateral = self.candidate_collateral(
+                    cand.route_id, ev.alert.entity_id, baseline, relationship=cand.relationship
+                )
             return result
 
         return self._run("get_response_candidates", CandidatesResult, AlertInput, {"alert_id": alert_id}, body)

@@ -16,4 +16,4 @@ UNWIND relationships(p) AS r
 WITH r
 WHERE r.route_id = $route_id
 SET r.status = 'blocked', r.blocked_by_run = $run_id, r.blocked_at = $at
-RETURN count(r) AS blocked
+RETURN count(r) AS blocked, collect([startNode(r).id, type(r), endNode(r).id]) AS ends

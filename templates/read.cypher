@@ -219,8 +219,14 @@ WHERE coalesce(r.status, 'active') <> 'blocked'
   AND NOT coalesce(r.route_id, '') IN $exclude_routes
 RETURN DISTINCT m.id AS id, labels(m) AS labels, properties(m) AS props
 
+// name: relationship_by_ends
+// description: the relationships of type $type from $source to $target, found through the ends' id index
+MATCH (a:Entity {id: $source})-[r]->(b:Entity {id: $target})
+WHERE type(r) = $type
+RETURN type(r) AS type, a.id AS source, b.id AS target, properties(r) AS props
+
 // name: routes_by_ids
-// description: the routed relationships whose route_id is in $route_ids; one match per type with unlabelled ends, so each uses its relationship index on route_id instead of scanning
+// description: the routed relationships whose route_id is in $route_ids (a scan of the two routed types, one match per type; callers that know a relationship's ends use relationship_by_ends instead)
 MATCH (a)-[r:HAS_SESSION]->(b)
 WHERE r.route_id IN $route_ids
 RETURN r.route_id AS route_id, type(r) AS type, a.id AS source, b.id AS target, properties(r) AS props

@@ -6,14 +6,6 @@
 // description: index on the id every entity carries
 CREATE INDEX FOR (n:Entity) ON (n.id)
 
-// name: create_route_index_has_session
-// description: index on the route ids of HAS_SESSION relationships (route look-ups by id)
-CREATE INDEX FOR ()-[r:HAS_SESSION]-() ON (r.route_id)
-
-// name: create_route_index_can_access
-// description: index on the route ids of CAN_ACCESS relationships (route look-ups by id)
-CREATE INDEX FOR ()-[r:CAN_ACCESS]-() ON (r.route_id)
-
 // name: create_alert_index
 // description: index on alert ids
 CREATE INDEX FOR (a:Alert) ON (a.id)

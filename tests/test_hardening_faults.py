@@ -352,7 +352,7 @@ def test_server_killed_between_the_block_and_its_read_back(tmp_path):
             return result
 
         def read_then_die(name, params=None, **kwargs):
-            if armed and name == "routes_by_ids" and psutil.pid_exists(pid):
+            if armed and name in ("routes_by_ids", "relationship_by_ends") and psutil.pid_exists(pid):
                 _kill(pid)  # the read-back meets a dead server
             return original_read(name, params, **kwargs)
 
