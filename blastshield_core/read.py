@@ -274,7 +274,8 @@ class ReadTools:
 
     def reach(self, entity_id: str, exclude_routes: Iterable[str] = ()) -> list[tuple[NodeView, int]]:
         """Every entity reachable from `entity_id` over qualifying relationships within 6 hops,
-        with its hop distance (breadth first), treating routes in `exclude_routes` as blocked."""
+        with its hop distance (breadth first), treating routes in `exclude_routes` as blocked.
+        Rows are slim: a node's properties carry only its `sensitivity` (for data assets)."""
         excluded = sorted(exclude_routes)
         seen = {entity_id}
         frontier = [entity_id]
@@ -285,11 +286,18 @@ class ReadTools:
             rows = self.store.read("expand_frontier", {"frontier": frontier, "exclude_routes": excluded})
             frontier = []
             for row in rows:
-                node = _node(row)
-                if node.id in seen:
+                node_id = row["id"]
+                if node_id in seen:
                     continue
-                seen.add(node.id)
-                frontier.append(node.id)
+                seen.add(node_id)
+                frontier.append(node_id)
+                sensitivity = row["sensitivity"]
+                node = NodeView.model_construct(
+                    id=node_id,
+                    label=domain_label(row["labels"]),
+                    name=row["name"] or node_id,
+                    properties={} if sensitivity is None else {"sensitivity": sensitivity},
+                )
                 found.append((node, hop))
         return found
 

@@ -217,7 +217,7 @@ MATCH (n)-[r:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ]->(m:Entity)
 WHERE coalesce(r.status, 'active') <> 'blocked'
   AND coalesce(r.permission, 'allow') <> 'deny'
   AND NOT coalesce(r.route_id, '') IN $exclude_routes
-RETURN DISTINCT m.id AS id, labels(m) AS labels, properties(m) AS props
+RETURN DISTINCT m.id AS id, labels(m) AS labels, m.name AS name, m.sensitivity AS sensitivity
 
 // name: relationship_by_ends
 // description: the relationships of type $type from $source to $target, found through the ends' id index
