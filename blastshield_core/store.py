@@ -108,7 +108,7 @@ class Store:
             with self._lock:
                 db = FalkorDB(
                     str(settings.database_file.resolve()),
-                    serverconfig={"appendonly": "yes", "appendfsync": "everysec"},
+                    serverconfig={"appendonly": "yes", "appendfsync": "always"},
                     socket_timeout=settings.socket_timeout_s,
                     retry=_no_retry(),
                     retry_on_error=[],
