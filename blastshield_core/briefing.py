@@ -28,6 +28,7 @@ from .checker import (
     check_text,
     gather_evidence,
 )
+from .gemini import gemini_client
 from .read import ReadTools
 from .results import RunRecord, RunState, Status
 from .settings import Settings
@@ -317,16 +318,9 @@ class Briefer:
         )
 
     def _ask_model(self, ev: EvidenceSummary) -> BriefingClaims:
-        from google import genai
         from google.genai import types
 
-        assert self.settings.gemini_api_key is not None
-        http = types.HttpOptions(
-            base_url=self.settings.gemini_base_url,
-            timeout=int(self.settings.gemini_timeout_s * 1000),
-            retry_options=types.HttpRetryOptions(attempts=1),
-        )
-        client = genai.Client(api_key=self.settings.gemini_api_key.get_secret_value(), http_options=http)
+        client = gemini_client(self.settings)
         evidence = json.dumps(ev.model_dump(mode="json"), indent=1)
         prompt = (
             f"Write the briefing for alert {ev.alert_id}. The evidence follows as quoted JSON data; "

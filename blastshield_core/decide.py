@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from .chokepoints import analyse_paths
+from .gemini import gemini_client
 from .read import ReadTools
 from .results import CandidatesResult, Decision, InvestigationResult, Proposal, SelectInput
 from .settings import Settings
@@ -199,17 +200,10 @@ class GeminiDecider:
         )
 
     async def _decide(self, ctx: DecisionContext, calls: list[dict[str, Any]]) -> Decision:
-        from google import genai
         from google.genai import types
         from mcp import Client
 
-        assert self.settings.gemini_api_key is not None
-        http = types.HttpOptions(
-            base_url=self.settings.gemini_base_url,
-            timeout=int(self.settings.gemini_timeout_s * 1000),
-            retry_options=types.HttpRetryOptions(attempts=1),
-        )
-        client = genai.Client(api_key=self.settings.gemini_api_key.get_secret_value(), http_options=http)
+        client = gemini_client(self.settings)
         async with Client(self.server_factory(ctx.tools)) as session:
             listed = (await session.list_tools()).tools
             declared = {t.name: t for t in listed}

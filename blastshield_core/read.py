@@ -398,6 +398,12 @@ class ReadTools:
         )
 
     # -- tools ---------------------------------------------------------------
+    def alert_choices(self) -> list[tuple[str, str]]:
+        """(id, title) of every alert, ordered by id: one query, no investigation (for pickers).
+
+        Raises QueryFailed."""
+        return [(row["props"]["id"], row["props"].get("title", "")) for row in self.store.read("list_alerts")]
+
     def list_alerts(self) -> AlertsResult:
         """Every alert with its computed score and count of qualifying paths."""
 

@@ -46,20 +46,19 @@ def init_state() -> None:
 def alert_picker(svc, key: str) -> str | None:
     """A selectbox of alert ids that follows (and updates) the selected alert."""
     init_state()
-    result = svc.tools.list_alerts()
-    if result.status is not Status.OK:
-        show_status(result.status, result.message)
+    try:
+        choices = svc.tools.alert_choices()  # ids and titles only: no investigation per alert on every rerun
+    except QueryFailed as exc:
+        show_status(Status.QUERY_FAILED, str(exc))
         return None
-    ids = [a.id for a in result.alerts]
+    ids = [alert_id for alert_id, _ in choices]
     if not ids:
         st.info("No alerts in the graph. Import a document or reset the scenarios on the Alerts page.")
         return None
     current = st.session_state.selected_alert
     if key not in st.session_state or st.session_state[key] not in ids:
         st.session_state[key] = current if current in ids else ids[0]
-    labels = {
-        a.id: f"{a.id} · {SEVERITY_BADGE.get(a.severity or '', a.status.value)} {a.risk_score}" for a in result.alerts
-    }
+    labels = {alert_id: f"{alert_id} · {title}" for alert_id, title in choices}
     chosen = st.selectbox("Alert", ids, key=key, format_func=lambda i: labels.get(i, i))
     st.session_state.selected_alert = chosen
     return chosen

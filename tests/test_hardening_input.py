@@ -15,7 +15,7 @@ from blastshield_core import Status, build_services
 from blastshield_core.loop import RunRefused
 from blastshield_core.model import is_valid_id
 from blastshield_core.read import ReadTools, path_signature
-from tests.conftest import graph_snapshot, run_cli
+from tests.conftest import graph_snapshot, run_cli, seeded_loopback_graph
 
 # A fixed, seeded budget: the suite must stay within a few minutes on a shared 2-core runner.
 BUDGET = settings(
@@ -368,16 +368,5 @@ def test_cli_undecodable_argument_is_invalid_input(cli_graph):
 @pytest.fixture(scope="module")
 def cli_graph(loopback_server):
     """A seeded graph on the loopback server for CLI subprocesses, deleted afterwards."""
-    import uuid
-
-    from blastshield_core import Store, load_settings, seed
-
-    name = f"cli_{uuid.uuid4().hex[:8]}"
-    store = Store(load_settings(environ={}, falkordb_url=loopback_server.url, graph=name, audit_graph=f"{name}_audit"))
-    seed(store)
-    env = {"FALKORDB_URL": loopback_server.url, "BLASTSHIELD_GRAPH": name, "BLASTSHIELD_AUDIT_GRAPH": f"{name}_audit"}
-    yield store, env
-    for graph in (name, f"{name}_audit"):
-        if store.graph_exists(graph):
-            store.command("GRAPH.DELETE", graph)
-    store.close()
+    with seeded_loopback_graph(loopback_server.url, "cli") as graph:
+        yield graph

@@ -9,21 +9,14 @@ import textwrap
 import time
 from pathlib import Path
 
-import psutil
 import pytest
 
 from blastshield_core import QueryFailed, Store, StoreUnavailable, load_settings, seed
 from blastshield_core.read import ReadTools
+from tests.conftest import server_gone
 
 ROOT = Path(__file__).resolve().parent.parent
 WRITERS = {"ingest.py", "act.py"}
-
-
-def _gone(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return True
 
 
 def test_embedded_graph_persists_across_restarts(tmp_path):
@@ -33,7 +26,7 @@ def test_embedded_graph_persists_across_restarts(tmp_path):
     seed(store)
     pid = store.server_pid()
     store.close()
-    assert _gone(pid)
+    assert server_gone(pid)
     store = Store(settings)
     try:
         assert ReadTools(store).investigate_alert("BH-1042").path_count == 1
@@ -48,7 +41,7 @@ def test_close_is_quick_and_stops_the_server(tmp_path):
     started = time.perf_counter()
     store.close()
     elapsed = time.perf_counter() - started
-    assert _gone(pid)
+    assert server_gone(pid)
     assert elapsed < 1.0, f"close took {elapsed:.2f}s"
 
 
@@ -59,7 +52,7 @@ def test_second_store_shares_the_server_and_keeps_it_alive(tmp_path):
     try:
         assert first.server_pid() == second.server_pid()
         first.close()
-        assert not _gone(second.server_pid())
+        assert not server_gone(second.server_pid())
         assert second.read("list_alerts") == []
     finally:
         first.close()
