@@ -30,6 +30,7 @@ from typing import Any
 
 import psutil
 import redis
+from falkordb.helpers import stringify_param_value
 from filelock import FileLock, Timeout
 from redis.backoff import NoBackoff
 from redis.retry import Retry
@@ -135,10 +136,24 @@ class Store:
             return _redact(self.settings.falkordb_url)
         return str(self.settings.database_file)
 
-    def _graph(self, graph: str | None) -> Any:
+    def _query(self, command: str, text: str, params: dict[str, Any] | None, graph: str | None) -> list[dict]:
+        """One GRAPH.QUERY / GRAPH.RO_QUERY in the compact format, rows parsed here.
+
+        Templates return only scalars, lists and maps, so the rows are parsed by
+        `_value` below rather than by the client library's general parser (which
+        also resolves nodes, edges and paths through schema look-ups, and took
+        as long as the query itself for a page of paths)."""
         if self._closed:
             raise QueryFailed("the store is closed")
-        return self._db.select_graph(graph or self.settings.graph)
+        response = self._db.connection.execute_command(
+            command,
+            graph or self.settings.graph,
+            _params_header(params) + text,
+            "--compact",
+            "timeout",
+            self.settings.query_timeout_ms,
+        )
+        return _rows(response)
 
     def read(self, name: str, params: dict[str, Any] | None = None, *, graph: str | None = None) -> list[dict]:
         """Run the named read template with GRAPH.RO_QUERY; rows as dicts."""
@@ -147,22 +162,20 @@ class Store:
     def read_text(self, text: str, params: dict[str, Any] | None = None, *, graph: str | None = None) -> list[dict]:
         """Run template text (from `templates`) read-only."""
         try:
-            result = self._graph(graph).ro_query(text, params or {}, timeout=self.settings.query_timeout_ms)
+            return self._query("GRAPH.RO_QUERY", text, params, graph)
         except redis.ResponseError as exc:
             if "empty key" in str(exc) or "Invalid graph operation on empty key" in str(exc):
                 return []  # the graph does not exist yet: no rows
             raise QueryFailed(f"query failed: {exc}") from None
         except (redis.RedisError, OSError) as exc:
             raise QueryFailed(f"query failed: {type(exc).__name__}: {exc}") from None
-        return _rows(result)
 
     def execute_write(self, text: str, params: dict[str, Any] | None = None, *, graph: str | None = None) -> list[dict]:
         """Run a write. Only `ingest` and `act` call this; never retried."""
         try:
-            result = self._graph(graph).query(text, params or {}, timeout=self.settings.query_timeout_ms)
+            return self._query("GRAPH.QUERY", text, params, graph)
         except (redis.RedisError, OSError) as exc:
             raise QueryFailed(f"write failed: {type(exc).__name__}: {exc}") from None
-        return _rows(result)
 
     def command(self, *args: Any) -> Any:
         """A raw server command (graph copy, rename, delete, list)."""
@@ -292,9 +305,44 @@ def _wait_for_exit(pid: int, timeout: float = 10.0) -> None:
         pass
 
 
-def _rows(result: Any) -> list[dict]:
-    names = [column[1] for column in result.header]
-    return [dict(zip(names, row, strict=True)) for row in result.result_set]
+def _params_header(params: dict[str, Any] | None) -> str:
+    """`CYPHER name=value ...` ahead of the query text (values quoted by the client library)."""
+    if not params:
+        return ""
+    return "CYPHER " + " ".join(f"{name}={stringify_param_value(value)}" for name, value in params.items()) + " "
+
+
+# Compact result-set value types (FalkorDB's ResultSetScalarType).
+_NULL, _STRING, _INTEGER, _BOOLEAN, _DOUBLE, _ARRAY, _MAP = 1, 2, 3, 4, 5, 6, 10
+
+
+def _value(cell: list[Any]) -> Any:
+    kind, value = cell
+    if kind in (_STRING, _INTEGER):
+        return value
+    if kind == _ARRAY:
+        return [_value(item) for item in value]
+    if kind == _MAP:
+        return {value[i]: _value(value[i + 1]) for i in range(0, len(value), 2)}
+    if kind == _NULL:
+        return None
+    if kind == _BOOLEAN:
+        return value == "true"
+    if kind == _DOUBLE:
+        return float(value)
+    raise QueryFailed(f"a query returned a value of compact type {kind}; templates return scalars, lists and maps")
+
+
+def _rows(response: list[Any]) -> list[dict]:
+    """Rows of a compact reply: [header, records, statistics], or [statistics] alone."""
+    if isinstance(response[0], redis.ResponseError):
+        raise response[0]
+    if isinstance(response[-1], redis.ResponseError):  # a run-time error ends the reply
+        raise response[-1]
+    if len(response) < 3:
+        return []
+    names = [column[1] for column in response[0]]
+    return [dict(zip(names, [_value(cell) for cell in record], strict=True)) for record in response[1]]
 
 
 def _redact(url: str) -> str:

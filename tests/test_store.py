@@ -174,3 +174,34 @@ def test_written_text_round_trips(store):
     text = 'say "hi" \\ back\nslash\t☃ é'
     store.execute_write("CREATE (:Probe {t: $t})", {"t": text})
     assert store.read_text("MATCH (p:Probe) RETURN p.t AS t") == [{"t": text}]
+
+
+def test_result_values_come_back_as_python_values(store):
+    """Every value kind a template returns (null, text, integer, boolean, float, list, map,
+    nested) is parsed from the compact reply into the same Python value."""
+    props = {"text": 'q"uote \\ nl\n ☃', "int": -(2**53) - 1, "yes": True, "no": False, "float": 0.1}
+    nested = {"none": None, "list": [1, "two", [3.5, None], {"k": "v"}], "empty": [], "map": {"in": {"deep": ["x"]}}}
+    rows = store.execute_write(
+        "CREATE (p:Probe) SET p = $props RETURN properties(p) AS props, p.text AS text, $nested AS nested",
+        {"props": props, "nested": nested},
+    )
+    assert rows == [{"props": props, "text": props["text"], "nested": nested}]
+    assert store.read_text("MATCH (p:Probe) RETURN p.yes AS yes, p.float AS f, p.int AS i, p.nope AS nope") == [
+        {"yes": True, "f": 0.1, "i": -(2**53) - 1, "nope": None}
+    ]
+    assert store.read_text("MATCH (p:Probe) RETURN p.no AS no LIMIT 0") == []
+
+
+def test_a_node_in_a_result_is_refused(store):
+    """Templates return scalars, lists and maps; a node, edge or path is a failed query, not a guess."""
+    store.execute_write("CREATE (:Probe {t: 1})-[:LINK]->(:Probe {t: 2})")
+    for text in ("MATCH (p:Probe) RETURN p", "MATCH ()-[r]->() RETURN r", "MATCH p = ()-->() RETURN p"):
+        with pytest.raises(QueryFailed, match="compact type"):
+            store.read_text(text)
+
+
+def test_a_run_time_error_is_a_failed_query(store):
+    """An error raised while the query runs is QueryFailed, carrying the server's reason."""
+    store.execute_write("CREATE (:Probe)")
+    with pytest.raises(QueryFailed, match="Division by zero"):
+        store.read_text("UNWIND [1, 0] AS d RETURN 1 / d AS x")
