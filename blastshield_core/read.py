@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from .model import Label, domain_label
+from .model import ENDPOINTS, Label, domain_label
 from .results import (
     DEFAULT_DEPTH,
     MAX_DEPTH,
@@ -122,28 +122,48 @@ def _node(row: dict[str, Any]) -> NodeView:
     )
 
 
+# A relationship type's (source, target) labels: a path row carries no labels or
+# ends, so they come from the relationship types (import enforces ENDPOINTS).
+_ENDS = {rel.value: (source.value, target.value) for rel, (source, target) in ENDPOINTS.items()}
+
+
 def _paths_from_rows(rows: list[dict[str, Any]]) -> list[AccessPath]:
-    """Path rows as models; a node met on several paths is built once."""
+    """Slim path rows (node properties; relationship [type, properties]) as models.
+
+    A path runs forward from its first node, so relationship i joins nodes i and
+    i + 1, and each node's label is the one its relationship type implies. A node
+    or relationship met on several paths is built once.
+    """
     nodes: dict[str, NodeView] = {}
-
-    def node(row: dict[str, Any]) -> NodeView:
-        found = nodes.get(row["id"])
-        if found is None:
-            found = nodes[row["id"]] = _node(row)
-        return found
-
-    return [
-        AccessPath.model_construct(
-            nodes=[node(n) for n in row["nodes"]],
-            relationships=[
-                RelView.model_construct(
-                    type=r["type"], source=r["source"], target=r["target"], properties=dict(r["props"])
+    relationships: dict[tuple[str, str, str], RelView] = {}
+    paths = []
+    for row in rows:
+        rels = row["rels"]
+        types = [rel[0] for rel in rels]
+        labels = [_ENDS[types[0]][0], *(_ENDS[t][1] for t in types)]
+        path_nodes = []
+        for stored, label in zip(row["nodes"], labels, strict=True):
+            found = nodes.get(stored["id"])
+            if found is None:
+                props = dict(stored)
+                node_id = props.pop("id")
+                name = props.pop("name", None)
+                # Rows come from our own templates over validated data: built without re-validating.
+                found = nodes[node_id] = NodeView.model_construct(
+                    id=node_id, label=label, name=name or node_id, properties=props
                 )
-                for r in row["rels"]
-            ],
-        )
-        for row in rows
-    ]
+            path_nodes.append(found)
+        path_rels = []
+        for i, (rel_type, rel) in enumerate(zip(types, rels, strict=True)):
+            key = (path_nodes[i].id, rel_type, path_nodes[i + 1].id)
+            found_rel = relationships.get(key)
+            if found_rel is None:
+                found_rel = relationships[key] = RelView.model_construct(
+                    type=rel_type, source=key[0], target=key[2], properties=rel[1]
+                )
+            path_rels.append(found_rel)
+        paths.append(AccessPath.model_construct(nodes=path_nodes, relationships=path_rels))
+    return paths
 
 
 # Paths of 1..3 relationships are few from any start, so the deepening starts there.
@@ -236,26 +256,29 @@ class ReadTools:
         paths = _paths_from_rows(rows)
         return paths[:cap], len(paths) > cap
 
-    def _alert_and_entity(self, alert_id: str) -> tuple[AlertRecord, NodeView]:
-        """The alert and its entity in one query; Unknown when either is missing."""
-        rows = self.store.read("alert_with_entity", {"id": alert_id})
-        if not rows:
-            raise Unknown(Status.UNKNOWN_ALERT, f"no alert with id {alert_id!r}")
-        alert = _alert_record(rows[0]["props"])
-        if rows[0]["id"] is None:
-            raise Unknown(Status.UNKNOWN_SOURCE, f"no entity with id {alert.entity_id!r} in the graph")
-        return alert, _node({"id": rows[0]["id"], "labels": rows[0]["labels"], "props": rows[0]["entity_props"]})
-
     def evidence(self, alert_id: str, *, exclude_routes: Iterable[str] = ()) -> Evidence:
-        """The standard investigation (depth 6) of an alert, fresh from the graph.
+        """The standard investigation (depth 6) of an alert, fresh from the graph, in one query.
 
         Raises QueryFailed, or Unknown for an unknown alert or entity.
         """
-        alert, entity = self._alert_and_entity(alert_id)
-        paths, truncated = self._paths(
-            "sensitive", MAX_DEPTH, {"source_id": alert.entity_id}, exclude_routes=exclude_routes
+        rows = self.store.read(
+            "alert_evidence",
+            {
+                "id": alert_id,
+                "sensitivities": SENSITIVE,
+                "exclude_routes": sorted(exclude_routes),
+                "limit": self.path_cap + 1,
+            },
         )
-        return Evidence(alert=alert, entity=entity, paths=paths, truncated=truncated)
+        head = next((row for row in rows if row["kind"] == "alert"), None)
+        if head is None:
+            raise Unknown(Status.UNKNOWN_ALERT, f"no alert with id {alert_id!r}")
+        alert = _alert_record(head["props"])
+        if head["id"] is None:
+            raise Unknown(Status.UNKNOWN_SOURCE, f"no entity with id {alert.entity_id!r} in the graph")
+        entity = _node({"id": head["id"], "labels": head["labels"], "props": head["entity_props"]})
+        paths = _paths_from_rows([row for row in rows if row["kind"] == "path"])
+        return Evidence(alert=alert, entity=entity, paths=paths[: self.path_cap], truncated=len(paths) > self.path_cap)
 
     def _alert_view(self, evidence: Evidence) -> AlertView:
         assessment = assess(evidence.alert.signals, evidence.paths)

@@ -32,7 +32,7 @@ REQUIRED = frozenset(
         "entity_by_id",
         "entities_by_ids",
         "alert_by_id",
-        "alert_with_entity",
+        "alert_evidence",
         "list_alerts",
         "expand_frontier",
         "expand_frontier_any_status",

@@ -5,6 +5,15 @@
 // $include_blocked), not denied, and does not carry a route in $exclude_routes.
 // Paths are simple (no node twice). Variable-length bounds cannot be
 // parameters in FalkorDB, so each depth 1..6 has its own fixed template.
+// A path row is slim: each node's properties (its id among them) and each
+// relationship's [type, properties]. Ends and labels are not sent: a path runs
+// forward, and every relationship type joins one pair of labels (the model's
+// ENDPOINTS, which import enforces), so the reader derives them; `labels(n)`
+// and per-element maps took about half the server time of a page of paths.
+// Paths are sorted and cut in a WITH before the RETURN projects them, so only
+// the kept paths are projected. The sort key's list comprehension must not look
+// like the RETURN's: FalkorDB 4.22 resolved `ORDER BY [n IN ns | n.id]` to a
+// RETURN item `[n IN ns | ...]` and sorted by that instead (hence `x`).
 
 // name: paths_to_sensitive_d1
 // description: qualifying paths of 1..1 relationships from $source_id to a DataAsset whose sensitivity is in $sensitivities, shortest first, at most $limit
@@ -16,10 +25,11 @@ WHERE a.sensitivity IN $sensitivities
       AND NOT coalesce(r.route_id, '') IN $exclude_routes)
 WITH p, nodes(p) AS ns
 WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
-RETURN [n IN ns | {id: n.id, labels: labels(n), props: properties(n)}] AS nodes,
-       [r IN relationships(p) | {type: type(r), source: startNode(r).id, target: endNode(r).id, props: properties(r)}] AS rels
-ORDER BY length(p), [n IN ns | n.id]
+WITH p, ns
+ORDER BY length(p), [x IN ns | x.id]
 LIMIT $limit
+RETURN [n IN ns | properties(n)] AS nodes,
+       [r IN relationships(p) | [type(r), properties(r)]] AS rels
 
 // name: paths_to_sensitive_d2
 // description: qualifying paths of 1..2 relationships from $source_id to a DataAsset whose sensitivity is in $sensitivities, shortest first, at most $limit
@@ -31,10 +41,11 @@ WHERE a.sensitivity IN $sensitivities
       AND NOT coalesce(r.route_id, '') IN $exclude_routes)
 WITH p, nodes(p) AS ns
 WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
-RETURN [n IN ns | {id: n.id, labels: labels(n), props: properties(n)}] AS nodes,
-       [r IN relationships(p) | {type: type(r), source: startNode(r).id, target: endNode(r).id, props: properties(r)}] AS rels
-ORDER BY length(p), [n IN ns | n.id]
+WITH p, ns
+ORDER BY length(p), [x IN ns | x.id]
 LIMIT $limit
+RETURN [n IN ns | properties(n)] AS nodes,
+       [r IN relationships(p) | [type(r), properties(r)]] AS rels
 
 // name: paths_to_sensitive_d3
 // description: qualifying paths of 1..3 relationships from $source_id to a DataAsset whose sensitivity is in $sensitivities, shortest first, at most $limit
@@ -46,10 +57,11 @@ WHERE a.sensitivity IN $sensitivities
       AND NOT coalesce(r.route_id, '') IN $exclude_routes)
 WITH p, nodes(p) AS ns
 WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
-RETURN [n IN ns | {id: n.id, labels: labels(n), props: properties(n)}] AS nodes,
-       [r IN relationships(p) | {type: type(r), source: startNode(r).id, target: endNode(r).id, props: properties(r)}] AS rels
-ORDER BY length(p), [n IN ns | n.id]
+WITH p, ns
+ORDER BY length(p), [x IN ns | x.id]
 LIMIT $limit
+RETURN [n IN ns | properties(n)] AS nodes,
+       [r IN relationships(p) | [type(r), properties(r)]] AS rels
 
 // name: paths_to_sensitive_d4
 // description: qualifying paths of 1..4 relationships from $source_id to a DataAsset whose sensitivity is in $sensitivities, shortest first, at most $limit
@@ -61,10 +73,11 @@ WHERE a.sensitivity IN $sensitivities
       AND NOT coalesce(r.route_id, '') IN $exclude_routes)
 WITH p, nodes(p) AS ns
 WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
-RETURN [n IN ns | {id: n.id, labels: labels(n), props: properties(n)}] AS nodes,
-       [r IN relationships(p) | {type: type(r), source: startNode(r).id, target: endNode(r).id, props: properties(r)}] AS rels
-ORDER BY length(p), [n IN ns | n.id]
+WITH p, ns
+ORDER BY length(p), [x IN ns | x.id]
 LIMIT $limit
+RETURN [n IN ns | properties(n)] AS nodes,
+       [r IN relationships(p) | [type(r), properties(r)]] AS rels
 
 // name: paths_to_sensitive_d5
 // description: qualifying paths of 1..5 relationships from $source_id to a DataAsset whose sensitivity is in $sensitivities, shortest first, at most $limit
@@ -76,10 +89,11 @@ WHERE a.sensitivity IN $sensitivities
       AND NOT coalesce(r.route_id, '') IN $exclude_routes)
 WITH p, nodes(p) AS ns
 WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
-RETURN [n IN ns | {id: n.id, labels: labels(n), props: properties(n)}] AS nodes,
-       [r IN relationships(p) | {type: type(r), source: startNode(r).id, target: endNode(r).id, props: properties(r)}] AS rels
-ORDER BY length(p), [n IN ns | n.id]
+WITH p, ns
+ORDER BY length(p), [x IN ns | x.id]
 LIMIT $limit
+RETURN [n IN ns | properties(n)] AS nodes,
+       [r IN relationships(p) | [type(r), properties(r)]] AS rels
 
 // name: paths_to_sensitive_d6
 // description: qualifying paths of 1..6 relationships from $source_id to a DataAsset whose sensitivity is in $sensitivities, shortest first, at most $limit
@@ -91,10 +105,11 @@ WHERE a.sensitivity IN $sensitivities
       AND NOT coalesce(r.route_id, '') IN $exclude_routes)
 WITH p, nodes(p) AS ns
 WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
-RETURN [n IN ns | {id: n.id, labels: labels(n), props: properties(n)}] AS nodes,
-       [r IN relationships(p) | {type: type(r), source: startNode(r).id, target: endNode(r).id, props: properties(r)}] AS rels
-ORDER BY length(p), [n IN ns | n.id]
+WITH p, ns
+ORDER BY length(p), [x IN ns | x.id]
 LIMIT $limit
+RETURN [n IN ns | properties(n)] AS nodes,
+       [r IN relationships(p) | [type(r), properties(r)]] AS rels
 
 // name: paths_to_target_d1
 // description: qualifying paths of 1..1 relationships from $source_id to $target_id, shortest first, at most $limit
@@ -105,10 +120,11 @@ WHERE ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'a
       AND NOT coalesce(r.route_id, '') IN $exclude_routes)
 WITH p, nodes(p) AS ns
 WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
-RETURN [n IN ns | {id: n.id, labels: labels(n), props: properties(n)}] AS nodes,
-       [r IN relationships(p) | {type: type(r), source: startNode(r).id, target: endNode(r).id, props: properties(r)}] AS rels
-ORDER BY length(p), [n IN ns | n.id]
+WITH p, ns
+ORDER BY length(p), [x IN ns | x.id]
 LIMIT $limit
+RETURN [n IN ns | properties(n)] AS nodes,
+       [r IN relationships(p) | [type(r), properties(r)]] AS rels
 
 // name: paths_to_target_d2
 // description: qualifying paths of 1..2 relationships from $source_id to $target_id, shortest first, at most $limit
@@ -119,10 +135,11 @@ WHERE ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'a
       AND NOT coalesce(r.route_id, '') IN $exclude_routes)
 WITH p, nodes(p) AS ns
 WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
-RETURN [n IN ns | {id: n.id, labels: labels(n), props: properties(n)}] AS nodes,
-       [r IN relationships(p) | {type: type(r), source: startNode(r).id, target: endNode(r).id, props: properties(r)}] AS rels
-ORDER BY length(p), [n IN ns | n.id]
+WITH p, ns
+ORDER BY length(p), [x IN ns | x.id]
 LIMIT $limit
+RETURN [n IN ns | properties(n)] AS nodes,
+       [r IN relationships(p) | [type(r), properties(r)]] AS rels
 
 // name: paths_to_target_d3
 // description: qualifying paths of 1..3 relationships from $source_id to $target_id, shortest first, at most $limit
@@ -133,10 +150,11 @@ WHERE ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'a
       AND NOT coalesce(r.route_id, '') IN $exclude_routes)
 WITH p, nodes(p) AS ns
 WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
-RETURN [n IN ns | {id: n.id, labels: labels(n), props: properties(n)}] AS nodes,
-       [r IN relationships(p) | {type: type(r), source: startNode(r).id, target: endNode(r).id, props: properties(r)}] AS rels
-ORDER BY length(p), [n IN ns | n.id]
+WITH p, ns
+ORDER BY length(p), [x IN ns | x.id]
 LIMIT $limit
+RETURN [n IN ns | properties(n)] AS nodes,
+       [r IN relationships(p) | [type(r), properties(r)]] AS rels
 
 // name: paths_to_target_d4
 // description: qualifying paths of 1..4 relationships from $source_id to $target_id, shortest first, at most $limit
@@ -147,10 +165,11 @@ WHERE ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'a
       AND NOT coalesce(r.route_id, '') IN $exclude_routes)
 WITH p, nodes(p) AS ns
 WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
-RETURN [n IN ns | {id: n.id, labels: labels(n), props: properties(n)}] AS nodes,
-       [r IN relationships(p) | {type: type(r), source: startNode(r).id, target: endNode(r).id, props: properties(r)}] AS rels
-ORDER BY length(p), [n IN ns | n.id]
+WITH p, ns
+ORDER BY length(p), [x IN ns | x.id]
 LIMIT $limit
+RETURN [n IN ns | properties(n)] AS nodes,
+       [r IN relationships(p) | [type(r), properties(r)]] AS rels
 
 // name: paths_to_target_d5
 // description: qualifying paths of 1..5 relationships from $source_id to $target_id, shortest first, at most $limit
@@ -161,10 +180,11 @@ WHERE ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'a
       AND NOT coalesce(r.route_id, '') IN $exclude_routes)
 WITH p, nodes(p) AS ns
 WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
-RETURN [n IN ns | {id: n.id, labels: labels(n), props: properties(n)}] AS nodes,
-       [r IN relationships(p) | {type: type(r), source: startNode(r).id, target: endNode(r).id, props: properties(r)}] AS rels
-ORDER BY length(p), [n IN ns | n.id]
+WITH p, ns
+ORDER BY length(p), [x IN ns | x.id]
 LIMIT $limit
+RETURN [n IN ns | properties(n)] AS nodes,
+       [r IN relationships(p) | [type(r), properties(r)]] AS rels
 
 // name: paths_to_target_d6
 // description: qualifying paths of 1..6 relationships from $source_id to $target_id, shortest first, at most $limit
@@ -175,10 +195,11 @@ WHERE ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'a
       AND NOT coalesce(r.route_id, '') IN $exclude_routes)
 WITH p, nodes(p) AS ns
 WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
-RETURN [n IN ns | {id: n.id, labels: labels(n), props: properties(n)}] AS nodes,
-       [r IN relationships(p) | {type: type(r), source: startNode(r).id, target: endNode(r).id, props: properties(r)}] AS rels
-ORDER BY length(p), [n IN ns | n.id]
+WITH p, ns
+ORDER BY length(p), [x IN ns | x.id]
 LIMIT $limit
+RETURN [n IN ns | properties(n)] AS nodes,
+       [r IN relationships(p) | [type(r), properties(r)]] AS rels
 
 // name: entity_by_id
 // description: one entity by id, with its labels and properties
@@ -196,11 +217,30 @@ RETURN n.id AS id, labels(n) AS labels
 MATCH (a:Alert {id: $id})
 RETURN properties(a) AS props
 
-// name: alert_with_entity
-// description: one alert by id and, when it exists, the entity it names (one round trip for the start of an investigation)
-MATCH (a:Alert {id: $id})
-OPTIONAL MATCH (n:Entity {id: a.entity_id})
-RETURN properties(a) AS props, n.id AS id, labels(n) AS labels, properties(n) AS entity_props
+// name: alert_evidence
+// description: the start of every investigation in one round trip: a row of kind 'alert' with alert $id and, when it exists, the entity it names; then rows of kind 'path', the qualifying paths of 1..6 relationships from that entity to a DataAsset whose sensitivity is in $sensitivities, shortest first, at most $limit (the same paths as paths_to_sensitive_d6)
+MATCH (al:Alert {id: $id})
+OPTIONAL MATCH (n:Entity {id: al.entity_id})
+RETURN 'alert' AS kind, properties(al) AS props, n.id AS id, labels(n) AS labels, properties(n) AS entity_props,
+       null AS nodes, null AS rels
+UNION ALL
+MATCH (al:Alert {id: $id})
+WITH al.entity_id AS entity_id
+MATCH (s:Entity {id: entity_id})
+WITH s
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..6]->(a:DataAsset)
+WHERE a.sensitivity IN $sensitivities
+  AND ALL(r IN relationships(p) WHERE coalesce(r.status, 'active') <> 'blocked'
+      AND coalesce(r.permission, 'allow') <> 'deny'
+      AND NOT coalesce(r.route_id, '') IN $exclude_routes)
+WITH p, nodes(p) AS ns
+WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
+WITH p, ns
+ORDER BY length(p), [x IN ns | x.id]
+LIMIT $limit
+RETURN 'path' AS kind, null AS props, null AS id, null AS labels, null AS entity_props,
+       [n IN ns | properties(n)] AS nodes,
+       [r IN relationships(p) | [type(r), properties(r)]] AS rels
 
 // name: list_alerts
 // description: every alert, ordered by id

@@ -146,6 +146,41 @@ def test_cycles_do_not_repeat_nodes(store):
     assert path_signature(paths_to_r1.paths) == {("i1", "s1", "w1", "r1", "r2", "r3")}
 
 
+def test_equal_length_paths_are_ordered_by_node_ids(store):
+    """Paths of one length come in node-id order at every depth and through every tool,
+    even when the nodes' property maps sort the other way (FalkorDB resolved a sort key
+    written like a projected list comprehension to that projection)."""
+    nodes = [
+        {"id": "i1", "label": "Identity", "name": "i1"},
+        {"id": "s1", "label": "Session", "name": "s1"},
+        *(
+            {"id": f"w{k}", "label": "Workload", "name": f"w{k}", "properties": {f"p{j}": k for j in range(3 - k)}}
+            for k in range(4)
+        ),
+        {"id": "r1", "label": "IAMRole", "name": "r1"},
+        {"id": "a1", "label": "DataAsset", "name": "a1", "properties": {"sensitivity": "high"}},
+    ]
+    edges = [
+        {"source": "i1", "type": "HAS_SESSION", "target": "s1", "properties": {"route_id": "rt-s1"}},
+        *({"source": "s1", "type": "CAN_ACCESS", "target": f"w{k}"} for k in (3, 1, 0, 2)),
+        *({"source": f"w{k}", "type": "RUNS_AS", "target": "r1"} for k in range(4)),
+        {"source": "r1", "type": "CAN_READ", "target": "a1"},
+    ]
+    doc = {"format": "blastshield-graph/v1", "name": "order", "nodes": nodes, "edges": edges}
+    doc["alerts"] = [{"id": "A-1", "title": "order", "entity_id": "i1", "kind": "test"}]
+    import_document(store, parse_document(doc))
+    tools = ReadTools(store)
+    expected = [("i1", "s1", f"w{k}", "r1", "a1") for k in range(4)]
+    for depth in (4, 5, 6):
+        assert [p.node_ids for p in tools.investigate_alert("A-1", depth).paths] == expected
+    assert [p.node_ids for p in tools.evidence("A-1").paths] == expected
+    assert [p.node_ids for p in tools.find_shortest_access_path("i1", "a1").paths] == expected
+    assert [p.node_ids for p in tools.get_evidence_graph("A-1", 4).paths] == expected
+    path = tools.evidence("A-1").paths[0]
+    assert [n.label for n in path.nodes] == ["Identity", "Session", "Workload", "IAMRole", "DataAsset"]
+    assert path.nodes[2].properties == {"p0": 0, "p1": 0, "p2": 0}
+
+
 @pytest.mark.parametrize("depth", [0, 7, -1, "3", 2.5, True, None, "1..100", "*1..100", "6) DETACH DELETE n //"])
 def test_invalid_depth_is_invalid_input(tools, depth):
     """Out-of-range, non-integer and injected depths are refused before any query."""
