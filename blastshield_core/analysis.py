@@ -151,13 +151,13 @@ class AnalysisTools:
                 paths.extend(ev.paths)
                 path_alerts.extend([ev.alert.id] * len(ev.paths))
                 on_path.update(n.id for p in ev.paths for n in p.nodes[1:])
-                for node, hops in self.tools.reach(ev.alert.entity_id):
+                for node in self.tools.reach(ev.alert.entity_id):
                     if node.label not in BLAST_LABELS:
                         continue
-                    entry = combined.setdefault(node.id, {"node": node, "alerts": [], "hops": hops})
+                    entry = combined.setdefault(node.id, {"node": node, "alerts": [], "hops": node.hops})
                     if ev.alert.id not in entry["alerts"]:
                         entry["alerts"].append(ev.alert.id)
-                    entry["hops"] = min(entry["hops"], hops)
+                    entry["hops"] = min(entry["hops"], node.hops)
             entities = [
                 CombinedEntity(
                     id=node_id,

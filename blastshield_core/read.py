@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -25,7 +26,6 @@ from .results import (
     AlertsResult,
     AlertSummary,
     AlertView,
-    BlastEntity,
     BlastRadiusResult,
     Candidate,
     CandidateCollateral,
@@ -54,6 +54,7 @@ from .trace import Tracer
 __all__ = [
     "SENSITIVE",
     "Evidence",
+    "Reached",
     "ReadTools",
     "Unknown",
     "build_candidates",
@@ -66,6 +67,8 @@ SENSITIVE = ["high", "critical"]
 BLAST_LABELS = (Label.WORKLOAD.value, Label.IAM_ROLE.value, Label.DATA_ASSET.value)
 LABEL_ORDER = tuple(label.value for label in Label)
 CANDIDATE_PREFIX = "block-route:"
+# Reads a tool runs beside its own (one call's independent queries, on another connection).
+_SIDE_READS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="blastshield-read")
 # The drawn neighbourhood holds at most this many relationships (paths are always drawn whole).
 GRAPH_RELATIONSHIP_CAP = 300
 
@@ -103,6 +106,16 @@ class Evidence:
     truncated: bool
 
 
+class Reached(NamedTuple):
+    """An entity `reach` found, and how many hops from the start."""
+
+    id: str
+    label: str
+    name: str
+    sensitivity: str | None
+    hops: int
+
+
 class Unknown(Exception):
     """The alert, source or target is not in the graph."""
 
@@ -116,10 +129,7 @@ def _node(row: dict[str, Any]) -> NodeView:
     props = dict(row["props"])
     node_id = props.pop("id", row.get("id"))
     name = props.pop("name", None)
-    # Rows come from our own templates over validated data: build without re-validating.
-    return NodeView.model_construct(
-        id=node_id, label=domain_label(row["labels"]), name=name or node_id, properties=props
-    )
+    return NodeView(id=node_id, label=domain_label(row["labels"]), name=name or node_id, properties=props)
 
 
 # A relationship type's (source, target) labels: a path row carries no labels or
@@ -148,21 +158,16 @@ def _paths_from_rows(rows: list[dict[str, Any]]) -> list[AccessPath]:
                 props = dict(stored)
                 node_id = props.pop("id")
                 name = props.pop("name", None)
-                # Rows come from our own templates over validated data: built without re-validating.
-                found = nodes[node_id] = NodeView.model_construct(
-                    id=node_id, label=label, name=name or node_id, properties=props
-                )
+                found = nodes[node_id] = NodeView(id=node_id, label=label, name=name or node_id, properties=props)
             path_nodes.append(found)
         path_rels = []
         for i, (rel_type, rel) in enumerate(zip(types, rels, strict=True)):
             key = (path_nodes[i].id, rel_type, path_nodes[i + 1].id)
             found_rel = relationships.get(key)
             if found_rel is None:
-                found_rel = relationships[key] = RelView.model_construct(
-                    type=rel_type, source=key[0], target=key[2], properties=rel[1]
-                )
+                found_rel = relationships[key] = RelView(type=rel_type, source=key[0], target=key[2], properties=rel[1])
             path_rels.append(found_rel)
-        paths.append(AccessPath.model_construct(nodes=path_nodes, relationships=path_rels))
+        paths.append(AccessPath(nodes=path_nodes, relationships=path_rels))
     return paths
 
 
@@ -295,14 +300,14 @@ class ReadTools:
             factors=assessment.factors,
         )
 
-    def reach(self, entity_id: str, exclude_routes: Iterable[str] = ()) -> list[tuple[NodeView, int]]:
+    def reach(self, entity_id: str, exclude_routes: Iterable[str] = ()) -> list[Reached]:
         """Every entity reachable from `entity_id` over qualifying relationships within 6 hops,
         with its hop distance (breadth first), treating routes in `exclude_routes` as blocked.
-        Rows are slim: a node's properties carry only its `sensitivity` (for data assets)."""
+        Records are slim (id, label, name, sensitivity, hops): a dense graph reaches thousands."""
         excluded = sorted(exclude_routes)
         seen = {entity_id}
         frontier = [entity_id]
-        found: list[tuple[NodeView, int]] = []
+        found: list[Reached] = []
         for hop in range(1, MAX_DEPTH + 1):
             if not frontier:
                 break
@@ -314,20 +319,13 @@ class ReadTools:
                     continue
                 seen.add(node_id)
                 frontier.append(node_id)
-                sensitivity = row["sensitivity"]
-                node = NodeView.model_construct(
-                    id=node_id,
-                    label=domain_label(row["labels"]),
-                    name=row["name"] or node_id,
-                    properties={} if sensitivity is None else {"sensitivity": sensitivity},
-                )
-                found.append((node, hop))
+                found.append(Reached(node_id, _ENDS[row["type"]][1], row["name"] or node_id, row["sensitivity"], hop))
         return found
 
     def route_collateral(
         self,
         route_id: str,
-        baseline: dict[str, list[tuple[NodeView, int]]] | None = None,
+        baseline: dict[str, list[Reached]] | None = None,
         skip_identity: str | None = None,
         relationship: RelView | None = None,
     ) -> CollateralResult:
@@ -357,15 +355,15 @@ class ReadTools:
                 if identity.id not in cache:
                     cache[identity.id] = self.reach(identity.id)
                 before = cache[identity.id]
-                after = {node.id for node, _ in self.reach(identity.id, [route_id])}
+                after = {node.id for node in self.reach(identity.id, [route_id])}
                 lost = [
                     LostEntity(
                         id=node.id,
                         label=node.label,
                         name=node.name,
-                        sensitivity=node.properties.get("sensitivity") if node.label == Label.DATA_ASSET else None,
+                        sensitivity=node.sensitivity if node.label == Label.DATA_ASSET else None,
                     )
-                    for node, _ in before
+                    for node in before
                     if node.id not in after
                 ]
                 if lost:
@@ -398,7 +396,7 @@ class ReadTools:
         self,
         route_id: str,
         entity_id: str,
-        baseline: dict[str, list[tuple[NodeView, int]]] | None = None,
+        baseline: dict[str, list[Reached]] | None = None,
         relationship: RelView | None = None,
     ) -> CandidateCollateral:
         """The collateral of one candidate: what identities other than `entity_id` would lose."""
@@ -507,15 +505,29 @@ class ReadTools:
         """Workloads, roles and assets reachable over qualifying relationships within 6 hops."""
 
         def body(inp: AlertInput) -> BlastRadiusResult:
-            ev = self.evidence(inp.alert_id)
+            # The breadth-first expansion and the path query are independent once the
+            # entity is known, so the expansion runs on a second connection while the
+            # path query runs here (the server answers reads on several threads).
+            rows = self.store.read("alert_by_id", {"id": inp.alert_id})
+            start = rows[0]["props"].get("entity_id") if rows else None
+            pending = _SIDE_READS.submit(self.reach, start) if isinstance(start, str) else None
+            try:
+                ev = self.evidence(inp.alert_id)
+            finally:
+                reached = pending.result() if pending is not None else None  # never left running
+            if start != ev.entity.id or reached is None:  # the alert changed in between (an import)
+                reached = self.reach(ev.entity.id)
             on_path = {n.id for p in ev.paths for n in p.nodes[1:]}
+            # Plain rows validated in one call: thousands of entities on a dense graph.
             found = [
-                BlastEntity(id=node.id, label=node.label, name=node.name, hops=hop, on_critical_path=node.id in on_path)
-                for node, hop in self.reach(ev.entity.id)
-                if node.label in BLAST_LABELS
+                {"id": r.id, "label": r.label, "name": r.name, "hops": r.hops, "on_critical_path": r.id in on_path}
+                for r in reached
+                if r.label in BLAST_LABELS
             ]
-            found.sort(key=lambda e: (BLAST_LABELS.index(e.label), e.hops, e.id))
-            by_label = {label: sum(1 for e in found if e.label == label) for label in BLAST_LABELS}
+            found.sort(key=lambda e: (BLAST_LABELS.index(e["label"]), e["hops"], e["id"]))
+            by_label = dict.fromkeys(BLAST_LABELS, 0)
+            for entity in found:
+                by_label[entity["label"]] += 1
             return BlastRadiusResult(
                 tool="get_blast_radius",
                 status=Status.OK,
@@ -694,7 +706,7 @@ class ReadTools:
         def body(inp: AlertInput) -> CandidatesResult:
             ev = self.evidence(inp.alert_id)
             result = build_candidates(ev, self.path_cap)
-            baseline: dict[str, list[tuple[NodeView, int]]] = {}
+            baseline: dict[str, list[Reached]] = {}
             for cand in result.candidates:
                 cand.collateral = self.candidate_collateral(
                     cand.route_id, ev.alert.entity_id, baseline, relationship=cand.relationship

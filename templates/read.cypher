@@ -249,15 +249,16 @@ RETURN properties(a) AS props
 ORDER BY a.id
 
 // name: expand_frontier
-// description: one level of reachability expansion: entities one qualifying relationship (not carrying a route in $exclude_routes) away from the entities in $frontier (the caller drops those already seen). Each frontier id is looked up by index first, so the plan starts from the frontier rather than scanning candidate targets
+// description: one level of reachability expansion: entities one qualifying relationship (not carrying a route in $exclude_routes) away from the entities in $frontier, with the type of the relationship that reached them (an entity reached by two types comes twice; the caller drops those already seen). Each frontier id is looked up by index first, so the plan starts from the frontier rather than scanning candidate targets. The traversal is untyped and the allowlist is a filter: matching five types in the pattern ran one traversal per type and took about 1.7x as long on a dense graph
 UNWIND $frontier AS fid
 MATCH (n:Entity {id: fid})
 WITH n
-MATCH (n)-[r:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ]->(m:Entity)
+MATCH (n)-[r]->(m)
 WHERE coalesce(r.status, 'active') <> 'blocked'
   AND coalesce(r.permission, 'allow') <> 'deny'
   AND NOT coalesce(r.route_id, '') IN $exclude_routes
-RETURN DISTINCT m.id AS id, labels(m) AS labels, m.name AS name, m.sensitivity AS sensitivity
+  AND type(r) IN ['HAS_SESSION', 'CAN_ACCESS', 'RUNS_AS', 'CAN_ASSUME', 'CAN_READ']
+RETURN DISTINCT m.id AS id, type(r) AS type, m.name AS name, m.sensitivity AS sensitivity
 
 // name: relationship_by_ends
 // description: the relationships of type $type from $source to $target, found through the ends' id index
