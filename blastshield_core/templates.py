@@ -55,8 +55,7 @@ REQUIRED = frozenset(
         "audit_list_runs",
         "audit_get_run",
         "audit_get_steps",
-        "create_nodes",
-        "create_edges",
+        "index_status",
     }
 )
 

@@ -276,6 +276,11 @@ MATCH (a)-[r:CAN_ACCESS]->(b)
 WHERE r.route_id IN $route_ids
 RETURN r.route_id AS route_id, type(r) AS type, a.id AS source, b.id AS target, properties(r) AS props
 
+// name: index_status
+// description: every index of the graph with its status (OPERATIONAL once built)
+CALL db.indexes() YIELD label, properties, status
+RETURN label, properties, status
+
 // name: graph_counts
 // description: how many entities, relationships and alerts the graph holds
 MATCH (n)

@@ -23,21 +23,6 @@ MATCH (a:Entity {id: row.source}), (b:Entity {id: row.target})
 MERGE (a)-[r:{type}]->(b)
 SET r = row.props
 
-// name: create_nodes
-// description: create entities of one allowlisted label from $rows (id, props) in a graph known not to hold them (a fresh import's staging graph; ids were checked unique); returns each id with its internal node id
-UNWIND $rows AS row
-CREATE (n:Entity:{label})
-SET n = row.props
-RETURN n.id AS id, id(n) AS node
-
-// name: create_edges
-// description: create relationships of one allowlisted type from $rows (source and target as internal node ids returned by create_nodes, props) in a fresh import's staging graph (each source, type and target was checked unique)
-UNWIND $rows AS row
-MATCH (a) WHERE id(a) = row.source
-MATCH (b) WHERE id(b) = row.target
-CREATE (a)-[r:{type}]->(b)
-SET r = row.props
-
 // name: upsert_alerts
 // description: create or update alerts from $rows (id, title, entity_id, kind, signals as JSON text)
 UNWIND $rows AS row

@@ -188,12 +188,12 @@ def test_seed_documents_are_valid():
 
 
 def test_many_small_batches_import_the_same_graph(store, monkeypatch):
-    """A fresh import split into many batches in flight lands whole and answers as one batch does."""
+    """A fresh import split into many bulk calls lands whole and answers as one call does."""
     from blastshield_core import ingest
     from blastshield_core.generate import GenerateOptions, generate
 
     document = parse_document(generate(GenerateOptions(edges=600, seed=3)).to_document())
-    monkeypatch.setattr(ingest, "BATCH_SIZE", 7)
+    monkeypatch.setattr(ingest, "BULK_BATCH", 7)
     import_document(store, document, replace=True)
     alerts = len(document.alerts)
     assert counts(store) == {"nodes": len(document.nodes) + alerts, "relationships": 600, "alerts": alerts}
@@ -202,13 +202,13 @@ def test_many_small_batches_import_the_same_graph(store, monkeypatch):
 
 
 def test_failed_replace_with_batches_in_flight_leaves_the_graph(store, monkeypatch):
-    """A replace failing while batches are in flight leaves the live graph and no staging graph."""
+    """A replace failing while a bulk call is in flight leaves the live graph and no staging graph."""
     from blastshield_core import ingest
     from blastshield_core.generate import GenerateOptions, generate
 
     seed(store)
     before = snapshot(store)
-    monkeypatch.setattr(ingest, "BATCH_SIZE", 5)
+    monkeypatch.setattr(ingest, "BULK_BATCH", 5)
 
     def fail_later(done: int, total: int) -> None:
         if done >= 40:
@@ -219,3 +219,45 @@ def test_failed_replace_with_batches_in_flight_leaves_the_graph(store, monkeypat
         import_document(store, document, replace=True, progress=fail_later)
     assert snapshot(store) == before
     assert not [g for g in store.command("GRAPH.LIST") if "__staging_" in g]
+
+
+def test_fresh_import_stores_every_value_as_the_document_has_it(store, monkeypatch):
+    """Bulk calls split labels and types at any point, and every label, name, property and
+    relationship reads back exactly: text with quotes and non-ASCII, 64-bit integers, floats,
+    booleans and lists (empty and mixed)."""
+    from blastshield_core import ingest
+
+    values = {
+        "text": 'say "hi" \\ ☃ é 漢字',
+        "big": 2**63 - 1,
+        "small": -(2**63),
+        "ratio": 0.1,
+        "flag": False,
+        "tags": ["a", 1, 2.5, True],
+        "none": [],
+    }
+    data = doc()
+    data["nodes"] = [{**n, "properties": {**n.get("properties", {}), **values}} for n in data["nodes"]]
+    data["nodes"] += [{"id": f"u{k}", "label": "Identity", "name": f"User {k}"} for k in range(2, 9)]
+    data["edges"] = [
+        {**e, "properties": {**e.get("properties", {}), "note": f"edge {i}"}} for i, e in enumerate(data["edges"])
+    ]
+    data["edges"] += [{"source": f"u{k}", "type": "HAS_SESSION", "target": "s1"} for k in range(2, 9)]
+    document = parse_document(data)
+    monkeypatch.setattr(ingest, "BULK_BATCH", 3)
+    import_document(store, document, replace=True)
+    nodes, rels = snapshot(store)
+    stored = {row["id"]: (row["l"], row["p"]) for row in nodes}
+    for node in document.nodes:
+        labels, props = stored.pop(node.id)
+        assert labels == ["Entity", node.label.value]
+        assert props == {**node.properties, "id": node.id, "name": node.name}
+    (alert,) = stored.values()
+    assert alert == (
+        ["Alert"],
+        {"id": "T-1", "title": "tiny", "entity_id": "u1", "kind": "test", "signals": '{"mfa_disabled": true}'},
+    )
+    assert {(r["a"], r["t"], r["b"]): r["p"] for r in rels} == {
+        (e.source, e.type.value, e.target): e.properties for e in document.edges
+    }
+    assert {row["status"] for row in store.read("index_status")} == {"OPERATIONAL"}
