@@ -438,8 +438,9 @@ def render_markdown(
         )
     out += [
         "",
-        "`import s` is `import_document` (staging graph, batched `UNWIND` writes, `RENAME`); reading and validating",
-        "the JSON document is `parse+validate s`. RSS is the embedded redis-server process after the import.",
+        "`import s` is `import_document` with `--replace` (a new staging graph filled by `GRAPH.BULK`, the id",
+        "indexes built and waited for, `RENAME`); reading and validating the JSON document is `parse+validate s`.",
+        "RSS is the embedded redis-server process after the import.",
         "`load` is the machine's 1-minute load average when the size started and ended: other work may share the",
         "two cores, and a load above 2 means the figures above include waiting for a core.",
         "",

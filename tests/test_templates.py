@@ -44,3 +44,38 @@ def test_missing_template_fails_at_load(tmp_path):
     (tmp_path / "x.cypher").write_text("// name: only_one\n// description: d\nRETURN 1\n")
     with pytest.raises(TemplateError, match="missing templates"):
         load_templates.__wrapped__(tmp_path)
+
+
+PATH_PARAMS = {"include_blocked": False, "exclude_routes": [], "limit": 101}
+INDEX_DRIVEN = {
+    **{
+        f"paths_to_sensitive_d{d}": {"source_id": "developer_07", "sensitivities": ["high", "critical"], **PATH_PARAMS}
+        for d in range(1, 7)
+    },
+    **{
+        f"paths_to_target_d{d}": {"source_id": "developer_07", "target_id": "customer-db", **PATH_PARAMS}
+        for d in range(1, 7)
+    },
+    "alert_evidence": {"id": "BH-1042", "sensitivities": ["high", "critical"], "exclude_routes": [], "limit": 101},
+    "entity_by_id": {"id": "developer_07"},
+    "entities_by_ids": {"ids": ["developer_07", "customer-db"]},
+    "alert_by_id": {"id": "BH-1042"},
+    "expand_frontier": {"frontier": ["developer_07", "sess-dev07"], "exclude_routes": []},
+    "expand_frontier_any_status": {"frontier": ["developer_07"], "limit": 10},
+    "relationship_by_ends": {"source": "developer_07", "target": "sess-dev07", "type": "HAS_SESSION"},
+    "identities_reaching": {"id": "deploy-role"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(INDEX_DRIVEN))
+def test_per_alert_templates_start_from_an_index(seeded_store, name):
+    """Every query an investigation runs starts from the id index, never a label scan, so its
+    cost follows what the alert touches rather than the graph's size (a plan that started from
+    every DataAsset once made each investigation scan the whole graph)."""
+    from blastshield_core.store import _params_header
+    from blastshield_core.templates import template
+
+    text = _params_header(INDEX_DRIVEN[name]) + template(name).text
+    plan = seeded_store.command("GRAPH.EXPLAIN", seeded_store.settings.graph, text)
+    assert any("Index Scan" in line for line in plan), plan
+    assert not [line for line in plan if "Label Scan" in line or "All Node Scan" in line], plan
