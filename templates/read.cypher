@@ -249,7 +249,7 @@ RETURN properties(a) AS props
 ORDER BY a.id
 
 // name: expand_frontier
-// description: one level of reachability expansion: entities one qualifying relationship (not carrying a route in $exclude_routes) away from the entities in $frontier, with the type of the relationship that reached them (an entity reached by two types comes twice; the caller drops those already seen). Each frontier id is looked up by index first, so the plan starts from the frontier rather than scanning candidate targets. The traversal is untyped and the allowlist is a filter: matching five types in the pattern ran one traversal per type and took about 1.7x as long on a dense graph
+// description: one level of reachability expansion: entities one qualifying relationship (not carrying a route in $exclude_routes) away from the entities in $frontier, with the type of the relationship that reached them (an entity reached by two types comes twice; the caller drops those already seen). Each frontier id is looked up by index first, so the plan starts from the frontier rather than scanning candidate targets. The traversal is untyped and the allowlist is a filter: matching five types in the pattern ran one traversal per type and took 1.5-1.7x as long on a dense graph
 UNWIND $frontier AS fid
 MATCH (n:Entity {id: fid})
 WITH n
