@@ -199,7 +199,7 @@ def _batches(rows: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
 
 
 class _BatchWriter:
-    """Writes import batches to the staging graph on WRITE_STREAMS connections.
+    """Writes upsert batches to the staging graph on WRITE_STREAMS connections.
 
     The client encodes one batch while the server runs the previous one (the
     graph's writes still run one at a time on the server). Batches of one phase
@@ -213,22 +213,17 @@ class _BatchWriter:
         self._graph = graph
         self._step = step
         self._pool = ThreadPoolExecutor(max_workers=WRITE_STREAMS, thread_name_prefix="blastshield-import")
-        self._pending: deque[tuple[Future[list[dict[str, Any]]], Callable[[list[dict[str, Any]]], None] | None, int]]
-        self._pending = deque()
+        self._pending: deque[tuple[Future[list[dict[str, Any]]], int]] = deque()
 
-    def submit(
-        self, text: str, rows: list[dict[str, Any]], on_result: Callable[[list[dict[str, Any]]], None] | None = None
-    ) -> None:
+    def submit(self, text: str, rows: list[dict[str, Any]]) -> None:
         while len(self._pending) >= WRITE_STREAMS:
             self._finish_oldest()
         future = self._pool.submit(self._store.execute_write, text, {"rows": rows}, graph=self._graph)
-        self._pending.append((future, on_result, len(rows)))
+        self._pending.append((future, len(rows)))
 
     def _finish_oldest(self) -> None:
-        future, on_result, count = self._pending.popleft()
-        written = future.result()  # raises the write's QueryFailed
-        if on_result is not None:
-            on_result(written)
+        future, count = self._pending.popleft()
+        future.result()  # raises the write's QueryFailed
         self._step(count)
 
     def drain(self) -> None:
