@@ -86,6 +86,37 @@ def test_embedded_server_killed_mid_run(tmp_path, kill_after):
         reopened.close()
 
 
+def test_bulk_import_survives_a_hard_kill(tmp_path):
+    """A fresh import (GRAPH.BULK, index build, RENAME) is in the append-only file when it
+    returns: after a SIGKILL and a restart the graph, its indexes and its answers are all there."""
+    from blastshield_core import import_document, parse_document
+    from blastshield_core.generate import GenerateOptions, generate
+    from blastshield_core.read import ReadTools
+
+    settings = load_settings(environ={}, data_dir=tmp_path)
+    document = parse_document(generate(GenerateOptions(edges=3000, seed=5)).to_document())
+    snapshot_text = (
+        "MATCH (a)-[r]->(b) RETURN a.id AS a, labels(a) AS la, properties(a) AS pa, type(r) AS t,"
+        " properties(r) AS pr, b.id AS b ORDER BY a, t, b"
+    )
+    store = Store(settings)
+    try:
+        import_document(store, document, replace=True)
+        before = store.read_text(snapshot_text)
+        answer = ReadTools(store).investigate_alert(document.alerts[0].id)
+        _kill(store.server_pid())
+    finally:
+        store.close()
+    reopened = Store(settings)
+    try:
+        assert len(before) == 3000
+        assert reopened.read_text(snapshot_text) == before
+        assert ReadTools(reopened).investigate_alert(document.alerts[0].id) == answer
+        assert {row["label"] for row in reopened.read("index_status")} == {"Entity", "Alert"}
+    finally:
+        reopened.close()
+
+
 def test_loopback_server_killed_by_the_decider(tmp_path):
     """A FalkorDB server that dies while the decider thinks ends the run failed, with no action and no claim."""
     server = LoopbackFalkorDB(tmp_path)
