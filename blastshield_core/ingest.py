@@ -13,7 +13,6 @@ import json
 import os
 import secrets
 import struct
-import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -374,18 +373,6 @@ def _bulk_fill(store: Store, graph: str, doc: GraphDocument, step: Callable[[int
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _wait_for_indexes(store: Store, graph: str, timeout: float = INDEX_WAIT_S) -> None:
-    """Wait until every index of `graph` is built (an index created over existing data builds in the background)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        rows = store.read("index_status", graph=graph)
-        if all(row["status"] == "OPERATIONAL" for row in rows):
-            return
-        if time.monotonic() > deadline:
-            raise QueryFailed(f"indexes of {graph} were not built within {timeout:.0f} s")
-        time.sleep(0.01)
-
-
 def _ensure_indexes(store: Store, graph: str) -> None:
     for name in ("create_entity_index", "create_alert_index"):
         try:
@@ -439,7 +426,8 @@ def import_document(
             if fresh:
                 _bulk_fill(store, staging, doc, step)
                 _ensure_indexes(store, staging)
-                _wait_for_indexes(store, staging)
+                if not store.wait_for_indexes(staging, INDEX_WAIT_S):
+                    raise QueryFailed(f"the indexes of the imported graph were not built within {INDEX_WAIT_S:.0f} s")
             else:
                 store.command("GRAPH.COPY", live, staging)
                 _ensure_indexes(store, staging)

@@ -205,3 +205,23 @@ def test_a_run_time_error_is_a_failed_query(store):
     store.execute_write("CREATE (:Probe)")
     with pytest.raises(QueryFailed, match="Division by zero"):
         store.read_text("UNWIND [1, 0] AS d RETURN 1 / d AS x")
+
+
+def test_reopening_waits_for_the_rebuilt_indexes(tmp_path):
+    """A restarted embedded server rebuilds its indexes in the background; the store is returned
+    only once they are built, so the first investigations use them instead of scanning."""
+    from blastshield_core import import_document, parse_document
+    from blastshield_core.generate import GenerateOptions, generate
+
+    settings = load_settings(environ={}, data_dir=tmp_path)
+    store = Store(settings)
+    try:
+        import_document(store, parse_document(generate(GenerateOptions(edges=60_000, seed=2)).to_document()))
+    finally:
+        store.close()
+    reopened = Store(settings)
+    try:
+        statuses = [row["status"] for row in reopened.read("index_status")]
+        assert len(statuses) == 2 and set(statuses) == {"OPERATIONAL"}, statuses
+    finally:
+        reopened.close()
