@@ -428,44 +428,41 @@ class ReadTools:
     def list_alerts(self) -> AlertsResult:
         """Every alert with its computed score and count of qualifying paths."""
 
+        def summary(props: dict[str, Any]) -> AlertSummary:
+            alert_id = props["id"]
+            try:
+                ev = self.evidence(alert_id)
+            except Unknown as exc:
+                return AlertSummary(
+                    id=alert_id,
+                    title=props.get("title", ""),
+                    entity_id=props.get("entity_id", ""),
+                    kind=props.get("kind", ""),
+                    risk_score=None,
+                    severity=None,
+                    rule_set=RULE_SET,
+                    path_count=None,
+                    status=exc.status,
+                )
+            view = self._alert_view(ev)
+            return AlertSummary(
+                id=view.id,
+                title=view.title,
+                entity_id=view.entity_id,
+                kind=view.kind,
+                risk_score=view.risk_score,
+                severity=view.severity,
+                rule_set=view.rule_set,
+                path_count=len(ev.paths),
+                truncated=ev.truncated,
+                status=Status.PATHS_FOUND if ev.paths else Status.NO_PATH,
+            )
+
         def body(_: None) -> AlertsResult:
             rows = self.store.read("list_alerts")
-            summaries = []
-            for row in rows:
-                alert_id = row["props"]["id"]
-                try:
-                    ev = self.evidence(alert_id)
-                except Unknown as exc:
-                    props = row["props"]
-                    summaries.append(
-                        AlertSummary(
-                            id=alert_id,
-                            title=props.get("title", ""),
-                            entity_id=props.get("entity_id", ""),
-                            kind=props.get("kind", ""),
-                            risk_score=None,
-                            severity=None,
-                            rule_set=RULE_SET,
-                            path_count=None,
-                            status=exc.status,
-                        )
-                    )
-                    continue
-                view = self._alert_view(ev)
-                summaries.append(
-                    AlertSummary(
-                        id=view.id,
-                        title=view.title,
-                        entity_id=view.entity_id,
-                        kind=view.kind,
-                        risk_score=view.risk_score,
-                        severity=view.severity,
-                        rule_set=view.rule_set,
-                        path_count=len(ev.paths),
-                        truncated=ev.truncated,
-                        status=Status.PATHS_FOUND if ev.paths else Status.NO_PATH,
-                    )
-                )
+            # One investigation per alert, several at a time (the server answers reads on
+            # several threads); the summaries keep the alerts' order.
+            summaries = list(_SIDE_READS.map(summary, [row["props"] for row in rows]))
             return AlertsResult(tool="list_alerts", status=Status.OK, alerts=summaries)
 
         return self._run("list_alerts", AlertsResult, None, {}, body)
