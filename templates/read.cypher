@@ -9,7 +9,7 @@
 // relationship's [type, properties]. Ends and labels are not sent: a path runs
 // forward, and every relationship type joins one pair of labels (the model's
 // ENDPOINTS, which import enforces), so the reader derives them; `labels(n)`
-// and per-element maps took about half the server time of a page of paths.
+// and per-element maps took about 40% of the server time of a page of paths.
 // Paths are sorted and cut in a WITH before the RETURN projects them, so only
 // the kept paths are projected. The sort key's list comprehension must not look
 // like the RETURN's: FalkorDB 4.22 resolved `ORDER BY [n IN ns | n.id]` to a
