@@ -30,14 +30,10 @@ def _kill(pid: int) -> None:
     """SIGKILL a server this test started, and wait until it is gone."""
     os.kill(pid, signal.SIGKILL)
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
-                return
-        except psutil.NoSuchProcess:
-            return
+    while not server_gone(pid):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"server {pid} did not die")
         time.sleep(0.01)
-    raise AssertionError(f"server {pid} did not die")
 
 
 def _blocked(store: Store) -> dict[str, str]:
