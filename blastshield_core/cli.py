@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .actor import local_actor
 from .audit import RUN_ID_PATTERN
 from .briefing import BriefingInputError, parse_briefing
 from .checker import BriefingClaims, EvidenceUnavailable, Flag
@@ -120,6 +121,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--choose", action="append", default=[], metavar="CANDIDATE_ID", help="analyst choice, in order")
     p.add_argument("--max-actions", type=_int_or_text, default=DEFAULT_MAX_ACTIONS, help="action cap 1..10 (default 3)")
     p.add_argument("--confirm", action="store_true", help="confirm that the run may block routes")
+
+    p = sub.add_parser("release", parents=[common], help="unblock a route BlastShield blocked (audited; --confirm)")
+    p.add_argument("route_id")
+    p.add_argument("--reason", required=True, help="why the route is released (recorded in the audit)")
+    p.add_argument("--confirm", action="store_true", help="confirm that the route's paths may come back")
+
+    p = sub.add_parser("audit", parents=[common], help="check the audit's hash chain")
+    p.add_argument("audit_command", choices=("verify",), help="verify: recompute the chain")
 
     sub.add_parser("runs", parents=[common], help="list persisted containment runs")
     p = sub.add_parser("run", parents=[common], help="show one run with its steps")
@@ -276,6 +285,7 @@ def _fail(as_json: bool, status: Status, message: str, code: int) -> int:
 def _run_text(run: RunRecord, with_steps: bool) -> str:
     lines = [
         f"{run.run_id}  {run.state.value.upper()}  alert {run.alert_id}  decider {run.decider}  cap {run.max_actions}",
+        f"actor: {run.actor or '-'}",
         f"reason: {run.reason}",
         f"remaining qualifying paths: {'-' if run.remaining_paths is None else run.remaining_paths}",
     ]
@@ -286,6 +296,10 @@ def _run_text(run: RunRecord, with_steps: bool) -> str:
     ]
     if with_steps:
         lines += [f"  {s.seq:>2}. [{s.kind}] {s.summary}" for s in run.steps]
+    lines += [
+        f"  released later: {r.route_id} by {r.actor} at {r.at.isoformat(timespec='seconds')}: {r.reason}"
+        for r in run.releases
+    ]
     return "\n".join(lines)
 
 
@@ -301,7 +315,9 @@ def _contain(services: Services, args: argparse.Namespace) -> int:
 
     decider = services.decider(args.decider, args.choose)
     try:
-        run = services.controller.run(args.alert_id, decider, args.max_actions, args.confirm, on_step=progress)
+        run = services.controller.run(
+            args.alert_id, decider, args.max_actions, args.confirm, on_step=progress, actor=local_actor()
+        )
     except RunRefused as exc:
         return _fail(args.json, Status.INVALID_INPUT, str(exc), EXIT_INVALID)
     _emit(run.model_dump(mode="json"), args.json, _run_text(run, with_steps=False))
@@ -355,6 +371,31 @@ def _report(services: Services, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _release(services: Services, args: argparse.Namespace) -> int:
+    result = services.actions.release_route(args.route_id, args.reason, confirm=args.confirm, actor=local_actor())
+    if result.status is not Status.OK:
+        return _fail(args.json, result.status, result.message, EXIT_CODES[result.status])
+    lines = [f"[released] {result.message}", f"blocked by {result.blocked_by_run}; released by {result.actor}"]
+    lines += [f"  {a.alert_id}: {a.paths_before} -> {a.paths_after} qualifying path(s)" for a in result.alerts_reopened]
+    _emit(result.model_dump(mode="json"), args.json, "\n".join(lines))
+    return EXIT_OK
+
+
+def _audit_verify(services: Services, args: argparse.Namespace) -> int:
+    result = services.audit.verify()
+    payload = {"status": "ok", **result.model_dump(mode="json")}
+    if result.intact:
+        text = f"intact: {result.records} record(s); chain head {result.head_seq} {result.head_hash}"
+        if result.unchained:
+            text += f"\n{result.unchained} record(s) predate the chain and are not covered"
+    else:
+        assert result.broken is not None
+        b = result.broken
+        text = f"BROKEN at record {b.chain_seq} ({b.record} {b.id}): {b.reason}"
+    _emit(payload, args.json, text)
+    return EXIT_OK if result.intact else 1
+
+
 def _serve_mcp(services: Services) -> int:
     import logging
 
@@ -398,6 +439,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SettingsError as exc:
         return _fail(args.json, Status.INVALID_INPUT, str(exc), EXIT_INVALID)
 
+    if args.command == "release" and not args.confirm:
+        message = "release needs --confirm: the route's qualifying paths come back; nothing was done"
+        return _fail(args.json, Status.INVALID_INPUT, message, EXIT_INVALID)
     if args.command == "contain" and not args.confirm:
         message = "contain needs --confirm: a run may block routes; nothing was done"
         return _fail(args.json, Status.INVALID_INPUT, message, EXIT_INVALID)
@@ -422,8 +466,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(args.json, Status.QUERY_FAILED, str(exc), EXIT_FAILED)
     try:
         if args.command == "seed":
-            report = seed(services.store, reset=args.reset)
+            report = seed(services.store, reset=args.reset, actor=local_actor())
             text = f"loaded: {', '.join(report.loaded) or '-'}; unchanged: {', '.join(report.unchanged) or '-'}"
+            if args.reset:
+                text += f"; reopened: {', '.join(report.reopened) or '-'} (by {report.actor})"
             _emit(report.to_dict(), args.json, text)
             return EXIT_OK
         if args.command == "import":
@@ -444,7 +490,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     )
 
             try:
-                report = import_document(services.store, document, replace=args.replace, progress=progress)
+                report = import_document(
+                    services.store, document, replace=args.replace, progress=progress, actor=local_actor()
+                )
             except DocumentError as exc:
                 if not args.json:
                     print(file=sys.stderr)
@@ -452,11 +500,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not args.json:
                 print(file=sys.stderr)
             verb = "replaced the graph with" if report.replaced else "imported"
-            _emit(
-                report.to_dict(),
-                args.json,
-                f"{verb} {report.name}: {report.nodes} nodes, {report.edges} relationships, {report.alerts} alerts",
-            )
+            text = f"{verb} {report.name}: {report.nodes} nodes, {report.edges} relationships, {report.alerts} alerts"
+            if report.preserved_blocks:
+                text += f"\nkept blocked (blocked by BlastShield): {', '.join(report.preserved_blocks)}"
+            if report.blocks_gone:
+                text += f"\nblocked routes no longer in the graph: {', '.join(report.blocks_gone)}"
+            if report.audit_error:
+                text += f"\nwarning: {report.audit_error}"
+            _emit(report.to_dict(), args.json, text)
             return EXIT_OK
         if args.command == "export":
             if args.name is not None and not re.fullmatch(DOCUMENT_NAME_PATTERN, args.name):
@@ -484,11 +535,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_OK
         if args.command == "contain":
             return _contain(services, args)
+        if args.command == "release":
+            return _release(services, args)
+        if args.command == "audit":
+            return _audit_verify(services, args)
         if args.command == "runs":
             runs = services.audit.list_runs()
             payload = {"status": "ok", "runs": [r.model_dump(mode="json", exclude={"steps"}) for r in runs]}
             text = "\n".join(
-                f"{r.run_id}  {r.state.value:<9} {r.alert_id:<22} {r.decider:<8} actions {len(r.actions)}"
+                f"{r.run_id}  {r.state.value:<11} {r.alert_id:<22} {r.decider:<8} {r.actor or '-':<12}"
+                f" actions {len(r.actions)}"
                 f"  remaining {'-' if r.remaining_paths is None else r.remaining_paths}"
                 for r in runs
             )

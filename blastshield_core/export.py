@@ -2,7 +2,9 @@
 
 Import → export → import is lossless: every entity with its label, name and
 properties, every relationship with its properties (status, route_id,
-permission and the rest) and every alert with its signals. Entities come out
+permission and the rest) and every alert with its signals. The record of who
+blocked a route (`blocked_by_run`, `blocked_at`, `blocked_by`) is not exported:
+documents cannot set it. Entities come out
 ordered by id, relationships by source, type and target, alerts by id.
 """
 
@@ -14,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .model import DOCUMENT_FORMAT, GraphDocument, domain_label
+from .model import DOCUMENT_FORMAT, RESERVED_EDGE_PROPERTIES, GraphDocument, domain_label
 from .store import Store
 
 __all__ = ["EXPORT_PAGE", "export_document", "write_document"]
@@ -41,8 +43,14 @@ def export_document(store: Store, name: str | None = None) -> GraphDocument:
         node_id = props.pop("id")
         node_name = props.pop("name", node_id)
         nodes.append({"id": node_id, "label": domain_label(row["labels"]), "name": node_name, "properties": props})
+    # Who blocked a route and when stays in the graph and the audit: a document cannot carry it.
     edges = [
-        {"source": row["source"], "type": row["type"], "target": row["target"], "properties": dict(row["props"])}
+        {
+            "source": row["source"],
+            "type": row["type"],
+            "target": row["target"],
+            "properties": {k: v for k, v in row["props"].items() if k not in RESERVED_EDGE_PROPERTIES},
+        }
         for row in _pages(store, "export_edges")
     ]
     alerts = []

@@ -4,10 +4,20 @@ A document is validated whole (shape, then cross-references against itself and
 the live graph) before anything is written. The write itself goes to a staging
 copy of the graph which replaces the live graph in one `RENAME`, so an import
 either lands whole or not at all, and `--replace` swaps the graph atomically.
+
+Blocks survive imports: a route BlastShield blocked (it carries `blocked_by_run`)
+stays blocked whatever a document says about it, in an upsert and in a
+`--replace` (matched by route id); the report names the routes kept
+(`preserved_blocks`) and the blocks whose routes are gone (`blocks_gone`). Only
+the scenario reset (`reset_blocks`) reopens the routes its documents name, and
+says which. The rename happens only while the import still holds the write lock
+(checked in the same server-side step), and every import is recorded in the
+audit with its actor.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import json
 import os
@@ -17,14 +27,16 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from .actor import check_actor, local_actor
+from .audit import AuditLog
 from .model import AlertSpec, DocumentError, EdgeSpec, GraphDocument, Label, NodeSpec, RelType, domain_label
-from .store import QueryFailed, Store
+from .store import QueryFailed, Store, WriteLock
 from .templates import render, template
 
 __all__ = [
@@ -56,6 +68,12 @@ class ImportReport:
     edges: int
     alerts: int
     replaced: bool
+    preserved_blocks: list[str] = field(default_factory=list)  # blocked routes the document named, kept blocked
+    blocks_gone: list[str] = field(default_factory=list)  # blocked routes the new graph no longer has
+    reopened: list[str] = field(default_factory=list)  # blocked routes a scenario reset made active again
+    actor: str = ""
+    event_id: str = ""  # the audit event recording this import ("" if it could not be written)
+    audit_error: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": "imported", **self.__dict__}
@@ -382,6 +400,26 @@ def _ensure_indexes(store: Store, graph: str) -> None:
                 raise
 
 
+def _blastshield_blocks(store: Store, graph: str) -> dict[str, dict[str, str]]:
+    """The routes BlastShield blocked in `graph`, by route id."""
+    return {
+        row["route_id"]: {
+            "blocked_by_run": row["blocked_by_run"],
+            "blocked_at": row["blocked_at"] or "",
+            "blocked_by": row["blocked_by"] or "",
+        }
+        for row in store.read("blastshield_blocks", graph=graph)
+    }
+
+
+def _restore_blocks(store: Store, graph: str, blocks: dict[str, dict[str, str]]) -> set[str]:
+    """Put `blocks` back on the routes of `graph` that have those ids; the ids found."""
+    if not blocks:
+        return set()
+    rows = store.execute_write(template("restore_blocks").text, {"blocks": blocks}, graph=graph)
+    return {row["route_id"] for row in rows}
+
+
 def import_document(
     store: Store,
     doc: GraphDocument,
@@ -389,15 +427,22 @@ def import_document(
     replace: bool = False,
     graph: str | None = None,
     progress: Progress | None = None,
+    actor: str | None = None,
+    reset_blocks: bool = False,
+    before_commit: Callable[[WriteLock], None] | None = None,
 ) -> ImportReport:
     """Validate `doc` against the live graph, then write it whole or not at all.
 
     By default nodes, edges and alerts are upserted by id (an edge by source,
     type and target); with `replace` the graph is swapped for one holding only
-    the document.
+    the document. Either way the routes BlastShield blocked stay blocked (by
+    route id), unless `reset_blocks` (the scenario reset) reopens the ones the
+    document names. `actor` (default: the local user) is recorded in the audit.
+    `before_commit` runs just before the final rename (tests pause there).
     """
+    actor = check_actor(actor if actor is not None else local_actor())
     live = graph or store.settings.graph
-    with store.write_lock(live), paused_gc():
+    with store.write_lock(live) as lock, paused_gc():
         live_exists = store.graph_exists(live)
         if replace or not live_exists:
             existing: dict[str, str] = {}
@@ -406,6 +451,10 @@ def import_document(
         doc.check_internal(existing)
         if live_exists and not replace:
             _check_routes_against_graph(store, doc, live)
+        blocks = _blastshield_blocks(store, live) if live_exists else {}
+        doc_routes = {e.properties["route_id"] for e in doc.edges if "route_id" in e.properties}
+        reopened = sorted(r for r in blocks if r in doc_routes) if reset_blocks else []
+        keep = {r: b for r, b in blocks.items() if r not in reopened}
 
         staging = f"{live}__staging_{os.getpid()}_{secrets.token_hex(4)}"
         total = len(doc.nodes) + len(doc.edges) + len(doc.alerts)
@@ -444,7 +493,10 @@ def import_document(
                 for batch in _batches(alert_rows):
                     writer.submit(template("upsert_alerts").text, batch)
                 writer.drain()
-            store.command("RENAME", staging, live)
+            kept = _restore_blocks(store, staging, keep)
+            if before_commit is not None:
+                before_commit(lock)
+            store.rename_locked(lock, staging, live)
         except BaseException:
             writer.close()  # no write may still be running when the staging graph goes
             try:
@@ -457,4 +509,35 @@ def import_document(
             writer.close()
         if progress is not None and total == 0:
             progress(0, 0)
-    return ImportReport(doc.name, len(doc.nodes), len(doc.edges), len(doc.alerts), replace)
+    report = ImportReport(
+        doc.name,
+        len(doc.nodes),
+        len(doc.edges),
+        len(doc.alerts),
+        replace,
+        preserved_blocks=sorted(r for r in kept if r in doc_routes),
+        blocks_gone=sorted(r for r in keep if r not in kept),
+        reopened=reopened,
+        actor=actor,
+    )
+    return _audited(store, live, report, reset_blocks)
+
+
+def _audited(store: Store, graph: str, report: ImportReport, reset: bool) -> ImportReport:
+    """Record the import (or reset) in the audit; a failure to record is reported, not hidden."""
+    kind = "reset" if reset else "import"
+    if reset:
+        summary = f"scenario reset by {report.actor}: reopened {', '.join(report.reopened) or 'no route'}"
+    else:
+        verb = "replaced the graph with" if report.replaced else "imported"
+        summary = f"{report.actor} {verb} {report.name}: {report.nodes} nodes, {report.edges} relationships"
+        if report.preserved_blocks:
+            summary += f"; kept blocked: {', '.join(report.preserved_blocks)}"
+        if report.blocks_gone:
+            summary += f"; blocks whose routes are gone: {', '.join(report.blocks_gone)}"
+    data = {k: v for k, v in report.__dict__.items() if k not in ("actor", "event_id", "audit_error")}
+    try:
+        event = AuditLog(store).add_event(kind, report.actor, summary, data, graph=graph)
+    except QueryFailed as exc:
+        return dataclasses.replace(report, audit_error=f"the {kind} was not recorded in the audit: {exc}")
+    return dataclasses.replace(report, event_id=event.event_id)

@@ -10,7 +10,15 @@ every action verified completes a run. Terminal states:
   proposal, model unavailable, no candidate can cut the remaining paths, or the
   analyst ended it;
 - `failed`: a query failed or answered unknown/invalid, an action could not
-  be verified, or the audit could not be written.
+  be verified, or the audit could not be written;
+- `interrupted`: the process running it is gone (found when a store opens;
+  see `AuditLog.recover_interrupted`);
+- `abandoned`: an analyst run left waiting in a dashboard session that ended
+  or timed out (`WaitingRuns`).
+
+Intent before effect: the `intent` step naming the route is in the audit
+before the block is written, so a route's `blocked_by_run` always names a run
+whose audit says what it attempted, even if the process dies right after.
 
 Every step is appended to the persisted audit as it happens. No step runs
 unrecorded: if a step cannot be written to the audit (the database went away),
@@ -24,6 +32,8 @@ since its verdict could not be written either). A verdict that would have been
 from __future__ import annotations
 
 import secrets
+import threading
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -31,7 +41,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
 from .act import ActionService
-from .audit import AuditLog
+from .actor import check_actor, local_actor
+from .audit import AuditLog, this_process
 from .decide import Decider, DecisionContext, validate_proposal
 from .model import ENTITY_ID_PATTERN
 from .read import ReadTools, describe_input_error
@@ -49,7 +60,17 @@ from .results import (
 from .store import QueryFailed
 from .trace import Tracer
 
-__all__ = ["AuditWriteFailed", "ContainmentController", "RunRefused", "RunRequest", "RunSession"]
+__all__ = [
+    "ANALYST_WAIT_LIMIT_S",
+    "AuditWriteFailed",
+    "ContainmentController",
+    "RunRefused",
+    "RunRequest",
+    "RunSession",
+    "WaitingRuns",
+]
+
+ANALYST_WAIT_LIMIT_S = 3600.0  # an analyst run waiting longer than this is abandoned
 
 StepCallback = Callable[[RunRecord, RunStep], None]
 
@@ -280,8 +301,16 @@ class RunSession:
 
         chosen = next(c for c in fresh.candidates if c.id == proposal.candidate_id)
         route_id = chosen.route_id
+        # Intent before effect: if this step cannot be written, nothing is blocked.
+        self._step(
+            "intent",
+            f"about to block_route {route_id} (candidate {proposal.candidate_id}) as {self.run.actor}",
+            {"operation": "block_route", "route_id": route_id, "candidate_id": proposal.candidate_id},
+        )
         mark = tools.tracer.mark()
-        result = self.controller.actions.execute("block_route", alert_id, route_id, self.run.run_id, tools=tools)
+        result = self.controller.actions.execute(
+            "block_route", alert_id, route_id, self.run.run_id, tools=tools, actor=self.run.actor
+        )
         if result.status == "applied":
             self._pending = RunAction(
                 step=self._decisions,
@@ -365,6 +394,16 @@ class RunSession:
             raise AssertionError("completed with an unverified action")
         return f"a fresh query found no qualifying path; {verified} verified action(s)"
 
+    def abandon(self, reason: str) -> RunRecord:
+        """End a run nobody will continue (its dashboard session ended or timed out)."""
+        if self.run.state.terminal:
+            return self.run
+        remaining = self.latest.path_count if self.latest else None
+        try:
+            return self._finish(RunState.ABANDONED, reason, remaining)
+        except AuditWriteFailed as exc:
+            return self._audit_failed(exc)
+
     def end(self, reason: str = "the analyst ended the run") -> RunRecord:
         if self.run.state.terminal:
             return self.run
@@ -390,15 +429,23 @@ class ContainmentController:
         max_actions: Any = DEFAULT_MAX_ACTIONS,
         confirm: Any = False,
         on_step: StepCallback | None = None,
+        *,
+        actor: str | None = None,
     ) -> RunSession:
-        """Validate, record the run, and take the initial investigation."""
+        """Validate, record the run (with its actor and owning process), and take the initial investigation."""
         try:
             request = RunRequest(alert_id=alert_id, decider=decider, max_actions=max_actions, confirm=confirm)
         except ValidationError as exc:
             raise RunRefused(describe_input_error(exc)) from None
         if not request.confirm:
             raise RunRefused("a containment run needs explicit confirmation; nothing was done")
+        try:
+            who = check_actor(actor if actor is not None else local_actor())
+        except ValueError as exc:
+            raise RunRefused(str(exc)) from None
         run = RunRecord(
+            actor=who,
+            owner=this_process(),
             run_id=new_run_id(),
             alert_id=request.alert_id,
             decider=request.decider,
@@ -412,8 +459,8 @@ class ContainmentController:
         try:
             session._step(
                 "start",
-                f"run started by confirmation: decider {run.decider}, cap {run.max_actions}",
-                {"decider": run.decider, "max_actions": run.max_actions},
+                f"run started by confirmation of {run.actor}: decider {run.decider}, cap {run.max_actions}",
+                {"decider": run.decider, "max_actions": run.max_actions, "actor": run.actor},
             )
         except AuditWriteFailed as exc:
             session._audit_failed(exc)
@@ -427,9 +474,11 @@ class ContainmentController:
         max_actions: Any = DEFAULT_MAX_ACTIONS,
         confirm: Any = False,
         on_step: StepCallback | None = None,
+        *,
+        actor: str | None = None,
     ) -> RunRecord:
         """A whole run with one decider, until a terminal state."""
-        session = self.start(alert_id, getattr(decider, "name", ""), max_actions, confirm, on_step)
+        session = self.start(alert_id, getattr(decider, "name", ""), max_actions, confirm, on_step, actor=actor)
         guard = 0
         while not session.run.state.terminal:
             session.advance(decider)
@@ -437,3 +486,42 @@ class ContainmentController:
             if guard > MAX_ACTIONS_LIMIT + 2:  # pragma: no cover - every advance acts or ends
                 session.end("internal guard: too many cycles")
         return session.run
+
+
+class WaitingRuns:
+    """Analyst runs waiting for a choice in a dashboard session, and how long each has waited.
+
+    A run is abandoned when its session ends (`abandon`, called when the session's state
+    is dropped) or when it waited longer than `limit_s` (`sweep`, called on every page
+    render). The process stays alive, so store-open recovery would never end them."""
+
+    def __init__(self, limit_s: float = ANALYST_WAIT_LIMIT_S):
+        self.limit_s = limit_s
+        self._runs: dict[str, tuple[RunSession, float]] = {}
+        self._guard = threading.Lock()
+
+    def wait(self, session: RunSession) -> None:
+        """`session` now waits for the analyst (again): its clock restarts."""
+        with self._guard:
+            self._runs[session.run.run_id] = (session, time.monotonic())
+
+    def done(self, run_id: str) -> None:
+        with self._guard:
+            self._runs.pop(run_id, None)
+
+    def abandon(self, run_id: str, reason: str = "the dashboard session that was running it ended") -> bool:
+        """End a waiting run `abandoned`; False if it was not waiting (finished, or unknown)."""
+        with self._guard:
+            entry = self._runs.pop(run_id, None)
+        if entry is None or entry[0].run.state.terminal:
+            return False
+        entry[0].abandon(reason)
+        return True
+
+    def sweep(self) -> list[str]:
+        """Abandon every run that waited longer than the limit; their ids."""
+        now = time.monotonic()
+        with self._guard:
+            stale = [rid for rid, (_, since) in self._runs.items() if now - since > self.limit_s]
+        limit = f"{self.limit_s:.0f} s"
+        return [rid for rid in stale if self.abandon(rid, f"the analyst did not choose within {limit}")]

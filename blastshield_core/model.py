@@ -20,6 +20,7 @@ __all__ = [
     "DOCUMENT_NAME_PATTERN",
     "ENDPOINTS",
     "ENTITY_ID_PATTERN",
+    "RESERVED_EDGE_PROPERTIES",
     "AlertSpec",
     "DocumentError",
     "EdgeSpec",
@@ -97,6 +98,9 @@ ENDPOINTS: dict[RelType, tuple[Label, Label]] = {
     RelType.CAN_READ: (Label.IAM_ROLE, Label.DATA_ASSET),
 }
 ROUTED_TYPES = frozenset({RelType.HAS_SESSION, RelType.CAN_ACCESS})
+# Relationship properties only the action service writes: who blocked a route, when,
+# and from which run. A document cannot set them (a block is state BlastShield owns).
+RESERVED_EDGE_PROPERTIES = frozenset({"blocked_by_run", "blocked_at", "blocked_by"})
 PERMISSIONED_TYPES = frozenset({RelType.CAN_ASSUME, RelType.CAN_READ})
 
 # Storage label every entity also carries, so an id lookup uses one index.
@@ -197,6 +201,10 @@ class EdgeSpec(BaseModel):
     properties: dict[str, PropertyValue] = Field(default_factory=dict)
 
     def model_post_init(self, _context: Any) -> None:
+        for key in sorted(RESERVED_EDGE_PROPERTIES & self.properties.keys()):
+            raise ValueError(
+                f"property {key!r} is reserved: only BlastShield sets it when a containment run blocks a route"
+            )
         _check_properties(self.properties, set())
         props = self.properties
         status = props.setdefault("status", RelStatus.ACTIVE.value)

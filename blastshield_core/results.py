@@ -26,6 +26,7 @@ __all__ = [
     "AccessPath",
     "ActionResult",
     "AlertInput",
+    "AlertReopened",
     "AlertSummary",
     "AlertView",
     "AlertsResult",
@@ -55,9 +56,12 @@ __all__ = [
     "Proposal",
     "RelView",
     "RelationshipLoad",
+    "ReleaseResult",
+    "RouteRelease",
     "RouteStatus",
     "RouteStatusResult",
     "RunAction",
+    "RunOwner",
     "RunRecord",
     "RunState",
     "RunStep",
@@ -508,6 +512,8 @@ class RunState(StrEnum):
     COMPLETED = "completed"
     STOPPED = "stopped"
     FAILED = "failed"
+    INTERRUPTED = "interrupted"  # the process running it is gone (found when a store opens)
+    ABANDONED = "abandoned"  # an analyst run left waiting in a dashboard session that ended or timed out
 
     @property
     def terminal(self) -> bool:
@@ -590,3 +596,47 @@ class RunRecord(_Out):
     started_at: datetime
     finished_at: datetime | None = None
     steps: list[RunStep] = Field(default_factory=list)
+    actor: str = ""  # who started the run
+    owner: RunOwner | None = None  # the process running it
+    releases: list[RouteRelease] = Field(default_factory=list)  # later releases of routes it blocked
+
+
+class RunOwner(_Out):
+    """The process a run belongs to: pid, host and the process's start time (pid reuse shows)."""
+
+    pid: int
+    host: str
+    started: str
+
+
+class RouteRelease(_Out):
+    """A later release of a route a run blocked: by whom, why and when."""
+
+    route_id: str
+    actor: str
+    at: datetime
+    reason: str
+    event_id: str
+
+
+class AlertReopened(_Out):
+    alert_id: str
+    paths_before: int
+    paths_after: int
+
+
+class ReleaseResult(_Out):
+    """The answer of `release`: the route is active again, and which alerts have paths back."""
+
+    status: Status
+    message: str
+    route_id: str | None = None
+    state: str | None = None  # released
+    blocked_by_run: str | None = None
+    actor: str | None = None
+    reason: str | None = None
+    alerts_reopened: list[AlertReopened] = Field(default_factory=list)
+    event_id: str | None = None
+
+
+RunRecord.model_rebuild()

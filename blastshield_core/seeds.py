@@ -19,9 +19,20 @@ class SeedReport:
     loaded: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     reset: bool = False
+    reopened: list[str] = field(default_factory=list)  # blocked routes a reset made active again
+    actor: str = ""
+    event_id: str = ""  # the audit event of the load or reset
 
     def to_dict(self) -> dict[str, object]:
-        return {"status": "ok", "loaded": self.loaded, "unchanged": self.unchanged, "reset": self.reset}
+        return {
+            "status": "ok",
+            "loaded": self.loaded,
+            "unchanged": self.unchanged,
+            "reset": self.reset,
+            "reopened": self.reopened,
+            "actor": self.actor,
+            "event_id": self.event_id,
+        }
 
 
 def seed_documents(directory: Path = SEED_DIR) -> list[GraphDocument]:
@@ -47,10 +58,11 @@ def _present(store: Store, doc: GraphDocument) -> bool:
     return all(store.read("alert_by_id", {"id": a.id}) for a in doc.alerts)
 
 
-def seed(store: Store, *, reset: bool = False) -> SeedReport:
+def seed(store: Store, *, reset: bool = False, actor: str | None = None) -> SeedReport:
     """Load the scenarios. Without `reset`, scenarios already present are left as they are;
     with it, every scenario's nodes, relationships and alerts get their original
-    properties back (routes unblocked). Nothing outside the scenarios is touched."""
+    properties back (routes unblocked): an audited admin action that records which
+    blocked routes it reopened and who asked. Nothing outside the scenarios is touched."""
     report = SeedReport(reset=reset)
     todo = []
     for doc in seed_documents():
@@ -59,6 +71,9 @@ def seed(store: Store, *, reset: bool = False) -> SeedReport:
         else:
             todo.append(doc)
     if todo:
-        import_document(store, merge_documents("seed-scenarios", todo))
+        done = import_document(store, merge_documents("seed-scenarios", todo), actor=actor, reset_blocks=reset)
         report.loaded = [d.name for d in todo]
+        report.reopened = done.reopened
+        report.actor = done.actor
+        report.event_id = done.event_id
     return report

@@ -9,7 +9,7 @@ from .analysis import AnalysisTools
 from .audit import AuditLog
 from .briefing import Briefer
 from .decide import AnalystDecider, Decider, GeminiDecider, RulesDecider
-from .loop import ContainmentController
+from .loop import ContainmentController, WaitingRuns
 from .mcp_server import ProposalLog, build_mcp_server
 from .read import ReadTools
 from .report import Reporter
@@ -33,6 +33,8 @@ class Services:
     analysis: AnalysisTools
     proposals: ProposalLog = field(default_factory=ProposalLog)
     seeded: SeedReport | None = None
+    waiting: WaitingRuns = field(default_factory=WaitingRuns)  # analyst runs waiting in dashboard sessions
+    interrupted: list[str] = field(default_factory=list)  # runs found orphaned when the store opened
 
     def mcp_server(self, tools: ReadTools | None = None):
         """A fresh in-process MCP server over the read tools (no write is listed)."""
@@ -66,12 +68,14 @@ class Services:
 
 
 def open_services(settings: Settings | None = None, *, seed_if_empty: bool = False) -> Services:
-    """Open the store and build the services. With `seed_if_empty`, a graph without
-    alerts gets the built-in scenarios (the dashboard's first start)."""
+    """Open the store and build the services. Runs left `running` by a process that is
+    gone become `interrupted`. With `seed_if_empty`, a graph without alerts gets the
+    built-in scenarios (the dashboard's first start)."""
     settings = settings or load_settings()
     store = Store(settings)
     try:
         services = build_services(store, settings)
+        services.interrupted = services.audit.recover_interrupted()
         if seed_if_empty and not store.read("list_alerts"):
             services.seeded = seed(store)
     except BaseException:

@@ -38,13 +38,14 @@ from redis.retry import Retry
 from .settings import Settings
 from .templates import load_templates, template
 
-__all__ = ["QueryFailed", "Store", "StoreUnavailable"]
+__all__ = ["QueryFailed", "Store", "StoreUnavailable", "WriteLock", "WriteLockLost"]
 
 log = logging.getLogger(__name__)
 
 CLIENT_NAME_PREFIX = "blastshield"
 LOCK_TIMEOUT_S = 60.0
-WRITE_LOCK_TIMEOUT_S = 120.0
+WRITE_LOCK_TIMEOUT_S = 120.0  # how long a writer waits for the write lock
+WRITE_LOCK_TTL_S = 30.0  # the lock's lifetime; renewed every third of it while held
 INDEX_WAIT_S = 60.0  # how long opening the embedded database waits for its indexes
 
 
@@ -54,6 +55,54 @@ class QueryFailed(RuntimeError):
 
 class StoreUnavailable(QueryFailed):
     """The database could not be opened or reached."""
+
+
+class WriteLockLost(QueryFailed):
+    """A writer no longer held the write lock when it tried to commit; nothing was written."""
+
+
+# RENAME only while the caller's token is still the lock's value: the check and the
+# rename are one server-side step, so an import whose lock expired never replaces
+# the live graph (and never erases a block applied meanwhile).
+_RENAME_IF_HELD = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+  return redis.error_reply('LOCK_LOST the write lock is no longer held')
+end
+return redis.call('RENAME', KEYS[2], KEYS[3])
+"""
+
+
+class WriteLock:
+    """A held write lock: its key, its token, and a thread renewing it until released."""
+
+    def __init__(self, name: str, lock: Any, ttl: float):
+        self.name = name
+        self.ttl = ttl
+        self._lock = lock
+        token = lock.local.token
+        self.token = token.decode() if isinstance(token, bytes) else str(token)
+        self.lost = False
+        self.renewals = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start_renewing(self) -> None:
+        self._thread = threading.Thread(target=self._renew, name="blastshield-lock-renew", daemon=True)
+        self._thread.start()
+
+    def _renew(self) -> None:
+        while not self._stop.wait(self.ttl / 3):
+            try:
+                self._lock.extend(self.ttl, replace_ttl=True)
+                self.renewals += 1
+            except Exception:  # LockNotOwnedError, or the server is gone: the commit check will refuse
+                self.lost = True
+                return
+
+    def stop_renewing(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
 
 
 def _no_retry() -> Retry:
@@ -72,6 +121,7 @@ class Store:
         self._close_guard = threading.Lock()
         self._embedded: Any = None
         self._owner = True
+        self.write_lock_ttl_s = WRITE_LOCK_TTL_S
         if settings.falkordb_url:
             self._db = self._open_remote(settings)
         else:
@@ -203,23 +253,80 @@ class Store:
             raise QueryFailed(f"{args[0]} failed: {exc}") from None
 
     @contextmanager
-    def write_lock(self, graph: str | None = None, timeout: float = WRITE_LOCK_TIMEOUT_S) -> Iterator[None]:
-        """Serialise writers of one graph across processes (a lock held in the server)."""
+    def write_lock(self, graph: str | None = None, timeout: float | None = None) -> Iterator[WriteLock]:
+        """Serialise writers of one graph across processes (a lock held in the server).
+
+        The lock lives `write_lock_ttl_s` unless renewed; a thread renews it while it
+        is held. A writer that lost it (a pause longer than the lifetime, a server
+        restart) cannot commit: `execute_locked_write` and `rename_locked` check the
+        token atomically with the write itself."""
         name = f"blastshield:write-lock:{graph or self.settings.graph}"
-        lock = self._db.connection.lock(name, timeout=timeout, blocking_timeout=timeout)
+        ttl = self.write_lock_ttl_s
+        wait = WRITE_LOCK_TIMEOUT_S if timeout is None else timeout
+        lock = self._db.connection.lock(name, timeout=ttl, blocking_timeout=wait, thread_local=False)
         try:
             acquired = lock.acquire()
         except (redis.RedisError, OSError) as exc:
             raise QueryFailed(f"cannot take the write lock: {exc}") from None
         if not acquired:
             raise QueryFailed("timed out waiting for another writer to finish")
+        handle = WriteLock(name, lock, ttl)
+        handle.start_renewing()
         try:
-            yield
+            yield handle
         finally:
+            handle.stop_renewing()
             try:
                 lock.release()
-            except (redis.RedisError, OSError):  # pragma: no cover - lock expired or server gone
+            except (redis.RedisError, OSError):  # lock expired or server gone
                 pass
+
+    def execute_locked_write(
+        self, lock: WriteLock, text: str, params: dict[str, Any] | None = None, *, graph: str | None = None
+    ) -> list[dict]:
+        """Run a write only if `lock` is still held: the token is checked in the same
+        transaction (WATCH, GET, MULTI, GRAPH.QUERY, EXEC), so a writer whose lock expired
+        never commits. Never retried."""
+        if self._closed:
+            raise QueryFailed("the store is closed")
+        try:
+            with self._db.connection.pipeline(transaction=True) as pipe:
+                pipe.watch(lock.name)
+                if not _same_token(pipe.get(lock.name), lock.token):
+                    raise WriteLockLost(f"the write lock {lock.name} was lost; nothing was written")
+                pipe.multi()
+                pipe.execute_command(
+                    "GRAPH.QUERY",
+                    graph or self.settings.graph,
+                    _params_header(params) + text,
+                    "--compact",
+                    "timeout",
+                    self.settings.query_timeout_ms,
+                )
+                (response,) = pipe.execute(raise_on_error=False)
+        except redis.WatchError:
+            raise WriteLockLost(f"the write lock {lock.name} changed hands; nothing was written") from None
+        except (redis.RedisError, OSError) as exc:
+            raise QueryFailed(f"write failed: {type(exc).__name__}: {exc}") from None
+        if isinstance(response, Exception):
+            raise QueryFailed(f"write failed: {response}")
+        try:
+            return _rows(response)
+        except redis.RedisError as exc:
+            raise QueryFailed(f"write failed: {exc}") from None
+
+    def rename_locked(self, lock: WriteLock, source: str, target: str) -> None:
+        """RENAME `source` over `target` only if `lock` is still held (one server-side script)."""
+        if self._closed:
+            raise QueryFailed("the store is closed")
+        try:
+            self._db.connection.eval(_RENAME_IF_HELD, 3, lock.name, source, target, lock.token)
+        except redis.ResponseError as exc:
+            if "LOCK_LOST" in str(exc):
+                raise WriteLockLost(f"the write lock {lock.name} was lost; the graph was not replaced") from None
+            raise QueryFailed(f"RENAME failed: {exc}") from None
+        except (redis.RedisError, OSError) as exc:
+            raise QueryFailed(f"RENAME failed: {exc}") from None
 
     def execute_audit_write(self, name: str, params: dict[str, Any] | None = None) -> list[dict]:
         """Write to the audit graph only (run records); never to the scenario graph."""
@@ -317,6 +424,12 @@ class Store:
         client.pidfile = None
         client.redis_dir = None
         client.running = False
+
+
+def _same_token(value: Any, token: str) -> bool:
+    if isinstance(value, bytes):
+        value = value.decode(errors="replace")
+    return value == token
 
 
 def _wait_for_exit(pid: int, timeout: float = 10.0) -> None:

@@ -28,3 +28,11 @@ SET r = row.props
 UNWIND $rows AS row
 MERGE (a:Alert {id: row.id})
 SET a.title = row.title, a.entity_id = row.entity_id, a.kind = row.kind, a.signals = row.signals
+
+// name: restore_blocks
+// description: put back the blocks BlastShield applied ($blocks maps route_id to blocked_by_run, blocked_at, blocked_by) on the routes with those ids; returns the routes found
+MATCH ()-[r:HAS_SESSION|CAN_ACCESS]->()
+WHERE r.route_id IN keys($blocks)
+WITH r, $blocks[r.route_id] AS b
+SET r.status = 'blocked', r.blocked_by_run = b.blocked_by_run, r.blocked_at = b.blocked_at, r.blocked_by = b.blocked_by
+RETURN r.route_id AS route_id

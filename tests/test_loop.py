@@ -141,8 +141,8 @@ def test_second_decision_sees_the_alternate_path_not_the_primary(services):
 class NoAfterActions(ActionService):
     """An action service whose results omit `after` (the controller must fetch it itself)."""
 
-    def block_route(self, alert_id, route_id, run_id, *, tools=None):
-        return super().block_route(alert_id, route_id, run_id, tools=tools).model_copy(update={"after": None})
+    def block_route(self, alert_id, route_id, run_id, **options):
+        return super().block_route(alert_id, route_id, run_id, **options).model_copy(update={"after": None})
 
 
 def test_controller_fetches_fresh_evidence_when_after_is_missing(services):

@@ -107,6 +107,17 @@ def test_unreachable_server_is_a_clear_error():
     assert "127.0.0.1:1" in str(err.value) and "secret" not in str(err.value)
 
 
+WRITE_METHODS = {
+    "execute_write",
+    "execute_locked_write",
+    "rename_locked",
+    "execute_audit_write",
+    "query",
+    "command",
+    "execute_command",
+}
+
+
 def _write_calls() -> list[tuple[str, str]]:
     """(module, method) for every call that can write, in the product's code."""
     found = []
@@ -115,7 +126,7 @@ def _write_calls() -> list[tuple[str, str]]:
         tree = ast.parse(path.read_text(), filename=str(path))
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-                if node.func.attr in {"execute_write", "execute_audit_write", "query", "command", "execute_command"}:
+                if node.func.attr in WRITE_METHODS:
                     found.append((path.name, node.func.attr))
     return found
 
@@ -124,8 +135,10 @@ def test_only_ingest_and_act_write():
     """No module but the import path and the action service writes the graph; the audit writes only its own."""
     calls = _write_calls()
     assert ("ingest.py", "execute_write") in calls
-    assert ("act.py", "execute_write") in calls
-    allowed = {(m, "execute_write") for m in WRITERS} | {(m, "command") for m in WRITERS}
+    assert ("act.py", "execute_locked_write") in calls
+    assert ("ingest.py", "rename_locked") in calls
+    allowed = {(m, method) for m in WRITERS for method in ("execute_write", "execute_locked_write", "rename_locked")}
+    allowed |= {(m, "command") for m in WRITERS}
     allowed |= {("audit.py", "execute_audit_write")}
     offenders = [c for c in calls if c[0] != "store.py" and c not in allowed]
     assert offenders == []
