@@ -235,6 +235,18 @@ class ActionService:
         result.event_id = event.event_id
         return result
 
+    def blocked_routes(self) -> list[dict[str, str]]:
+        """Every route BlastShield blocked (what `release_route` accepts): route id, run, actor, time."""
+        return [
+            {
+                "route_id": row["route_id"],
+                "blocked_by_run": row["blocked_by_run"],
+                "blocked_by": row["blocked_by"],
+                "blocked_at": row["blocked_at"] or "",
+            }
+            for row in self.store.read("blastshield_blocks")
+        ]
+
     @staticmethod
     def _release_input_error(route_id: Any, reason: Any, confirm: Any, actor: Any) -> str:
         if not is_valid_id(route_id):

@@ -5,9 +5,12 @@ Nothing here queries the graph itself; it only calls blastshield_core.
 
 from __future__ import annotations
 
+import weakref
+
 import streamlit as st
 
 from blastshield_core import QueryFailed, SettingsError, Status, load_settings, open_services
+from blastshield_core.actor import local_actor
 from blastshield_core.model import is_valid_id
 
 SEVERITY_BADGE = {"critical": "■■■■ critical", "high": "■■■□ high", "medium": "■■□□ medium", "low": "■□□□ low"}
@@ -141,3 +144,78 @@ def trace_rows(run) -> list[dict]:
         for s in run.steps
         for t in s.trace
     ]
+
+
+def page_actor() -> str:
+    """Who is acting in this dashboard session: every page write passes this as its actor.
+
+    The local operating-system user; when dashboard sign-in is configured this returns the
+    signed-in user instead (one change, here)."""
+    return local_actor()
+
+
+class _WaitingRunGuard:
+    """Held in one dashboard session's state while its analyst run waits for a choice: when the
+    session's state is dropped (the session ended), the run is abandoned."""
+
+    def __init__(self, svc, run_id: str):
+        self.run_id = run_id
+        weakref.finalize(self, svc.waiting.abandon, run_id)
+
+
+def wait_for_analyst(svc, session) -> None:
+    """Register an analyst run that now waits in this dashboard session."""
+    svc.waiting.wait(session)
+    guard = st.session_state.get("contain_waiting_guard")
+    if guard is None or guard.run_id != session.run.run_id:  # a replaced guard would abandon its run
+        st.session_state.contain_waiting_guard = _WaitingRunGuard(svc, session.run.run_id)
+
+
+def analyst_done(svc, run_id: str) -> None:
+    """The analyst run no longer waits (ended or finished)."""
+    svc.waiting.done(run_id)  # first: the guard dropped next then finds nothing to abandon
+    st.session_state.pop("contain_waiting_guard", None)
+
+
+def sweep_waiting_runs(svc) -> list[str]:
+    """Abandon analyst runs that waited past the limit (in any session); their ids."""
+    return svc.waiting.sweep()
+
+
+def run_state_message(run) -> tuple[str, str]:
+    """(kind, text) for a run's state; interrupted and abandoned are never read as contained."""
+    remaining = "unknown" if run.remaining_paths is None else run.remaining_paths
+    if run.state.value == "interrupted":
+        return "error", f"### INTERRUPTED\n{run.reason}. Nothing here means contained."
+    if run.state.value == "abandoned":
+        return "warning", f"### ABANDONED\n{run.reason}. Remaining qualifying paths: **{remaining}**."
+    return "", ""
+
+
+def release_form(svc, route_ids: list[str], *, key: str) -> None:
+    """Release a route BlastShield blocked: choose it, give a reason, confirm; the answer is shown."""
+    if not route_ids:
+        return
+    with st.expander("Release a blocked route (audited)", expanded=False):
+        route = st.selectbox("Route", route_ids, key=f"{key}_release_route")
+        reason = st.text_input("Reason (recorded in the audit)", key=f"{key}_release_reason", max_chars=500)
+        sure = st.checkbox(
+            "I confirm: this route becomes active again and its qualifying paths come back",
+            key=f"{key}_release_confirm",
+        )
+        if st.button("Release route", key=f"{key}_release", disabled=not (sure and reason.strip())):
+            result = svc.actions.release_route(route, reason, confirm=sure, actor=page_actor())
+            if result.status is Status.OK:
+                reopened = ", ".join(
+                    f"{a.alert_id} ({a.paths_before} → {a.paths_after})" for a in result.alerts_reopened
+                )
+                st.session_state[f"{key}_release_notice"] = (
+                    f"Released **{route}** as {result.actor} (blocked by {result.blocked_by_run}). "
+                    f"Alerts with qualifying paths again: {reopened or 'none'}."
+                )
+                st.rerun()
+            else:
+                show_status(result.status, result.message)
+    notice = st.session_state.pop(f"{key}_release_notice", None)
+    if notice:
+        st.success(notice)

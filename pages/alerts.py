@@ -6,7 +6,7 @@ import streamlit as st
 
 from blastshield_core import DocumentError, QueryFailed, Status, export_document, import_document, seed
 from blastshield_core.ingest import parse_bytes
-from pages._services import SEVERITY_BADGE, get_services, init_state
+from pages._services import SEVERITY_BADGE, get_services, init_state, page_actor
 
 init_state()
 st.session_state.setdefault("alerts_notice", None)
@@ -129,16 +129,26 @@ with left:
                 bar.progress(done / total if total else 1.0, text=f"Importing {done}/{total} items")
 
             try:
-                report = import_document(svc.store, document, replace=replace, progress=progress)
+                report = import_document(svc.store, document, replace=replace, progress=progress, actor=page_actor())
             except DocumentError as exc:
                 st.error(f"**Rejected, nothing written.** {exc}")
             except QueryFailed as exc:
                 st.error(f"**Import failed, the graph is unchanged.** {exc}")
             else:
+                kept = (
+                    f" Kept blocked (blocked by BlastShield): {', '.join(report.preserved_blocks)}."
+                    if report.preserved_blocks
+                    else ""
+                )
+                gone = (
+                    f" Blocked routes no longer in the graph: {', '.join(report.blocks_gone)}."
+                    if report.blocks_gone
+                    else ""
+                )
                 st.session_state.alerts_notice = (
                     "success",
                     f"Imported **{report.name}**: {report.nodes} nodes, {report.edges} relationships, "
-                    f"{report.alerts} alerts{' (graph replaced)' if report.replaced else ''}.",
+                    f"{report.alerts} alerts{' (graph replaced)' if report.replaced else ''}.{kept}{gone}",
                 )
                 st.rerun()
 with right:
@@ -147,11 +157,15 @@ with right:
     sure = st.checkbox("I want to reset the scenarios", key="alerts_reset_confirm")
     if st.button("Reset scenarios", key="alerts_reset", disabled=not sure):
         try:
-            report = seed(svc.store, reset=True)
+            report = seed(svc.store, reset=True, actor=page_actor())
         except QueryFailed as exc:
             st.error(f"Reset failed: {exc}")
         else:
-            st.session_state.alerts_notice = ("success", f"Scenarios restored: {', '.join(report.loaded)}.")
+            st.session_state.alerts_notice = (
+                "success",
+                f"Scenarios restored: {', '.join(report.loaded)}. Routes reopened:"
+                f" {', '.join(report.reopened) or 'none'} (recorded in the audit as {report.actor}).",
+            )
             st.rerun()
 
 

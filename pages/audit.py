@@ -5,7 +5,15 @@ import streamlit as st
 from blastshield_core import QueryFailed
 from blastshield_core.checker import EvidenceUnavailable
 from blastshield_core.report import render_markdown
-from pages._services import get_services, init_state, step_rows, trace_rows
+from pages._services import (
+    get_services,
+    init_state,
+    release_form,
+    run_state_message,
+    step_rows,
+    sweep_waiting_runs,
+    trace_rows,
+)
 
 init_state()
 st.title(":material/history: Audit")
@@ -13,6 +21,7 @@ st.caption("Every containment run and each of its steps, persisted in FalkorDB a
 svc = get_services()
 if svc is None:
     st.stop()
+sweep_waiting_runs(svc)
 
 try:
     runs = svc.audit.list_runs()
@@ -29,6 +38,7 @@ st.dataframe(
             "run": r.run_id,
             "alert": r.alert_id,
             "state": r.state.value,
+            "actor": r.actor or "—",
             "decider": r.decider,
             "actions": len(r.actions),
             "verified": sum(a.verified for a in r.actions),
@@ -53,6 +63,25 @@ st.subheader(f"{run.run_id} — {run.state.value.upper()}")
 st.markdown(
     f"**Alert** {run.alert_id} · **decider** {run.decider} · **cap** {run.max_actions} · **reason** {run.reason}"
 )
+st.markdown(
+    f"**Started by** {run.actor or '—'}" + (f" · **process** {run.owner.pid} on {run.owner.host}" if run.owner else "")
+)
+kind, text = run_state_message(run)
+if kind == "error":
+    st.error(text)
+elif kind == "warning":
+    st.warning(text)
+for rel in run.releases:
+    st.info(
+        f"**Released later:** `{rel.route_id}` by {rel.actor} at {rel.at.isoformat(timespec='seconds')} — {rel.reason}",
+        icon=":material/lock_open:",
+    )
+try:
+    still_blocked = [b["route_id"] for b in svc.actions.blocked_routes() if b["blocked_by_run"] == run.run_id]
+except QueryFailed as exc:
+    still_blocked = []
+    st.error(f"Could not read the blocked routes: {exc}")
+release_form(svc, still_blocked, key="audit")
 counts = [
     {"action": a.step, "route": a.route_id, "status": a.status, "verified": a.verified,
      "paths before": a.paths_before, "paths after": a.paths_after}
@@ -65,6 +94,19 @@ st.markdown("**Steps**")
 st.dataframe(step_rows(run), hide_index=True, width="stretch", key="audit_steps")
 st.markdown("**Tool trace**")
 st.dataframe(trace_rows(run), hide_index=True, width="stretch", key="audit_trace")
+with st.expander("Admin actions (imports, resets, releases)", expanded=False):
+    try:
+        events = svc.audit.events(limit=50)
+    except QueryFailed as exc:
+        events = []
+        st.error(f"Could not read the admin actions: {exc}")
+    st.dataframe(
+        [{"at": e.at.isoformat(timespec="seconds"), "kind": e.kind, "actor": e.actor, "summary": e.summary}
+         for e in events],
+        hide_index=True,
+        width="stretch",
+        key="audit_events",
+    )  # fmt: skip
 st.subheader("Incident report")
 
 

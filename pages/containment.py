@@ -2,19 +2,25 @@
 
 import streamlit as st
 
-from blastshield_core import Status
+from blastshield_core import QueryFailed, Status
 from blastshield_core.decide import RULES_PLAYBOOK, AnalystDecider
 from blastshield_core.loop import RunRefused
 from blastshield_core.results import RunState
 from pages._graphview import LEGEND, draw
 from pages._services import (
     alert_picker,
+    analyst_done,
     get_services,
     init_state,
+    page_actor,
+    release_form,
+    run_state_message,
     show_briefing,
     show_status,
     step_rows,
+    sweep_waiting_runs,
     trace_rows,
+    wait_for_analyst,
 )
 
 init_state()
@@ -31,7 +37,12 @@ svc = get_services()
 if svc is None:
     st.stop()
 
+sweep_waiting_runs(svc)
 session = st.session_state.contain_session
+if session is not None and session.run.state.terminal:  # abandoned after waiting too long
+    st.warning(f"The analyst run {session.run.run_id} was {session.run.state.value}: {session.run.reason}")
+    st.session_state.contain_last_run = session.run.run_id
+    st.session_state.contain_session = session = None
 alert_id = alert_picker(svc, "contain_alert")
 if alert_id is None:
     st.stop()
@@ -66,6 +77,20 @@ else:
         key="contain_candidates",
     )
 
+routes_now = svc.tools.get_containment_route_statuses(alert_id)
+alert_routes = {r.route_id for r in routes_now.routes} if routes_now.status is Status.OK else set()
+try:
+    releasable = [b for b in svc.actions.blocked_routes() if b["route_id"] in alert_routes]
+except QueryFailed as exc:
+    releasable = []
+    show_status(Status.QUERY_FAILED, str(exc))
+if releasable:
+    st.caption(
+        "Blocked by BlastShield on this alert's routes: "
+        + ", ".join(f"`{b['route_id']}` (run {b['blocked_by_run']}, by {b['blocked_by'] or '—'})" for b in releasable)
+    )
+release_form(svc, [b["route_id"] for b in releasable], key="contain")
+
 st.subheader("Run")
 gemini_ok, gemini_why = svc.gemini().availability()
 labels = {
@@ -99,7 +124,7 @@ if start:
             progress.write(f"**{step.seq}. {step.kind}** — {step.summary}")
 
         try:
-            session = svc.controller.start(alert_id, decider, int(cap), confirm, on_step=on_step)
+            session = svc.controller.start(alert_id, decider, int(cap), confirm, on_step=on_step, actor=page_actor())
         except RunRefused as exc:
             progress.update(label="Run refused: nothing was done", state="error")
             st.error(str(exc))
@@ -107,6 +132,7 @@ if start:
             if decider == "analyst" and not session.run.state.terminal:
                 session.on_step = None
                 st.session_state.contain_session = session
+                wait_for_analyst(svc, session)
                 progress.update(label="Waiting for your choice", state="running")
             else:
                 chosen = svc.decider(decider)
@@ -127,11 +153,15 @@ if session is not None:
         if st.button(f"Block {cand.route_id} (cuts {cand.paths_cut})", key=f"contain_pick_{i}"):
             session.advance(AnalystDecider([cand.id]))
             if session.run.state.terminal:
+                analyst_done(svc, session.run.run_id)
                 st.session_state.contain_last_run = session.run.run_id
                 st.session_state.contain_session = None
+            else:
+                wait_for_analyst(svc, session)
             st.rerun()
     if st.button("End run", key="contain_end"):
         session.end()
+        analyst_done(svc, session.run.run_id)
         st.session_state.contain_last_run = session.run.run_id
         st.session_state.contain_session = None
         st.rerun()
@@ -148,13 +178,20 @@ if run_id and session is None:
         st.success(f"### CONTAINED — completed\n{run.reason}. Remaining qualifying paths: **0**.")
     elif run.state is RunState.STOPPED:
         st.warning(f"### NOT CONTAINED — stopped\n{run.reason}. Remaining qualifying paths: **{remaining}**.")
+    elif run_state_message(run)[0] == "warning":
+        st.warning(run_state_message(run)[1])
+    elif run_state_message(run)[0] == "error":
+        st.error(run_state_message(run)[1])
     else:
         st.error(f"### FAILED\n{run.reason}. Nothing here means contained.")
     m1, m2, m3 = st.columns(3)
     m1.metric("Actions", len(run.actions))
     m2.metric("Verified", sum(a.verified for a in run.actions))
     m3.metric("Remaining paths", remaining)
-    st.caption(f"Run `{run.run_id}` on {run.alert_id} · decider {run.decider} · cap {run.max_actions}")
+    st.caption(
+        f"Run `{run.run_id}` on {run.alert_id} · decider {run.decider} · cap {run.max_actions}"
+        f" · started by {run.actor or '—'}"
+    )
     if run.actions:
         st.dataframe([a.model_dump() for a in run.actions], hide_index=True, width="stretch", key="contain_actions")
     before = st.session_state.contain_before

@@ -350,3 +350,19 @@ def test_multi_alert_view_on_the_queue(app):
     chokes = table(app, "choke point", "route", "cuts paths")
     assert set(chokes["route"]) == {"route-dev07-a", "route-c11-primary", "route-c11-alternate"}
     assert app.get("download_button")[0].label.startswith("Export the current graph")
+
+
+def test_audit_page_releases_a_route_with_confirmation_and_shows_it_on_the_run(app):
+    """On the Audit page a blocked route is released only after reason and confirmation; the run then shows it."""
+    run_containment(app, "BH-CONTAINMENT-4001")
+    app.switch_page("pages/audit.py").run()
+    assert table(app, "run", "state", "actor").to_dict("records")[0]["actor"]
+    app.selectbox(key="audit_release_route").set_value("route-c11-primary").run()
+    app.text_input(key="audit_release_reason").input("false positive").run()
+    assert app.button(key="audit_release").disabled
+    app.checkbox(key="audit_release_confirm").check().run()
+    app.button(key="audit_release").click().run()
+    assert not app.exception, app.exception
+    assert any("Released **route-c11-primary**" in s.value and "BH-CONTAINMENT-4001" in s.value for s in app.success)
+    assert any("Released later:" in i.value and "false positive" in i.value for i in app.info)
+    assert app.selectbox(key="audit_release_route").options == ["route-c11-alternate"]
