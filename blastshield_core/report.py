@@ -20,9 +20,17 @@ from .audit import RUN_ID_PATTERN
 from .briefing import Briefer, Briefing
 from .checker import EvidenceSummary, EvidenceUnavailable
 from .read import ReadTools
-from .results import CandidatesResult, RunAction, RunRecord, RunStep, TraceEntry
+from .results import CandidatesResult, RouteRelease, RunAction, RunRecord, RunStep, TraceEntry
 
-__all__ = ["REPORT_FORMAT", "IncidentReport", "Reporter", "RunEvidence", "render_markdown", "run_evidence"]
+__all__ = [
+    "REPORT_FORMAT",
+    "AuditChainHead",
+    "IncidentReport",
+    "Reporter",
+    "RunEvidence",
+    "render_markdown",
+    "run_evidence",
+]
 
 REPORT_FORMAT = "blastshield-report/v1"
 
@@ -38,6 +46,15 @@ class RunEvidence(BaseModel):
     status_after: str | None = None
     paths_after: int | None = None
     paths_after_detail: list[list[str]] = Field(default_factory=list)
+
+
+class AuditChainHead(BaseModel):
+    """The audit's hash-chain head when the report was made: `audit verify` recomputes up to it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    seq: int
+    hash: str
 
 
 class IncidentReport(BaseModel):
@@ -59,6 +76,9 @@ class IncidentReport(BaseModel):
     candidates: CandidatesResult | None = None
     briefing: Briefing
     trace: list[TraceEntry] = Field(default_factory=list)
+    actor: str | None = None  # who started the run
+    releases: list[RouteRelease] = Field(default_factory=list)  # later releases of routes the run blocked
+    audit_chain_head: AuditChainHead | None = None
 
 
 def run_evidence(run: RunRecord) -> RunEvidence:
@@ -110,7 +130,14 @@ class Reporter:
             evidence=briefing.evidence,
             briefing=briefing,
             trace=[entry for step in run.steps for entry in step.trace],
+            actor=run.actor or None,
+            releases=run.releases,
+            audit_chain_head=self._chain_head(),
         )
+
+    def _chain_head(self) -> AuditChainHead:
+        seq, head = self.briefer.audit.head()
+        return AuditChainHead(seq=seq, hash=head)
 
     def for_alert(self, alert_id: str) -> IncidentReport:
         mark = self.tools.tracer.mark()
@@ -154,6 +181,17 @@ def render_markdown(report: IncidentReport) -> str:
         before = report.run_evidence or RunEvidence()
         lines += [
             f"- verdict: **{report.verdict}** — {report.verdict_reason}",
+            f"- started by: {report.actor or 'not recorded'}",
+            *[
+                f"- released later: route `{r.route_id}` by {r.actor} at {r.at.isoformat(timespec='seconds')}"
+                f" — {r.reason}"
+                for r in report.releases
+            ],
+            *(
+                [f"- audit chain head: record {report.audit_chain_head.seq}, `{report.audit_chain_head.hash}`"]
+                if report.audit_chain_head
+                else []
+            ),
             "",
             "## Evidence before the run",
             f"Initial investigation: {before.status_before}, qualifying paths: {before.paths_before}.",

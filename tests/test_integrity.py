@@ -311,3 +311,17 @@ def test_cli_audit_verify_exit_codes(loopback_server):
         )  # fmt: skip
         out = run_cli("audit", "verify", env=env)
         assert out.returncode == 1 and f"{run.run_id} step 2" in out.stdout
+
+
+def test_incident_report_names_actor_release_and_chain_head(svc):
+    """A run's incident report says who started it, the later release, and the audit chain head."""
+    from blastshield_core.report import render_markdown
+
+    run = contained(svc, actor="ops-3")
+    svc.actions.release_route("route-c11-alternate", "maintenance window", confirm=True, actor="lead-4")
+    report = svc.reporter.report(run.run_id)
+    seq, head = svc.audit.head()
+    assert report.actor == "ops-3" and [r.actor for r in report.releases] == ["lead-4"]
+    assert (report.audit_chain_head.seq, report.audit_chain_head.hash) == (seq, head)
+    text = render_markdown(report)
+    assert "started by: ops-3" in text and "maintenance window" in text and head in text
