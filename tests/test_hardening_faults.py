@@ -23,7 +23,7 @@ from tests.conftest import LoopbackFalkorDB, run_cli, server_gone
 from tests.gemini_fake import FakeGemini
 
 ALERT = "BH-CONTAINMENT-4001"
-KILL_POINTS = ["start", "investigate", "candidates", "proposal", "validation", "action", "requery"]
+KILL_POINTS = ["start", "investigate", "candidates", "proposal", "validation", "intent", "action", "requery"]
 
 
 def _kill(pid: int) -> None:
@@ -344,11 +344,11 @@ def test_server_killed_between_the_block_and_its_read_back(tmp_path):
         seed(store)
         services = build_services(store)
         pid = store.server_pid()
-        original_read, original_write = store.read, store.execute_write
+        original_read, original_write = store.read, store.execute_locked_write
         armed = []
 
-        def write_then_arm(text, params=None, **kwargs):
-            result = original_write(text, params, **kwargs)
+        def write_then_arm(lock, text, params=None, **kwargs):
+            result = original_write(lock, text, params, **kwargs)
             if params and "route_id" in params:  # the block_route write has just returned
                 armed.append(True)
             return result
@@ -358,11 +358,11 @@ def test_server_killed_between_the_block_and_its_read_back(tmp_path):
                 _kill(pid)  # the read-back meets a dead server
             return original_read(name, params, **kwargs)
 
-        store.execute_write = write_then_arm
+        store.execute_locked_write = write_then_arm
         store.read = read_then_die
         run = services.controller.run(ALERT, RulesDecider(), 3, True)
     finally:
         store.close()
     assert run.state is RunState.FAILED
     assert [(a.route_id, a.status, a.verified) for a in run.actions] == [("route-c11-primary", "applied", False)]
-    assert "audit write failed at step 6 (action)" in run.reason
+    assert "audit write failed at step 7 (action)" in run.reason  # step 6 is the intent
