@@ -392,7 +392,12 @@ def _bulk_fill(store: Store, graph: str, doc: GraphDocument, step: Callable[[int
 
 
 def _ensure_indexes(store: Store, graph: str) -> None:
-    for name in ("create_entity_index", "create_alert_index"):
+    for name in (
+        "create_entity_index",
+        "create_alert_index",
+        "create_route_status_index_session",
+        "create_route_status_index_access",
+    ):
         try:
             store.execute_write(template(name).text, graph=graph)
         except QueryFailed as exc:

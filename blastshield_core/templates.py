@@ -50,6 +50,8 @@ REQUIRED = frozenset(
         "block_route_on_path",
         "release_route",
         "restore_blocks",
+        "create_route_status_index_session",
+        "create_route_status_index_access",
         "blastshield_blocks",
         "audit_event_index",
         "audit_chain_init",

@@ -366,3 +366,21 @@ def test_audit_page_releases_a_route_with_confirmation_and_shows_it_on_the_run(a
     assert any("Released **route-c11-primary**" in s.value and "BH-CONTAINMENT-4001" in s.value for s in app.success)
     assert any("Released later:" in i.value and "false positive" in i.value for i in app.info)
     assert app.selectbox(key="audit_release_route").options == ["route-c11-alternate"]
+
+
+def test_analyst_run_is_abandoned_when_its_dashboard_session_ends(app):
+    """A waiting analyst run ends `abandoned` when its session's state goes away; the Audit page shows it."""
+    import gc
+
+    from pages import _services
+
+    run_containment(app, "BH-CONTAINMENT-4001", decider="analyst")
+    run_id = app.session_state["contain_session"].run.run_id
+    del app.session_state["contain_waiting_guard"]  # what the session's end does to its state
+    gc.collect()
+    assert _services.services().audit.get(run_id).state.value == "abandoned"
+    app.session_state["contain_session"] = None
+    app.switch_page("pages/audit.py").run()
+    assert not app.exception, app.exception
+    assert table(app, "run", "state").set_index("run").loc[run_id, "state"] == "abandoned"
+    assert any("ABANDONED" in w.value for w in app.warning)

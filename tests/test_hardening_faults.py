@@ -108,7 +108,12 @@ def test_bulk_import_survives_a_hard_kill(tmp_path):
         assert len(before) == 3000
         assert reopened.read_text(snapshot_text) == before
         assert ReadTools(reopened).investigate_alert(document.alerts[0].id) == answer
-        assert {row["label"] for row in reopened.read("index_status")} == {"Entity", "Alert"}
+        assert {row["label"] for row in reopened.read("index_status")} == {
+            "Entity",
+            "Alert",
+            "HAS_SESSION",
+            "CAN_ACCESS",
+        }
     finally:
         reopened.close()
 
