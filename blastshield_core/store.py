@@ -46,6 +46,7 @@ CLIENT_NAME_PREFIX = "blastshield"
 LOCK_TIMEOUT_S = 60.0
 WRITE_LOCK_TIMEOUT_S = 120.0  # how long a writer waits for the write lock
 WRITE_LOCK_TTL_S = 30.0  # the lock's lifetime; renewed every third of it while held
+LOCKED_WRITE_ATTEMPTS = 5  # a locked write whose EXEC was aborted by a renewal (nothing ran) is tried again
 INDEX_WAIT_S = 60.0  # how long opening the embedded database waits for its indexes
 
 
@@ -289,25 +290,32 @@ class Store:
         never commits. Never retried."""
         if self._closed:
             raise QueryFailed("the store is closed")
-        try:
-            with self._db.connection.pipeline(transaction=True) as pipe:
-                pipe.watch(lock.name)
-                if not _same_token(pipe.get(lock.name), lock.token):
-                    raise WriteLockLost(f"the write lock {lock.name} was lost; nothing was written")
-                pipe.multi()
-                pipe.execute_command(
-                    "GRAPH.QUERY",
-                    graph or self.settings.graph,
-                    _params_header(params) + text,
-                    "--compact",
-                    "timeout",
-                    self.settings.query_timeout_ms,
-                )
-                (response,) = pipe.execute(raise_on_error=False)
-        except redis.WatchError:
-            raise WriteLockLost(f"the write lock {lock.name} changed hands; nothing was written") from None
-        except (redis.RedisError, OSError) as exc:
-            raise QueryFailed(f"write failed: {type(exc).__name__}: {exc}") from None
+        query = _params_header(params) + text
+        for _ in range(LOCKED_WRITE_ATTEMPTS):
+            try:
+                with self._db.connection.pipeline(transaction=True) as pipe:
+                    pipe.watch(lock.name)
+                    if not _same_token(pipe.get(lock.name), lock.token):
+                        raise WriteLockLost(f"the write lock {lock.name} was lost; nothing was written")
+                    pipe.multi()
+                    pipe.execute_command(
+                        "GRAPH.QUERY",
+                        graph or self.settings.graph,
+                        query,
+                        "--compact",
+                        "timeout",
+                        self.settings.query_timeout_ms,
+                    )
+                    (response,) = pipe.execute(raise_on_error=False)
+                    break
+            except redis.WatchError:
+                # The lock key was touched between WATCH and EXEC, so nothing ran: the renewal
+                # thread extending it does that too. Check again whether it is still ours.
+                continue
+            except (redis.RedisError, OSError) as exc:
+                raise QueryFailed(f"write failed: {type(exc).__name__}: {exc}") from None
+        else:
+            raise WriteLockLost(f"the write lock {lock.name} kept changing; nothing was written")
         if isinstance(response, Exception):
             raise QueryFailed(f"write failed: {response}")
         try:

@@ -325,3 +325,33 @@ def test_incident_report_names_actor_release_and_chain_head(svc):
     assert (report.audit_chain_head.seq, report.audit_chain_head.hash) == (seq, head)
     text = render_markdown(report)
     assert "started by: ops-3" in text and "maintenance window" in text and head in text
+
+
+def test_a_lock_renewal_during_a_locked_write_neither_fails_nor_repeats_it(store):
+    """A renewal between WATCH and EXEC aborts that transaction (nothing ran); the write is tried again, once."""
+    connection = store._db.connection
+    original = connection.pipeline
+    watched = []
+    with store.write_lock() as lock:
+
+        def pipeline(*args, **kwargs):
+            pipe = original(*args, **kwargs)
+            watch = pipe.watch
+
+            def renewing_watch(*names):
+                result = watch(*names)
+                if not watched:
+                    lock._lock.extend(lock.ttl, replace_ttl=True)  # the renewal thread's call, at the worst moment
+                watched.append(names)
+                return result
+
+            pipe.watch = renewing_watch
+            return pipe
+
+        connection.pipeline = pipeline
+        try:
+            rows = store.execute_locked_write(lock, "CREATE (:Probe {n: 1}) RETURN 1 AS one")
+        finally:
+            connection.pipeline = original
+    assert rows == [{"one": 1}] and len(watched) == 2
+    assert store.read_text("MATCH (p:Probe) RETURN count(p) AS n") == [{"n": 1}]
