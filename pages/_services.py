@@ -177,9 +177,15 @@ def analyst_done(svc, run_id: str) -> None:
     st.session_state.pop("contain_waiting_guard", None)
 
 
-def sweep_waiting_runs(svc) -> list[str]:
-    """Abandon analyst runs that waited past the limit (in any session); their ids."""
-    return svc.waiting.sweep()
+def settle_runs(svc) -> list[str]:
+    """Runs no one will finish: analyst runs that waited past the limit (in any session) become
+    `abandoned`, runs of processes that are gone (a killed CLI run) become `interrupted`; their ids."""
+    ended = svc.waiting.sweep()
+    try:
+        ended += svc.audit.recover_interrupted()
+    except QueryFailed:
+        pass  # the pages report an unreachable database themselves
+    return ended
 
 
 def run_state_message(run) -> tuple[str, str]:

@@ -10,8 +10,8 @@ from pages._services import (
     init_state,
     release_form,
     run_state_message,
+    settle_runs,
     step_rows,
-    sweep_waiting_runs,
     trace_rows,
 )
 
@@ -21,7 +21,7 @@ st.caption("Every containment run and each of its steps, persisted in FalkorDB a
 svc = get_services()
 if svc is None:
     st.stop()
-sweep_waiting_runs(svc)
+settle_runs(svc)
 
 try:
     runs = svc.audit.list_runs()

@@ -15,10 +15,10 @@ from pages._services import (
     page_actor,
     release_form,
     run_state_message,
+    settle_runs,
     show_briefing,
     show_status,
     step_rows,
-    sweep_waiting_runs,
     trace_rows,
     wait_for_analyst,
 )
@@ -37,7 +37,7 @@ svc = get_services()
 if svc is None:
     st.stop()
 
-sweep_waiting_runs(svc)
+settle_runs(svc)
 session = st.session_state.contain_session
 if session is not None and session.run.state.terminal:  # abandoned after waiting too long
     st.warning(f"The analyst run {session.run.run_id} was {session.run.state.value}: {session.run.reason}")
