@@ -355,3 +355,20 @@ def test_a_lock_renewal_during_a_locked_write_neither_fails_nor_repeats_it(store
             connection.pipeline = original
     assert rows == [{"one": 1}] and len(watched) == 2
     assert store.read_text("MATCH (p:Probe) RETURN count(p) AS n") == [{"n": 1}]
+
+
+def test_runs_of_other_hosts_and_reused_pids_are_judged_correctly(svc):
+    """A run owned on another host is never marked; one whose pid now belongs to a newer process is."""
+    from datetime import UTC, datetime
+
+    from blastshield_core.results import RunOwner, RunRecord
+
+    def record(run_id: str, owner: RunOwner) -> None:
+        svc.audit.create(RunRecord(run_id=run_id, alert_id=ALERT, decider="rules", max_actions=3,
+                                   state=RunState.RUNNING, reason="", started_at=datetime.now(UTC), actor="x",
+                                   owner=owner))  # fmt: skip
+
+    record("run-20260101T000000-aaaaaa", RunOwner(pid=os.getpid(), host="another-host", started="0.000"))
+    record("run-20260101T000000-bbbbbb", RunOwner(pid=os.getpid(), host=os.uname().nodename, started="1.000"))
+    assert svc.audit.recover_interrupted() == ["run-20260101T000000-bbbbbb"]
+    assert svc.audit.get("run-20260101T000000-aaaaaa").state is RunState.RUNNING
