@@ -3,7 +3,9 @@
 With `--json` every command prints its pydantic result as JSON. Exit codes:
 0 an answer (paths found, no path, ok), 2 invalid input or usage, 3 unknown
 alert/source/target/run, 4 query failure or database unreachable.
-`check-briefing` exits 1 when the briefing is flagged.
+`check-briefing` exits 1 when the briefing is flagged; `audit verify` exits 1
+when the audit's hash chain does not hold. `release` exits 2 for a route
+BlastShield did not block and 3 for an unknown route.
 """
 
 from __future__ import annotations
