@@ -490,7 +490,13 @@ class _Checker:
         if token.lower() in self.known_lower:
             self.entity(token, clause)  # wrong case is a different id
             return
-        if not re.search(r"[A-Za-z]", token) or not re.search(r"[_.:@-]", token):
+        if not re.search(r"[A-Za-z]", token):
+            return
+        if not re.search(r"[_.:@-]", token):
+            # a separator swapped for a letter ("paymentsxvault"): one edit from a known id
+            near = self._near(token) if len(token) >= 6 else None
+            if near is not None and _distance(token.lower(), near.lower()) <= 1:
+                self.entity(token, clause)
             return
         strong = "_" in token or (re.search(r"\d", token) is not None)
         if strong or self._near(token) is not None or self._in_graph(token):

@@ -11,6 +11,12 @@ from __future__ import annotations
 
 import re
 
+
+def _w(text: str) -> list[str]:
+    """Words of a lexicon entry, written as one string."""
+    return text.split()
+
+
 __all__ = [
     "CLOSE_ADJECTIVES",
     "CLOSE_FORMS",
@@ -26,6 +32,7 @@ __all__ = [
     "PARTIAL_WORDS",
     "PHRASAL_FORMS",
     "RECOMMEND_FORMS",
+    "REL_VERBS",
     "SUBJECT_NOUNS",
     "ZERO_NOUNS",
     "inflect",
@@ -77,75 +84,14 @@ def _regular(lemma: str) -> set[str]:
 
 
 # Verbs that close, remove, end or neutralise something on their own.
-_CLOSE_VERBS = [
-    "block",
-    "close",
-    "cut",
-    "sever",
-    "shut",
-    "remove",
-    "revoke",
-    "disable",
-    "terminate",
-    "kill",
-    "end",
-    "eliminate",
-    "neutralise",
-    "mitigate",
-    "remediate",
-    "contain",
-    "isolate",
-    "quarantine",
-    "lock",
-    "seal",
-    "stop",
-    "halt",
-    "resolve",
-    "fix",
-    "deny",
-    "break",
-    "disconnect",
-    "deactivate",
-    "suspend",
-    "invalidate",
-    "plug",
-    "ban",
-    "bar",
-    "drop",
-    "strip",
-    "cancel",
-    "expire",
-    "retire",
-    "decommission",
-    "dismantle",
-    "eradicate",
-    "purge",
-    "nullify",
-    "defuse",
-    "disarm",
-    "squash",
-    "quell",
-    "sinkhole",
-    "blackhole",
-    "firewall",
-    "neutralize",
-    "delete",
-    "destroy",
-    "erase",
-    "deprovision",
-    "unassign",
-    "detach",
-    "unlink",
-    "unbind",
-    "offboard",
-    "lockout",
-    "choke",
-    "starve",
-    "thwart",
-    "foil",
-    "stem",
-    "curb",
-]
+_CLOSE_VERBS = _w(
+    "block close cut sever shut remove revoke disable terminate kill end eliminate neutralise mitigate "
+    "remediate contain isolate quarantine lock seal stop halt resolve fix deny break disconnect "
+    "deactivate suspend invalidate plug ban bar drop strip cancel expire retire decommission dismantle "
+    "eradicate purge nullify defuse disarm squash quell sinkhole blackhole firewall neutralize delete "
+    "destroy erase deprovision unassign detach unlink unbind offboard lockout choke starve thwart foil "
+    "stem curb"
+)
 # Verbs that close only with one of their particles ("take down", "wipe out", "wrap up").
 _PHRASAL = {
     "take": {"down", "out", "offline", "away"},
@@ -182,378 +128,81 @@ PHRASAL_FORMS: dict[str, frozenset[str]] = {
 }
 # States that describe something closed (beyond the participles above).
 CLOSE_ADJECTIVES = frozenset(
-    [
-        "contained",
-        "safe",
-        "secure",
-        "over",
-        "gone",
-        "done",
-        "finished",
-        "resolved",
-        "inactive",
-        "dead",
-        "offline",
-        "unreachable",
-        "inaccessible",
-        "harmless",
-        "clean",
-        "fixed",
-        "handled",
-        "history",
-        "moot",
-        "void",
-        "defunct",
-        "dormant",
-        "neutral",
-        "closed",
-        "shut",
-        "severed",
-        "blocked",
-        "defused",
-        "eliminated",
-        "sealed",
-        "isolated",
-        "walled",
-        "fenced",
-        "unusable",
-        "invalid",
-        "null",
-    ]
+    _w(
+        "contained safe secure over gone done finished resolved inactive dead offline unreachable "
+        "inaccessible harmless clean fixed handled history moot void defunct dormant neutral closed shut "
+        "severed blocked defused eliminated sealed isolated walled fenced unusable invalid null"
+    )
 )
 # Nouns of closing: a claim only together with a completion word ("containment is complete").
 CLOSE_NOUNS = frozenset(
-    [
-        "containment",
-        "closure",
-        "removal",
-        "revocation",
-        "remediation",
-        "mitigation",
-        "neutralisation",
-        "neutralization",
-        "isolation",
-        "shutdown",
-        "cutoff",
-        "lockdown",
-        "termination",
-        "elimination",
-        "quarantine",
-        "resolution",
-        "disablement",
-        "eradication",
-        "blocking",
-        "severance",
-        "decommissioning",
-        "teardown",
-        "takedown",
-        "lockout",
-        "fix",
-    ]
+    _w(
+        "containment closure removal revocation remediation mitigation neutralisation neutralization "
+        "isolation shutdown cutoff lockdown termination elimination quarantine resolution disablement "
+        "eradication blocking severance decommissioning teardown takedown lockout fix"
+    )
 )
 COMPLETION_WORDS = frozenset(
-    [
-        "complete",
-        "completed",
-        "done",
-        "achieved",
-        "finished",
-        "successful",
-        "succeeded",
-        "effective",
-        "confirmed",
-        "verified",
-        "full",
-        "total",
-        "accomplished",
-        "reached",
-        "attained",
-        "secured",
-        "final",
-        "concluded",
-    ]
+    _w(
+        "complete completed done achieved finished successful succeeded effective confirmed verified full "
+        "total accomplished reached attained secured final concluded"
+    )
 )
 # States that describe something still open.
 EXPOSE_ADJECTIVES = frozenset(
-    [
-        "exposed",
-        "uncontained",
-        "open",
-        "reachable",
-        "accessible",
-        "active",
-        "live",
-        "vulnerable",
-        "unmitigated",
-        "unresolved",
-        "ongoing",
-        "unblocked",
-        "unprotected",
-        "possible",
-        "viable",
-    ]
+    _w(
+        "exposed uncontained open reachable accessible active live vulnerable unmitigated unresolved ongoing "
+        "unblocked unprotected possible viable"
+    )
 )
-_EXPOSE_VERBS = [
-    "remain",
-    "persist",
-    "exist",
-    "reach",
-    "access",
-    "lead",
-    "survive",
-    "linger",
-    "stay",
-    "continue",
-    "read",
-    "assume",
-]
+_EXPOSE_VERBS = _w("remain persist exist reach access lead survive linger stay continue read assume")
 EXPOSE_FORMS: frozenset[str] = frozenset(f for v in _EXPOSE_VERBS for f in inflect(v))
 COPULAS = frozenset(
-    [
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "am",
-        "'s",
-        "remains",
-        "remain",
-        "remained",
-        "stays",
-        "stay",
-        "stayed",
-        "become",
-        "becomes",
-        "became",
-        "seems",
-        "seem",
-        "appears",
-        "appear",
-        "looks",
-        "look",
-        "gets",
-        "get",
-        "got",
-        "now",
-    ]
+    _w(
+        "is are was were be been being am 's remains remain remained stays stay stayed become becomes became "
+        "seems seem appears appear looks look gets get got now"
+    )
 )
 # Things whose closing is the alert's containment (together with entity ids and pronouns).
 SUBJECT_NOUNS = frozenset(
-    [
-        "access",
-        "path",
-        "paths",
-        "route",
-        "routes",
-        "session",
-        "sessions",
-        "credential",
-        "credentials",
-        "exposure",
-        "exposures",
-        "threat",
-        "threats",
-        "alert",
-        "alerts",
-        "incident",
-        "incidents",
-        "risk",
-        "risks",
-        "attack",
-        "attacks",
-        "chain",
-        "chains",
-        "entity",
-        "account",
-        "accounts",
-        "identity",
-        "workload",
-        "role",
-        "roles",
-        "asset",
-        "assets",
-        "data",
-        "vault",
-        "database",
-        "db",
-        "everything",
-        "all",
-        "it",
-        "they",
-        "them",
-        "this",
-        "that",
-        "connection",
-        "connections",
-        "link",
-        "links",
-        "reach",
-        "reachability",
-        "foothold",
-        "pivot",
-        "pivots",
-        "escalation",
-        "avenue",
-        "avenues",
-        "way",
-        "ways",
-        "vector",
-        "vectors",
-        "channel",
-        "channels",
-        "door",
-        "doors",
-        "hole",
-        "holes",
-        "gap",
-        "gaps",
-        "issue",
-        "problem",
-        "danger",
-        "compromise",
-        "breach",
-        "attacker",
-        "intruder",
-        "user",
-        "contractor",
-        "developer",
-        "key",
-        "keys",
-        "token",
-        "tokens",
-        "login",
-        "logins",
-        "entry",
-    ]
+    _w(
+        "access path paths route routes session sessions credential credentials exposure exposures threat "
+        "threats alert alerts incident incidents risk risks attack attacks chain chains entity account "
+        "accounts identity workload role roles asset assets data vault database db everything all it they "
+        "them this that connection connections link links reach reachability foothold pivot pivots escalation "
+        "avenue avenues way ways vector vectors channel channels door doors hole holes gap gaps issue problem "
+        "danger compromise breach attacker intruder user contractor developer key keys token tokens login "
+        "logins entry"
+    )
 )
 # Nouns that "no ..." / "zero ..." quantify into a claim of containment.
 ZERO_NOUNS = frozenset(
-    [
-        "path",
-        "paths",
-        "access",
-        "exposure",
-        "exposures",
-        "way",
-        "ways",
-        "avenue",
-        "avenues",
-        "chain",
-        "chains",
-        "connection",
-        "connections",
-        "reach",
-    ]
+    _w("path paths access exposure exposures way ways avenue avenues chain chains connection connections reach")
 )
 NEGATIONS = frozenset(
-    [
-        "not",
-        "never",
-        "no",
-        "none",
-        "nor",
-        "neither",
-        "without",
-        "cannot",
-        "can't",
-        "isn't",
-        "aren't",
-        "wasn't",
-        "weren't",
-        "hasn't",
-        "haven't",
-        "hadn't",
-        "doesn't",
-        "don't",
-        "didn't",
-        "won't",
-        "wouldn't",
-        "nothing",
-        "zero",
-        "nobody",
-        "failed",
-        "fails",
-        "fail",
-        "yet",
-    ]
+    _w(
+        "not never no none nor neither without cannot can't isn't aren't wasn't weren't hasn't haven't hadn't "
+        "doesn't don't didn't won't wouldn't nothing zero nobody failed fails fail"
+    )
 )
-MODALS = frozenset(["would", "could", "might", "may", "should", "must", "can", "shall", "ought"])
+MODALS = frozenset(_w("would could might may should must can shall ought"))
 CONDITIONAL_WORDS = frozenset(
-    [
-        "if",
-        "unless",
-        "until",
-        "once",
-        "whether",
-        "provided",
-        "assuming",
-        "suppose",
-        "supposing",
-        "when",
-        "whenever",
-        "till",
-        "lest",
-    ]
+    _w("if unless until once whether provided assuming suppose supposing when whenever till lest")
 )
 RECOMMEND_FORMS: frozenset[str] = frozenset(
     f
-    for v in [
-        "recommend",
-        "suggest",
-        "advise",
-        "propose",
-        "consider",
-        "urge",
-        "plan",
-        "intend",
-        "need",
-        "require",
-        "want",
-        "aim",
-        "prepare",
-    ]
+    for v in _w("recommend suggest advise propose consider urge plan intend need require want aim prepare")
     for f in inflect(v)
 ) | frozenset(
-    [
-        "recommendation",
-        "recommendations",
-        "suggestion",
-        "proposal",
-        "option",
-        "options",
-        "candidate",
-        "candidates",
-        "next",
-        "todo",
-        "pending",
-        "please",
-        "advisable",
-        "worth",
-        "action-item",
-        "blockable",
-    ]
+    _w(
+        "recommendation recommendations suggestion proposal option options candidate candidates next todo "
+        "pending please advisable worth action-item blockable"
+    )
 )
 EARLIER_WORDS = frozenset(
-    [
-        "before",
-        "previously",
-        "initially",
-        "originally",
-        "earlier",
-        "formerly",
-        "prior",
-        "beforehand",
-        "once-upon",
-        "at-first",
-        "outset",
-    ]
+    _w("before previously initially originally earlier formerly prior beforehand once-upon at-first outset")
 )
-PARTIAL_WORDS = frozenset(
-    ["partially", "partly", "partial", "some", "half", "part", "one", "another", "single", "either"]
-)
+PARTIAL_WORDS = frozenset(_w("partially partly partial some half part one another single either"))
 
 _UNITS = {
     "zero": 0,
@@ -601,3 +250,15 @@ def number_value(words: str) -> int | None:
         if 0 <= rest < 10:
             return _TENS[parts[0]] + rest
     return None
+
+
+# Verbs a model writes as relationship type names ("OWNS", "Trusts", "via manages").
+REL_VERBS = frozenset(
+    f
+    for v in _w(
+        "own trust manage administer control write delete modify execute invoke hold grant delegate "
+        "impersonate read access assume run have belong inherit attach"
+    )
+    for f in inflect(v)
+    if f.endswith("s")
+)

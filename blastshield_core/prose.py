@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 
 from .lexicon import (
     CLOSE_ADJECTIVES,
@@ -40,10 +41,16 @@ from .lexicon import (
     NEGATIONS,
     PHRASAL_FORMS,
     RECOMMEND_FORMS,
+    REL_VERBS,
     SUBJECT_NOUNS,
     ZERO_NOUNS,
     number_value,
 )
+
+
+def _w(text: str) -> list[str]:
+    return text.split()
+
 
 __all__ = ["ProseClaim", "normalise_type", "read_prose"]
 
@@ -74,92 +81,25 @@ _NUM = rf"(\d{{1,4}}|(?:{_TENS})(?:[\s-](?:one|two|three|four|five|six|seven|eig
 _ID_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9]|[A-Za-z0-9]|'s|[,;]")
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+|\n+")
 _CLAUSE_RE = re.compile(
-    r"(?<=;)\s+|\s+(?:but|however|although|though|whereas|while|yet|so|because|since|thus|hence|therefore)\b,?\s*"
+    r"(?<=;)\s+|\s+(?:but|however|although|though|whereas|while|because|since|thus|hence|therefore)\b,?\s*"
     r"|,\s+(?:and|which|so|as)\s+|\s+and\s+(?=(?:the|all|every|no|its|their|it|they|access|paths?|we|nothing)\b)"
     r"|\s+[—–]\s+|\s+-\s+",
     re.I,
 )
 _MARKUP_RE = re.compile(r"^[\s>#*+-]*(?:\d+[.)]\s+)?|[`*]{1,3}|(?<!\w)_{1,2}(?=\S)|(?<=\S)_{1,2}(?!\w)")
-_DETERMINERS = frozenset(
-    ["a", "an", "the", "this", "that", "each", "every", "any", "its", "their", "minimal", "minimum", "one", "single"]
-)
+_DETERMINERS = frozenset(_w("a an the this that each every any its their minimal minimum one single"))
 _NOUNISH_VERBS = frozenset(
-    [
-        "cut",
-        "block",
-        "end",
-        "stop",
-        "lock",
-        "break",
-        "fix",
-        "drop",
-        "ban",
-        "bar",
-        "plug",
-        "seal",
-        "shut",
-        "close",
-        "kill",
-        "halt",
-        "strip",
-        "cap",
-    ]
+    _w("cut block end stop lock break fix drop ban bar plug seal shut close kill halt strip cap")
 )
 _STATE_LEADS = COPULAS | frozenset(
-    [
-        "fully",
-        "completely",
-        "totally",
-        "entirely",
-        "now",
-        "all",
-        "effectively",
-        "already",
-        "successfully",
-        "finally",
-        "and",
-        "truly",
-    ]
+    _w("fully completely totally entirely now all effectively already successfully finally and truly")
 )
-_PREPOSITIONS = frozenset(
-    ["by", "after", "via", "for", "of", "through", "from", "without", "before", "upon", "on", "in", "with"]
-)
+_PREPOSITIONS = frozenset(_w("by after via for of through from without before upon on in with"))
 _CAN_OK = frozenset(
-    [
-        "read",
-        "access",
-        "assume",
-        "reach",
-        "get",
-        "go",
-        "move",
-        "pivot",
-        "hop",
-        "travel",
-        "use",
-        "see",
-        "touch",
-        "escalate",
-        "be",
-        "become",
-        "still",
-        "no",
-        "not",
-        "also",
-        "only",
-        "then",
-        "now",
-        "directly",
-        "again",
-        "longer",
-        "never",
-        "both",
-        "either",
-        "in",
-        "from",
-        "through",
-        "continue",
-    ]
+    _w(
+        "read access assume reach get go move pivot hop travel use see touch escalate be become still no not "
+        "also only then now directly again longer never both either in from through continue"
+    )
 )
 _REL_PREFIX = r"(?:can|has|have|runs?|may|owns?|member|assumes?|reads?|writes?|admin|is)"
 _REL_CAPS = re.compile(r"(?<![\w:/-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w-])")
@@ -178,11 +118,24 @@ _REL_VIA = re.compile(
 _REL_NOUN = re.compile(
     rf"\b(?:the|an?)\s+`?({_REL_PREFIX}[\s_-]+[a-z]+)`?\s+(?:relationships?|edges?|links?|relations?)\b", re.I
 )
+_REL_SINGLE = re.compile(
+    r"(?:[-—–]+\s*\[?:?|[\[(]\s*:?)\s*([A-Za-z]+)\s*(?:\]?\s*-+>|[\])])"
+    r"|\b(?:via|over|through|using)\s+(?:an?\s+|the\s+)?([A-Za-z]+)\b"
+    r"|\b([A-Z][a-z]+|[A-Z]{3,}|[a-z]+)\s+(?:relationships?|edges?|links?|relations?)\b"
+    r"|(?<![\w-])([A-Z]{3,})(?![\w-])"
+)
+_PAST_EXPOSE = frozenset(_w("remained existed led reached persisted stayed"))
+_PAST_AUX = frozenset(["was", "were", "had"])
+_COMMON_VERBS = frozenset(_w("has have runs reads holds grants controls manages writes accesses assumes"))
 _CAN_VERB = re.compile(r"\bcan\s+([a-z]+)\s+(?:to\s+|from\s+|into\s+)?([A-Za-z0-9][\w.:@-]*[A-Za-z0-9])")
 _SCORE_RES = (
-    re.compile(r"\bscor(?:e|es|ed|ing)\b[^.\d\n+]{0,25}?(?<![\w+.-])(\d{1,3})\b(?!\s*(?:points?|pts|%|hops?|/))", re.I),
     re.compile(
-        rf"\bscor(?:e|es|ed|ing)\b(?:\s+(?:of|is|was|at|now|stands|sits|a|an|the|risk)){{0,3}}\s+({_NUM})\b", re.I
+        r"\bscor(?:e|es|ed|ing)\b[^.\d\n+]{0,25}?(?<![\w+.-])(\d{1,3})\b(?![.,]\d)(?!\s*(?:points?|pts|%|hops?|/))",
+        re.I,
+    ),
+    re.compile(
+        rf"\bscor(?:e|es|ed|ing)\b(?:\s+(?:of|is|was|at|now|stands|sits|a|an|the|risk)){{0,3}}\s+({_NUM})\b(?![.,]\d)",
+        re.I,
     ),
     re.compile(r"(?<![\w.+-])(\d{1,3})\s*(?:/\s*100|out\s+of\s+(?:a\s+)?(?:100|hundred)|percent|per\s+cent|%)", re.I),
     re.compile(
@@ -190,7 +143,7 @@ _SCORE_RES = (
         re.I,
     ),
 )
-_FRACTION_RE = re.compile(r"(?<![\w.])(0?\.\d{1,2})(?![\d.])")
+_FRACTION_RE = re.compile(r"(?<![\w.])(0?\.\d{1,2})(?!\d)(?!\.\d)")
 _SEV = r"(low|medium|moderate|high|critical)"
 _SEVERITY_RES = (
     re.compile(
@@ -293,13 +246,12 @@ class _Reader:
         if not sentence:
             return
         self.relationships(sentence)
-        if sentence.rstrip().endswith("?"):
-            return
+        question = "?" in sentence
         first = sentence.split(None, 1)[0].lower().strip(",") if sentence.split() else ""
         conditional = first in CONDITIONAL_WORDS
         for clause in _CLAUSE_RE.split(sentence):
             if clause and clause.strip():
-                self.clause(clause, conditional)
+                self.clause(clause, conditional, question)
 
     def relationships(self, s: str) -> None:
         found: list[tuple[str, str]] = []
@@ -314,6 +266,11 @@ class _Reader:
             for m in rx.finditer(s):
                 if m.group(0) not in self.allowed and self.id_kind(m.group(0)) is None:
                     found.append((m.group(0), m.group(0)))
+        for m in _REL_SINGLE.finditer(s):
+            word = next(g for g in m.groups() if g)
+            common = m.group(3) == word and word.islower() and word in _COMMON_VERBS
+            if word.lower() in REL_VERBS and not common:
+                found.append((word, m.group(0)))
         for m in _CAN_VERB.finditer(s):
             if m.group(1).lower() not in _CAN_OK and self.id_kind(m.group(2)) is not None:
                 found.append((f"CAN_{m.group(1)}", m.group(0)))
@@ -327,7 +284,7 @@ class _Reader:
                 self.add("relationship", normalise_type(raw), text, s)
 
     # -- clauses -------------------------------------------------------------------------
-    def clause(self, clause: str, conditional: bool) -> None:
+    def clause(self, clause: str, conditional: bool, question: bool = False) -> None:
         low = clause.lower()
         words = set(re.findall(r"[a-z']+", low))
         hypothetical = conditional or bool(words & CONDITIONAL_WORDS)
@@ -351,14 +308,12 @@ class _Reader:
             local, assets = scope if scope is not None and (scope[0] or scope[1]) else clause_scope
             imperative = toks[0].kind is None and toks[0].word in _CLOSE_BASE and segment is segments[0]
             gerund_subject = toks[0].kind is None and toks[0].word.endswith("ing") and self._closing_at(toks, 0)
-            for state, text in self.states(toks, segment):
-                if quiet or imperative or gerund_subject:
+            for state, text, past in self.states(toks, segment):
+                if quiet or imperative or gerund_subject or question:
                     continue
                 if state == "contained" and partial and not local and not assets:
                     continue
-                if state == "exposed" and re.search(
-                    r"\b(?:was|were|remained|existed|led|reached|had)\b", segment, re.I
-                ):
+                if state == "exposed" and past:
                     continue  # past exposure is not remaining exposure
                 self.add("state", state, text, clause, scope=tuple(local), assets=tuple(assets), depth=depth)
 
@@ -387,16 +342,17 @@ class _Reader:
         w = toks[i].word
         if toks[i].kind is not None:
             return False
-        if w in CLOSE_FORMS or w in CLOSE_ADJECTIVES:
-            return True
         particles = PHRASAL_FORMS.get(w)
-        return bool(particles) and any(t.word in particles for t in toks[i + 1 : i + 4])
+        if w in CLOSE_FORMS or (particles and any(t.word in particles for t in toks[i + 1 : i + 4])):
+            return True
+        # a closed state ("is over", "fully safe") needs a copula or an adverb before it
+        return w in CLOSE_ADJECTIVES and i > 0 and toks[i - 1].word in _STATE_LEADS
 
-    def states(self, toks: list[_Tok], segment: str) -> list[tuple[str, str]]:
+    def states(self, toks: list[_Tok], segment: str) -> list[tuple[str, str, bool]]:
         """(contained|exposed, text) for each containment or exposure predicate in a segment."""
         words = [t.word for t in toks]
         has_subject = any(t.kind in ("alert", "route", "node", "asset") or t.word in SUBJECT_NOUNS for t in toks)
-        out: list[tuple[str, str]] = []
+        out: list[tuple[str, str, bool]] = []
         consumed: set[int] = set()
         # "no / zero <path noun>", "nothing remains": an existence claim of containment.
         for i, w in enumerate(words):
@@ -405,14 +361,14 @@ class _Reader:
                     if toks[j].kind is not None:
                         break
                     if words[j] in ZERO_NOUNS:
-                        out.append(("contained", segment[toks[i].start :]))
+                        out.append(("contained", segment[toks[i].start :], False))
                         consumed.update(range(i, j + 3))
                         break
                     if words[j] in ("longer", "more") and j == i + 1:
                         break
         m = _IDIOMS.search(segment)
         if m:
-            out.append(("contained", m.group(0)))
+            out.append(("contained", m.group(0), False))
             consumed.update(i for i, t in enumerate(toks) if m.start() <= t.start < m.end())
         for i, t in enumerate(toks):
             if i in consumed or t.kind is not None:
@@ -425,17 +381,8 @@ class _Reader:
                 continue  # "by blocking X": the action, not a state
             if closing and i > 0 and words[i - 1] == "to" and w in _CLOSE_BASE:
                 continue  # "to block X": a purpose
-            if (
-                closing
-                and w in CLOSE_ADJECTIVES
-                and w not in CLOSE_FORMS
-                and (i == 0 or words[i - 1] not in _STATE_LEADS)
-            ):
-                continue  # "over 2 paths", "a clean build": not a state
-            if not closing and w in CLOSE_NOUNS:
-                closing = any(x in COMPLETION_WORDS for x in words)
-                if i > 0 and words[i - 1] in ("no", "not"):
-                    closing = False
+            if not closing and w in COMPLETION_WORDS:
+                closing = any(x in CLOSE_NOUNS for x in words)  # "containment is complete", "achieved isolation"
             exposing = not closing and (w in EXPOSE_ADJECTIVES or w in EXPOSE_FORMS)
             if exposing and w in ("access", "reach", "read", "lead", "assume"):
                 exposing = i > 0 and words[i - 1] in {
@@ -450,6 +397,13 @@ class _Reader:
                 }
             if exposing and w in ("live", "active", "open") and i + 1 < len(words) and words[i + 1] in SUBJECT_NOUNS:
                 exposing = words[i + 1] not in ("route", "routes", "session", "sessions")
+            if (
+                exposing
+                and i > 1
+                and words[i - 1] == "can"
+                and words[i - 2] in ("via", "through", "over", "using", "the")
+            ):
+                exposing = False  # "through can assume": a relationship type written in words
             if not (closing or exposing) or not has_subject:
                 continue
             window = words[max(0, i - 5) : i]
@@ -459,10 +413,12 @@ class _Reader:
                 continue
             if "cannot" in window[-4:] and closing:
                 continue
-            negated = sum(1 for x in window if x in NEGATIONS and x not in ("zero", "nothing")) % 2 == 1
+            yet_to = any(a == "yet" and b == "to" for a, b in pairwise(window))  # "has yet to be"
+            negated = (sum(1 for x in window if x in NEGATIONS and x not in ("zero", "nothing")) + yet_to) % 2 == 1
             partly = any(x in ("partially", "partly") for x in window)
             state = "contained" if closing != (negated or partly) else "exposed"
-            out.append((state, segment[toks[max(0, i - 4)].start : t.start + len(t.word) + 8]))
+            past = exposing and (w in _PAST_EXPOSE or any(x in _PAST_AUX for x in window[-3:]))
+            out.append((state, segment[toks[max(0, i - 4)].start : t.start + len(t.word) + 8], past))
         return out
 
     # -- numbers ---------------------------------------------------------------------------
