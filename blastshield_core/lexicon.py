@@ -46,6 +46,7 @@ _IRREGULAR = {
     "break": ("breaks", "broke", "broken", "breaking"),
     "take": ("takes", "took", "taken", "taking"),
     "withdraw": ("withdraws", "withdrew", "withdrawn", "withdrawing"),
+    "lose": ("loses", "lost", "lost", "losing"),
     "tear": ("tears", "tore", "torn", "tearing"),
     "shoot": ("shoots", "shot", "shot", "shooting"),
     "put": ("puts", "put", "put", "putting"),
@@ -84,7 +85,7 @@ def _regular(lemma: str) -> set[str]:
 
 
 # Verbs that close, remove, end or neutralise something on their own.
-_CLOSE_VERBS = _w(
+_CLOSE_VERBS = _w("rotate lose pull yank retract rescind void sunset expunge") + _w(
     "block close cut sever shut remove revoke disable terminate kill end eliminate neutralise mitigate "
     "remediate contain isolate quarantine lock seal stop halt resolve fix deny break disconnect "
     "deactivate suspend invalidate plug ban bar drop strip cancel expire retire decommission dismantle "
@@ -172,7 +173,7 @@ SUBJECT_NOUNS = frozenset(
         "them this that connection connections link links reach reachability foothold pivot pivots escalation "
         "avenue avenues way ways vector vectors channel channels door doors hole holes gap gaps issue problem "
         "danger compromise breach attacker intruder user contractor developer key keys token tokens login "
-        "logins entry"
+        "logins entry status"
     )
 )
 # Nouns that "no ..." / "zero ..." quantify into a claim of containment.

@@ -46,6 +46,7 @@ from .lexicon import (
     ZERO_NOUNS,
     number_value,
 )
+from .model import RelType
 
 
 def _w(text: str) -> list[str]:
@@ -126,6 +127,7 @@ _REL_SINGLE = re.compile(
 )
 _PAST_EXPOSE = frozenset(_w("remained existed led reached persisted stayed"))
 _PAST_AUX = frozenset(["was", "were", "had"])
+_MODEL_TYPES = frozenset(t.value for t in RelType)
 _COMMON_VERBS = frozenset(_w("has have runs reads holds grants controls manages writes accesses assumes"))
 _CAN_VERB = re.compile(r"\bcan\s+([a-z]+)\s+(?:to\s+|from\s+|into\s+)?([A-Za-z0-9][\w.:@-]*[A-Za-z0-9])")
 _SCORE_RES = (
@@ -193,7 +195,7 @@ _EARLIER_RE = re.compile(
 )
 _PARTIAL_RE = re.compile(r"\b(?:one|some|part|two|\d+)\s+of\b|\bpartial(?:ly)?\b|\bpartly\b|\bsome\b|\bhalf\b", re.I)
 _IDIOMS = re.compile(
-    r"\b(?:under\s+control|in\s+the\s+clear|taken\s+care\s+of|dealt\s+with|a\s+thing\s+of\s+the\s+past|all\s+clear|"
+    r"\b(?:(?:exposure|access|(?:remaining\s+|qualifying\s+|access\s+)?paths?)\s*:\s*(?:none|nil|zero|0|no)\b|under\s+control|in\s+the\s+clear|taken\s+care\s+of|dealt\s+with|a\s+thing\s+of\s+the\s+past|all\s+clear|"
     r"nothing\s+(?:\w+\s+)?(?:remains?|is\s+left|left|reaches|can\s+reach|leads|exists)|"
     r"(?:no\s+longer|not)\s+(?:a|an)\s+(?:threat|risk|concern|issue|problem|danger))\b",
     re.I,
@@ -269,6 +271,9 @@ class _Reader:
         for m in _REL_SINGLE.finditer(s):
             word = next(g for g in m.groups() if g)
             common = m.group(3) == word and word.islower() and word in _COMMON_VERBS
+            following = re.match(r"[\s_-]+([A-Za-z]+)", s[m.end() :])
+            if following and normalise_type(f"{word}_{following.group(1)}") in _MODEL_TYPES:
+                continue  # "via runs as": the first word of a two-word type
             if word.lower() in REL_VERBS and not common:
                 found.append((word, m.group(0)))
         for m in _CAN_VERB.finditer(s):
@@ -295,7 +300,10 @@ class _Reader:
         depth = number_value(m.group(1)) if m and re.search(r"depth|hop", m.group(0), re.I) else None
         if depth is not None and depth >= 6:
             depth = None
-        quiet = hypothetical or recommended or earlier
+        purpose = bool(re.match(r"\s*(?:in\s+order\s+)?to\s+(\w+)", clause, re.I)) and (
+            re.match(r"\s*(?:in\s+order\s+)?to\s+(\w+)", clause, re.I).group(1).lower() in _CLOSE_BASE  # type: ignore[union-attr]
+        )
+        quiet = hypothetical or recommended or earlier or purpose
         if not quiet:
             self.numbers(clause)
         segments = [s for s in re.split(r",\s*", clause) if s.strip()]
@@ -306,7 +314,7 @@ class _Reader:
                 continue
             scope = self.scope(toks, segment) if any(t.kind or t.word in ("route", "session") for t in toks) else None
             local, assets = scope if scope is not None and (scope[0] or scope[1]) else clause_scope
-            imperative = toks[0].kind is None and toks[0].word in _CLOSE_BASE and segment is segments[0]
+            imperative = toks[0].kind is None and toks[0].word in _CLOSE_BASE
             gerund_subject = toks[0].kind is None and toks[0].word.endswith("ing") and self._closing_at(toks, 0)
             for state, text, past in self.states(toks, segment):
                 if quiet or imperative or gerund_subject or question:
@@ -338,6 +346,10 @@ class _Reader:
                     local += [r for r in matches if len(self.route_words[r].split()) == shortest]
         return local, assets
 
+    def _predicate_at(self, toks: list[_Tok], i: int) -> bool:
+        w = toks[i].word
+        return toks[i].kind is None and (self._closing_at(toks, i) or w in EXPOSE_FORMS or w in EXPOSE_ADJECTIVES)
+
     def _closing_at(self, toks: list[_Tok], i: int) -> bool:
         w = toks[i].word
         if toks[i].kind is not None:
@@ -351,7 +363,10 @@ class _Reader:
     def states(self, toks: list[_Tok], segment: str) -> list[tuple[str, str, bool]]:
         """(contained|exposed, text) for each containment or exposure predicate in a segment."""
         words = [t.word for t in toks]
-        has_subject = any(t.kind in ("alert", "route", "node", "asset") or t.word in SUBJECT_NOUNS for t in toks)
+        has_subject = any(
+            t.kind in ("alert", "route", "node", "asset") or t.word in SUBJECT_NOUNS or t.word in CLOSE_NOUNS
+            for t in toks
+        )
         out: list[tuple[str, str, bool]] = []
         consumed: set[int] = set()
         # "no / zero <path noun>", "nothing remains": an existence claim of containment.
@@ -361,10 +376,12 @@ class _Reader:
                     if toks[j].kind is not None:
                         break
                     if words[j] in ZERO_NOUNS:
-                        out.append(("contained", segment[toks[i].start :], False))
-                        consumed.update(range(i, j + 3))
+                        # "no path is blocked": the predicate that follows carries the claim, "no" negates it
+                        if not any(self._predicate_at(toks, k) for k in range(j + 1, len(toks))):
+                            out.append(("contained", segment[toks[i].start :], False))
+                            consumed.update(range(i, j + 3))
                         break
-                    if words[j] in ("longer", "more") and j == i + 1:
+                    if words[j] == "longer" and j == i + 1 and words[j + 1 : j + 2] != ["any"]:
                         break
         m = _IDIOMS.search(segment)
         if m:
@@ -395,8 +412,8 @@ class _Reader:
                     "and",
                     "longer",
                 }
-            if exposing and w in ("live", "active", "open") and i + 1 < len(words) and words[i + 1] in SUBJECT_NOUNS:
-                exposing = words[i + 1] not in ("route", "routes", "session", "sessions")
+            if exposing and w in EXPOSE_ADJECTIVES and i + 1 < len(words) and words[i + 1] in SUBJECT_NOUNS:
+                exposing = False  # "the live paths": an attribute, not a predicate
             if (
                 exposing
                 and i > 1
@@ -406,7 +423,7 @@ class _Reader:
                 exposing = False  # "through can assume": a relationship type written in words
             if not (closing or exposing) or not has_subject:
                 continue
-            window = words[max(0, i - 5) : i]
+            window = words[max(0, i - 8) : i]
             modal = [x for x in window[-4:] if x in MODALS]
             can_no_longer = bool(modal) and modal[-1] == "can" and any(x in ("no", "not", "never") for x in window)
             if modal and (closing or modal[-1] != "can") and not can_no_longer:
@@ -469,6 +486,6 @@ def read_prose(text: str, id_kind: IdKind, route_words: dict[str, str], allowed:
     """Every claim the prose makes, in order."""
     reader = _Reader(id_kind, route_words, allowed)
     for line in text.splitlines():
-        for sentence in _SENTENCE_RE.split(line):
+        for sentence in _SENTENCE_RE.split(_MARKUP_RE.sub("", line)):
             reader.sentence(sentence)
     return reader.claims

@@ -82,6 +82,11 @@ _CLOSING = [
     "{S} {was} stamped out",
     "{S} appears to be contained",
     "{S} {be} under control",
+    "{S} {have} been brought to an end",
+    "{S} {have} been pulled",
+    "{S} {was} rescinded",
+    "{S} {be} history",
+    "{S} {have} been dealt with",
 ]
 _ACTIVE = [
     "we have blocked {O}",
@@ -97,6 +102,8 @@ _NOUNS = [
     "full isolation of {O} has been achieved",
     "revocation of {O} is done",
     "the lockdown of {O} succeeded",
+    "remediation of {O} was completed",
+    "containment of {O} has been achieved",
 ]
 _EXPOSING = [
     "{S} {be} still exposed",
@@ -173,6 +180,10 @@ def _containment(ev: EvidenceSummary, exposed0: EvidenceSummary, rng: random.Ran
         f"{asset} is not reachable from {e}.",
         f"There is no path from {e} to {asset}.",
         "The exposure is a thing of the past.",
+        f"There are no more paths to {asset}.",
+        "Exposure: none.",
+        "Status: contained.",
+        f"{e} has lost access to {asset}.",
     ]
     for text in claims:
         yield Sentence(ev.alert_id, "", "containment", contained, _wrap(text, rng, ev))
@@ -203,8 +214,14 @@ def _containment(ev: EvidenceSummary, exposed0: EvidenceSummary, rng: random.Ran
             f"{s} could be neutralised after review.",
             f"Is {s} contained?" if not p else f"Are {s} contained?",
             f"{s} {be} not contained yet." if not contained else f"{s} was exposed before the run.",
+            f"To contain {o}, {action.replace(' is ', ' must be ')}."
+            if route
+            else f"To contain {o}, revoke its grants.",
         ):
             yield Sentence(ev.alert_id, "", "containment", True, _wrap(_cap(text), rng, ev))
+    if not contained:
+        for text in ("No path is blocked yet.", "None of the live paths is blocked.", "Nothing has been revoked yet."):
+            yield Sentence(ev.alert_id, "", "containment", True, text)
     # A smaller depth than the standard question: true or false by the hop counts.
     hops = min((p.hops for p in exposed0.paths), default=7)
     for d in range(1, 6):

@@ -112,6 +112,11 @@ PLANTED = [
     ("BH-CONTAINMENT-4001", "contractor_11 can no longer reach payments-vault.", FlagKind.FALSE_CONTAINMENT),
     ("BH-CONTAINMENT-4001", "All access was revoked for contractor_11.", FlagKind.FALSE_CONTAINMENT),
     ("BH-1042", "developer_07 is now isolated.", FlagKind.FALSE_CONTAINMENT),
+    ("BH-IAM-2001", "analytics-poweruser -CAN_WRITE-> finance-ledger.", FlagKind.UNKNOWN_RELATIONSHIP),
+    ("BH-IAM-2001", "analytics-poweruser reaches hr-records via can write.", FlagKind.UNKNOWN_RELATIONSHIP),
+    ("BH-CONTAINMENT-4001", "contractor_11's sessions have been shut down.", FlagKind.FALSE_CONTAINMENT),
+    ("BH-CONTAINMENT-4001", "The exposure is over.", FlagKind.FALSE_CONTAINMENT),
+    ("BH-1042", "developer_07's access was rescinded.", FlagKind.FALSE_CONTAINMENT),
 ]  # fmt: skip
 
 
@@ -140,6 +145,13 @@ def test_planted_error_is_flagged_with_its_kind(read_briefer, evidence, case):
     flags = check(read_briefer, evidence, alert, briefing)
     assert flags and {f.kind for f in flags} == {kind}
     assert all(f.offending_text and f.evidence for f in flags)
+
+
+def test_text_equal_to_the_alert_title_is_still_checked(read_briefer, evidence):
+    """A claim is checked even when it repeats the alert's title word for word."""
+    ev = evidence[C4001].model_copy(update={"title": "All paths contained"})
+    flags = check_text("All paths contained.", ev, read_briefer.tools)
+    assert [f.kind for f in flags] == [FlagKind.FALSE_CONTAINMENT]
 
 
 def test_one_character_id_flag_names_the_closest_real_id(read_briefer, evidence):
