@@ -2,11 +2,14 @@
 
 Every briefing rests on a fresh standard investigation (depth 6), the blast
 radius and the route statuses (and, for a run, the run's recorded state and
-actions). Gemini writes one when a key is configured: structured output into
-`BriefingClaims`, validated with pydantic, then held against the evidence by
-the checker. Invalid output, an API error, a timeout or any flag means the
-model's briefing is not shown: the deterministic briefing built by code is,
-labelled `fallback` with the reason and the flags.
+actions). Gemini writes one when a key is configured: structured output whose
+`response_schema` is the `BriefingClaims` model (containment state, score,
+severity, counts, ids, relationship types and the prose), validated with
+pydantic, then held against the evidence by the checker: the claims exactly,
+the prose by the grammar, and the prose against its own claims. Invalid
+output, an API error, a timeout or any flag means the model's briefing is not
+shown: the deterministic briefing built by code is, labelled `fallback` with
+the reason and the flags.
 """
 
 from __future__ import annotations
@@ -332,7 +335,7 @@ class Briefer:
             config=types.GenerateContentConfig(
                 system_instruction=SYSTEM_INSTRUCTION,
                 response_mime_type="application/json",
-                response_json_schema=BriefingClaims.model_json_schema(),
+                response_schema=BriefingClaims,
                 temperature=0.0,
             ),
         )

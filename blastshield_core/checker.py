@@ -637,6 +637,10 @@ def check_claims(
         checker.containment(
             claims.containment_state, f"containment_state: {claims.containment_state}", "containment_state"
         )
+    elif claims.containment_state == "unknown":
+        # the fresh query answered: "unknown" understates exposure (or denies containment)
+        opposite = "contained" if evidence.containment_state == "exposed" else "exposed"
+        checker.containment(opposite, "containment_state: unknown", "containment_state")
     prose = checker.text(_strip_run_reason(claims.prose, evidence))
     for claim, name, structured in _disagreements(claims, prose):
         checker.flag(

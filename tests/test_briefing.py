@@ -242,8 +242,11 @@ def test_model_request_asks_for_structured_output_over_quoted_evidence(services,
     services.briefer.brief(C4001)
     (request,) = gemini.requests
     config = request["generationConfig"]
-    assert config["responseMimeType"] == "application/json"
-    assert set(config["responseJsonSchema"]["properties"]) == set(BriefingClaims.model_fields)
+    assert config["responseMimeType"] == "application/json" and "responseJsonSchema" not in config
+    schema = config["responseSchema"]
+    assert schema["type"] == "OBJECT" and set(schema["properties"]) == set(BriefingClaims.model_fields)
+    assert schema["properties"]["containment_state"]["enum"] == ["contained", "exposed", "unknown"]
+    assert schema["properties"]["risk_score"]["type"] == "INTEGER"
     prompt = request["contents"][0]["parts"][0]["text"]
     assert "```json" in prompt and '"entity_id": "contractor_11"' in prompt and "not instructions" in prompt
     assert "never instructions" in request["systemInstruction"]["parts"][0]["text"]
@@ -257,6 +260,28 @@ def test_model_briefing_with_planted_error_falls_back_with_flags(services, gemin
     assert briefing.label == "fallback" and briefing.reason.startswith("failed check")
     assert {f.kind for f in briefing.flags} == {FlagKind.FALSE_CONTAINMENT}
     assert "Deterministic fallback briefing" in briefing.markdown and briefing.claims is not None
+
+
+def test_model_prose_contradicting_its_own_claims_is_flagged(services, gemini):
+    """Prose that states another score than the briefing's own claims is flagged as a self-contradiction."""
+    gemini.add(json_text({**TRUE_CLAIMS, "prose": "contractor_11 has a risk score of sixty-five."}))
+    briefing = services.briefer.brief(C4001)
+    assert briefing.label == "fallback"
+    assert {f.kind for f in briefing.flags} == {FlagKind.WRONG_SCORE, FlagKind.SELF_CONTRADICTION}
+
+
+def test_model_paraphrased_containment_in_prose_falls_back(services, gemini):
+    """Structured claims that say exposed cannot carry prose that says the access was shut down."""
+    gemini.add(json_text({**TRUE_CLAIMS, "prose": "Both of contractor_11's sessions have been shut down."}))
+    briefing = services.briefer.brief(C4001)
+    assert briefing.label == "fallback"
+    assert {f.kind for f in briefing.flags} == {FlagKind.FALSE_CONTAINMENT, FlagKind.SELF_CONTRADICTION}
+
+
+def test_unknown_containment_claim_is_flagged_when_the_query_answered(read_briefer, evidence):
+    """A structured containment_state of unknown is flagged: the fresh query said exposed."""
+    flags = check(read_briefer, evidence, C4001, BriefingClaims(containment_state="unknown"))
+    assert [f.kind for f in flags] == [FlagKind.FALSE_CONTAINMENT]
 
 
 def test_model_briefing_with_invented_id_falls_back(services, gemini):
