@@ -41,6 +41,7 @@ __all__ = [
     "Briefer",
     "Briefing",
     "BriefingInputError",
+    "ContainmentBanner",
     "parse_briefing",
     "render_fallback",
     "render_model",
@@ -81,6 +82,19 @@ class Briefing(BaseModel):
     evidence: EvidenceSummary
     model: str | None = None
     generated_at: datetime
+
+
+class ContainmentBanner(BaseModel):
+    """The containment state shown above any briefing: from a fresh investigation, never from a model."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    alert_id: str
+    status: Status
+    containment_state: Literal["contained", "exposed", "unknown"]
+    path_count: int
+    message: str
+    checked_at: datetime
 
 
 def parse_briefing(text: str) -> str | BriefingClaims:
@@ -259,6 +273,29 @@ class Briefer:
                     Status.INVALID_INPUT, f"run {run_id} is for alert {run.alert_id}, not {alert_id}"
                 )
         return gather_evidence(self.tools, alert_id, run)
+
+    def containment_banner(self, alert_id: str) -> ContainmentBanner:
+        """A fresh standard investigation's answer, for the banner above a briefing (cached or not)."""
+        inv = self.tools.investigate_alert(alert_id)
+        if inv.status is Status.PATHS_FOUND:
+            state: Literal["contained", "exposed", "unknown"] = "exposed"
+            message = (
+                f"{inv.path_count} qualifying path(s){' (truncated)' if inv.truncated else ''} from"
+                f" {inv.alert.entity_id if inv.alert else alert_id} still reach high/critical data"
+            )
+        elif inv.status is Status.NO_PATH:
+            state = "contained"
+            message = "no qualifying path to a high/critical asset within 6 hops"
+        else:
+            state, message = "unknown", inv.message
+        return ContainmentBanner(
+            alert_id=alert_id,
+            status=inv.status,
+            containment_state=state,
+            path_count=inv.path_count,
+            message=message,
+            checked_at=datetime.now(UTC),
+        )
 
     def _allowed(self) -> set[str]:
         return {self.settings.gemini_model}
