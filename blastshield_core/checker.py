@@ -535,7 +535,7 @@ class _Checker:
         blocked = sum(1 for r in routes if r.status != "active")
         words = set(re.findall(r"[a-z]+", (qualifier + " " + context).lower()))
         if _has_closing(context):
-            accepted = {blocked, len(self.ev.run.actions) if self.ev.run else blocked}
+            accepted = set(range(1, blocked + 1))  # "both routes were blocked": some of the blocked ones
         elif words & _EXPOSE_WORDS:
             accepted = {active, carrying}
         else:

@@ -47,6 +47,7 @@ _IRREGULAR = {
     "take": ("takes", "took", "taken", "taking"),
     "withdraw": ("withdraws", "withdrew", "withdrawn", "withdrawing"),
     "lose": ("loses", "lost", "lost", "losing"),
+    "wind": ("winds", "wound", "wound", "winding"),
     "tear": ("tears", "tore", "torn", "tearing"),
     "shoot": ("shoots", "shot", "shot", "shooting"),
     "put": ("puts", "put", "put", "putting"),
@@ -132,7 +133,8 @@ CLOSE_ADJECTIVES = frozenset(
     _w(
         "contained safe secure over gone done finished resolved inactive dead offline unreachable "
         "inaccessible harmless clean fixed handled history moot void defunct dormant neutral closed shut "
-        "severed blocked defused eliminated sealed isolated walled fenced unusable invalid null"
+        "severed blocked defused eliminated sealed isolated walled fenced unusable invalid null protected "
+        "shielded unexposed"
     )
 )
 # Nouns of closing: a claim only together with a completion word ("containment is complete").
@@ -156,7 +158,9 @@ EXPOSE_ADJECTIVES = frozenset(
         "unblocked unprotected possible viable"
     )
 )
-_EXPOSE_VERBS = _w("remain persist exist reach access lead survive linger stay continue read assume")
+_EXPOSE_VERBS = _w(
+    "remain persist exist reach access lead survive linger stay continue read assume retain keep work function"
+)
 EXPOSE_FORMS: frozenset[str] = frozenset(f for v in _EXPOSE_VERBS for f in inflect(v))
 COPULAS = frozenset(
     _w(
@@ -173,7 +177,8 @@ SUBJECT_NOUNS = frozenset(
         "them this that connection connections link links reach reachability foothold pivot pivots escalation "
         "avenue avenues way ways vector vectors channel channels door doors hole holes gap gaps issue problem "
         "danger compromise breach attacker intruder user contractor developer key keys token tokens login "
-        "logins entry status"
+        "logins entry status permission permissions grant grants policy policies privilege privileges right "
+        "rights"
     )
 )
 # Nouns that "no ..." / "zero ..." quantify into a claim of containment.

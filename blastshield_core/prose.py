@@ -197,6 +197,7 @@ _PARTIAL_RE = re.compile(r"\b(?:one|some|part|two|\d+)\s+of\b|\bpartial(?:ly)?\b
 _IDIOMS = re.compile(
     r"\b(?:(?:exposure|access|(?:remaining\s+|qualifying\s+|access\s+)?paths?)\s*:\s*(?:none|nil|zero|0|no)\b|under\s+control|in\s+the\s+clear|taken\s+care\s+of|dealt\s+with|a\s+thing\s+of\s+the\s+past|all\s+clear|"
     r"nothing\s+(?:\w+\s+)?(?:remains?|is\s+left|left|reaches|can\s+reach|leads|exists)|"
+    r"(?:out\s+of|beyond)\s+(?:\w+\s+)?reach|poses?\s+no\s+(?:further\s+|more\s+|remaining\s+)?(?:risk|threat|danger)|"
     r"(?:no\s+longer|not)\s+(?:a|an)\s+(?:threat|risk|concern|issue|problem|danger))\b",
     re.I,
 )
@@ -401,6 +402,11 @@ class _Reader:
             if not closing and w in COMPLETION_WORDS:
                 closing = any(x in CLOSE_NOUNS for x in words)  # "containment is complete", "achieved isolation"
             exposing = not closing and (w in EXPOSE_ADJECTIVES or w in EXPOSE_FORMS)
+            if not closing and w in ("has", "have", "holds", "hold", "keeps", "retains", "still"):
+                # "has a working path", "has access to": possession of a path is exposure (not "has no path")
+                ahead = words[i + 1 : i + 4]
+                noun = next((k for k, x in enumerate(ahead) if x in ZERO_NOUNS), None)
+                exposing = noun is not None and not any(x in NEGATIONS for x in ahead[:noun])
             if exposing and w in ("access", "reach", "read", "lead", "assume"):
                 exposing = i > 0 and words[i - 1] in {
                     "can",

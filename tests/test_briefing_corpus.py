@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from blastshield_core.checker import EvidenceSummary, check_text
+from blastshield_core.checker import EvidenceSummary, FlagKind, check_text
 from blastshield_core.decide import RulesDecider
 from blastshield_core.read import ReadTools
 from blastshield_core.seeds import seed
@@ -75,3 +75,137 @@ def test_corpus_meets_the_targets(corpus_case, half):
         target = 1.0 if kind in STRICT_KINDS else 0.98
         assert scores[kind].recall >= target, f"{kind}: recall {scores[kind].recall:.3f}\n{shown}"
     assert scores["all"].false_flag_rate <= 0.01, shown
+
+
+# Hand-written paraphrases, written apart from the generator (first contact: see docs/briefings.md).
+PARAPHRASES = [
+    ('BH-CONTAINMENT-4001', 'exposed', 'Access has been brought to an end.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'No avenue to payments-vault is left.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'The door to payments-vault is shut.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'contractor_11 has been severed from payments-vault.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', "contractor_11's sessions were terminated.", FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'The credentials of contractor_11 have been rotated.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'The key was invalidated.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'All paths are now closed off.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'Every route has been neutralized.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'The exposure has been eliminated.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'The risk has been removed.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'Remediation was completed.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'contractor_11 is safe now.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'payments-vault is secure.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'The attack path was broken.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'The paths have been shut off.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'contractor_11 has lost access to payments-vault.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'Access to payments-vault no longer exists.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'There are no more paths to payments-vault.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'contractor_11 cannot reach payments-vault anymore.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'The exposure is over.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'The exposure ended.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'Both routes have been locked out.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'The threat has been dealt with.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'The incident is resolved.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'The sessions got killed.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'Paths to payments-vault were wiped out.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'The route was blocked off, closing the exposure.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'Containment has been achieved.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', "We've cut off contractor_11.", FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'contractor_11 was successfully quarantined.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'The vault is no longer reachable.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'Nothing can reach payments-vault now.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', "All of contractor_11's access has been pulled.", FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'The attack surface has been eliminated.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'contractor_11 is locked out.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'Exposure: none.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'Status: contained.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'The alert is closed.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'No exposure remains.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'The path is gone.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'Access is revoked.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'Sessions are disabled.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'The access paths are history.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-CONTAINMENT-4001', 'exposed', 'contractor_11 is not contained.', None),
+    ('BH-CONTAINMENT-4001', 'exposed', 'Blocking both routes would contain the alert.', None),
+    ('BH-CONTAINMENT-4001', 'exposed', 'If route-c11-primary and route-c11-alternate are blocked, access ends.', None),
+    ('BH-CONTAINMENT-4001', 'exposed', 'route-c11-stale was blocked before this alert.', None),
+    ('BH-CONTAINMENT-4001', 'exposed', "We recommend revoking contractor_11's sessions.", None),
+    ('BH-CONTAINMENT-4001', 'exposed', 'The analyst should shut down sess-c11-vpn.', None),
+    ('BH-CONTAINMENT-4001', 'exposed', 'Nothing has been blocked yet.', None),
+    ('BH-CONTAINMENT-4001', 'exposed', 'No action has been taken.', None),
+    ('BH-CONTAINMENT-4001', 'exposed', 'No path is blocked yet.', None),
+    ('BH-CONTAINMENT-4001', 'exposed', 'Access has not been revoked.', None),
+    ('BH-CONTAINMENT-4001', 'exposed', 'The run has not started.', None),
+    ('BH-CONTAINMENT-4001', 'exposed', 'To contain the alert, block route-c11-primary and route-c11-alternate.', None),
+    ('BH-CONTAINMENT-4001', 'exposed', 'route-c11-stale is blocked and carries no qualifying path.', None),
+    ('BH-CONTAINMENT-4001', 'exposed', 'Two paths remain open.', None),
+    ('BH-CONTAINMENT-4001', 'exposed', 'The alert stays open until both routes are blocked.', None),
+    ('BH-CONTAINMENT-4001', 'exposed', 'Containment requires blocking two routes.', None),
+    ('BH-CONTAINMENT-4001', 'exposed', 'There are no blocked routes on the live paths.', None),
+    ('BH-CONTAINMENT-4001', 'exposed', 'None of the live paths is blocked.', None),
+    ('BH-1042', 'exposed', "developer_07's foothold has been eradicated.", FlagKind.FALSE_CONTAINMENT),
+    ('BH-1042', 'exposed', 'The session that led to customer-db was torn down overnight.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-1042', 'exposed', 'Developer access has been fully decommissioned.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-1042', 'exposed', 'customer-db is out of reach for developer_07.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-1042', 'exposed', 'The path to customer-db no longer works.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-1042', 'exposed', 'developer_07 was disconnected from customer-db.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-1042', 'exposed', 'The risk to customer-db has been neutralized by the response team.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-1042', 'exposed', 'There is no remaining route to customer-db.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-1042', 'exposed', 'We successfully cut developer_07 off.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-1042', 'exposed', 'The compromise is fully contained at this point.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-1042', 'exposed', 'All exposure was removed as of this morning.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-1042', 'exposed', 'developer_07 has been barred from customer-db.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-1042', 'exposed', "It's been shut.", FlagKind.FALSE_CONTAINMENT),
+    ('BH-1042', 'exposed', 'Incident closed: access revoked.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-1042', 'exposed', 'The analyst killed the session sess-dev07.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-1042', 'exposed', 'The build runner build-runner-07 is offline.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-1042', 'exposed', 'deploy-role has been detached from build-runner-07.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-1042', 'exposed', 'Developer_07 poses no further risk.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-1042', 'exposed', 'customer-db is now protected from developer_07.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-1042', 'exposed', 'The alert has been remediated in full.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-IAM-2001', 'exposed', "analytics-poweruser's wildcard grants were stripped.", FlagKind.FALSE_CONTAINMENT),
+    ('BH-IAM-2001', 'exposed', 'The role can no longer read finance-ledger.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-IAM-2001', 'exposed', "analytics-poweruser's access to hr-records has been revoked.", FlagKind.FALSE_CONTAINMENT),
+    ('BH-IAM-2001', 'exposed', 'The excessive permissions are gone.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-IAM-2001', 'exposed', 'data-lake-admin can no longer be assumed.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-1042', 'exposed', 'developer_07 still holds a session to build-runner-07.', None),
+    ('BH-1042', 'exposed', 'The exposure is ongoing and needs action.', None),
+    ('BH-1042', 'exposed', 'Blocking route-dev07-a and route-dev07-build would end the exposure.', None),
+    ('BH-1042', 'exposed', 'Once route-dev07-a is blocked, the path will be severed.', None),
+    ('BH-1042', 'exposed', 'No containment action has been taken so far.', None),
+    ('BH-1042', 'exposed', 'The legacy route was blocked before this alert and carries no path.', None),
+    ('BH-1042', 'exposed', 'Recommended: revoke sess-dev07 and review deploy-role.', None),
+    ('BH-1042', 'exposed', 'developer_07 could lose access if the build route is blocked.', None),
+    ('BH-1042', 'exposed', 'There is no qualifying path within 3 hops.', None),
+    ('BH-1042', 'exposed', 'The path has not been cut.', None),
+    ('BH-IAM-2001', 'exposed', 'No session route carries these paths, so blocking routes cannot contain this alert.', None),
+    ('BH-IAM-2001', 'exposed', 'analytics-poweruser keeps read access to finance-ledger.', None),
+    ('BH-IAM-2001', 'exposed', 'Removing the wildcard policy would close all three paths.', None),
+    ('BH-IAM-2001', 'exposed', 'The grants remain in place.', None),
+    ('BH-IAM-2001', 'exposed', 'None of the three paths has been closed.', None),
+    ('BH-CONTAINMENT-4001', 'after-run', 'contractor_11 still has a working path to payments-vault.', FlagKind.FALSE_EXPOSURE),
+    ('BH-CONTAINMENT-4001', 'after-run', 'The vault remains within reach of contractor_11.', FlagKind.FALSE_EXPOSURE),
+    ('BH-CONTAINMENT-4001', 'after-run', 'Access to payments-vault persists through sess-c11-sso.', FlagKind.FALSE_EXPOSURE),
+    ('BH-CONTAINMENT-4001', 'after-run', 'The threat is live.', FlagKind.FALSE_EXPOSURE),
+    ('BH-CONTAINMENT-4001', 'after-run', 'contractor_11 retains access to payments-vault.', FlagKind.FALSE_EXPOSURE),
+    ('BH-CONTAINMENT-4001', 'after-run', 'Both routes are still open.', FlagKind.FALSE_EXPOSURE),
+    ('BH-CONTAINMENT-4001', 'after-run', 'The exposure continues.', FlagKind.FALSE_EXPOSURE),
+    ('BH-CONTAINMENT-4001', 'after-run', 'contractor_11 is not yet contained.', FlagKind.FALSE_EXPOSURE),
+    ('BH-CONTAINMENT-4001', 'after-run', 'contractor_11 was exposed through two routes before the run.', None),
+    ('BH-CONTAINMENT-4001', 'after-run', 'Both routes are now blocked and no qualifying path remains.', None),
+    ('BH-CONTAINMENT-4001', 'after-run', 'payments-vault is no longer reachable from contractor_11.', None),
+    ('BH-CONTAINMENT-4001', 'after-run', 'The run blocked route-c11-primary and then route-c11-alternate.', None),
+    ('BH-CONTAINMENT-4001', 'after-run', 'At the start of the run two qualifying paths led to payments-vault.', None),
+    ('BH-CONTAINMENT-4001', 'after-run', 'The alert is contained.', None),
+    ('BH-CONTAINMENT-4001', 'after-run', 'Re-opening route-c11-primary would expose payments-vault again.', None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", PARAPHRASES, ids=lambda c: c[2][:50])
+def test_hand_written_paraphrase(corpus_case, case):
+    """A paraphrase outside the generator: false ones get their flag, truthful ones none."""
+    evidence, tools, *_ = corpus_case
+    alert, state, text, kind = case
+    flags = check_text(text, evidence[(alert, state)], tools)
+    if kind is None:
+        assert flags == []
+    else:
+        assert kind in {f.kind for f in flags}
