@@ -149,6 +149,9 @@ class EvidenceSummary(_Model):
     cut_off_entities: list[str] = Field(
         default_factory=list, description="entities on paths that exist only through blocked relationships"
     )
+    cut_off_path_count: int = Field(
+        default=0, description="qualifying paths that exist only through blocked relationships (cut by a block)"
+    )
     modelled_relationship_types: list[str] = Field(
         default_factory=list,
         description="types on the alert's paths including blocked ones, and on its session routes",
@@ -245,6 +248,7 @@ def gather_evidence(tools: ReadTools, alert_id: str, run: RunRecord | None = Non
         blast_by_label=blast.by_label,
         routes=routes.routes,
         cut_off_entities=cut_off,
+        cut_off_path_count=max(len(every) - len(inv.paths), 0),
         modelled_relationship_types=sorted(
             {r.type for p in every for r in p.relationships} | {r.type for r in routes.routes}
         ),
@@ -516,8 +520,10 @@ class _Checker:
             self.severity(str(claim.value), claim.text, claim.clause)
         elif claim.kind == "path_count":
             accepted = {ev.path_count}
-            if ev.run is not None and ev.run.paths_at_start is not None and _has_closing(claim.clause):
-                accepted.add(ev.run.paths_at_start)
+            if _has_closing(claim.clause):  # "both paths were cut": the paths a block removed
+                accepted |= set(range(1, ev.cut_off_path_count + 1)) | {ev.cut_off_path_count + ev.path_count}
+                if ev.run is not None and ev.run.paths_at_start is not None:
+                    accepted.add(ev.run.paths_at_start)
             if claim.value not in accepted:
                 self.path_count(int(claim.value), claim.text, claim.clause)  # type: ignore[call-overload]
         elif claim.kind == "asset_count":

@@ -108,7 +108,9 @@ _REL_SNAKE = re.compile(rf"(?<![\w-]){_REL_PREFIX}_[a-z][a-z_]*(?![\w-])")
 _REL_CAMEL = re.compile(
     r"(?<![\w-])(?:Can|Has|Runs|May|Owns|Member|Assumes|Reads|Writes)[ _-]?(?:[A-Z][a-z]+)+(?![\w-])"
 )
-_REL_ARROW = re.compile(r"(?:<-+|[-—–]+)\s*\[?\s*:?\s*([A-Za-z][A-Za-z0-9_ ]{0,40}?)\s*\]?\s*(?:-+>|→|-+(?=\s))")
+_REL_ARROW = re.compile(
+    r"(?<![\w.])(?:<-+|[-—–]+)\s*\[?\s*:?\s*([A-Za-z][A-Za-z0-9_ ]{0,40}?)\s*\]?\s*(?:-+>|→|-+(?=\s))"
+)
 _REL_BRACKET = re.compile(
     r"[\[(]\s*:\s*([A-Za-z][A-Za-z0-9_]*)\s*[\])]|[\[(]\s*([A-Za-z][A-Za-z0-9_]*_[A-Za-z0-9_]+)\s*[\])]"
 )
@@ -120,7 +122,7 @@ _REL_NOUN = re.compile(
     rf"\b(?:the|an?)\s+`?({_REL_PREFIX}[\s_-]+[a-z]+)`?\s+(?:relationships?|edges?|links?|relations?)\b", re.I
 )
 _REL_SINGLE = re.compile(
-    r"(?:[-—–]+\s*\[?:?|[\[(]\s*:?)\s*([A-Za-z]+)\s*(?:\]?\s*-+>|[\])])"
+    r"(?:(?<![\w.])[-—–]+\s*\[?:?|[\[(]\s*:?)\s*([A-Za-z]+)\s*(?:\]?\s*-+>|[\])])"
     r"|\b(?:via|over|through|using)\s+(?:an?\s+|the\s+)?([A-Za-z]+)\b"
     r"|\b([A-Z][a-z]+|[A-Z]{3,}|[a-z]+)\s+(?:relationships?|edges?|links?|relations?)\b"
     r"|(?<![\w-])([A-Z]{3,})(?![\w-])"
@@ -304,7 +306,10 @@ class _Reader:
         purpose = bool(re.match(r"\s*(?:in\s+order\s+)?to\s+(\w+)", clause, re.I)) and (
             re.match(r"\s*(?:in\s+order\s+)?to\s+(\w+)", clause, re.I).group(1).lower() in _CLOSE_BASE  # type: ignore[union-attr]
         )
-        quiet = hypothetical or recommended or earlier or purpose
+        checking = bool(re.search(r"\bto\s+(?:confirm|verify|ensure|check|make\s+sure|see|validate|test)\b", low))
+        first_word = re.match(r"\s*(\w+)", clause)
+        imperative_clause = bool(first_word) and first_word.group(1).lower() in _CLOSE_BASE  # type: ignore[union-attr]
+        quiet = hypothetical or recommended or earlier or purpose or checking or imperative_clause
         if not quiet:
             self.numbers(clause)
         segments = [s for s in re.split(r",\s*", clause) if s.strip()]
@@ -393,8 +398,8 @@ class _Reader:
                 continue
             w = t.word
             closing = self._closing_at(toks, i)
-            if closing and i > 0 and words[i - 1] in _DETERMINERS and w in _NOUNISH_VERBS:
-                continue  # "a cut", "the block": nouns
+            if closing and i > 0 and w in _NOUNISH_VERBS and (words[i - 1] in _DETERMINERS | SUBJECT_NOUNS):
+                continue  # "a cut", "the block", "a route block": nouns
             if closing and w.endswith("ing") and (i == 0 or words[i - 1] in _PREPOSITIONS):
                 continue  # "by blocking X": the action, not a state
             if closing and i > 0 and words[i - 1] == "to" and w in _CLOSE_BASE:

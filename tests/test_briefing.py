@@ -70,6 +70,10 @@ TRUTHFUL = [
                 "applies until route-dev07-a is blocked."),
     ("BH-WORKLOAD-3001", "Of the 4 data assets in the blast radius, 3 are high or critical; status-page-assets is low. "
                          "1 critical asset and 2 high assets are reachable."),
+    ('BH-1042', '## Summary\nAlert **BH-1042** flags `developer_07`, who signed in off-hours. The computed risk score is 35/100 (medium severity) under demo-rules-v1.\n\n## Access path\nA single qualifying path (5 hops) leads from developer_07 to the critical asset customer-db:\ndeveloper_07 → sess-dev07 → build-runner-07 → deploy-role → prod-admin-role → customer-db\n(HAS_SESSION, CAN_ACCESS, RUNS_AS, CAN_ASSUME, CAN_READ).\n\n## Containment\nThe alert is **not contained**. Two session routes carry the path: route-dev07-a and route-dev07-build; blocking either one would cut it. The legacy route (route-dev07-legacy) is already blocked.\n\n## Recommendation\nBlock route-dev07-a, then re-run the investigation to confirm that no qualifying path remains.'),
+    ('BH-IAM-2001', 'analytics-poweruser holds a wildcard policy and scores 65 (high). Three qualifying paths reach two sensitive assets: finance-ledger (critical) directly via CAN_READ, and finance-ledger and hr-records through data-lake-admin (CAN_ASSUME, then CAN_READ).\nNo session route carries these paths, so a route block cannot contain this alert; the grants themselves must change. Until then the role remains exposed.'),
+    ('BH-WORKLOAD-3001', 'public-api-gw is reachable from the internet and scores 75/100, severity high. It runs as api-gw-role, which reads orders-db and can assume orders-svc-role (customer-pii) and, through it, payments-role (payments-db).\nThat is 3 qualifying paths to 3 high or critical assets. There is no session route to block; the exposure persists until the role chain is narrowed.'),
+    ('BH-CONTAINMENT-4001', 'contractor_11 is active from two locations (score 60, high). Two independent paths lead to payments-vault: via sess-c11-vpn and bastion-01 (ops-role), and via sess-c11-sso, admin-console, console-role and payments-reader.\nBoth route-c11-primary and route-c11-alternate are active and each carries one path; route-c11-stale was blocked earlier. Blocking both active routes is required to contain the alert.'),
     ("BH-CONTAINMENT-4001", BriefingClaims(
         entity_ids=["contractor_11", "payments-vault", "ops-role", "sess-c11-sso"],
         relationship_types=["HAS_SESSION", "CAN_ACCESS", "RUNS_AS", "CAN_ASSUME", "CAN_READ"],
@@ -349,6 +353,8 @@ def test_completed_run_briefing_says_contained(services, gemini):
         "contractor_11 is contained: no qualifying paths remain and it is no longer exposed.",
         "Both routes were blocked; contractor_11 can no longer reach payments-vault, which was exposed before.",
         "The alert is fully mitigated and no access remains.",
+        "The run blocked route-c11-primary and then route-c11-alternate. Both qualifying paths that reached"
+        " payments-vault are cut; the fresh query returns no_path, so contractor_11 is contained.",
     ],
 )
 def test_checker_accepts_contained_after_completed_run(services, text):
