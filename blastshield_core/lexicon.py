@@ -102,6 +102,9 @@ _PHRASAL = {
     "root": {"out"},
     "tear": {"down"},
     "wind": {"down"},
+    "kick": {"out", "off"},
+    "boot": {"out", "off"},
+    "phase": {"out"},
     "wrap": {"up"},
     "clean": {"up"},
     "switch": {"off"},
@@ -155,7 +158,7 @@ COMPLETION_WORDS = frozenset(
 EXPOSE_ADJECTIVES = frozenset(
     _w(
         "exposed uncontained open reachable accessible active live vulnerable unmitigated unresolved ongoing "
-        "unblocked unprotected possible viable"
+        "unblocked unprotected possible viable usable functional exploitable valid"
     )
 )
 _EXPOSE_VERBS = _w(

@@ -129,6 +129,7 @@ _REL_SINGLE = re.compile(
 )
 _PAST_EXPOSE = frozenset(_w("remained existed led reached persisted stayed"))
 _PAST_AUX = frozenset(["was", "were", "had"])
+_POSSESSED = ZERO_NOUNS | frozenset(_w("route routes foothold footholds"))
 _MODEL_TYPES = frozenset(t.value for t in RelType)
 _COMMON_VERBS = frozenset(_w("has have runs reads holds grants controls manages writes accesses assumes"))
 _CAN_VERB = re.compile(r"\bcan\s+([a-z]+)\s+(?:to\s+|from\s+|into\s+)?([A-Za-z0-9][\w.:@-]*[A-Za-z0-9])")
@@ -199,7 +200,7 @@ _PARTIAL_RE = re.compile(r"\b(?:one|some|part|two|\d+)\s+of\b|\bpartial(?:ly)?\b
 _IDIOMS = re.compile(
     r"\b(?:(?:exposure|access|(?:remaining\s+|qualifying\s+|access\s+)?paths?)\s*:\s*(?:none|nil|zero|0|no)\b|under\s+control|in\s+the\s+clear|taken\s+care\s+of|dealt\s+with|a\s+thing\s+of\s+the\s+past|all\s+clear|"
     r"nothing\s+(?:\w+\s+)?(?:remains?|is\s+left|left|reaches|can\s+reach|leads|exists)|"
-    r"(?:out\s+of|beyond)\s+(?:\w+\s+)?reach|poses?\s+no\s+(?:further\s+|more\s+|remaining\s+)?(?:risk|threat|danger)|"
+    r"(?:out\s+of|beyond)\s+(?:\w+\s+)?reach|off[\s-]limits|poses?\s+no\s+(?:further\s+|more\s+|remaining\s+)?(?:risk|threat|danger)|"
     r"(?:no\s+longer|not)\s+(?:a|an)\s+(?:threat|risk|concern|issue|problem|danger))\b",
     re.I,
 )
@@ -383,8 +384,9 @@ class _Reader:
                         break
                     if words[j] in ZERO_NOUNS:
                         # "no path is blocked": the predicate that follows carries the claim, "no" negates it
-                        if not any(self._predicate_at(toks, k) for k in range(j + 1, len(toks))):
-                            out.append(("contained", segment[toks[i].start :], False))
+                        if not any(self._predicate_at(toks, k) for k in range(j + 1, min(j + 8, len(toks)))):
+                            end = toks[min(j + 3, len(toks) - 1)]
+                            out.append(("contained", segment[toks[i].start : end.start + len(end.word)], False))
                             consumed.update(range(i, j + 3))
                         break
                     if words[j] == "longer" and j == i + 1 and words[j + 1 : j + 2] != ["any"]:
@@ -410,9 +412,11 @@ class _Reader:
             if not closing and w in ("has", "have", "holds", "hold", "keeps", "retains", "still"):
                 # "has a working path", "has access to": possession of a path is exposure (not "has no path")
                 ahead = words[i + 1 : i + 4]
-                noun = next((k for k, x in enumerate(ahead) if x in ZERO_NOUNS), None)
+                noun = next((k for k, x in enumerate(ahead) if x in _POSSESSED), None)
                 exposing = noun is not None and not any(x in NEGATIONS for x in ahead[:noun])
-            if exposing and w in ("access", "reach", "read", "lead", "assume"):
+            if not closing and i > 0 and (w, words[i - 1]) in (("risk", "at"), ("reach", "within"), ("reach", "in")):
+                exposing = True  # "at risk", "within reach"
+            elif exposing and w in ("access", "reach", "read", "lead", "assume"):
                 exposing = i > 0 and words[i - 1] in {
                     "can",
                     "still",

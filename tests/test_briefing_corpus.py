@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections import Counter
 
@@ -196,6 +197,48 @@ PARAPHRASES = [
     ('BH-CONTAINMENT-4001', 'after-run', 'At the start of the run two qualifying paths led to payments-vault.', None),
     ('BH-CONTAINMENT-4001', 'after-run', 'The alert is contained.', None),
     ('BH-CONTAINMENT-4001', 'after-run', 'Re-opening route-c11-primary would expose payments-vault again.', None),
+    ('BH-WORKLOAD-3001', 'exposed', 'public-api-gw can no longer assume api-gw-role.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-WORKLOAD-3001', 'exposed', "The gateway's role chain has been broken.", FlagKind.FALSE_CONTAINMENT),
+    ('BH-WORKLOAD-3001', 'exposed', 'orders-db is now off-limits to public-api-gw.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-WORKLOAD-3001', 'exposed', 'The internet exposure has been closed.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-WORKLOAD-3001', 'exposed', "public-api-gw's path to payments-db has been eliminated.", FlagKind.FALSE_CONTAINMENT),
+    ('BH-WORKLOAD-3001', 'exposed', 'Every path from the gateway was disabled.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-WORKLOAD-3001', 'exposed', 'payments-db is unreachable now.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-WORKLOAD-3001', 'exposed', 'The workload was isolated from the data tier.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-WORKLOAD-3001', 'exposed', 'We have neutralised the threat posed by public-api-gw.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-WORKLOAD-3001', 'exposed', 'public-api-gw is fenced in.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-WORKLOAD-3001', 'exposed', 'The exposure has been mitigated by revoking api-gw-role.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-WORKLOAD-3001', 'exposed', 'The gateway no longer has a route to customer-pii.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-WORKLOAD-3001', 'exposed', 'api-gw-role was stripped of its CAN_READ grant.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-WORKLOAD-3001', 'exposed', 'Risk eliminated.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-WORKLOAD-3001', 'exposed', 'All three paths are closed now.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-1042', 'exposed', 'developer_07 has been kicked out.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-1042', 'exposed', 'sess-dev07 expired.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-1042', 'exposed', "The developer's session was invalidated and access is gone.", FlagKind.FALSE_CONTAINMENT),
+    ('BH-1042', 'exposed', 'The chain through deploy-role has been cut.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-1042', 'exposed', 'customer-db is safe from developer_07.', FlagKind.FALSE_CONTAINMENT),
+    ('BH-WORKLOAD-3001', 'exposed', 'public-api-gw still assumes api-gw-role.', None),
+    ('BH-WORKLOAD-3001', 'exposed', "Closing the gateway's exposure needs a change to api-gw-role's grants.", None),
+    ('BH-WORKLOAD-3001', 'exposed', 'No route can be blocked for this alert.', None),
+    ('BH-WORKLOAD-3001', 'exposed', 'The paths would disappear if api-gw-role lost its CAN_ASSUME grant to orders-svc-role.', None),
+    ('BH-WORKLOAD-3001', 'exposed', 'public-api-gw is exposed to the internet and to three sensitive assets.', None),
+    ('BH-WORKLOAD-3001', 'exposed', 'Nothing has been remediated yet.', None),
+    ('BH-WORKLOAD-3001', 'exposed', 'The shortest path has 2 hops.', None),
+    ('BH-WORKLOAD-3001', 'exposed', 'status-page-assets is low sensitivity and not part of the risk.', None),
+    ('BH-1042', 'exposed', 'developer_07 keeps a live session into build-runner-07.', None),
+    ('BH-1042', 'exposed', 'A block of route-dev07-a is the suggested action.', None),
+    ('BH-1042', 'exposed', 'The legacy session sess-dev07-legacy no longer carries any qualifying path.', None),
+    ('BH-1042', 'exposed', 'Access through route-dev07-legacy was cut earlier.', None),
+    ('BH-1042', 'after-run', 'developer_07 continues to reach customer-db.', FlagKind.FALSE_EXPOSURE),
+    ('BH-1042', 'after-run', 'The path through sess-dev07 is still usable.', FlagKind.FALSE_EXPOSURE),
+    ('BH-1042', 'after-run', 'customer-db is still at risk from developer_07.', FlagKind.FALSE_EXPOSURE),
+    ('BH-1042', 'after-run', 'developer_07 has kept access to customer-db.', FlagKind.FALSE_EXPOSURE),
+    ('BH-1042', 'after-run', 'The build route still leads to customer-db.', FlagKind.FALSE_EXPOSURE),
+    ('BH-1042', 'after-run', 'customer-db can no longer be reached by developer_07.', None),
+    ('BH-1042', 'after-run', 'The route route-dev07-a has been blocked and verified.', None),
+    ('BH-1042', 'after-run', 'No qualifying path from developer_07 remains within 6 hops.', None),
+    ('BH-1042', 'after-run', 'developer_07 used to reach customer-db through five hops.', None),
+    ('BH-1042', 'after-run', 'Reopening route-dev07-a would restore the exposure.', None),
 ]  # fmt: skip
 
 
@@ -209,3 +252,11 @@ def test_hand_written_paraphrase(corpus_case, case):
         assert flags == []
     else:
         assert kind in {f.kind for f in flags}
+
+
+def test_long_briefing_is_checked_in_bounded_time(corpus_case):
+    """A briefing at the 20,000-character limit, repetitive on purpose, is checked in well under 5 s."""
+    evidence, tools, *_ = corpus_case
+    started = time.monotonic()
+    flags = check_text(("no path " * 3000)[:20000], evidence[("BH-1042", "exposed")], tools)
+    assert time.monotonic() - started < 5 and {f.kind for f in flags} == {FlagKind.FALSE_CONTAINMENT}
