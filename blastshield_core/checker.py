@@ -611,6 +611,8 @@ def _disagreements(claims: BriefingClaims, prose: list[ProseClaim]) -> list[tupl
     for claim in prose:
         if claim.kind == "state" and (claim.scope or claim.assets or claim.depth):
             continue
+        if claim.kind in ("path_count", "asset_count") and _has_closing(claim.clause):
+            continue  # "both paths were cut" counts what was removed, not what remains
         structured = fields.get(claim.kind)
         if structured is not None and claim.value != structured:
             out.append((claim, claim.kind, structured))

@@ -380,6 +380,20 @@ def test_exposure_claim_after_completed_run_is_flagged(services, text):
     assert flags and {f.kind for f in flags} == {FlagKind.FALSE_EXPOSURE}
 
 
+def test_claims_and_prose_about_a_completed_run_agree(services):
+    """After a completed run, claims of 0 paths and prose counting the cut paths are not a contradiction."""
+    services.controller.run(C4001, RulesDecider(), 3, True)
+    claims = BriefingClaims(
+        risk_score=20,
+        severity="low",
+        path_count=0,
+        asset_count=0,
+        containment_state="contained",
+        prose="Both qualifying paths are now cut; no qualifying path remains and the alert is contained.",
+    )
+    assert services.briefer.check(C4001, claims) == []
+
+
 def test_cap_one_run_briefing_is_not_contained(services):
     """With a cap of 1 the run stops; the briefing says not contained and "contained" is flagged."""
     run = services.controller.run(C4001, RulesDecider(), 1, True)
