@@ -108,9 +108,7 @@ _REL_SNAKE = re.compile(rf"(?<![\w-]){_REL_PREFIX}_[a-z][a-z_]*(?![\w-])")
 _REL_CAMEL = re.compile(
     r"(?<![\w-])(?:Can|Has|Runs|May|Owns|Member|Assumes|Reads|Writes)[ _-]?(?:[A-Z][a-z]+)+(?![\w-])"
 )
-_REL_ARROW = re.compile(
-    r"(?<![\w.])(?:<-+|[-—–]+)\s*\[?\s*:?\s*([A-Za-z][A-Za-z0-9_ ]{0,40}?)\s*\]?\s*(?:-+>|→|-+(?=\s))"
-)
+_REL_ARROW = re.compile(r"(?<![\w.])(?:<-+|[-—–]+)\s*\[?\s*:?\s*([A-Za-z][A-Za-z0-9_ ]{0,40}?)\s*\]?\s*(?:-+>|→)")
 _REL_BRACKET = re.compile(
     r"[\[(]\s*:\s*([A-Za-z][A-Za-z0-9_]*)\s*[\])]|[\[(]\s*([A-Za-z][A-Za-z0-9_]*_[A-Za-z0-9_]+)\s*[\])]"
 )
