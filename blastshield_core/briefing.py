@@ -2,11 +2,14 @@
 
 Every briefing rests on a fresh standard investigation (depth 6), the blast
 radius and the route statuses (and, for a run, the run's recorded state and
-actions). Gemini writes one when a key is configured: structured output into
-`BriefingClaims`, validated with pydantic, then held against the evidence by
-the checker. Invalid output, an API error, a timeout or any flag means the
-model's briefing is not shown: the deterministic briefing built by code is,
-labelled `fallback` with the reason and the flags.
+actions). Gemini writes one when a key is configured: structured output whose
+`response_schema` is the `BriefingClaims` model (containment state, score,
+severity, counts, ids, relationship types and the prose), validated with
+pydantic, then held against the evidence by the checker: the claims exactly,
+the prose by the grammar, and the prose against its own claims. Invalid
+output, an API error, a timeout or any flag means the model's briefing is not
+shown: the deterministic briefing built by code is, labelled `fallback` with
+the reason and the flags.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ __all__ = [
     "Briefer",
     "Briefing",
     "BriefingInputError",
+    "ContainmentBanner",
     "parse_briefing",
     "render_fallback",
     "render_model",
@@ -78,6 +82,19 @@ class Briefing(BaseModel):
     evidence: EvidenceSummary
     model: str | None = None
     generated_at: datetime
+
+
+class ContainmentBanner(BaseModel):
+    """The containment state shown above any briefing: from a fresh investigation, never from a model."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    alert_id: str
+    status: Status
+    containment_state: Literal["contained", "exposed", "unknown"]
+    path_count: int
+    message: str
+    checked_at: datetime
 
 
 def parse_briefing(text: str) -> str | BriefingClaims:
@@ -257,6 +274,29 @@ class Briefer:
                 )
         return gather_evidence(self.tools, alert_id, run)
 
+    def containment_banner(self, alert_id: str) -> ContainmentBanner:
+        """A fresh standard investigation's answer, for the banner above a briefing (cached or not)."""
+        inv = self.tools.investigate_alert(alert_id)
+        if inv.status is Status.PATHS_FOUND:
+            state: Literal["contained", "exposed", "unknown"] = "exposed"
+            message = (
+                f"{inv.path_count} qualifying path(s){' (truncated)' if inv.truncated else ''} from"
+                f" {inv.alert.entity_id if inv.alert else alert_id} still reach high/critical data"
+            )
+        elif inv.status is Status.NO_PATH:
+            state = "contained"
+            message = "no qualifying path to a high/critical asset within 6 hops"
+        else:
+            state, message = "unknown", inv.message
+        return ContainmentBanner(
+            alert_id=alert_id,
+            status=inv.status,
+            containment_state=state,
+            path_count=inv.path_count,
+            message=message,
+            checked_at=datetime.now(UTC),
+        )
+
     def _allowed(self) -> set[str]:
         return {self.settings.gemini_model}
 
@@ -332,7 +372,7 @@ class Briefer:
             config=types.GenerateContentConfig(
                 system_instruction=SYSTEM_INSTRUCTION,
                 response_mime_type="application/json",
-                response_json_schema=BriefingClaims.model_json_schema(),
+                response_schema=BriefingClaims,
                 temperature=0.0,
             ),
         )

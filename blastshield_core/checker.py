@@ -22,7 +22,9 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from .audit import RUN_ID_PATTERN
+from .lexicon import CLOSE_FORMS
 from .model import RelType
+from .prose import ProseClaim, read_prose
 from .read import ReadTools
 from .results import MAX_DEPTH, BlastEntity, RouteStatus, RunRecord, RunState, ScoreFactor, Status
 from .rules import RULE_SET, SIGNAL_POINTS
@@ -67,6 +69,7 @@ class FlagKind(StrEnum):
     WRONG_COUNT = "wrong_count"
     FALSE_CONTAINMENT = "false_containment"
     FALSE_EXPOSURE = "false_exposure"
+    SELF_CONTRADICTION = "self_contradiction"
 
 
 class _Model(BaseModel):
@@ -145,6 +148,13 @@ class EvidenceSummary(_Model):
     routes: list[RouteStatus]
     cut_off_entities: list[str] = Field(
         default_factory=list, description="entities on paths that exist only through blocked relationships"
+    )
+    cut_off_path_count: int = Field(
+        default=0, description="qualifying paths that exist only through blocked relationships (cut by a block)"
+    )
+    modelled_relationship_types: list[str] = Field(
+        default_factory=list,
+        description="types on the alert's paths including blocked ones, and on its session routes",
     )
     containment_state: ContainmentState
     run: RunSummary | None = None
@@ -238,6 +248,10 @@ def gather_evidence(tools: ReadTools, alert_id: str, run: RunRecord | None = Non
         blast_by_label=blast.by_label,
         routes=routes.routes,
         cut_off_entities=cut_off,
+        cut_off_path_count=max(len(every) - len(inv.paths), 0),
+        modelled_relationship_types=sorted(
+            {r.type for p in every for r in p.relationships} | {r.type for r in routes.routes}
+        ),
         containment_state="contained" if inv.status is Status.NO_PATH else "exposed",
         run=summary_run,
     )
@@ -245,115 +259,12 @@ def gather_evidence(tools: ReadTools, alert_id: str, run: RunRecord | None = Non
 
 # -- text parsing ------------------------------------------------------------------
 
-_NUMBER_WORDS = {
-    "zero": 0,
-    "one": 1,
-    "a single": 1,
-    "single": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-}
-_NUM = r"(\d{1,4}|zero|one|a\s+single|single|two|three|four|five|six|seven|eight|nine|ten)"
 _TOKEN_RE = re.compile(r"(?<![A-Za-z0-9_.:@-])[A-Za-z0-9][A-Za-z0-9_.:@-]*[A-Za-z0-9]")
-_REL_LIKE_RE = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
-_ARROW_REL_RE = re.compile(r"\[:?\s*([A-Z][A-Z0-9_]*)\s*\]")
+_REL_LIKE_RE = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$|^[a-z]+(?:_[a-z]+)+$")
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _VERSION_RE = re.compile(r"^v?\d+(?:\.\d+)+[a-z]?$")
 _UNIT_RE = re.compile(r"^\d+[-.]?[A-Za-z]{1,6}$")  # 5-hop, 24h, 2nd
-_SCORE_RE = re.compile(r"\bscor(?:e|ed|ing)\b[^.\d\n+]{0,25}?(?<![\w+.-])(\d{1,3})\b(?!\s*(?:points?|pts|%|hops?))")
-_OUT_OF_RE = re.compile(r"(?<![\w.-])(\d{1,3})\s*/\s*100\b")
-_SEVERITY_RES = (
-    re.compile(
-        r"\bseverity\b\W{0,3}(?:(?:is|was|of|level|rated|now)\s+){0,2}\W{0,2}(low|medium|high|critical)\b", re.I
-    ),
-    re.compile(r"\b(low|medium|high|critical)[\s-]+(?:severity|priority)\b", re.I),
-    re.compile(r"\b(?:rated|classed|classified)\s+(?:as\s+)?(low|medium|high|critical)\b", re.I),
-    re.compile(
-        r"\bscore\b[^.\n]{0,25}?\d{1,3}\s*[(,]?\s*(low|medium|high|critical)\b(?![\s-]+(?:sensitivity|data|asset))",
-        re.I,
-    ),
-)
-_COUNT_RE = re.compile(
-    _NUM + r"\s+((?:(?:qualifying|access|attack|distinct|remaining|active|separate|independent|modeled|modelled|open|"
-    r"critical|sensitive|high|high-sensitivity|high/critical|data|or|and|current|live)[\s-]+){0,4})(paths?|assets?)\b",
-    re.I,
-)
-_COUNT_SKIP_BEFORE = re.compile(
-    r"\b(?:before|initially|originally|at\s+the\s+start|started|previously|had|of|cut|cuts|cutting|carried|carries|"
-    r"carry|carrying|was|were|from|blocking|blocked|removed|severed)\W*(?:\w+\W+){0,1}$",
-    re.I,
-)
-_COUNT_SKIP_AFTER = re.compile(r"^\s*(?:were|was|had|before|initially|originally|at\s+the\s+start|cut)\b", re.I)
-
-_CONTAIN_RES = (
-    re.compile(r"(?<![\w-])contained(?![\w-])", re.I),
-    re.compile(
-        r"\bno\s+(?:(?:remaining|qualifying|access|attack|active|open|further|more|current)\s+){0,3}paths?\b", re.I
-    ),
-    re.compile(r"\bno\s+(?:\w+\s+){0,2}access\s+(?:remains|is\s+left|left)\b", re.I),
-    re.compile(r"\bno\s+(?:remaining|further|more)\s+access\b", re.I),
-    re.compile(r"\bblocked\s+(?:off\s+)?all\b", re.I),
-    re.compile(
-        r"\ball\s+(?:\w+\s+){0,3}(?:paths?|routes?|access)\s+(?:are|were|is|was|have\s+been|has\s+been)\s+(?:now\s+)?"
-        r"(?:blocked|cut|severed|closed|removed|eliminated|revoked)",
-        re.I,
-    ),
-    re.compile(
-        r"\b(?:fully|completely|successfully)\s+(?:mitigated|remediated|blocked|severed|cut\s+off|closed)\b", re.I
-    ),
-    re.compile(r"(?<![\w-])(?:mitigated|remediated|neutrali[sz]ed)(?![\w-])", re.I),
-    re.compile(
-        r"\bno\s+longer\s+(?:exposed|reachable|at\s+risk|accessible|has\s+access|have\s+access|able\s+to\s+reach|"
-        r"reaches|reach|can\s+reach)\b",
-        re.I,
-    ),
-    re.compile(r"\bzero\s+(?:\w+\s+)?paths?\b", re.I),
-    re.compile(r"\bnothing\s+(?:remains|is\s+left)\b", re.I),
-    re.compile(r"\b(?:is|are)\s+(?:now\s+)?safe\b", re.I),
-    re.compile(r"\b(?:is|are|been)\s+(?:now\s+)?(?:fully\s+|completely\s+)?isolated\b", re.I),
-    re.compile(r"\bremediation\s+(?:is\s+)?complete(?:d)?\b", re.I),
-)
-_EXPOSE_RES = (
-    re.compile(r"(?<![\w-])uncontained(?![\w-])", re.I),
-    re.compile(r"(?<![\w-])exposed(?![\w-])", re.I),
-    re.compile(r"\bpaths?\s+(?:still\s+)?(?:remains?|persists?)\b", re.I),
-    re.compile(r"\bremaining\s+(?:qualifying\s+|access\s+)?paths?\b", re.I),
-    re.compile(
-        r"\bstill\s+(?:reachable|accessible|active|open|has\s+access|have\s+access|reach(?:es)?|can\s+reach)\b", re.I
-    ),
-    re.compile(r"\bcan\s+still\s+(?:reach|read|access|assume)\b", re.I),
-    re.compile(r"\b(?:remains?|is\s+still)\s+(?:open|reachable|at\s+risk|active)\b", re.I),
-    re.compile(r"\bat\s+risk\b", re.I),
-    re.compile(r"\bpartially\s+(?:contained|mitigated|blocked)\b", re.I),
-)
-_NEGATION_RE = re.compile(
-    r"\b(?:not|never|nor|without|yet\s+to\s+be|isn't|aren't|wasn't|cannot|can't)\W+(?:\w+\W+){0,2}$", re.I
-)
-# "carries no qualifying path", "through sess-x no path": about one route or entity, not the alert.
-_LOCAL_RE = re.compile(r"\b(?:carr(?:y|ies|ying)|uses?|using|through|via|on|for|in)\s+$", re.I)
-# "no path at depth 4", "no path within 3 hops": a bounded question, not the standard (depth 6) one.
-_SHALLOW_RE = re.compile(r"^[^.;]{0,40}?\b(?:at\s+depth|within|depth)\s+([1-5])\b", re.I)
-_PARTIAL_RE = re.compile(r"\b(?:partially|partly)\s+$", re.I)
-_NO_LONGER_RE = re.compile(r"\b(?:no\s+longer|not|never|isn't|aren't)\s+(?:\w+\s+){0,1}$", re.I)
-_PAST_RE = re.compile(r"\b(?:was|were|had\s+been|previously|initially|originally|before)\s+(?:\w+\s+){0,1}$", re.I)
-_HYPOTHETICAL_RE = re.compile(r"\b(?:if|would|could|once|until|unless|whether|should|might|may|will)\b", re.I)
-_CLAUSE_RE = re.compile(r"(?<=[.!?;])\s+|\n+|\bbut\b|\bhowever\b", re.I)
-
-
-def _clauses(text: str) -> list[str]:
-    return [c for c in _CLAUSE_RE.split(text) if c and c.strip()]
-
-
-def _number(word: str) -> int:
-    word = re.sub(r"\s+", " ", word.lower())
-    return int(word) if word.isdigit() else _NUMBER_WORDS[word]
+_EXPOSE_WORDS = frozenset({"active", "open", "live"})
 
 
 def _distance(a: str, b: str, limit: int = 2) -> int:
@@ -371,6 +282,10 @@ def _distance(a: str, b: str, limit: int = 2) -> int:
     return prev[-1]
 
 
+def _has_closing(clause: str) -> bool:
+    return any(w in CLOSE_FORMS for w in re.findall(r"[a-z]+", clause.lower()))
+
+
 class _Checker:
     def __init__(self, evidence: EvidenceSummary, tools: ReadTools | None, extra_allowed: set[str]):
         self.ev = evidence
@@ -383,11 +298,25 @@ class _Checker:
             "rules-v1",
             *RULE_NAMES,
             *SIGNAL_POINTS,
-            *evidence.title.split(),
             *ENVIRONMENT_VARIABLES,
             *extra_allowed,
         }
         self._graph_cache: dict[str, bool] = {}
+        self._blast_ids = {e.id for e in evidence.blast_radius}
+        self.prose_types = set(evidence.relationship_types) | set(evidence.modelled_relationship_types)
+        self._kinds: dict[str, str] = {}
+        for node_id in self.known:
+            self._kinds[node_id] = "node"
+        for asset in {*evidence.assets, *(e.id for e in evidence.blast_radius if e.label == "DataAsset")}:
+            self._kinds[asset] = "asset"
+        for r in evidence.routes:
+            self._kinds[r.route_id] = self._kinds[f"block-route:{r.route_id}"] = "route"
+        self._kinds[evidence.alert_id] = self._kinds[evidence.entity_id] = "alert"
+        if evidence.run is not None:
+            self._kinds[evidence.run.run_id] = "run"
+        self.route_words = {
+            i: " ".join(re.split(r"[-_]", i)) for i in self.known if i.startswith(("route-", "sess-", "sess_"))
+        }
 
     # -- helpers -------------------------------------------------------------------
     def flag(self, kind: FlagKind, text: str, evidence: str, context: str = "") -> None:
@@ -434,10 +363,12 @@ class _Checker:
             context,
         )
 
-    def relationship(self, rel_type: str, context: str = "") -> None:
-        present = sorted(self.ev.relationship_types)
-        if rel_type in self.ev.relationship_types:
+    def relationship(self, rel_type: str, context: str = "", text: str = "") -> None:
+        """A structured claim must name a type of a qualifying path; prose may also name a route's or a cut path's."""
+        allowed = self.ev.relationship_types if not text else self.prose_types
+        if rel_type in allowed:
             return
+        present = sorted(allowed)
         where = (
             "not a relationship type of the graph model"
             if rel_type not in {t.value for t in RelType}
@@ -445,7 +376,7 @@ class _Checker:
         )
         self.flag(
             FlagKind.UNKNOWN_RELATIONSHIP,
-            rel_type,
+            text or rel_type,
             f"{rel_type} is {where}; the evidence uses {', '.join(present) or 'no relationship (no qualifying path)'}",
             context,
         )
@@ -499,121 +430,164 @@ class _Checker:
                 context,
             )
 
-    def containment(self, claimed: str, text: str, context: str = "") -> None:
+    def containment(self, claimed: str, text: str, context: str = "", scoped: bool = False) -> None:
+        """A containment or exposure claim that is false (of the whole alert, or of what it names when scoped)."""
         paths = self.ev.path_count
-        if claimed == "contained" and self.ev.containment_state != "contained":
+        if claimed == "contained" and (scoped or self.ev.containment_state != "contained"):
             self.flag(
                 FlagKind.FALSE_CONTAINMENT,
                 text,
-                f"a fresh investigation ({self.ev.status.value}) still finds {paths} qualifying path(s): "
+                f"a fresh investigation ({self.ev.status.value}) still finds {paths} qualifying path(s)"
+                + (" through what this names" if scoped else "")
+                + ": "
                 + "; ".join(" -> ".join(p.nodes) for p in self.ev.paths[:5]),
                 context,
             )
-        elif claimed == "exposed" and self.ev.containment_state == "contained":
+        elif claimed == "exposed" and (scoped or self.ev.containment_state == "contained"):
             self.flag(
                 FlagKind.FALSE_EXPOSURE,
                 text,
-                f"a fresh investigation returned no_path: no qualifying path from {self.ev.entity_id}"
-                " to a high/critical asset within 6 hops",
+                f"a fresh investigation returned {self.ev.status.value}: no qualifying path"
+                + (" through what this names" if scoped else f" from {self.ev.entity_id}")
+                + " to a high/critical asset within 6 hops",
                 context,
             )
 
     # -- free text -------------------------------------------------------------------
-    def text(self, text: str) -> None:
-        for clause in _clauses(text):
-            self._ids(clause)
-            self._scores(clause)
-            self._counts(clause)
-            self._containment(clause)
+    def text(self, text: str) -> list[ProseClaim]:
+        """Check free text; returns the claims read from it (for the self-consistency check)."""
+        lines = [line for line in text.splitlines() if not self._quotes_title(line)]
+        text = "\n".join(lines)
+        for m in _TOKEN_RE.finditer(text):
+            self._id(m.group(0), self._sentence_at(text, m.start()))
+        claims = read_prose(text, self.id_kind, self.route_words, self.allowed)
+        for claim in claims:
+            self.prose_claim(claim)
+        return claims
 
-    def _ids(self, clause: str) -> None:
-        for m in _ARROW_REL_RE.finditer(clause):
-            self.relationship(m.group(1), clause)
-        for m in _TOKEN_RE.finditer(clause):
-            token = m.group(0)
-            if token in self.known or token in self.allowed or len(token) < 4:
-                continue
-            if _REL_LIKE_RE.match(token):
-                self.relationship(token, clause)
-                continue
-            if (
-                _DATE_RE.match(token)
-                or _UNIT_RE.match(token)
-                or _VERSION_RE.match(token)
-                or re.fullmatch(RUN_ID_PATTERN, token)
-            ):
-                continue
-            if token.startswith("block-route:") and token.removeprefix("block-route:") in self.known:
-                continue
-            if token.lower() in self.known_lower:
-                self.entity(token, clause)  # wrong case is a different id
-                continue
-            if not re.search(r"[A-Za-z]", token) or not re.search(r"[_.:@-]", token):
-                continue
-            strong = "_" in token or (re.search(r"\d", token) is not None)
-            if strong or self._near(token) is not None or self._in_graph(token):
+    def _quotes_title(self, line: str) -> bool:
+        """The briefing's own heading, `Briefing: ALERT — TITLE`, quotes the alert's title as data."""
+        m = re.fullmatch(r"\s*#+\s*Briefing:\s*(\S+)\s+[—-]\s+(.*?)\s*", line)
+        return bool(m) and m.group(1) == self.ev.alert_id and m.group(2) == self.ev.title
+
+    @staticmethod
+    def _sentence_at(text: str, pos: int) -> str:
+        start = max(text.rfind(". ", 0, pos), text.rfind("\n", 0, pos)) + 1
+        ends = [e for e in (text.find(". ", pos), text.find("\n", pos)) if e != -1]
+        return text[start : min(ends) if ends else len(text)].strip()
+
+    def id_kind(self, token: str) -> str | None:
+        """What an id in the text names: the alert, a route, an asset, another node, a run; None for a word."""
+        return self._kinds.get(token)
+
+    def _id(self, token: str, clause: str) -> None:
+        if token in self.known or token in self.allowed or len(token) < 4:
+            return
+        if _REL_LIKE_RE.match(token):
+            return  # a relationship type: read by the prose grammar
+        if _DATE_RE.match(token) or _UNIT_RE.match(token) or _VERSION_RE.match(token):
+            return
+        if re.fullmatch(RUN_ID_PATTERN, token):
+            return
+        if token.startswith("block-route:") and token.removeprefix("block-route:") in self.known:
+            return
+        if token.lower() in self.known_lower:
+            self.entity(token, clause)  # wrong case is a different id
+            return
+        if not re.search(r"[A-Za-z]", token):
+            return
+        if not re.search(r"[_.:@-]", token):
+            # a separator swapped for a letter ("paymentsxvault"): one edit from a known id
+            near = self._near(token) if len(token) >= 6 else None
+            if near is not None and _distance(token.lower(), near.lower()) <= 1:
                 self.entity(token, clause)
+            return
+        strong = "_" in token or (re.search(r"\d", token) is not None)
+        if strong or self._near(token) is not None or self._in_graph(token):
+            self.entity(token, clause)
 
-    def _scores(self, clause: str) -> None:
-        for m in _SCORE_RE.finditer(clause):
-            self.score(int(m.group(1)), m.group(0).strip(), clause)
-        for m in _OUT_OF_RE.finditer(clause):
-            self.score(int(m.group(1)), m.group(0).strip(), clause)
-        for rx in _SEVERITY_RES:
-            for m in rx.finditer(clause):
-                self.severity(m.group(1), m.group(0).strip(), clause)
+    def prose_claim(self, claim: ProseClaim) -> None:
+        ev = self.ev
+        if claim.kind == "relationship":
+            if str(claim.value) not in self.prose_types and not any(
+                f.kind is FlagKind.UNKNOWN_RELATIONSHIP and f.evidence.startswith(f"{claim.value} is")
+                for f in self.flags
+            ):
+                self.relationship(str(claim.value), claim.clause, claim.text)
+        elif claim.kind == "score":
+            self.score(int(claim.value), claim.text, claim.clause)  # type: ignore[call-overload]
+        elif claim.kind == "severity":
+            self.severity(str(claim.value), claim.text, claim.clause)
+        elif claim.kind == "path_count":
+            accepted = {ev.path_count}
+            if _has_closing(claim.clause):  # "both paths were cut": the paths a block removed
+                accepted |= set(range(1, ev.cut_off_path_count + 1)) | {ev.cut_off_path_count + ev.path_count}
+                if ev.run is not None and ev.run.paths_at_start is not None:
+                    accepted.add(ev.run.paths_at_start)
+            if claim.value not in accepted:
+                self.path_count(int(claim.value), claim.text, claim.clause)  # type: ignore[call-overload]
+        elif claim.kind == "asset_count":
+            self.asset_count(int(claim.value), claim.text, claim.qualifier, claim.clause)  # type: ignore[call-overload]
+        elif claim.kind == "route_count":
+            self.route_count(int(claim.value), claim.text, claim.qualifier, claim.clause)  # type: ignore[call-overload]
+        elif claim.kind == "state" and not self.state_holds(claim):
+            scoped = bool(claim.scope or claim.assets or claim.depth)
+            self.containment(str(claim.value), claim.text, claim.clause, scoped=scoped)
 
-    def _counts(self, clause: str) -> None:
-        for m in _COUNT_RE.finditer(clause):
-            before, after = clause[: m.start()], clause[m.end() :]
-            if _COUNT_SKIP_BEFORE.search(before) or _COUNT_SKIP_AFTER.match(after):
-                continue
-            if _HYPOTHETICAL_RE.search(before):
-                continue
-            value = _number(m.group(1))
-            noun = m.group(3).lower()
-            if noun.startswith("path"):
-                self.path_count(value, m.group(0).strip(), clause)
-            else:
-                self.asset_count(value, m.group(0).strip(), m.group(2), clause)
+    def route_count(self, value: int, text: str, qualifier: str, context: str) -> None:
+        routes = self.ev.routes
+        active = sum(1 for r in routes if r.status == "active")
+        carrying = sum(1 for r in routes if r.status == "active" and r.paths_carried)
+        blocked = sum(1 for r in routes if r.status != "active")
+        words = set(re.findall(r"[a-z]+", (qualifier + " " + context).lower()))
+        if _has_closing(context):
+            accepted = set(range(1, blocked + 1))  # "both routes were blocked": some of the blocked ones
+        elif words & _EXPOSE_WORDS:
+            accepted = {active, carrying}
+        else:
+            accepted = {len(routes), active, carrying, blocked}
+        if value not in accepted:
+            self.flag(
+                FlagKind.WRONG_COUNT,
+                text,
+                f"the alert has {len(routes)} session route(s): {active} active ({carrying} carrying a qualifying"
+                f" path), {blocked} blocked",
+                context,
+            )
 
-    def _containment(self, clause: str) -> None:
-        taken: list[tuple[int, int]] = []
-        for rx in _CONTAIN_RES:
-            for m in rx.finditer(clause):
-                if any(m.start() < e and s < m.end() for s, e in taken):
-                    continue
-                taken.append((m.start(), m.end()))
-                before = clause[: m.start()]
-                if _NEGATION_RE.search(before) or _PARTIAL_RE.search(before):
-                    if not _HYPOTHETICAL_RE.search(before):
-                        self.containment("exposed", m.group(0).strip(), clause)
-                    continue
-                if _HYPOTHETICAL_RE.search(before) or _PAST_RE.search(before) or _LOCAL_RE.search(before):
-                    continue
-                if _SHALLOW_RE.match(clause[m.end() :]):
-                    continue
-                self.containment("contained", m.group(0).strip(), clause)
-        for rx in _EXPOSE_RES:
-            for m in rx.finditer(clause):
-                if any(m.start() < e and s < m.end() for s, e in taken):
-                    continue
-                taken.append((m.start(), m.end()))
-                before = clause[: m.start()]
-                if _HYPOTHETICAL_RE.search(before) or _PAST_RE.search(before):
-                    continue
-                if _NO_LONGER_RE.search(before):
-                    self.containment("contained", m.group(0).strip(), clause)
-                    continue
-                self.containment("exposed", m.group(0).strip(), clause)
+    def _live(self, depth: int | None) -> list[PathSummary]:
+        return [p for p in self.ev.paths if depth is None or p.hops <= depth]
+
+    def _open(self, entity: str, depth: int | None) -> bool:
+        route = next((r for r in self.ev.routes if r.route_id == entity.removeprefix("block-route:")), None)
+        if route is not None:
+            return route.status == "active" or route.paths_carried > 0
+        on_path = any(entity in p.nodes for p in self._live(depth))
+        return on_path or (depth is None and entity in self._blast_ids)
+
+    def _closed(self, entity: str, depth: int | None) -> bool:
+        route = next((r for r in self.ev.routes if r.route_id == entity.removeprefix("block-route:")), None)
+        if route is not None:
+            return route.paths_carried == 0
+        return not any(entity in p.nodes for p in self._live(depth))
+
+    def state_holds(self, claim: ProseClaim) -> bool:
+        """Whether a containment or exposure claim is true of what it is about."""
+        about = list(claim.scope) or list(claim.assets)
+        if claim.value == "contained":
+            if about:
+                return all(self._closed(x, claim.depth) for x in about)
+            return not self._live(claim.depth)
+        if about:
+            return all(self._open(x, claim.depth) for x in about)
+        return bool(self._live(claim.depth))
 
 
-def _strip_quoted_data(text: str, evidence: EvidenceSummary) -> str:
-    """The alert's own title and the run's recorded reason are data, not claims."""
-    for quoted in (evidence.title, evidence.run.reason if evidence.run else ""):
-        if quoted:
-            text = text.replace(quoted, " ")
-    return text
+def _strip_run_reason(text: str, evidence: EvidenceSummary) -> str:
+    """The run's recorded reason, on its own `Recorded reason:` line, is quoted data, not a claim."""
+    if evidence.run is None or not evidence.run.reason:
+        return text
+    return text.replace(f"Recorded reason: {evidence.run.reason}", "Recorded reason: (quoted)")
 
 
 def check_text(
@@ -621,14 +595,39 @@ def check_text(
 ) -> list[Flag]:
     """Flags for a free-text briefing against the evidence."""
     checker = _Checker(evidence, tools, allowed or set())
-    checker.text(_strip_quoted_data(text[:MAX_TEXT_CHARS], evidence))
+    checker.text(_strip_run_reason(text[:MAX_TEXT_CHARS], evidence))
     return checker.flags
+
+
+def _disagreements(claims: BriefingClaims, prose: list[ProseClaim]) -> list[tuple[ProseClaim, str, object]]:
+    """Prose claims about the whole alert that disagree with the same briefing's structured claims."""
+    fields = {
+        "state": claims.containment_state if claims.containment_state != "unknown" else None,
+        "score": claims.risk_score,
+        "severity": claims.severity,
+        "path_count": claims.path_count,
+    }
+    out = []
+    for claim in prose:
+        if claim.kind == "state" and (claim.scope or claim.assets or claim.depth):
+            continue
+        if claim.kind in ("path_count", "asset_count") and _has_closing(claim.clause):
+            continue  # "both paths were cut" counts what was removed, not what remains
+        structured = fields.get(claim.kind)
+        if structured is not None and claim.value != structured:
+            out.append((claim, claim.kind, structured))
+        if claim.kind == "asset_count" and claims.asset_count is not None:
+            q = claim.qualifier
+            plain = not any(w in q for w in ("critical", "high", "data")) or "qualifying" in q
+            if plain and claim.value != claims.asset_count:
+                out.append((claim, "asset_count", claims.asset_count))
+    return out
 
 
 def check_claims(
     claims: BriefingClaims, evidence: EvidenceSummary, tools: ReadTools | None = None, allowed: set[str] | None = None
 ) -> list[Flag]:
-    """Flags for structured claims (and their prose) against the evidence."""
+    """Flags for structured claims (checked exactly), their prose, and prose that disagrees with them."""
     checker = _Checker(evidence, tools, allowed or set())
     for entity_id in claims.entity_ids:
         checker.entity(entity_id, "entity_ids")
@@ -640,11 +639,22 @@ def check_claims(
         checker.severity(claims.severity, f"severity: {claims.severity}", "severity")
     if claims.path_count is not None:
         checker.path_count(claims.path_count, f"path_count: {claims.path_count}", "path_count")
-    if claims.asset_count is not None:
+    if claims.asset_count is not None and claims.asset_count != evidence.asset_count:
         checker.asset_count(claims.asset_count, f"asset_count: {claims.asset_count}", "qualifying", "asset_count")
     if claims.containment_state in ("contained", "exposed"):
         checker.containment(
             claims.containment_state, f"containment_state: {claims.containment_state}", "containment_state"
         )
-    checker.text(_strip_quoted_data(claims.prose, evidence))
+    elif claims.containment_state == "unknown":
+        # the fresh query answered: "unknown" understates exposure (or denies containment)
+        opposite = "contained" if evidence.containment_state == "exposed" else "exposed"
+        checker.containment(opposite, "containment_state: unknown", "containment_state")
+    prose = checker.text(_strip_run_reason(claims.prose, evidence))
+    for claim, name, structured in _disagreements(claims, prose):
+        checker.flag(
+            FlagKind.SELF_CONTRADICTION,
+            claim.text,
+            f"the prose says {name} {claim.value} but the briefing's own claims say {structured}",
+            claim.clause,
+        )
     return checker.flags

@@ -109,6 +109,7 @@ def show_briefing(svc, alert_id: str, run_id: str | None = None, *, key: str) ->
             show_status(exc.status, exc.message)
             return
     briefing = cache[cache_key]
+    show_containment_banner(svc, alert_id)
     if briefing.label == "model":
         st.success(f"**Model briefing ({briefing.model}) — checked against a fresh investigation, no contradiction.**")
     else:
@@ -123,6 +124,18 @@ def show_briefing(svc, alert_id: str, run_id: str | None = None, *, key: str) ->
         )
     with st.container(border=True):
         st.markdown(briefing.markdown)
+
+
+def show_containment_banner(svc, alert_id: str) -> None:
+    """The containment state above a briefing: asked of the graph on every render, never taken from the briefing."""
+    banner = svc.briefer.containment_banner(alert_id)
+    when = banner.checked_at.strftime("%H:%M:%S UTC")
+    if banner.containment_state == "exposed":
+        st.error(f"**Not contained (fresh query, {when}):** {banner.message}.", icon=":material/warning:")
+    elif banner.containment_state == "contained":
+        st.success(f"**Contained (fresh query, {when}):** {banner.message}.", icon=":material/verified:")
+    else:
+        show_status(banner.status, banner.message)
 
 
 def step_rows(run) -> list[dict]:

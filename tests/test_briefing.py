@@ -70,6 +70,10 @@ TRUTHFUL = [
                 "applies until route-dev07-a is blocked."),
     ("BH-WORKLOAD-3001", "Of the 4 data assets in the blast radius, 3 are high or critical; status-page-assets is low. "
                          "1 critical asset and 2 high assets are reachable."),
+    ('BH-1042', '## Summary\nAlert **BH-1042** flags `developer_07`, who signed in off-hours. The computed risk score is 35/100 (medium severity) under demo-rules-v1.\n\n## Access path\nA single qualifying path (5 hops) leads from developer_07 to the critical asset customer-db:\ndeveloper_07 → sess-dev07 → build-runner-07 → deploy-role → prod-admin-role → customer-db\n(HAS_SESSION, CAN_ACCESS, RUNS_AS, CAN_ASSUME, CAN_READ).\n\n## Containment\nThe alert is **not contained**. Two session routes carry the path: route-dev07-a and route-dev07-build; blocking either one would cut it. The legacy route (route-dev07-legacy) is already blocked.\n\n## Recommendation\nBlock route-dev07-a, then re-run the investigation to confirm that no qualifying path remains.'),
+    ('BH-IAM-2001', 'analytics-poweruser holds a wildcard policy and scores 65 (high). Three qualifying paths reach two sensitive assets: finance-ledger (critical) directly via CAN_READ, and finance-ledger and hr-records through data-lake-admin (CAN_ASSUME, then CAN_READ).\nNo session route carries these paths, so a route block cannot contain this alert; the grants themselves must change. Until then the role remains exposed.'),
+    ('BH-WORKLOAD-3001', 'public-api-gw is reachable from the internet and scores 75/100, severity high. It runs as api-gw-role, which reads orders-db and can assume orders-svc-role (customer-pii) and, through it, payments-role (payments-db).\nThat is 3 qualifying paths to 3 high or critical assets. There is no session route to block; the exposure persists until the role chain is narrowed.'),
+    ('BH-CONTAINMENT-4001', 'contractor_11 is active from two locations (score 60, high). Two independent paths lead to payments-vault: via sess-c11-vpn and bastion-01 (ops-role), and via sess-c11-sso, admin-console, console-role and payments-reader.\nBoth route-c11-primary and route-c11-alternate are active and each carries one path; route-c11-stale was blocked earlier. Blocking both active routes is required to contain the alert.'),
     ("BH-CONTAINMENT-4001", BriefingClaims(
         entity_ids=["contractor_11", "payments-vault", "ops-role", "sess-c11-sso"],
         relationship_types=["HAS_SESSION", "CAN_ACCESS", "RUNS_AS", "CAN_ASSUME", "CAN_READ"],
@@ -112,6 +116,11 @@ PLANTED = [
     ("BH-CONTAINMENT-4001", "contractor_11 can no longer reach payments-vault.", FlagKind.FALSE_CONTAINMENT),
     ("BH-CONTAINMENT-4001", "All access was revoked for contractor_11.", FlagKind.FALSE_CONTAINMENT),
     ("BH-1042", "developer_07 is now isolated.", FlagKind.FALSE_CONTAINMENT),
+    ("BH-IAM-2001", "analytics-poweruser -CAN_WRITE-> finance-ledger.", FlagKind.UNKNOWN_RELATIONSHIP),
+    ("BH-IAM-2001", "analytics-poweruser reaches hr-records via can write.", FlagKind.UNKNOWN_RELATIONSHIP),
+    ("BH-CONTAINMENT-4001", "contractor_11's sessions have been shut down.", FlagKind.FALSE_CONTAINMENT),
+    ("BH-CONTAINMENT-4001", "The exposure is over.", FlagKind.FALSE_CONTAINMENT),
+    ("BH-1042", "developer_07's access was rescinded.", FlagKind.FALSE_CONTAINMENT),
 ]  # fmt: skip
 
 
@@ -120,9 +129,10 @@ def _id(case) -> str:
 
 
 def test_table_has_thirty_briefings_with_every_kind():
-    """The table holds at least 30 briefings and plants every kind except false_exposure (tested after a run)."""
+    """The table holds at least 30 briefings and plants every kind except false_exposure (tested after a run)
+    and self_contradiction (tested with structured claims)."""
     assert len(TRUTHFUL) + len(PLANTED) >= 30 and len(TRUTHFUL) >= 15
-    assert {k for *_, k in PLANTED} == set(FlagKind) - {FlagKind.FALSE_EXPOSURE}
+    assert {k for *_, k in PLANTED} == set(FlagKind) - {FlagKind.FALSE_EXPOSURE, FlagKind.SELF_CONTRADICTION}
 
 
 @pytest.mark.parametrize("case", TRUTHFUL, ids=_id)
@@ -139,6 +149,13 @@ def test_planted_error_is_flagged_with_its_kind(read_briefer, evidence, case):
     flags = check(read_briefer, evidence, alert, briefing)
     assert flags and {f.kind for f in flags} == {kind}
     assert all(f.offending_text and f.evidence for f in flags)
+
+
+def test_text_equal_to_the_alert_title_is_still_checked(read_briefer, evidence):
+    """A claim is checked even when it repeats the alert's title word for word."""
+    ev = evidence[C4001].model_copy(update={"title": "All paths contained"})
+    flags = check_text("All paths contained.", ev, read_briefer.tools)
+    assert [f.kind for f in flags] == [FlagKind.FALSE_CONTAINMENT]
 
 
 def test_one_character_id_flag_names_the_closest_real_id(read_briefer, evidence):
@@ -229,8 +246,11 @@ def test_model_request_asks_for_structured_output_over_quoted_evidence(services,
     services.briefer.brief(C4001)
     (request,) = gemini.requests
     config = request["generationConfig"]
-    assert config["responseMimeType"] == "application/json"
-    assert set(config["responseJsonSchema"]["properties"]) == set(BriefingClaims.model_fields)
+    assert config["responseMimeType"] == "application/json" and "responseJsonSchema" not in config
+    schema = config["responseSchema"]
+    assert schema["type"] == "OBJECT" and set(schema["properties"]) == set(BriefingClaims.model_fields)
+    assert schema["properties"]["containment_state"]["enum"] == ["contained", "exposed", "unknown"]
+    assert schema["properties"]["risk_score"]["type"] == "INTEGER"
     prompt = request["contents"][0]["parts"][0]["text"]
     assert "```json" in prompt and '"entity_id": "contractor_11"' in prompt and "not instructions" in prompt
     assert "never instructions" in request["systemInstruction"]["parts"][0]["text"]
@@ -244,6 +264,28 @@ def test_model_briefing_with_planted_error_falls_back_with_flags(services, gemin
     assert briefing.label == "fallback" and briefing.reason.startswith("failed check")
     assert {f.kind for f in briefing.flags} == {FlagKind.FALSE_CONTAINMENT}
     assert "Deterministic fallback briefing" in briefing.markdown and briefing.claims is not None
+
+
+def test_model_prose_contradicting_its_own_claims_is_flagged(services, gemini):
+    """Prose that states another score than the briefing's own claims is flagged as a self-contradiction."""
+    gemini.add(json_text({**TRUE_CLAIMS, "prose": "contractor_11 has a risk score of sixty-five."}))
+    briefing = services.briefer.brief(C4001)
+    assert briefing.label == "fallback"
+    assert {f.kind for f in briefing.flags} == {FlagKind.WRONG_SCORE, FlagKind.SELF_CONTRADICTION}
+
+
+def test_model_paraphrased_containment_in_prose_falls_back(services, gemini):
+    """Structured claims that say exposed cannot carry prose that says the access was shut down."""
+    gemini.add(json_text({**TRUE_CLAIMS, "prose": "Both of contractor_11's sessions have been shut down."}))
+    briefing = services.briefer.brief(C4001)
+    assert briefing.label == "fallback"
+    assert {f.kind for f in briefing.flags} == {FlagKind.FALSE_CONTAINMENT, FlagKind.SELF_CONTRADICTION}
+
+
+def test_unknown_containment_claim_is_flagged_when_the_query_answered(read_briefer, evidence):
+    """A structured containment_state of unknown is flagged: the fresh query said exposed."""
+    flags = check(read_briefer, evidence, C4001, BriefingClaims(containment_state="unknown"))
+    assert [f.kind for f in flags] == [FlagKind.FALSE_CONTAINMENT]
 
 
 def test_model_briefing_with_invented_id_falls_back(services, gemini):
@@ -311,6 +353,8 @@ def test_completed_run_briefing_says_contained(services, gemini):
         "contractor_11 is contained: no qualifying paths remain and it is no longer exposed.",
         "Both routes were blocked; contractor_11 can no longer reach payments-vault, which was exposed before.",
         "The alert is fully mitigated and no access remains.",
+        "The run blocked route-c11-primary and then route-c11-alternate. Both qualifying paths that reached"
+        " payments-vault are cut; the fresh query returns no_path, so contractor_11 is contained.",
     ],
 )
 def test_checker_accepts_contained_after_completed_run(services, text):
@@ -334,6 +378,20 @@ def test_exposure_claim_after_completed_run_is_flagged(services, text):
     services.controller.run(C4001, RulesDecider(), 3, True)
     flags = services.briefer.check(C4001, text)
     assert flags and {f.kind for f in flags} == {FlagKind.FALSE_EXPOSURE}
+
+
+def test_claims_and_prose_about_a_completed_run_agree(services):
+    """After a completed run, claims of 0 paths and prose counting the cut paths are not a contradiction."""
+    services.controller.run(C4001, RulesDecider(), 3, True)
+    claims = BriefingClaims(
+        risk_score=20,
+        severity="low",
+        path_count=0,
+        asset_count=0,
+        containment_state="contained",
+        prose="Both qualifying paths are now cut; no qualifying path remains and the alert is contained.",
+    )
+    assert services.briefer.check(C4001, claims) == []
 
 
 def test_cap_one_run_briefing_is_not_contained(services):

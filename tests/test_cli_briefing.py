@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import free_port, run_cli
 
 
 @pytest.fixture(scope="module")
@@ -97,3 +97,27 @@ def test_report_run_markdown_after_contain(loopback_server):
     assert result.returncode == 0 and f"# Incident report: run `{run_id}`" in result.stdout
     assert "verdict: **completed**" in result.stdout and "verified **True**" in result.stdout
     assert "## Briefing (fallback: no GEMINI_API_KEY)" in result.stdout and "**Contained.**" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "analytics-poweruser -CAN_WRITE-> finance-ledger is the shortest path.",
+        "The exposure is over: analytics-poweruser's grants have been wound down.",
+    ],
+)
+def test_check_briefing_flags_paraphrases_exit_one(env, tmp_path, text):
+    """An unbracketed arrow with an invented type, and a paraphrased containment claim, exit 1."""
+    path = tmp_path / "p.md"
+    path.write_text(text)
+    result = run_cli("check-briefing", "BH-IAM-2001", str(path), "--json", env=env)
+    assert result.returncode == 1 and json.loads(result.stdout)["clean"] is False
+
+
+def test_check_briefing_query_failure_exit_four(tmp_path):
+    """With the graph database unreachable the check exits 4, never clean."""
+    path = tmp_path / "b.md"
+    path.write_text("developer_07 is exposed.")
+    env = {"FALKORDB_URL": f"redis://127.0.0.1:{free_port()}", "GEMINI_API_KEY": ""}
+    result = run_cli("check-briefing", "BH-1042", str(path), "--json", env=env)
+    assert result.returncode == 4 and json.loads(result.stdout)["status"] == "query_failed"
