@@ -212,11 +212,24 @@ def resource_matches(pattern: str, arn: str) -> bool:
     return _glob(pattern, True).fullmatch(arn) is not None
 
 
+@lru_cache(maxsize=65536)
+def _action_set(patterns: tuple[str, ...]) -> tuple[frozenset[str], tuple[re.Pattern[str], ...]]:
+    """A list of action patterns as exact names (lower case) and compiled globs, built once per list."""
+    exact = frozenset(p.lower() for p in patterns if "*" not in p and "?" not in p)
+    globs = tuple(_glob(p, False) for p in patterns if "*" in p or "?" in p)
+    return exact, globs
+
+
+def _any_action(patterns: tuple[str, ...], action: str) -> bool:
+    exact, globs = _action_set(patterns)
+    return action.lower() in exact or any(g.fullmatch(action) for g in globs)
+
+
 def statement_matches_action(stmt: Statement, action: str) -> bool:
     """The statement covers `action` (through Action, or through NotAction not naming it)."""
     if stmt.not_actions is not None:
-        return not any(action_matches(p, action) for p in stmt.not_actions)
-    return any(action_matches(p, action) for p in stmt.actions)
+        return not _any_action(stmt.not_actions, action)
+    return _any_action(stmt.actions, action)
 
 
 def statement_matches_resource(stmt: Statement, arn: str) -> bool:
