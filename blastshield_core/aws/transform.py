@@ -702,7 +702,7 @@ class _Builder:
             account = _arn_account(name) or "unknown"
             who = Principal(name, account, "role" if ":role/" in name else "user")
             slug, label = (
-                entity_id(account, "principal", name.split(":", 5)[-1]),
+                entity_id(account, "principal", name.split(":", 5)[-1].replace("/", ":")),
                 f"{name.split(':', 5)[-1]} ({account}, not imported)",
             )
         common = {"arn": name if kind != "account" else f"arn:aws:iam::{name}:root", "account": account}
