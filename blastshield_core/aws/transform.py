@@ -674,6 +674,8 @@ class _Builder:
                 for kind, entries in (stmt.principals or {}).items():
                     for entry in entries:
                         self.index_trust(role, kind, entry, index)
+        account_sets = {account: set(arns) for account, arns in by_account.items()}
+        anyone_set = set(anyone)
         for principal in self.principals():
             wants = any(
                 s.effect == "Allow" and statement_matches_action(s, ASSUME_ACTION) for s in principal.statements
@@ -682,9 +684,9 @@ class _Builder:
             if wants:
                 # trust by account, `*` or a pattern also needs an identity allow: only roles its
                 # sts:AssumeRole grants name are candidates (found by ARN, or by glob once per pattern)
-                wide = by_account.get(principal.account, []) + anyone
-                wide += [r for pattern, r in patterns if resource_matches(pattern, principal.arn)]
-                candidates.update(self.granted(principal.statements, ASSUME_ACTION, wide))
+                pools = [account_sets.get(principal.account, set()), anyone_set]
+                pools.append({r for pattern, r in patterns if resource_matches(pattern, principal.arn)})
+                candidates.update(self.granted(principal.statements, ASSUME_ACTION, pools))
             for role_arn in sorted(candidates):
                 role = self.roles[role_arn]
                 if role.principal.node == principal.node:
@@ -701,21 +703,21 @@ class _Builder:
         for key, role_arns in outside.items():
             self.outside_principal(key, role_arns)
 
-    def granted(self, statements: list[Statement], action: str, arns: list[str]) -> set[str]:
-        """The ARNs among `arns` that an Allow statement for `action` may name (a superset; evaluation decides)."""
-        if not arns:
+    def granted(self, statements: list[Statement], action: str, pools: list[set[str]]) -> set[str]:
+        """The ARNs in `pools` that an Allow statement for `action` may name (a superset; evaluation decides)."""
+        pools = [p for p in pools if p]
+        if not pools:
             return set()
-        pool = set(arns)
         out: set[str] = set()
         for stmt in statements:
             if stmt.effect != "Allow" or not statement_matches_action(stmt, action):
                 continue
             if stmt.not_resources is not None or "*" in stmt.resources:
-                return pool
+                return set().union(*pools)
             for pattern in stmt.resources:
                 if "*" in pattern or "?" in pattern:
-                    out.update(a for a in self.glob_cache(pattern) if a in pool)
-                elif pattern in pool:
+                    out.update(a for a in self.glob_cache(pattern) if any(a in p for p in pools))
+                elif any(pattern in p for p in pools):
                     out.add(pattern)
         return out
 
