@@ -181,3 +181,13 @@ def test_cli_import_aws_bad_input_exits_two(loopback_server, tmp_path):
     env = {"FALKORDB_URL": loopback_server.url, "BLASTSHIELD_GRAPH": f"awscli_{uuid.uuid4().hex[:8]}"}
     result = run_cli("import-aws", str(bad), "--json", env=env)
     assert result.returncode == 2 and json.loads(result.stdout)["status"] == "invalid_input"
+
+
+def test_conditional_edge_is_followed_and_shows_its_condition(contained):
+    """henry's MFA-conditional assumption is on his shortest path to app-web, with conditional and the key."""
+    result = contained.tools.find_shortest_access_path(f"{A}:user:henry", f"{A}:role:app-web", 6)
+    assert result.status is Status.PATHS_FOUND
+    (path,) = result.paths
+    last = path.relationships[-1]
+    assert last.type == "CAN_ASSUME" and last.properties["conditional"] is True
+    assert last.properties["condition_keys"] == ["aws:MultiFactorAuthPresent"]
