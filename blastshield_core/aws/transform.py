@@ -495,10 +495,11 @@ class _Builder:
                     continue
                 reported.add(arn)
                 self.credentials_from_row(source.name, arn, row)
+        reported_accounts = self._reported_accounts()
         for arn, user in self.users.items():
             if arn in reported:
                 continue
-            if self.sources.of("credential_report") and user.account in self._reported_accounts():
+            if user.account in reported_accounts:
                 self.warn(
                     self.accounts[user.account],
                     f"user {arn}",
