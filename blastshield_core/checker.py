@@ -27,7 +27,7 @@ from .model import RelType
 from .prose import ProseClaim, read_prose
 from .read import ReadTools
 from .results import MAX_DEPTH, BlastEntity, RouteStatus, RunRecord, RunState, ScoreFactor, Status
-from .rules import RULE_SET, SIGNAL_POINTS
+from .rules import AWS_RULE_NAMES, AWS_RULE_SET, RULE_SET, SIGNAL_POINTS
 from .settings import ENVIRONMENT_VARIABLES
 from .store import QueryFailed
 
@@ -297,6 +297,8 @@ class _Checker:
             RULE_SET,
             "rules-v1",
             *RULE_NAMES,
+            AWS_RULE_SET,
+            *AWS_RULE_NAMES,
             *SIGNAL_POINTS,
             *ENVIRONMENT_VARIABLES,
             *extra_allowed,

@@ -121,7 +121,11 @@ WRITE_METHODS = {
 def _write_calls() -> list[tuple[str, str]]:
     """(module, method) for every call that can write, in the product's code."""
     found = []
-    files = [*sorted((ROOT / "blastshield_core").glob("*.py")), ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]
+    files = [
+        *sorted((ROOT / "blastshield_core").rglob("*.py")),
+        ROOT / "app.py",
+        *sorted((ROOT / "pages").glob("*.py")),
+    ]
     for path in files:
         tree = ast.parse(path.read_text(), filename=str(path))
         for node in ast.walk(tree):
