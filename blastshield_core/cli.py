@@ -27,6 +27,7 @@ from .generate import GenerateOptions, write_generated
 from .ingest import import_document, load_document
 from .loop import RunRefused
 from .model import DOCUMENT_NAME_PATTERN, DocumentError
+from .opengraph import write_opengraph
 from .read import describe_input_error
 from .report import render_markdown
 from .results import DEFAULT_MAX_ACTIONS, AccessPath, RunRecord, RunState, Status, ToolResult
@@ -38,6 +39,7 @@ from .store import QueryFailed
 __all__ = ["EXIT_CODES", "main"]
 
 EXIT_OK, EXIT_INVALID, EXIT_UNKNOWN, EXIT_FAILED = 0, 2, 3, 4
+EXPORT_FORMATS = ("blastshield", "opengraph")
 EXIT_CODES = {
     Status.PATHS_FOUND: EXIT_OK,
     Status.NO_PATH: EXIT_OK,
@@ -113,6 +115,13 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("export", parents=[common], help="write the current graph as a graph document")
     p.add_argument("file")
     p.add_argument("--name", help="document name (default: the graph's name)")
+    p.add_argument(
+        "--format",
+        dest="export_format",
+        choices=EXPORT_FORMATS,
+        default=EXPORT_FORMATS[0],
+        help="blastshield (blastshield-graph/v1, the default) or opengraph (BloodHound OpenGraph JSON)",
+    )
 
     p = sub.add_parser("contain", parents=[common], help="run the containment loop (needs --confirm)")
     p.add_argument("alert_id")
@@ -463,14 +472,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                 message = f"--name {args.name!r} is not a valid document name (letters, digits, _ . -)"
                 return _fail(args.json, Status.INVALID_INPUT, message, EXIT_INVALID)
             doc = export_document(services.store, name=args.name)
+            writer = write_opengraph if args.export_format == "opengraph" else write_document
             try:
-                size = write_document(doc, args.file)
+                size = writer(doc, args.file)
             except OSError as exc:
                 return _fail(args.json, Status.INVALID_INPUT, f"cannot write {args.file}: {exc}", EXIT_INVALID)
             payload = {
                 "status": "ok",
                 "file": args.file,
                 "name": doc.name,
+                "format": args.export_format,
                 "nodes": len(doc.nodes),
                 "edges": len(doc.edges),
                 "alerts": len(doc.alerts),
@@ -479,6 +490,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             text = (
                 f"exported {doc.name}: {len(doc.nodes)} nodes, {len(doc.edges)} relationships,"
                 f" {len(doc.alerts)} alerts to {args.file}"
+                + (" (BloodHound OpenGraph)" if args.export_format == "opengraph" else "")
             )
             _emit(payload, args.json, text)
             return EXIT_OK
