@@ -18,6 +18,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .analyst_alert import (
+    ANALYST_ALERT_KIND,
+    AlertInputError,
+    AlertRequest,
+    UnknownEntity,
+    build_request,
+    open_alert,
+    parse_signals,
+)
 from .audit import RUN_ID_PATTERN
 from .briefing import BriefingInputError, parse_briefing
 from .checker import BriefingClaims, EvidenceUnavailable, Flag
@@ -148,6 +157,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="FILE", help="write the report to FILE instead of printing it")
 
     sub.add_parser("mcp", parents=[common], help="serve the read-only tools over MCP (stdio)")
+
+    p = sub.add_parser("alert", help="analyst alerts: open one on any entity")
+    alert_sub = p.add_subparsers(dest="alert_action", required=True, metavar="ACTION")
+    p = alert_sub.add_parser("open", parents=[common], help="open an alert on an entity (investigate this entity)")
+    p.add_argument("entity_id", metavar="ENTITY_ID")
+    p.add_argument("--title", required=True, help="the alert's title")
+    p.add_argument("--kind", help=f"a lowercase word (default {ANALYST_ALERT_KIND})")
+    p.add_argument("--signal", action="append", default=[], metavar="KEY=VALUE", help="a signal (repeatable)")
 
     p = sub.add_parser("generate", parents=[common], help="write a synthetic graph document (no database needed)")
     p.add_argument("--edges", type=int, required=True, help="about this many relationships (100..5000000)")
@@ -398,6 +415,26 @@ def _generate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _alert_request(args: argparse.Namespace) -> AlertRequest:
+    """The validated `alert open` request (AlertInputError for bad input)."""
+    return build_request(args.entity_id, args.title, args.kind, parse_signals(args.signal))
+
+
+def _open_alert(services: Services, args: argparse.Namespace, request: AlertRequest) -> int:
+    try:
+        opened = open_alert(services.store, request)
+    except UnknownEntity as exc:
+        return _fail(args.json, Status.UNKNOWN_SOURCE, str(exc), EXIT_UNKNOWN)
+    except (AlertInputError, DocumentError) as exc:
+        return _fail(args.json, Status.INVALID_INPUT, f"{exc}; nothing written", EXIT_INVALID)
+    text = (
+        f"{opened.alert_id}\nopened alert {opened.alert_id} ({opened.kind}) on {opened.entity_id}"
+        f" ({opened.entity_label}): {opened.title}"
+    )
+    _emit(opened.model_dump(mode="json"), args.json, text)
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "generate":
@@ -418,6 +455,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _fail(args.json, Status.INVALID_INPUT, f"cannot read {args.file}: {exc}", EXIT_INVALID)
         except BriefingInputError as exc:
             return _fail(args.json, Status.INVALID_INPUT, str(exc), EXIT_INVALID)
+    alert_request = None
+    if args.command == "alert":
+        try:
+            alert_request = _alert_request(args)
+        except AlertInputError as exc:
+            return _fail(args.json, Status.INVALID_INPUT, f"{exc}; nothing written", EXIT_INVALID)
     document = None
     if args.command == "import":
         try:
@@ -521,6 +564,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _report(services, args)
         if args.command == "mcp":
             return _serve_mcp(services)
+        if args.command == "alert":
+            assert alert_request is not None
+            return _open_alert(services, args, alert_request)
         result = _tool_result(services, args)
         _emit(result.model_dump(mode="json"), args.json, _render(result))
         return EXIT_CODES[result.status]

@@ -5,11 +5,19 @@ import json
 import streamlit as st
 
 from blastshield_core import DocumentError, QueryFailed, Status, export_document, import_document, seed
+from blastshield_core.analyst_alert import AlertInputError, UnknownEntity, build_request, open_alert
 from blastshield_core.ingest import parse_bytes
 from pages._services import SEVERITY_BADGE, get_services, init_state
 
 init_state()
 st.session_state.setdefault("alerts_notice", None)
+st.session_state.setdefault("alerts_pending_select", None)
+if st.session_state.alerts_pending_select:
+    # An alert opened on the last run: select it before the selectbox below is drawn.
+    st.session_state.selected_alert = st.session_state.alerts_pending_select
+    for widget in ("alerts_select", "graph_alert", "contain_alert"):
+        st.session_state.pop(widget, None)
+    st.session_state.alerts_pending_select = None
 
 st.title(":material/shield: BlastShield — alert queue")
 st.markdown(
@@ -110,6 +118,33 @@ else:
                     "Relationships on the paths of several alerts: "
                     + ", ".join(f"{r.source} -{r.type}-> {r.target}" for r in view.common_relationships)
                 )
+
+st.subheader("Investigate an entity")
+st.caption(
+    "Open an analyst alert on any entity in the graph (an identity, a session, a workload, a role or an asset): "
+    "it is scored, investigated and contained like any other alert. Only data is added; no access changes."
+)
+with st.form("alerts_open_form", clear_on_submit=False, border=True):
+    c1, c2 = st.columns([1, 2])
+    entity_id = c1.text_input("Entity id", key="alerts_open_entity", placeholder="e.g. developer_07")
+    alert_title = c2.text_input("Title", key="alerts_open_title", placeholder="why you are looking at it")
+    submitted = st.form_submit_button("Open alert and select it", key="alerts_open_submit")
+if submitted:
+    try:
+        opened = open_alert(svc.store, build_request(entity_id.strip(), alert_title))
+    except AlertInputError as exc:
+        st.error(f"**Invalid input, nothing written.** {exc}")
+    except UnknownEntity as exc:
+        st.warning(f"**Unknown entity:** {exc}. Nothing was written.")
+    except (DocumentError, QueryFailed) as exc:
+        st.error(f"**Could not open the alert, nothing written.** {exc}")
+    else:
+        st.session_state.alerts_pending_select = opened.alert_id
+        st.session_state.alerts_notice = (
+            "success",
+            f"Opened alert **{opened.alert_id}** on `{opened.entity_id}` ({opened.entity_label}); it is selected.",
+        )
+        st.rerun()
 
 st.divider()
 left, right = st.columns(2)
