@@ -28,6 +28,7 @@ from .analyst_alert import (
     parse_signals,
 )
 from .audit import RUN_ID_PATTERN
+from .aws_generate import AwsGenerateOptions, write_aws_collection
 from .briefing import BriefingInputError, parse_briefing
 from .checker import BriefingClaims, EvidenceUnavailable, Flag
 from .decide import DECIDER_NAMES
@@ -172,6 +173,22 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--dense", action="store_true", help="hub roles assume dozens of roles (path explosion)")
     p.add_argument("--name", help="document name (default generated-N-sSEED[-dense])")
     p.add_argument("--out", required=True, help="file to write")
+
+    p = sub.add_parser(
+        "generate-aws", parents=[common], help="write a synthetic AWS account as AWS CLI output (no database needed)"
+    )
+    p.add_argument("--users", type=int, default=100, help="IAM users (default 100)")
+    p.add_argument("--roles", type=int, default=50, help="IAM roles (default 50)")
+    p.add_argument("--policies", type=int, default=100, help="customer managed policies (default 100)")
+    p.add_argument("--buckets", type=int, default=50, help="S3 buckets (default 50)")
+    p.add_argument("--groups", type=int, help="IAM groups (default users/100)")
+    p.add_argument("--instances", type=int, help="EC2 instances (default roles/10)")
+    p.add_argument("--functions", type=int, help="Lambda functions (default roles/10)")
+    p.add_argument("--findings", type=int, default=10, help="GuardDuty findings (default 10)")
+    p.add_argument("--account-id", default="111122223333", help="the 12-digit account id")
+    p.add_argument("--seed", type=int, default=0, help="random seed: the same seed gives the same files")
+    p.add_argument("--messy", action="store_true", help="add what real exports have: encoded documents, dangling names")
+    p.add_argument("--out", required=True, help="folder to write the collection into")
     return parser
 
 
@@ -435,10 +452,39 @@ def _open_alert(services: Services, args: argparse.Namespace, request: AlertRequ
     return EXIT_OK
 
 
+def _generate_aws(args: argparse.Namespace) -> int:
+    try:
+        options = AwsGenerateOptions(
+            users=args.users,
+            roles=args.roles,
+            policies=args.policies,
+            buckets=args.buckets,
+            groups=args.groups,
+            instances=args.instances,
+            functions=args.functions,
+            findings=args.findings,
+            account_id=args.account_id,
+            seed=args.seed,
+            messy=args.messy,
+        )
+    except ValidationError as exc:
+        return _fail(args.json, Status.INVALID_INPUT, describe_input_error(exc), EXIT_INVALID)
+    try:
+        report = write_aws_collection(options, args.out)
+    except OSError as exc:
+        return _fail(args.json, Status.INVALID_INPUT, f"cannot write {args.out}: {exc.strerror or exc}", EXIT_INVALID)
+    counts = ", ".join(f"{value} {key}" for key, value in report.counts.items())
+    size = sum(report.files.values())
+    _emit(report.to_dict(), args.json, f"wrote {len(report.files)} files ({size} bytes) to {args.out}: {counts}")
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "generate":
         return _generate(args)
+    if args.command == "generate-aws":
+        return _generate_aws(args)
     try:
         settings = load_settings(data_dir=args.data_dir, falkordb_url=args.falkordb_url)
     except SettingsError as exc:
