@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.test_app import app, open_page, table
+from tests.test_app import app, drawn, open_page, table
 
 __all__ = ["app"]  # the fixture, shared with tests/test_app.py
 
@@ -39,3 +39,86 @@ def test_investigate_an_unknown_entity_is_refused(app):
     _open_alert(app, "deploy-role", "   ")
     assert any("Invalid input" in e.value for e in app.error)
     assert set(table(app, "alert", "entity")["alert"]) == before
+
+
+A, B = "111122223333", "444455556666"
+
+
+def _aws_node(node_id, label, kind, account, arn, **extra):
+    return {
+        "id": node_id,
+        "label": label,
+        "name": node_id,
+        "properties": {"arn": arn, "aws_kind": kind, "account": account, **extra},
+    }
+
+
+TWO_ACCOUNTS = {
+    "format": "blastshield-graph/v1",
+    "name": "two-accounts",
+    "nodes": [
+        _aws_node("aws.a.user.alice", "Identity", "user", A, f"arn:aws:iam::{A}:user/alice"),
+        _aws_node("aws.a.key.alice.1", "Session", "access_key", A, f"arn:aws:iam::{A}:user/alice"),
+        _aws_node("aws.a.api.alice", "Workload", "user_api", A, f"arn:aws:iam::{A}:user/alice"),
+        _aws_node("aws.a.perm.alice", "IAMRole", "user_permissions", A, f"arn:aws:iam::{A}:user/alice"),
+        _aws_node("aws.b.role.reader", "IAMRole", "role", B, f"arn:aws:iam::{B}:role/reader"),
+        _aws_node("aws.b.bucket.payroll", "DataAsset", "bucket", B, "arn:aws:s3:::payroll", sensitivity="critical"),
+    ],
+    "edges": [
+        {
+            "source": "aws.a.user.alice",
+            "type": "HAS_SESSION",
+            "target": "aws.a.key.alice.1",
+            "properties": {"route_id": "aws.a.alice.key1"},
+        },
+        {
+            "source": "aws.a.key.alice.1",
+            "type": "CAN_ACCESS",
+            "target": "aws.a.api.alice",
+            "properties": {"route_id": "aws.a.alice.key1.api"},
+        },
+        {"source": "aws.a.api.alice", "type": "RUNS_AS", "target": "aws.a.perm.alice"},
+        {"source": "aws.a.perm.alice", "type": "CAN_ASSUME", "target": "aws.b.role.reader"},
+        {"source": "aws.b.role.reader", "type": "CAN_READ", "target": "aws.b.bucket.payroll"},
+    ],
+    "alerts": [
+        {"id": "AWS-ALERT-1", "title": "alice key used", "entity_id": "aws.a.user.alice", "kind": "aws_guardduty"}
+    ],
+}
+
+
+def test_path_graph_shows_arn_kind_and_account_boundaries(app):
+    """AWS nodes hover with ARN and kind, carry their account as label and border colour; cross-account edges are marked."""
+    from blastshield_core.ingest import import_document, parse_document
+    from pages._services import services
+
+    app.run()
+    import_document(services().store, parse_document(TWO_ACCOUNTS))
+    app.switch_page("pages/graph.py").run()
+    app.selectbox(key="graph_alert").set_value("AWS-ALERT-1").run()
+    assert not app.exception, app.exception
+    graph = drawn(app)[0]
+    nodes = {n["id"]: n for n in graph["nodes"]}
+    alice = nodes["aws.a.user.alice"]
+    assert alice["title"].startswith(
+        f"Identity: aws.a.user.alice\narn: arn:aws:iam::{A}:user/alice\naws_kind: user\naccount: {A}"
+    )
+    assert (alice["arn"], alice["aws_kind"], alice["account"]) == (f"arn:aws:iam::{A}:user/alice", "user", A)
+    assert alice["label"].endswith(f"@{A}")
+    borders = {n["account"]: n["color"]["border"] for n in nodes.values()}
+    assert set(borders) == {A, B} and borders[A] != borders[B]
+    assert all(n["color"]["border"] == borders[n["account"]] for n in nodes.values())
+    crossing = {(e["from"], e["to"]) for e in graph["edges"] if e["cross_account"]}
+    assert crossing == {("aws.a.perm.alice", "aws.b.role.reader")}
+    assert any("cross-account" in e["label"] for e in graph["edges"] if e["cross_account"])
+    assert any("Imported from AWS" in c.value for c in app.caption)
+
+
+def test_scenario_nodes_are_drawn_without_account_marks(app):
+    """Nodes without an account (the scenarios) keep their plain colour and no account label."""
+    open_page(app, "pages/graph.py")
+    app.selectbox(key="graph_alert").set_value("BH-1042").run()
+    graph = drawn(app)[0]
+    assert all("account" not in n and isinstance(n["color"], str) for n in graph["nodes"])
+    assert not any(e["cross_account"] for e in graph["edges"])
+    assert not any("Imported from AWS" in c.value for c in app.caption)
