@@ -25,7 +25,7 @@ from .audit import RUN_ID_PATTERN
 from .model import RelType
 from .read import ReadTools
 from .results import MAX_DEPTH, BlastEntity, RouteStatus, RunRecord, RunState, ScoreFactor, Status
-from .rules import RULE_SET, SIGNAL_POINTS
+from .rules import AWS_RULE_NAMES, AWS_RULE_SET, RULE_SET, SIGNAL_POINTS
 from .settings import ENVIRONMENT_VARIABLES
 from .store import QueryFailed
 
@@ -382,6 +382,8 @@ class _Checker:
             RULE_SET,
             "rules-v1",
             *RULE_NAMES,
+            AWS_RULE_SET,
+            *AWS_RULE_NAMES,
             *SIGNAL_POINTS,
             *evidence.title.split(),
             *ENVIRONMENT_VARIABLES,

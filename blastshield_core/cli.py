@@ -87,6 +87,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     p.add_argument("--replace", action="store_true", help="swap the whole graph for the document, atomically")
 
+    p = sub.add_parser("import-aws", parents=[common], help="import AWS CLI exports (files, folders, zips) of accounts")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--sensitivity", metavar="FILE", help="JSON object: ARN glob -> low|medium|high|critical")
+    p.add_argument("--replace", action="store_true", help="swap the whole graph for the accounts, atomically")
+
     sub.add_parser("alerts", parents=[common], help="list alerts with computed scores")
 
     p = sub.add_parser("investigate", parents=[common], help="qualifying paths from an alert's entity")
@@ -479,6 +484,44 @@ def _generate_aws(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _import_aws(services: Services, args: argparse.Namespace) -> int:
+    from .aws import AwsInputError, import_aws
+
+    def progress(done: int, total: int) -> None:
+        if not args.json and total:
+            percent = 100 * done // total
+            bar = "#" * (percent // 5)
+            print(f"\rimporting [{bar:<20}] {percent:3d}% {done}/{total} items", end="", file=sys.stderr)
+
+    try:
+        report = import_aws(
+            services.store,
+            args.paths,
+            sensitivity_file=Path(args.sensitivity) if args.sensitivity else None,
+            replace=args.replace,
+            progress=progress,
+        )
+    except (AwsInputError, DocumentError) as exc:
+        return _fail(args.json, Status.INVALID_INPUT, f"nothing written: {exc}", EXIT_INVALID)
+    finally:
+        if not args.json:
+            print(file=sys.stderr)
+    counts = report.counts
+    lines = [
+        f"imported accounts {', '.join(report.accounts)}: "
+        + ", ".join(f"{n} {label}" for label, n in sorted(counts["nodes"].items()))
+        + "; "
+        + ", ".join(f"{n} {rel}" for rel, n in sorted(counts["relationships"].items()))
+        + f"; {counts['alerts']} alerts",
+        f"removed (gone from the snapshot): {report.removed['nodes']} nodes, {report.removed['relationships']}"
+        f" relationships; preserved blocks: {len(report.preserved_blocks)}",
+        *(f"warning: {w['file']}: {w['item']}: {w['message']}" for w in report.warnings),
+        *(f"skipped: {s['file']}: {s['reason']}" for s in report.skipped),
+    ]
+    _emit(report.to_dict(), args.json, "\n".join(lines))
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "generate":
@@ -583,6 +626,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             _emit(payload, args.json, text)
             return EXIT_OK
+        if args.command == "import-aws":
+            return _import_aws(services, args)
         if args.command == "contain":
             return _contain(services, args)
         if args.command == "runs":

@@ -35,6 +35,7 @@ __all__ = [
     "load_document",
     "parse_document",
     "paused_gc",
+    "snapshot_pruner",
 ]
 
 BATCH_SIZE = 5000
@@ -389,12 +390,15 @@ def import_document(
     replace: bool = False,
     graph: str | None = None,
     progress: Progress | None = None,
+    prune: Callable[[Store, str], None] | None = None,
 ) -> ImportReport:
     """Validate `doc` against the live graph, then write it whole or not at all.
 
     By default nodes, edges and alerts are upserted by id (an edge by source,
     type and target); with `replace` the graph is swapped for one holding only
-    the document.
+    the document. `prune(store, staging_graph)`, when given, runs on the copy
+    before the upsert (a re-sync removing what a snapshot no longer holds; see
+    `snapshot_pruner`).
     """
     live = graph or store.settings.graph
     with store.write_lock(live), paused_gc():
@@ -431,6 +435,8 @@ def import_document(
             else:
                 store.command("GRAPH.COPY", live, staging)
                 _ensure_indexes(store, staging)
+                if prune is not None:
+                    prune(store, staging)
                 node_rows, edges_by_type, alert_rows = _upsert_rows(doc)
                 for label, rows in node_rows.items():
                     text = render("upsert_nodes", label=label)
@@ -458,3 +464,42 @@ def import_document(
         if progress is not None and total == 0:
             progress(0, 0)
     return ImportReport(doc.name, len(doc.nodes), len(doc.edges), len(doc.alerts), replace)
+
+
+def snapshot_pruner(doc: GraphDocument, accounts: list[str], removed: dict[str, int]) -> Callable[[Store, str], None]:
+    """A `prune` step for `import_document` that re-syncs AWS accounts to the snapshot in `doc`.
+
+    On the staging copy: the entities an earlier import of `accounts` wrote
+    (property `aws_snapshot`) that `doc` no longer holds are removed with their
+    relationships and alerts, and the relationships leaving the accounts'
+    remaining entities that `doc` no longer holds are removed. Everything else
+    (other accounts, scenario data) is untouched. Counts go into `removed`.
+    """
+    doc_ids = {n.id for n in doc.nodes}
+    doc_edges = {e.key for e in doc.edges}
+
+    def prune(store: Store, staging: str) -> None:
+        owned = {row["id"] for row in store.read("snapshot_entities", {"accounts": accounts}, graph=staging)}
+        stale = sorted(owned - doc_ids)
+        stale_set = set(stale)
+        kept = sorted(owned & doc_ids)
+        stale_edges: dict[RelType, list[dict[str, str]]] = {}
+        for start in range(0, len(kept), BATCH_SIZE):
+            rows = store.read("edges_from_entities", {"ids": kept[start : start + BATCH_SIZE]}, graph=staging)
+            for row in rows:
+                if (row["source"], row["type"], row["target"]) not in doc_edges and row["target"] not in stale_set:
+                    stale_edges.setdefault(RelType(row["type"]), []).append(
+                        {"source": row["source"], "target": row["target"]}
+                    )
+        for start in range(0, len(stale), BATCH_SIZE):
+            batch = stale[start : start + BATCH_SIZE]
+            rows = store.execute_write(template("delete_alerts_of_entities").text, {"ids": batch}, graph=staging)
+            removed["alerts"] = removed.get("alerts", 0) + int(rows[0]["removed"] if rows else 0)
+            store.execute_write(template("delete_entities").text, {"ids": batch}, graph=staging)
+            removed["nodes"] = removed.get("nodes", 0) + len(batch)
+        for rel_type, rel_rows in stale_edges.items():
+            for batch in _batches(rel_rows):
+                store.execute_write(render("delete_edges", rel_type=rel_type), {"rows": batch}, graph=staging)
+                removed["relationships"] = removed.get("relationships", 0) + len(batch)
+
+    return prune

@@ -21,6 +21,18 @@ alert id: the same evidence always gives the same score.
 | S-mfa_disabled | signal `mfa_disabled` is true | 10 |
 
 Severity bands: 0-29 low, 30-59 medium, 60-79 high, 80-100 critical.
+
+Rule set `aws-rules-v1` scores alerts from AWS (signal `source` is `guardduty`
+or `aws`): every rule above, plus
+
+| rule | fires when | points |
+|------|------------|--------|
+| G-severity-high | signal `severity` (GuardDuty, 0-10) is 7 or more | 25 |
+| G-severity-medium | ... 4 to below 7 | 15 |
+| G-severity-low | ... below 4 | 5 |
+| G-credential-threat | `finding_type` is UnauthorizedAccess, CredentialAccess, Exfiltration, PrivilegeEscalation | 10 |
+
+Every other alert keeps `demo-rules-v1` exactly.
 """
 
 from __future__ import annotations
@@ -30,9 +42,22 @@ from dataclasses import dataclass
 
 from .results import AccessPath, ScoreFactor
 
-__all__ = ["RULE_SET", "SIGNAL_POINTS", "Assessment", "assess", "severity_for"]
+__all__ = [
+    "AWS_RULE_NAMES",
+    "AWS_RULE_SET",
+    "AWS_SOURCES",
+    "RULE_SET",
+    "SIGNAL_POINTS",
+    "Assessment",
+    "assess",
+    "severity_for",
+]
 
 RULE_SET = "demo-rules-v1"
+AWS_RULE_SET = "aws-rules-v1"
+AWS_SOURCES = frozenset({"guardduty", "aws"})
+AWS_RULE_NAMES = ("G-severity-high", "G-severity-medium", "G-severity-low", "G-credential-threat")
+_THREAT_PREFIXES = ("UnauthorizedAccess", "CredentialAccess", "Exfiltration", "PrivilegeEscalation")
 
 SIGNAL_POINTS: dict[str, int] = {
     "internet_exposed": 25,
@@ -93,5 +118,19 @@ def assess(signals: Mapping[str, object], paths: Sequence[AccessPath]) -> Assess
     for signal, points in SIGNAL_POINTS.items():
         if signals.get(signal) is True:
             fire(f"S-{signal}", f"signal {signal} is true", points, f"{signal}=true")
+    rule_set = RULE_SET
+    if signals.get("source") in AWS_SOURCES:
+        rule_set = AWS_RULE_SET
+        severity = signals.get("severity")
+        if isinstance(severity, int | float) and not isinstance(severity, bool):
+            if severity >= 7:
+                fire("G-severity-high", "GuardDuty severity is high (7 or more)", 25, f"severity={severity}")
+            elif severity >= 4:
+                fire("G-severity-medium", "GuardDuty severity is medium (4 to below 7)", 15, f"severity={severity}")
+            else:
+                fire("G-severity-low", "GuardDuty severity is low (below 4)", 5, f"severity={severity}")
+        finding = signals.get("finding_type")
+        if isinstance(finding, str) and finding.startswith(_THREAT_PREFIXES):
+            fire("G-credential-threat", "the finding is a credential, exfiltration or escalation threat", 10, finding)
     score = min(100, sum(f.points for f in factors))
-    return Assessment(score=score, severity=severity_for(score), rule_set=RULE_SET, factors=factors)
+    return Assessment(score=score, severity=severity_for(score), rule_set=rule_set, factors=factors)

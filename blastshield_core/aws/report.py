@@ -1,0 +1,36 @@
+"""The AWS import report: what was read, what the graph got, what was odd."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+__all__ = ["AwsImportReport"]
+
+
+@dataclass
+class AwsImportReport:
+    """What an AWS import read and wrote.
+
+    `status` is `built` for a document not yet written, `imported` once loaded.
+    `counts` holds `nodes` (by label), `relationships` (by type) and `alerts`;
+    `warnings` are `{file, item, message}`, `skipped` are `{file, reason}`;
+    `timings` hold `parse_s`, `evaluate_s`, `load_s` in seconds.
+    """
+
+    status: str = "built"
+    accounts: list[str] = field(default_factory=list)
+    counts: dict[str, Any] = field(default_factory=lambda: {"nodes": {}, "relationships": {}, "alerts": 0})
+    warnings: list[dict[str, str]] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    preserved_blocks: list[Any] = field(default_factory=list)
+    removed: dict[str, int] = field(default_factory=lambda: {"nodes": 0, "relationships": 0, "alerts": 0})
+    files: list[dict[str, str]] = field(default_factory=list)
+    replaced: bool = False
+    timings: dict[str, float] = field(default_factory=lambda: {"parse_s": 0.0, "evaluate_s": 0.0, "load_s": 0.0})
+
+    def warn(self, file: str, item: str, message: str) -> None:
+        self.warnings.append({"file": file, "item": item, "message": message})
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

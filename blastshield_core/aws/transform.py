@@ -1,0 +1,1039 @@
+"""Transform: parsed AWS exports -> one graph document and warnings. Pure: no I/O, no store.
+
+The mapping and the reason for each choice are in docs/aws-import.md. In short:
+
+* an IAM user is an `Identity` with one `Session` per credential (console
+  password, access key 1, access key 2; inactive ones blocked), each reaching
+  the user's own API `Workload`, which `RUNS_AS` a role-like `IAMRole` node that
+  carries the user's own and group policies;
+* a role is an `IAMRole`; an EC2 instance or Lambda function is a `Workload`
+  that `RUNS_AS` its role;
+* `CAN_ASSUME` comes from trust policies (indexed by principal) and identity
+  policies, `CAN_READ` from data-read actions, `CAN_ACCESS` from what a user's
+  credentials may do to an instance or function;
+* GuardDuty findings become alerts.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import csv
+import hashlib
+import io
+import re
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ..model import ENTITY_ID_PATTERN, GraphDocument
+from .get import AwsSources, SourceFile
+from .policy import (
+    ASSUME_ACTION,
+    Decision,
+    Effect,
+    PolicyFormatError,
+    Principal,
+    Statement,
+    as_list,
+    decide,
+    evaluate,
+    may_assume,
+    parse_policy,
+    resource_matches,
+    statement_matches_action,
+)
+from .report import AwsImportReport
+
+__all__ = [
+    "ACCESS_ACTIONS",
+    "DATA_ACTIONS",
+    "DEFAULT_SENSITIVITY",
+    "build_from_sources",
+    "entity_id",
+    "parse_sensitivity",
+]
+
+_ID_RE = re.compile(ENTITY_ID_PATTERN)
+_BAD_ID_CHARS = re.compile(r"[^A-Za-z0-9_.:@-]")
+_ARN_RE = re.compile(r"^arn:(aws[\w-]*):([\w-]+):([\w-]*):(\d{12}|aws)?:(.+)$")
+_ACCOUNT_RE = re.compile(r"^\d{12}$")
+
+# The data-read actions, by service: the asset kind they read and the actions.
+DATA_ACTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "s3": ("bucket", ("s3:GetObject", "s3:GetObjectVersion")),
+    "dynamodb": ("table", ("dynamodb:GetItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:BatchGetItem")),
+    "secretsmanager": ("secret", ("secretsmanager:GetSecretValue",)),
+    "ssm": ("parameter", ("ssm:GetParameter", "ssm:GetParameters", "ssm:GetParametersByPath")),
+    "kms": ("kms_key", ("kms:Decrypt",)),
+}
+# What lets a credential reach a workload.
+ACCESS_ACTIONS: dict[str, tuple[str, ...]] = {
+    "instance": ("ssm:StartSession", "ssm:SendCommand", "ec2-instance-connect:SendSSHPublicKey"),
+    "function": ("lambda:UpdateFunctionCode",),
+}
+# Without a tag or a --sensitivity rule.
+DEFAULT_SENSITIVITY: dict[str, str] = {
+    "wildcard": "critical",
+    "secret": "high",
+    "kms_key": "high",
+    "bucket": "medium",
+    "table": "medium",
+    "parameter": "medium",
+}
+SENSITIVITY_TAGS = ("sensitivity", "data-classification", "classification")
+LEVELS = ("low", "medium", "high", "critical")
+_EMPTY_DATES = {"", "N/A", "no_information", "not_supported"}
+
+
+def entity_id(*parts: str) -> str:
+    """A valid entity id from parts joined with `:`.
+
+    Characters outside `[A-Za-z0-9_.:@-]` become `_`; when anything was replaced,
+    or the id would exceed 128 characters, it is cut to 119 and a `.` and the first
+    8 hex digits of the SHA-1 of the original text are appended, so distinct
+    inputs keep distinct ids.
+    """
+    raw = ":".join(parts)
+    clean = _BAD_ID_CHARS.sub("_", raw)
+    if clean != raw or len(clean) > 128 or not clean[:1].isalnum():
+        digest = hashlib.sha1(raw.encode(), usedforsecurity=False).hexdigest()[:8]
+        clean = ("x" if not clean[:1].isalnum() else "") + clean[:119] + "." + digest
+    assert _ID_RE.fullmatch(clean), clean
+    return clean
+
+
+def parse_sensitivity(data: Any) -> list[tuple[str, str]]:
+    """A --sensitivity mapping (ARN glob -> level, in order) as rules; ValueError if malformed."""
+    if not isinstance(data, dict):
+        raise ValueError("the sensitivity file must be a JSON object mapping ARN patterns to low|medium|high|critical")
+    rules = []
+    for pattern, level in data.items():
+        if level not in LEVELS:
+            raise ValueError(f"sensitivity for {pattern!r} must be low|medium|high|critical, got {level!r}")
+        rules.append((str(pattern), str(level)))
+    return rules
+
+
+def _arn_account(arn: str) -> str | None:
+    found = _ARN_RE.match(arn) if isinstance(arn, str) else None
+    if found and found[4] and found[4] != "aws":
+        return found[4]
+    return None
+
+
+def _tags(value: Any) -> dict[str, str]:
+    tags: dict[str, str] = {}
+    for tag in as_list(value):
+        if isinstance(tag, dict) and "Key" in tag:
+            tags[str(tag["Key"]).lower()] = str(tag.get("Value", ""))
+    if isinstance(value, dict) and not tags:  # Lambda's {"key": "value"} shape
+        tags = {str(k).lower(): str(v) for k, v in value.items()}
+    return tags
+
+
+def _date(value: Any) -> str | None:
+    """A date in any of the formats AWS exports use, as ISO text; None when empty; ValueError if unreadable."""
+    if value is None or (isinstance(value, str) and value.strip() in _EMPTY_DATES):
+        return None
+    if isinstance(value, int | float):
+        return datetime.fromtimestamp(value / (1000 if value > 1e11 else 1)).isoformat()
+    text = str(value).strip()
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).isoformat()
+    except ValueError:
+        pass
+    for fmt in ("%Y-%m-%dT%H:%M:%S.%f%z", "%a, %d %b %Y %H:%M:%S %Z", "%d/%m/%Y %H:%M:%S", "%Y-%m-%d %H:%M:%S.%f"):
+        try:
+            return datetime.strptime(text, fmt).isoformat()
+        except ValueError:
+            continue
+    raise ValueError(f"unreadable date {text[:40]!r}")
+
+
+@dataclass
+class _Principal:
+    """A role, or the role-like node of a user: what it may do."""
+
+    node: str
+    arn: str
+    account: str
+    kind: str  # role | user
+    name: str
+    statements: list[Statement] = field(default_factory=list)
+    boundary: list[Statement] | None = None
+
+    @property
+    def who(self) -> Principal:
+        return Principal(self.arn, self.account, self.kind)
+
+
+@dataclass
+class _Role:
+    principal: _Principal
+    trust: list[Statement]
+    services: list[str]
+    file: str
+
+
+@dataclass
+class _TrustIndex:
+    """Trust policies indexed by the principal they name, so no principal is compared with every role."""
+
+    known: set[str]
+    by_arn: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    by_account: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    anyone: list[str] = field(default_factory=list)
+    patterns: list[tuple[str, str]] = field(default_factory=list)
+    outside: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+
+
+class _Builder:
+    def __init__(self, sources: AwsSources, sensitivity: Sequence[tuple[str, str]]):
+        self.sources = sources
+        self.sensitivity = list(sensitivity)
+        self.report = AwsImportReport(skipped=list(sources.skipped))
+        self.nodes: dict[str, dict[str, Any]] = {}
+        self.edges: dict[tuple[str, str, str], dict[str, Any]] = {}
+        self.alerts: dict[str, dict[str, Any]] = {}
+        self.accounts: dict[str, str] = {}  # account -> its GAAD file
+        self.managed: dict[str, list[Statement] | None] = {}  # policy ARN -> statements (None: unreadable)
+        self.roles: dict[str, _Role] = {}  # role ARN -> role
+        self.role_names: dict[tuple[str, str], str] = {}  # (account, role name) -> ARN
+        self.users: dict[str, _Principal] = {}  # user ARN -> its role-like principal
+        self.user_by_name: dict[tuple[str, str], str] = {}
+        self.user_sessions: dict[str, list[str]] = defaultdict(list)  # user ARN -> session ids
+        self.profiles: dict[str, str] = {}  # instance profile ARN -> role ARN
+        self.buckets: dict[str, dict[str, dict[str, str]]] = defaultdict(dict)  # account -> bucket -> tags
+        self.bucket_accounts: set[str] = set()
+        self.workloads: list[tuple[str, str, str]] = []  # (node id, kind, ARN)
+        self.outside: dict[str, str] = {}  # outside principal key -> its role-like node
+
+    # ------------------------------------------------------------ helpers
+
+    def warn(self, file: str, item: str, message: str) -> None:
+        self.report.warn(file, item, message)
+
+    def node(self, node_id: str, label: str, name: str, **props: Any) -> str:
+        clean = {k: v for k, v in props.items() if v is not None and v != []}
+        if node_id in self.nodes:
+            self.nodes[node_id]["properties"].update(clean)
+        else:
+            self.nodes[node_id] = {"id": node_id, "label": label, "name": name[:256], "properties": clean}
+        return node_id
+
+    def edge(self, source: str, rel: str, target: str, **props: Any) -> None:
+        clean = {k: v for k, v in props.items() if v is not None and v != []}
+        key = (source, rel, target)
+        current = self.edges.get(key)
+        if current is not None:
+            # a second reason for the same relationship: an unconditional allow wins, keys add up
+            if current.get("permission") == "deny" or clean.get("permission") == "deny":
+                if clean.get("permission") != "deny":
+                    return
+            elif current.get("conditional") and not clean.get("conditional"):
+                pass
+            else:
+                return
+        self.edges[key] = clean
+
+    def statements(self, file: str, item: str, document: Any) -> list[Statement]:
+        try:
+            return parse_policy(document)
+        except PolicyFormatError as exc:
+            self.warn(file, item, f"policy document ignored: {exc}")
+            return []
+
+    def managed_statements(self, file: str, item: str, arn: str) -> list[Statement]:
+        found = self.managed.get(arn, ...)
+        if found is ...:
+            self.warn(file, item, f"managed policy {arn} is not in any Policies list: its permissions are unknown")
+            self.managed[arn] = None
+            return []
+        return found or []
+
+    def sensitivity_of(self, arn: str, kind: str, tags: Mapping[str, str]) -> tuple[str, str]:
+        for key in SENSITIVITY_TAGS:
+            value = tags.get(key, "").lower()
+            if value in LEVELS:
+                return value, f"tag {key}"
+        for pattern, level in self.sensitivity:
+            if resource_matches(pattern, arn):
+                return level, f"--sensitivity {pattern}"
+        return DEFAULT_SENSITIVITY.get(kind, "medium"), "default"
+
+    # ------------------------------------------------------------ GAAD
+
+    def gaad_account(self, source: SourceFile) -> str | None:
+        data = source.data
+        for key, arn_key in (("UserDetailList", "Arn"), ("RoleDetailList", "Arn"), ("GroupDetailList", "Arn")):
+            for entry in as_list(data.get(key)):
+                account = _arn_account(entry.get(arn_key, "")) if isinstance(entry, dict) else None
+                if account:
+                    return account
+        for entry in as_list(data.get("Policies")):
+            account = _arn_account(entry.get("Arn", "")) if isinstance(entry, dict) else None
+            if account:
+                return account
+        return None
+
+    def read_policies(self, source: SourceFile) -> None:
+        for index, policy in enumerate(as_list(source.data.get("Policies"))):
+            item = f"Policies[{index}]"
+            if not isinstance(policy, dict) or not isinstance(policy.get("Arn"), str):
+                self.warn(source.name, item, "policy without an Arn ignored")
+                continue
+            item = f"policy {policy['Arn']}"
+            versions = [v for v in as_list(policy.get("PolicyVersionList")) if isinstance(v, dict)]
+            default = [v for v in versions if v.get("IsDefaultVersion") is True]
+            if not default and policy.get("DefaultVersionId"):
+                default = [v for v in versions if v.get("VersionId") == policy["DefaultVersionId"]]
+            if not default:
+                self.warn(source.name, item, "no default policy version: its permissions are unknown")
+                self.managed[policy["Arn"]] = None
+                continue
+            self.managed[policy["Arn"]] = self.statements(source.name, item, default[0].get("Document"))
+
+    def attached(self, file: str, item: str, entry: Mapping[str, Any]) -> list[Statement]:
+        out: list[Statement] = []
+        for ref in as_list(entry.get("AttachedManagedPolicies")):
+            arn = ref.get("PolicyArn") if isinstance(ref, dict) else None
+            if isinstance(arn, str):
+                out += self.managed_statements(file, item, arn)
+        return out
+
+    def inline(self, file: str, item: str, entry: Mapping[str, Any], key: str) -> list[Statement]:
+        out: list[Statement] = []
+        for policy in as_list(entry.get(key)):
+            if isinstance(policy, dict):
+                out += self.statements(
+                    file, f"{item} inline {policy.get('PolicyName', '?')}", policy.get("PolicyDocument")
+                )
+        return out
+
+    def boundary(self, file: str, item: str, entry: Mapping[str, Any]) -> list[Statement] | None:
+        ref = entry.get("PermissionsBoundary")
+        if not isinstance(ref, dict) or not ref.get("PermissionsBoundaryArn"):
+            return None
+        arn = ref["PermissionsBoundaryArn"]
+        if self.managed.get(arn) is None:
+            self.warn(file, item, f"permissions boundary {arn} is not in the export: treated as no boundary")
+            return None
+        return self.managed[arn]
+
+    def read_gaad(self, source: SourceFile, account: str) -> None:
+        data = source.data
+        groups: dict[str, list[Statement]] = {}
+        for entry in as_list(data.get("GroupDetailList")):
+            if not isinstance(entry, dict) or "GroupName" not in entry:
+                continue
+            item = f"group {entry['GroupName']}"
+            groups[entry["GroupName"]] = self.inline(source.name, item, entry, "GroupPolicyList") + self.attached(
+                source.name, item, entry
+            )
+        for index, entry in enumerate(as_list(data.get("RoleDetailList"))):
+            if not isinstance(entry, dict) or not isinstance(entry.get("Arn"), str) or "RoleName" not in entry:
+                self.warn(source.name, f"RoleDetailList[{index}]", "role without Arn or RoleName ignored")
+                continue
+            self.read_role(source, account, entry)
+        for index, entry in enumerate(as_list(data.get("UserDetailList"))):
+            if not isinstance(entry, dict) or not isinstance(entry.get("Arn"), str) or "UserName" not in entry:
+                self.warn(source.name, f"UserDetailList[{index}]", "user without Arn or UserName ignored")
+                continue
+            self.read_user(source, account, entry, groups)
+
+    def created(self, file: str, item: str, value: Any) -> str | None:
+        try:
+            return _date(value)
+        except ValueError as exc:
+            self.warn(file, item, str(exc))
+            return None
+
+    def read_role(self, source: SourceFile, account: str, entry: Mapping[str, Any]) -> None:
+        arn, name = entry["Arn"], str(entry["RoleName"])
+        item = f"role {arn}"
+        node = entity_id(account, "role", name)
+        statements = self.inline(source.name, item, entry, "RolePolicyList") + self.attached(source.name, item, entry)
+        principal = _Principal(node, arn, account, "role", name, statements, self.boundary(source.name, item, entry))
+        trust_doc = entry.get("AssumeRolePolicyDocument")
+        trust = self.statements(source.name, f"{item} trust policy", trust_doc) if trust_doc is not None else []
+        services = sorted({s for st in trust if st.effect == "Allow" for s in (st.principals or {}).get("Service", ())})
+        self.roles[arn] = _Role(principal, trust, services, source.name)
+        self.role_names[(account, name)] = arn
+        for profile in as_list(entry.get("InstanceProfileList")):
+            if isinstance(profile, dict) and isinstance(profile.get("Arn"), str):
+                self.profiles[profile["Arn"]] = arn
+        tags = _tags(entry.get("Tags"))
+        self.node(
+            node,
+            "IAMRole",
+            name,
+            arn=arn,
+            aws_kind="role",
+            account=account,
+            aws_snapshot=account,
+            path=entry.get("Path"),
+            created=self.created(source.name, item, entry.get("CreateDate")),
+            trusted_services=services,
+            permissions_boundary=(entry.get("PermissionsBoundary") or {}).get("PermissionsBoundaryArn"),
+            owner=tags.get("owner"),
+        )
+
+    def read_user(
+        self, source: SourceFile, account: str, entry: Mapping[str, Any], groups: Mapping[str, list[Statement]]
+    ) -> None:
+        arn, name = entry["Arn"], str(entry["UserName"])
+        item = f"user {arn}"
+        statements = self.inline(source.name, item, entry, "UserPolicyList") + self.attached(source.name, item, entry)
+        member_of = [g for g in as_list(entry.get("GroupList")) if isinstance(g, str)]
+        for group in member_of:
+            if group not in groups:
+                self.warn(source.name, item, f"group {group} is not in GroupDetailList: its policies are unknown")
+            statements += groups.get(group, [])
+        role_node = entity_id(account, "user", name, "policies")
+        self.users[arn] = _Principal(
+            role_node, arn, account, "user", name, statements, self.boundary(source.name, item, entry)
+        )
+        self.user_by_name[(account, name)] = arn
+        identity = entity_id(account, "user", name)
+        common = {"arn": arn, "account": account, "aws_snapshot": account}
+        self.node(
+            identity,
+            "Identity",
+            name,
+            aws_kind="user",
+            groups=member_of,
+            created=self.created(source.name, item, entry.get("CreateDate")),
+            **common,
+        )
+        api = entity_id(account, "user", name, "api")
+        self.node(api, "Workload", f"{name} (API calls)", aws_kind="user_api", **common)
+        self.node(role_node, "IAMRole", f"{name} (user policies)", aws_kind="user_policies", groups=member_of, **common)
+        self.edge(api, "RUNS_AS", role_node)
+
+    # ------------------------------------------------------------ credentials
+
+    def read_credential_reports(self) -> None:
+        reported: set[str] = set()
+        for source in self.sources.of("credential_report"):
+            text = source.data["Content"]
+            try:
+                decoded = base64.b64decode(text, validate=True).decode("utf-8")
+                if decoded.lstrip().startswith("user,"):
+                    text = decoded
+            except (binascii.Error, ValueError):
+                pass
+            rows = list(csv.DictReader(io.StringIO(text)))
+            if not rows or "arn" not in rows[0]:
+                self.warn(source.name, "Content", "credential report has no rows or no arn column")
+                continue
+            for row in rows:
+                arn = row.get("arn") or ""
+                if row.get("user") == "<root_account>" or arn.endswith(":root"):
+                    continue  # the root user is not modelled (see docs/aws-import.md)
+                if arn not in self.users:
+                    self.warn(source.name, f"user {arn}", "credential report names a user the GAAD does not contain")
+                    continue
+                reported.add(arn)
+                self.credentials_from_row(source.name, arn, row)
+        for arn, user in self.users.items():
+            if arn in reported:
+                continue
+            if self.sources.of("credential_report") and user.account in self._reported_accounts():
+                self.warn(
+                    self.accounts[user.account],
+                    f"user {arn}",
+                    "not in the credential report: one credential assumed active",
+                )
+            self.session(user, "credential", "credential", True, assumed=True)
+
+    def _reported_accounts(self) -> set[str]:
+        out = set()
+        for source in self.sources.of("credential_report"):
+            for match in re.finditer(r":(\d{12}):", source.data["Content"][:2000]):
+                out.add(match[1])
+        return out
+
+    def credentials_from_row(self, file: str, arn: str, row: Mapping[str, str]) -> None:
+        user = self.users[arn]
+        item = f"user {arn}"
+
+        def date(key: str) -> str | None:
+            try:
+                return _date(row.get(key))
+            except ValueError as exc:
+                self.warn(file, item, f"{key}: {exc}")
+                return None
+
+        if row.get("password_enabled") == "true":
+            self.session(user, "console", "console_password", True, last_used=date("password_last_used"))
+        for n in ("1", "2"):
+            active = row.get(f"access_key_{n}_active") == "true"
+            rotated = date(f"access_key_{n}_last_rotated")
+            if active or rotated:
+                self.session(
+                    user,
+                    f"access-key-{n}",
+                    "access_key",
+                    active,
+                    last_used=date(f"access_key_{n}_last_used_date"),
+                    last_rotated=rotated,
+                )
+        if row.get("mfa_active") in ("true", "false"):
+            identity = entity_id(user.account, "user", user.name)
+            self.nodes[identity]["properties"]["mfa_active"] = row["mfa_active"] == "true"
+
+    def session(
+        self, user: _Principal, slug: str, kind: str, active: bool, *, assumed: bool = False, **extra: Any
+    ) -> None:
+        identity = entity_id(user.account, "user", user.name)
+        session = entity_id(user.account, "user", user.name, slug)
+        label = {"console": "console password", "credential": "credential (assumed active)"}.get(
+            slug, slug.replace("-", " ")
+        )
+        self.node(
+            session,
+            "Session",
+            f"{user.name} {label}",
+            arn=user.arn,
+            aws_kind=kind,
+            account=user.account,
+            aws_snapshot=user.account,
+            active=active,
+            assumed=assumed or None,
+            **extra,
+        )
+        self.edge(identity, "HAS_SESSION", session, route_id=session, status="active" if active else "blocked")
+        self.edge(session, "CAN_ACCESS", entity_id(user.account, "user", user.name, "api"))
+        self.user_sessions[user.arn].append(session)
+
+    # ------------------------------------------------------------ workloads
+
+    def read_instances(self) -> None:
+        for source in self.sources.of("instances"):
+            for reservation in as_list(source.data.get("Reservations")):
+                if not isinstance(reservation, dict):
+                    continue
+                owner = str(reservation.get("OwnerId", ""))
+                for inst in as_list(reservation.get("Instances")):
+                    if not isinstance(inst, dict) or not isinstance(inst.get("InstanceId"), str):
+                        self.warn(source.name, "Reservations", "instance without InstanceId ignored")
+                        continue
+                    self.instance(source, owner, inst)
+
+    def instance(self, source: SourceFile, owner: str, inst: Mapping[str, Any]) -> None:
+        iid = inst["InstanceId"]
+        profile = (inst.get("IamInstanceProfile") or {}).get("Arn")
+        account = owner if _ACCOUNT_RE.match(owner) else (_arn_account(profile or "") or self.default_account(source))
+        zone = (inst.get("Placement") or {}).get("AvailabilityZone", "")
+        region = zone[:-1] if zone else ""
+        arn = f"arn:aws:ec2:{region}:{account}:instance/{iid}"
+        tags = _tags(inst.get("Tags"))
+        node = self.node(
+            entity_id(account, "instance", iid),
+            "Workload",
+            tags.get("name") or iid,
+            arn=arn,
+            aws_kind="instance",
+            account=account,
+            aws_snapshot=account,
+            state=(inst.get("State") or {}).get("Name"),
+            public_ip=inst.get("PublicIpAddress"),
+            internet_exposed=bool(inst.get("PublicIpAddress")) or None,
+        )
+        self.workloads.append((node, "instance", arn))
+        if not profile:
+            return
+        role = self.profiles.get(profile)
+        if role is None:
+            self.warn(source.name, f"instance {iid}", f"instance profile {profile} is not in the GAAD: no role")
+            return
+        self.edge(node, "RUNS_AS", self.roles[role].principal.node, via=profile)
+
+    def read_functions(self) -> None:
+        for source in self.sources.of("functions"):
+            for fn in as_list(source.data.get("Functions")):
+                if not isinstance(fn, dict) or not isinstance(fn.get("FunctionName"), str):
+                    self.warn(source.name, "Functions", "function without FunctionName ignored")
+                    continue
+                arn = fn.get("FunctionArn") or ""
+                account = _arn_account(arn) or _arn_account(fn.get("Role") or "") or self.default_account(source)
+                node = self.node(
+                    entity_id(account, "function", fn["FunctionName"]),
+                    "Workload",
+                    fn["FunctionName"],
+                    arn=arn or None,
+                    aws_kind="function",
+                    account=account,
+                    aws_snapshot=account,
+                    runtime=fn.get("Runtime"),
+                )
+                self.workloads.append((node, "function", arn))
+                role = fn.get("Role")
+                if role in self.roles:
+                    self.edge(node, "RUNS_AS", self.roles[role].principal.node)
+                else:
+                    self.warn(
+                        source.name, f"function {fn['FunctionName']}", f"execution role {role} is not in the GAAD"
+                    )
+
+    def default_account(self, source: SourceFile) -> str:
+        """The account of the GAAD in the same folder, else the only one, else the first."""
+        same = [f for f in self.sources.of("gaad") if f.folder == source.folder]
+        for gaad in same:
+            for account, file in self.accounts.items():
+                if file == gaad.name:
+                    return account
+        return next(iter(self.accounts))
+
+    def read_buckets(self) -> None:
+        for source in self.sources.of("buckets"):
+            account = self.default_account(source)
+            self.bucket_accounts.add(account)
+            for bucket in as_list(source.data.get("Buckets")):
+                if not isinstance(bucket, dict) or not isinstance(bucket.get("Name"), str):
+                    self.warn(source.name, "Buckets", "bucket without Name ignored")
+                    continue
+                self.buckets[account][bucket["Name"]] = _tags(bucket.get("Tags"))
+                self.created(source.name, f"bucket {bucket['Name']}", bucket.get("CreationDate"))
+
+    # ------------------------------------------------------------ evaluation
+
+    def principals(self) -> list[_Principal]:
+        return [r.principal for r in self.roles.values()] + list(self.users.values())
+
+    def can_assume(self) -> None:
+        index = _TrustIndex(known=set(self.roles) | set(self.users))
+        by_arn, by_account, anyone = index.by_arn, index.by_account, index.anyone
+        patterns, outside = index.patterns, index.outside
+        for role_arn, role in self.roles.items():
+            for stmt in role.trust:
+                if stmt.effect != "Allow" or not statement_matches_action(stmt, ASSUME_ACTION):
+                    continue
+                if stmt.not_principals is not None:
+                    anyone.append(role_arn)
+                for kind, entries in (stmt.principals or {}).items():
+                    for entry in entries:
+                        self.index_trust(role, kind, entry, index)
+        for principal in self.principals():
+            wants = any(
+                s.effect == "Allow" and statement_matches_action(s, ASSUME_ACTION) for s in principal.statements
+            )
+            candidates = set(by_arn.get(principal.arn, ()))
+            if wants:
+                candidates.update(by_account.get(principal.account, ()))
+                candidates.update(anyone)
+                candidates.update(r for pattern, r in patterns if resource_matches(pattern, principal.arn))
+            for role_arn in sorted(candidates):
+                role = self.roles[role_arn]
+                if role.principal.node == principal.node:
+                    continue
+                decision = may_assume(
+                    role.trust,
+                    principal.who,
+                    role_arn,
+                    role.principal.account,
+                    principal.statements,
+                    boundary=principal.boundary,
+                )
+                self.decision_edge(principal.node, "CAN_ASSUME", role.principal.node, decision)
+        for key, role_arns in outside.items():
+            self.outside_principal(key, role_arns)
+
+    def index_trust(self, role: _Role, kind: str, entry: str, index: _TrustIndex) -> None:
+        by_arn, by_account, anyone = index.by_arn, index.by_account, index.anyone
+        patterns, outside, known = index.patterns, index.outside, index.known
+        role_arn = role.principal.arn
+        if kind == "Service":
+            return
+        if kind == "Federated":
+            outside[f"federated|{entry}"].append(role_arn)
+            return
+        if kind == "*" or entry == "*":
+            anyone.append(role_arn)
+            outside["anyone|*"].append(role_arn)
+            return
+        if kind != "AWS":
+            self.warn(role.file, f"role {role_arn} trust policy", f"principal type {kind} is not modelled")
+            return
+        account = entry if _ACCOUNT_RE.match(entry) else _arn_account(entry)
+        if account is None:
+            self.warn(
+                role.file,
+                f"role {role_arn} trust policy",
+                f"principal {entry} is not an ARN or account id (a deleted principal's id?): ignored",
+            )
+            return
+        if _ACCOUNT_RE.match(entry) or entry.endswith(":root"):
+            by_account[account].append(role_arn)
+            if account not in self.accounts:
+                outside[f"account|{account}"].append(role_arn)
+            return
+        if "*" in entry or "?" in entry:
+            patterns.append((entry, role_arn))
+            return
+        session_role = re.sub(
+            r"^arn:(aws[\w-]*):sts::(\d{12}):assumed-role/([^/]+)/.*$", r"arn:\1:iam::\2:role/\3", entry
+        )
+        by_arn[session_role].append(role_arn)
+        if account not in self.accounts:
+            outside[f"arn|{entry}"].append(role_arn)
+        elif session_role not in known:
+            self.warn(role.file, f"role {role_arn} trust policy", f"principal {entry} is not in the export")
+
+    def outside_principal(self, key: str, role_arns: list[str]) -> None:
+        kind, name = key.split("|", 1)
+        if kind == "federated":
+            account = _arn_account(name) or "federated"
+            who = Principal(name, account, "federated")
+            slug, label = (
+                entity_id(account, "federated", name.rsplit("/", 1)[-1]),
+                f"federated {name.rsplit('/', 1)[-1]}",
+            )
+        elif kind == "anyone":
+            account, who = "any", Principal("*", "*", "user")
+            slug, label = "any-aws-principal", "any AWS principal (*)"
+        elif kind == "account":
+            account, who = name, Principal(f"arn:aws:iam::{name}:root", name, "root")
+            slug, label = entity_id(name, "account"), f"account {name} (not imported)"
+        else:
+            account = _arn_account(name) or "unknown"
+            who = Principal(name, account, "role" if ":role/" in name else "user")
+            slug, label = (
+                entity_id(account, "principal", name.split(":", 5)[-1]),
+                f"{name.split(':', 5)[-1]} ({account}, not imported)",
+            )
+        common = {"arn": name if kind != "account" else f"arn:aws:iam::{name}:root", "account": account}
+        snapshot = sorted({self.roles[r].principal.account for r in role_arns})
+        common["aws_snapshot"] = snapshot[0]
+        identity = self.node(slug, "Identity", label, aws_kind=f"outside_{kind}", **common)
+        session = self.node(
+            entity_id(slug, "credential"),
+            "Session",
+            f"{label} credential",
+            aws_kind="outside_credential",
+            assumed=True,
+            **common,
+        )
+        api = self.node(entity_id(slug, "api"), "Workload", f"{label} (API calls)", aws_kind="outside_api", **common)
+        role_like = self.node(
+            entity_id(slug, "policies"),
+            "IAMRole",
+            f"{label} (policies not imported)",
+            aws_kind="outside_policies",
+            **common,
+        )
+        self.edge(identity, "HAS_SESSION", session, route_id=session)
+        self.edge(session, "CAN_ACCESS", api)
+        self.edge(api, "RUNS_AS", role_like)
+        for role_arn in sorted(set(role_arns)):
+            role = self.roles[role_arn]
+            decision = decide(role.trust, ASSUME_ACTION, role_arn, who)
+            self.decision_edge(role_like, "CAN_ASSUME", role.principal.node, decision, basis="trust policy only")
+
+    def decision_edge(self, source: str, rel: str, target: str, decision: Decision, **extra: Any) -> None:
+        if decision.effect is Effect.NONE:
+            return
+        if decision.effect is Effect.DENY:
+            self.edge(source, rel, target, permission="deny", **extra)
+            return
+        self.edge(
+            source,
+            rel,
+            target,
+            permission="allow",
+            conditional=decision.conditional or None,
+            condition_keys=list(decision.condition_keys),
+            **extra,
+        )
+
+    def can_read(self) -> None:
+        for principal in self.principals():
+            relevant = {
+                service: [s for s in principal.statements if any(statement_matches_action(s, a) for a in actions)]
+                for service, (_, actions) in DATA_ACTIONS.items()
+            }
+            for service, statements in relevant.items():
+                if not any(s.effect == "Allow" for s in statements):
+                    continue
+                kind, actions = DATA_ACTIONS[service]
+                boundary = principal.boundary
+                for target, test_arn in self.read_candidates(principal, service, kind, statements):
+                    best: Decision | None = None
+                    allowed: list[str] = []
+                    for action in actions:
+                        d = evaluate(statements, action, test_arn, boundary=boundary)
+                        if d.effect is Effect.ALLOW:
+                            allowed.append(action)
+                            if best is None or (best.conditional and not d.conditional):
+                                best = d
+                        elif d.effect is Effect.DENY and best is None:
+                            best = d
+                    if best is None:
+                        continue
+                    if best.effect is Effect.DENY and allowed:
+                        best = next(evaluate(statements, a, test_arn, boundary=boundary) for a in allowed)
+                    self.decision_edge(principal.node, "CAN_READ", target, best, actions=allowed)
+
+    def read_candidates(
+        self, principal: _Principal, service: str, kind: str, statements: list[Statement]
+    ) -> list[tuple[str, str]]:
+        """(asset node, ARN to evaluate) for every asset an Allow statement may reach."""
+        out: dict[str, str] = {}
+        for stmt in statements:
+            if stmt.effect != "Allow":
+                continue
+            patterns = stmt.resources if stmt.not_resources is None else ("*",)
+            for pattern in patterns:
+                if (
+                    pattern != "*"
+                    and not pattern.startswith(f"arn:aws:{service}:")
+                    and not re.match(rf"^arn:[\w-]+:{service}:", pattern)
+                ):
+                    continue
+                if "*" not in pattern and "?" not in pattern:
+                    asset = self.named_asset(principal, service, kind, pattern)
+                    if asset:
+                        out.setdefault(asset, pattern)
+                    continue
+                if service == "s3" and principal.account in self.bucket_accounts:
+                    for bucket, tags in self.buckets[principal.account].items():
+                        test = f"arn:aws:s3:::{bucket}/*"
+                        if resource_matches(pattern, test) or pattern.startswith(f"arn:aws:s3:::{bucket}/"):
+                            out.setdefault(self.bucket_node(principal.account, bucket, tags), test)
+                    if pattern.startswith("arn:aws:s3:::") and "*" not in pattern[13:].split("/")[0]:
+                        bucket = pattern[13:].split("/")[0]
+                        if bucket and bucket not in self.buckets[principal.account]:
+                            asset = self.named_asset(principal, service, kind, pattern)
+                            if asset:
+                                out.setdefault(asset, pattern)
+                    continue
+                if service == "s3" and pattern.startswith("arn:aws:s3:::") and "*" not in pattern[13:].split("/")[0]:
+                    asset = self.named_asset(principal, service, kind, pattern)
+                    if asset:
+                        out.setdefault(asset, pattern)
+                    continue
+                account = _arn_account(pattern) or principal.account
+                out.setdefault(self.wildcard_asset(account, service), pattern)
+        return list(out.items())
+
+    def bucket_node(self, account: str, bucket: str, tags: Mapping[str, str]) -> str:
+        arn = f"arn:aws:s3:::{bucket}"
+        node = entity_id(account, "bucket", bucket)
+        if node not in self.nodes:
+            level, why = self.sensitivity_of(arn, "bucket", tags)
+            self.node(
+                node,
+                "DataAsset",
+                bucket,
+                arn=arn,
+                aws_kind="bucket",
+                account=account,
+                aws_snapshot=account,
+                sensitivity=level,
+                sensitivity_source=why,
+            )
+        return node
+
+    def named_asset(self, principal: _Principal, service: str, kind: str, arn: str) -> str | None:
+        if service == "s3":
+            rest = arn[len("arn:aws:s3:::") :] if arn.startswith("arn:aws:s3:::") else ""
+            if "/" not in rest:
+                return None  # the bucket itself: object reads need bucket/key
+            bucket = rest.split("/")[0]
+            owner = next((a for a, b in self.buckets.items() if bucket in b), principal.account)
+            return self.bucket_node(owner, bucket, self.buckets[owner].get(bucket, {}))
+        account = _arn_account(arn) or principal.account
+        found = _ARN_RE.match(arn)
+        name = found[5].split(":", 1)[-1].split("/", 1)[-1] if found else arn
+        node = entity_id(account, kind, name)
+        if node not in self.nodes:
+            level, why = self.sensitivity_of(arn, kind, {})
+            self.node(
+                node,
+                "DataAsset",
+                name,
+                arn=arn,
+                aws_kind=kind,
+                account=account,
+                aws_snapshot=principal.account,
+                sensitivity=level,
+                sensitivity_source=why,
+            )
+        return node
+
+    def wildcard_asset(self, account: str, service: str) -> str:
+        node = entity_id(account, "all", service)
+        if node not in self.nodes:
+            arn = f"arn:aws:{service}:*:{account}:*" if service != "s3" else "arn:aws:s3:::*"
+            level, why = self.sensitivity_of(arn, "wildcard", {})
+            self.node(
+                node,
+                "DataAsset",
+                f"all {service} data in {account} (wildcard grant)",
+                arn=arn,
+                aws_kind=f"{service}_wildcard",
+                account=account,
+                aws_snapshot=account,
+                sensitivity=level,
+                sensitivity_source=why,
+                wildcard=True,
+            )
+        return node
+
+    def can_access(self) -> None:
+        if not self.workloads:
+            return
+        for user in self.users.values():
+            sessions = self.user_sessions.get(user.arn, [])
+            for kind, actions in ACCESS_ACTIONS.items():
+                statements = [s for s in user.statements if any(statement_matches_action(s, a) for a in actions)]
+                if not any(s.effect == "Allow" for s in statements):
+                    continue
+                for node, wkind, arn in self.workloads:
+                    if wkind != kind or not arn:
+                        continue
+                    allowed = []
+                    best: Decision | None = None
+                    for action in actions:
+                        d = evaluate(statements, action, arn, boundary=user.boundary)
+                        if d.effect is Effect.ALLOW:
+                            allowed.append(action)
+                            if best is None or (best.conditional and not d.conditional):
+                                best = d
+                    if best is None:
+                        continue
+                    for session in sessions:
+                        self.edge(
+                            session,
+                            "CAN_ACCESS",
+                            node,
+                            actions=allowed,
+                            conditional=best.conditional or None,
+                            condition_keys=list(best.condition_keys),
+                        )
+
+    # ------------------------------------------------------------ findings
+
+    def read_findings(self) -> None:
+        for source in self.sources.of("findings"):
+            for index, finding in enumerate(as_list(source.data.get("Findings"))):
+                item = f"Findings[{index}]"
+                if not isinstance(finding, dict) or not isinstance(finding.get("Id"), str):
+                    self.warn(source.name, item, "finding without an Id ignored")
+                    continue
+                self.finding(source, f"finding {finding['Id']}", finding)
+
+    def finding(self, source: SourceFile, item: str, finding: Mapping[str, Any]) -> None:
+        resource = finding.get("Resource") or {}
+        account = str(finding.get("AccountId", ""))
+        rtype = str(resource.get("ResourceType", ""))
+        entity: str | None = None
+        key = resource.get("AccessKeyDetails") or {}
+        if rtype == "AccessKey" or key:
+            user_type = key.get("UserType")
+            name = str(key.get("UserName", ""))
+            if user_type == "AssumedRole" and (account, name) in self.role_names:
+                entity = self.roles[self.role_names[(account, name)]].principal.node
+            elif (account, name) in self.user_by_name:
+                entity = entity_id(account, "user", name)
+        elif rtype == "Instance":
+            iid = (resource.get("InstanceDetails") or {}).get("InstanceId", "")
+            entity = entity_id(account, "instance", str(iid)) if iid else None
+        elif rtype == "S3Bucket":
+            buckets = as_list(resource.get("S3BucketDetails"))
+            name = buckets[0].get("Name") if buckets and isinstance(buckets[0], dict) else None
+            entity = entity_id(account, "bucket", str(name)) if name else None
+        if entity is None or entity not in self.nodes:
+            self.warn(source.name, item, f"the finding's resource ({rtype or 'none'}) is not in the graph: no alert")
+            return
+        severity = finding.get("Severity")
+        action = ((finding.get("Service") or {}).get("Action") or {}).get("ActionType")
+        signals = {
+            "source": "guardduty",
+            "finding_type": str(finding.get("Type", "")),
+            "severity": float(severity) if isinstance(severity, int | float) else None,
+            "resource_type": rtype,
+            "account": account,
+            "region": finding.get("Region"),
+            "access_key_id": key.get("AccessKeyId"),
+            "action_type": action,
+            "count": (finding.get("Service") or {}).get("Count"),
+            "updated_at": finding.get("UpdatedAt"),
+        }
+        signals = {k: v for k, v in signals.items() if isinstance(v, str | int | float) and not isinstance(v, bool)}
+        if isinstance(signals.get("severity"), float):
+            signals["severity"] = round(signals["severity"], 1)
+        alert_id = entity_id("gd", finding["Id"])
+        title = str(finding.get("Title") or finding.get("Type") or "GuardDuty finding")[:256]
+        self.alerts[alert_id] = {
+            "id": alert_id,
+            "title": title,
+            "entity_id": entity,
+            "kind": "guardduty_finding",
+            "signals": signals,
+        }
+
+    # ------------------------------------------------------------ all
+
+    def build(self) -> GraphDocument:
+        gaads = self.sources.of("gaad")
+        for source in gaads:
+            self.read_policies(source)
+        for source in gaads:
+            account = self.gaad_account(source)
+            if account is None:
+                self.warn(source.name, "document", "no ARN with an account id: the file was ignored")
+                continue
+            if account in self.accounts:
+                self.warn(source.name, "document", f"account {account} is also in {self.accounts[account]}: merged")
+            self.accounts.setdefault(account, source.name)
+            self.read_gaad(source, account)
+        if not self.accounts:
+            self.report.accounts = []
+        self.report.accounts = sorted(self.accounts)
+        if self.accounts:
+            self.read_credential_reports()
+            self.read_instances()
+            self.read_functions()
+            self.read_buckets()
+            self.can_assume()
+            self.can_read()
+            self.can_access()
+            self.read_findings()
+        name = "aws-" + "-".join(sorted(self.accounts))[:120] if self.accounts else "aws-empty"
+        doc = GraphDocument.model_validate(
+            {
+                "format": "blastshield-graph/v1",
+                "name": name,
+                "nodes": list(self.nodes.values()),
+                "edges": [
+                    {"source": s, "type": t, "target": d, "properties": p} for (s, t, d), p in self.edges.items()
+                ],
+                "alerts": list(self.alerts.values()),
+            }
+        )
+        counts_nodes: dict[str, int] = defaultdict(int)
+        for n in doc.nodes:
+            counts_nodes[n.label.value] += 1
+        counts_rels: dict[str, int] = defaultdict(int)
+        for e in doc.edges:
+            counts_rels[e.type.value] += 1
+        self.report.counts = {
+            "nodes": dict(counts_nodes),
+            "relationships": dict(counts_rels),
+            "alerts": len(doc.alerts),
+        }
+        self.report.files = [{"file": f.name, "kind": f.kind} for f in self.sources.files]
+        return doc
+
+
+def build_from_sources(
+    sources: AwsSources, sensitivity: Sequence[tuple[str, str]] = ()
+) -> tuple[GraphDocument, AwsImportReport]:
+    """The graph document for the sources, and the report (counts, warnings, skipped)."""
+    builder = _Builder(sources, sensitivity)
+    doc = builder.build()
+    return doc, builder.report
