@@ -160,6 +160,14 @@ class _Account:
         self.user_names = [f"t{i % self.teams}.{self._word()}{i}" for i in range(options.users)]
         self.group_names = [f"t{i % self.teams}-{self._word()}-group-{i}" for i in range(options.group_count)]
         self.admin_users = _spread(options.users, max(1, options.users // 2000))
+        self.read_only_users = {(i + 3) % max(1, options.users) for i in _spread(options.users, options.users // 4000)}
+        self.power_users = {(i + 7) % max(1, options.users) for i in _spread(options.users, options.users // 5000)}
+        self.instance_ids = [
+            (f"i-{self.rng.getrandbits(68):017x}", self.rng.choice(REGIONS)) for _ in range(options.instance_count)
+        ]
+        self.team_instances: dict[int, list[tuple[str, str]]] = {}
+        for index, pair in enumerate(self.instance_ids):
+            self.team_instances.setdefault(index % self.teams, []).append(pair)
         self.ec2_roles: list[int] = []
         self.lambda_roles: list[int] = []
 
@@ -209,7 +217,9 @@ class _Account:
                     {
                         "Effect": "Allow",
                         "Action": self.rng.choice(["s3:GetObject", ["s3:GetObject", "s3:ListBucket"], "s3:Get*"]),
-                        "Resource": self._team_bucket_arns(team, self.rng.randint(1, 3)),
+                        "Resource": self._team_bucket_arns(team, self.rng.randint(1, 3))
+                        if self.rng.random() < 0.8
+                        else f"arn:aws:s3:::t{team}-reports-*/*",
                     }
                 )
             elif pick < 0.42:
@@ -238,14 +248,21 @@ class _Account:
                     }
                 )
             elif pick < 0.63:
-                out.append(
-                    {
-                        "Effect": "Allow",
-                        "Action": ["ssm:StartSession", "ssm:SendCommand"],
-                        "Resource": f"arn:aws:ec2:*:{self.acct}:instance/*",
-                        "Condition": {"StringEquals": {"aws:ResourceTag/team": f"t{team}"}},
-                    }
-                )
+                targets = self.team_instances.get(team) or self.instance_ids
+                statement = {
+                    "Effect": "Allow",
+                    "Action": self.rng.choice(
+                        (["ssm:StartSession", "ssm:SendCommand"], "ec2-instance-connect:SendSSHPublicKey")
+                    ),
+                    "Resource": [
+                        f"arn:aws:ec2:{region}:{self.acct}:instance/{instance}"
+                        for instance, region in self.rng.sample(targets, min(len(targets), self.rng.randint(1, 3)))
+                    ]
+                    or f"arn:aws:ec2:*:{self.acct}:instance/*",
+                }
+                if self.rng.random() < 0.3:
+                    statement["Condition"] = {"StringEquals": {"aws:ResourceTag/team": f"t{team}"}}
+                out.append(statement)
             elif pick < 0.68:
                 out.append(
                     {
@@ -283,25 +300,15 @@ class _Account:
                 )
             elif pick < 0.93:
                 out.append(
-                    {
-                        "Effect": "Allow",
-                        "NotAction": ["iam:*", "organizations:*", "account:*"],
-                        "NotResource": f"arn:aws:s3:::t{team}-pii-*",
-                    }
-                    if self.rng.random() < 0.1
-                    else {
-                        "Effect": "Allow",
-                        "Action": ["ec2:Describe*", "s3:List*", "cloudwatch:Get*"],
-                        "Resource": "*",
-                    }
+                    {"Effect": "Allow", "Action": ["ec2:Describe*", "s3:List*", "cloudwatch:Get*"], "Resource": "*"}
                 )
             else:
+                # A guardrail: nothing in S3 outside the team's buckets (NotResource).
                 out.append(
                     {
-                        "Effect": "Allow",
-                        "Action": self.rng.choice(DATA_ACTIONS),
-                        "NotResource": [f"arn:aws:s3:::t{team}-pii-*", f"arn:aws:s3:::t{team}-pii-*/*"],
-                        "Condition": {"StringLike": {"s3:prefix": ["home/${aws:username}/*"]}},
+                        "Effect": "Deny",
+                        "Action": "s3:*",
+                        "NotResource": [f"arn:aws:s3:::t{team}-*", f"arn:aws:s3:::t{team}-*/*"],
                     }
                 )
         for index, statement in enumerate(out):
@@ -378,6 +385,11 @@ class _Account:
             (
                 "AmazonSSMManagedInstanceCore",
                 {"Effect": "Allow", "Action": ["ssm:UpdateInstanceInformation", "ssmmessages:*"], "Resource": "*"},
+                "/",
+            ),
+            (
+                "PowerUserAccess",
+                {"Effect": "Allow", "NotAction": ["iam:*", "organizations:*", "account:*"], "Resource": "*"},
                 "/",
             ),
             (
@@ -462,8 +474,6 @@ class _Account:
                 pick = self._team_policy(team)
                 if pick is not None:
                     attached.append(self._attach(policies, pick))
-            if i % 40 == 0:
-                attached.append(self._attach(aws, 1))  # ReadOnlyAccess
             out.append(
                 {
                     "Path": "/",
@@ -488,6 +498,10 @@ class _Account:
                     attached.append(self._attach(policies, pick))
             if i in self.admin_users:
                 attached.append(self._attach(aws, 0))
+            if i in self.read_only_users:
+                attached.append(self._attach(aws, 1))
+            if i in self.power_users:
+                attached.append(self._attach(aws, 3))
             if self.o.messy and i % 997 == 5:
                 attached.append(self._absent_policy())
             team_groups = [g for g in range(team, len(self.group_names), self.teams)] or list(
@@ -587,7 +601,7 @@ class _Account:
                 attached.append(self._attach(aws, 2))
                 self.ec2_roles.append(i)
             if kind == "lambda":
-                attached.append(self._attach(aws, 3))
+                attached.append(self._attach(aws, 4))
                 self.lambda_roles.append(i)
             if self.o.messy and i % 499 == 7:
                 attached.append(self._absent_policy())
@@ -697,14 +711,13 @@ class _Account:
         reservations = []
         roles = sorted(profiles)
         for n in range(self.o.instance_count):
-            region = self.rng.choice(REGIONS)
+            instance_id, region = self.instance_ids[n]
             zone = f"{region}{self.rng.choice('abc')}"
             launched = self._time(200)
             private_ip = f"10.{self.rng.randint(0, 255)}.{self.rng.randint(0, 255)}.{self.rng.randint(1, 254)}"
             public = self.rng.random() < 0.3
             public_ip = f"54.{self.rng.randint(0, 255)}.{self.rng.randint(0, 255)}.{self.rng.randint(1, 254)}"
             vpc, subnet = f"vpc-{self.rng.getrandbits(68):017x}", f"subnet-{self.rng.getrandbits(68):017x}"
-            instance_id = f"i-{self.rng.getrandbits(68):017x}"
             team = n % self.teams
             eni: dict[str, Any] = {
                 "Attachment": {
@@ -914,7 +927,7 @@ class _Account:
 
 def _spread(total: int, count: int) -> set[int]:
     """`count` indexes spread evenly over range(total) (none when total is 0)."""
-    if total == 0:
+    if total <= 0 or count <= 0:
         return set()
     step = max(1, total // count)
     return {i * step for i in range(min(count, total))}

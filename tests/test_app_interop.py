@@ -122,3 +122,63 @@ def test_scenario_nodes_are_drawn_without_account_marks(app):
     assert all("account" not in n and isinstance(n["color"], str) for n in graph["nodes"])
     assert not any(e["cross_account"] for e in graph["edges"])
     assert not any("Imported from AWS" in c.value for c in app.caption)
+
+
+def _bundle(**extra) -> dict[str, bytes]:
+    """A small generated AWS account as file name -> bytes (what an analyst would upload)."""
+    import json
+
+    from blastshield_core.aws_generate import AwsGenerateOptions, generate_aws
+
+    options = AwsGenerateOptions(users=30, roles=20, policies=20, buckets=8, findings=3, seed=5, **extra)
+    return {name: json.dumps(data).encode() for name, data in generate_aws(options).items()}
+
+
+def test_aws_bundle_of_files_imports_with_its_report(app):
+    """Several export files import as one account; the report shows counts and the findings become alerts."""
+    open_page(app, "pages/alerts.py")
+    files = _bundle()
+    app.file_uploader(key="alerts_aws_upload").set_value([(n, b, "application/json") for n, b in files.items()])
+    app.run()
+    app.button(key="alerts_aws_import").click().run()
+    assert not app.exception, app.exception
+    assert any("Imported AWS account(s) 111122223333" in s.value for s in app.success)
+    metrics = {m.label: m.value for m in app.metric}
+    assert int(metrics["Nodes"]) > 0 and int(metrics["Relationships"]) > 0 and metrics["Alerts"] == "3"
+    counts = table(app, "kind", "name", "count")
+    assert {"Identity", "IAMRole", "CAN_ASSUME"} <= set(counts["name"])
+    queue = set(table(app, "alert", "entity")["alert"])
+    assert len(queue) == 4 + 3  # the scenarios and the three GuardDuty findings
+
+
+def test_aws_bundle_zip_lists_skipped_files(app):
+    """A zip of a collection folder imports; a JSON file in it that is no AWS export is listed as skipped."""
+    import io
+    import zipfile
+
+    open_page(app, "pages/alerts.py")
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as archive:
+        for name, raw in _bundle(messy=True).items():
+            archive.writestr(f"collection/{name}", raw)
+        archive.writestr("collection/notes.json", b'{"hello": "world"}')
+    app.file_uploader(key="alerts_aws_upload").set_value(("collection.zip", buf.getvalue(), "application/zip"))
+    app.run()
+    app.button(key="alerts_aws_import").click().run()
+    assert not app.exception, app.exception
+    skipped = table(app, "file", "reason")
+    assert any(f.endswith("notes.json") for f in skipped["file"])
+    warnings = table(app, "file", "item", "message")
+    assert len(warnings) > 0  # the messy account's missing policy and unknown user are warnings, not a crash
+
+
+def test_aws_bundle_without_authorization_details_is_rejected(app):
+    """Without a get-account-authorization-details export nothing is written and the reason is shown."""
+    open_page(app, "pages/alerts.py")
+    before = set(table(app, "alert", "entity")["alert"])
+    files = {n: b for n, b in _bundle().items() if "authorization" not in n}
+    app.file_uploader(key="alerts_aws_upload").set_value([(n, b, "application/json") for n, b in files.items()])
+    app.run()
+    app.button(key="alerts_aws_import").click().run()
+    assert any("Rejected, nothing written" in e.value for e in app.error)
+    assert set(table(app, "alert", "entity")["alert"]) == before
