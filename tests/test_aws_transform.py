@@ -8,7 +8,7 @@ import json
 import pytest
 
 from blastshield_core.aws import AwsSources, SourceFile, build_document, entity_id, read_sources
-from blastshield_core.model import is_valid_id
+from blastshield_core.model import GraphDocument, is_valid_id
 from tests.aws_bundle import SENSITIVITY, A, B, bundle_dir
 
 
@@ -256,3 +256,11 @@ def test_messy_export_gives_warnings_not_a_crash():
     edges = {(e.source, e.type.value, e.target) for e in doc.edges}
     assert (user("alice"), "CAN_ASSUME", role("app-secret")) in edges  # the URL-encoded allow was read
     assert all(w["file"] == "messy.json" for w in report.warnings)
+
+
+def test_built_document_is_valid_under_the_model(built):
+    """The document built without re-validation validates whole through the model, identical."""
+    doc, _ = built
+    again = GraphDocument.model_validate(doc.model_dump(mode="json"))
+    assert again == doc
+    again.check_internal()

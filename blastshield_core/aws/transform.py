@@ -22,13 +22,24 @@ import csv
 import hashlib
 import io
 import re
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ..model import ENTITY_ID_PATTERN, GraphDocument
+from ..ingest import paused_gc
+from ..model import (
+    ENTITY_ID_PATTERN,
+    MAX_LIST,
+    MAX_STRING,
+    EdgeSpec,
+    GraphDocument,
+    Label,
+    NodeSpec,
+    RelType,
+)
 from .get import AwsSources, SourceFile
 from .policy import (
     ASSUME_ACTION,
@@ -117,6 +128,45 @@ def parse_sensitivity(data: Any) -> list[tuple[str, str]]:
     return rules
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def _built(cls: type[Any], **values: Any) -> Any:
+    """A model instance from values this module built valid (what model_construct does, minus its
+    model_post_init re-check, which cost more than the evaluation on a large account). A test
+    validates a whole built document through the model."""
+    obj = cls.__new__(cls)
+    object.__setattr__(obj, "__dict__", values)
+    object.__setattr__(obj, "__pydantic_fields_set__", set(values))
+    object.__setattr__(obj, "__pydantic_extra__", None)
+    object.__setattr__(obj, "__pydantic_private__", None)
+    return obj
+
+
+def _text(value: str, limit: int = MAX_STRING) -> str:
+    """Text as the model accepts it: no control characters, at most `limit` characters."""
+    if _CONTROL.search(value):
+        value = _CONTROL.sub(" ", value)
+    return value[:limit]
+
+
+def _clean_props(props: Mapping[str, Any]) -> dict[str, Any]:
+    """Properties as the model accepts them: scalars or lists of strings, text cleaned, empty ones dropped."""
+    out: dict[str, Any] = {}
+    for key, value in props.items():
+        if value is None or value == []:
+            continue
+        if isinstance(value, str):
+            out[key] = _text(value)
+        elif isinstance(value, list):
+            out[key] = [_text(str(v)) for v in value[:MAX_LIST]]
+        elif isinstance(value, bool | int):
+            out[key] = value
+        else:
+            out[key] = _text(str(value))
+    return out
+
+
 def _arn_account(arn: str) -> str | None:
     found = _ARN_RE.match(arn) if isinstance(arn, str) else None
     if found and found[4] and found[4] != "aws":
@@ -195,7 +245,7 @@ class _Builder:
         self.sources = sources
         self.sensitivity = list(sensitivity)
         self.report = AwsImportReport(skipped=list(sources.skipped))
-        self.nodes: dict[str, dict[str, Any]] = {}
+        self.nodes: dict[str, NodeSpec] = {}
         self.edges: dict[tuple[str, str, str], dict[str, Any]] = {}
         self.alerts: dict[str, dict[str, Any]] = {}
         self.accounts: dict[str, str] = {}  # account -> its GAAD file
@@ -210,6 +260,9 @@ class _Builder:
         self.bucket_accounts: set[str] = set()
         self.workloads: list[tuple[str, str, str]] = []  # (node id, kind, ARN)
         self.outside: dict[str, str] = {}  # outside principal key -> its role-like node
+        self._globbed: dict[str, list[str]] = {}  # pattern -> matching role / bucket-object ARNs
+        self._all_arns: list[str] = []
+        self._stmt_services: dict[int, tuple[str, ...]] = {}  # id(statement) -> data services it may grant
 
     # ------------------------------------------------------------ helpers
 
@@ -217,15 +270,19 @@ class _Builder:
         self.report.warn(file, item, message)
 
     def node(self, node_id: str, label: str, name: str, **props: Any) -> str:
-        clean = {k: v for k, v in props.items() if v is not None and v != []}
+        clean = _clean_props(props)
         if node_id in self.nodes:
-            self.nodes[node_id]["properties"].update(clean)
+            self.nodes[node_id].properties.update(clean)
         else:
-            self.nodes[node_id] = {"id": node_id, "label": label, "name": name[:256], "properties": clean}
+            text = _text(name, 256) or node_id
+            self.nodes[node_id] = _built(NodeSpec, id=node_id, label=Label(label), name=text, properties=clean)
         return node_id
 
     def edge(self, source: str, rel: str, target: str, **props: Any) -> None:
-        clean = {k: v for k, v in props.items() if v is not None and v != []}
+        clean = _clean_props(props)
+        clean.setdefault("status", "active")
+        if rel in ("CAN_ASSUME", "CAN_READ"):
+            clean.setdefault("permission", "allow")
         key = (source, rel, target)
         current = self.edges.get(key)
         if current is not None:
@@ -483,7 +540,7 @@ class _Builder:
                 )
         if row.get("mfa_active") in ("true", "false"):
             identity = entity_id(user.account, "user", user.name)
-            self.nodes[identity]["properties"]["mfa_active"] = row["mfa_active"] == "true"
+            self.nodes[identity].properties["mfa_active"] = row["mfa_active"] == "true"
 
     def session(
         self, user: _Principal, slug: str, kind: str, active: bool, *, assumed: bool = False, **extra: Any
@@ -617,15 +674,19 @@ class _Builder:
                 for kind, entries in (stmt.principals or {}).items():
                     for entry in entries:
                         self.index_trust(role, kind, entry, index)
+        account_sets = {account: set(arns) for account, arns in by_account.items()}
+        anyone_set = set(anyone)
         for principal in self.principals():
             wants = any(
                 s.effect == "Allow" and statement_matches_action(s, ASSUME_ACTION) for s in principal.statements
             )
             candidates = set(by_arn.get(principal.arn, ()))
             if wants:
-                candidates.update(by_account.get(principal.account, ()))
-                candidates.update(anyone)
-                candidates.update(r for pattern, r in patterns if resource_matches(pattern, principal.arn))
+                # trust by account, `*` or a pattern also needs an identity allow: only roles its
+                # sts:AssumeRole grants name are candidates (found by ARN, or by glob once per pattern)
+                pools = [account_sets.get(principal.account, set()), anyone_set]
+                pools.append({r for pattern, r in patterns if resource_matches(pattern, principal.arn)})
+                candidates.update(self.granted(principal.statements, ASSUME_ACTION, pools))
             for role_arn in sorted(candidates):
                 role = self.roles[role_arn]
                 if role.principal.node == principal.node:
@@ -641,6 +702,67 @@ class _Builder:
                 self.decision_edge(principal.node, "CAN_ASSUME", role.principal.node, decision)
         for key, role_arns in outside.items():
             self.outside_principal(key, role_arns)
+
+    def granted(self, statements: list[Statement], action: str, pools: list[set[str]]) -> set[str]:
+        """The ARNs in `pools` that an Allow statement for `action` may name (a superset; evaluation decides)."""
+        pools = [p for p in pools if p]
+        if not pools:
+            return set()
+        out: set[str] = set()
+        for stmt in statements:
+            if stmt.effect != "Allow" or not statement_matches_action(stmt, action):
+                continue
+            if stmt.not_resources is not None or "*" in stmt.resources:
+                return set().union(*pools)
+            for pattern in stmt.resources:
+                if "*" in pattern or "?" in pattern:
+                    out.update(a for a in self.glob_cache(pattern) if any(a in p for p in pools))
+                elif any(pattern in p for p in pools):
+                    out.add(pattern)
+        return out
+
+    def glob_cache(self, pattern: str) -> list[str]:
+        """What a pattern matches among all role ARNs and bucket object ARNs, computed once per pattern.
+
+        The ARNs are kept sorted, so only those starting with the pattern's literal prefix are tried.
+        """
+        found = self._globbed.get(pattern)
+        if found is None:
+            universe = self._universe()
+            cut = min((i for i in (pattern.find("*"), pattern.find("?")) if i >= 0), default=len(pattern))
+            prefix = pattern[:cut]
+            found = []
+            for index in range(bisect_left(universe, prefix), len(universe)):
+                arn = universe[index]
+                if not arn.startswith(prefix):
+                    break
+                if resource_matches(pattern, arn):
+                    found.append(arn)
+            self._globbed[pattern] = found
+        return found
+
+    def _universe(self) -> list[str]:
+        if not self._all_arns:
+            self._all_arns = sorted(
+                [*self.roles, *(f"arn:aws:s3:::{b}/*" for buckets in self.buckets.values() for b in buckets)]
+            )
+        return self._all_arns
+
+    def data_statements(self, statements: list[Statement]) -> dict[str, list[Statement]]:
+        """The statements that may grant a data-read action, by service (each statement classified once)."""
+        out: dict[str, list[Statement]] = {}
+        for stmt in statements:
+            services = self._stmt_services.get(id(stmt))
+            if services is None:
+                services = tuple(
+                    service
+                    for service, (_, actions) in DATA_ACTIONS.items()
+                    if any(statement_matches_action(stmt, a) for a in actions)
+                )
+                self._stmt_services[id(stmt)] = services
+            for service in services:
+                out.setdefault(service, []).append(stmt)
+        return out
 
     def index_trust(self, role: _Role, kind: str, entry: str, index: _TrustIndex) -> None:
         by_arn, by_account, anyone = index.by_arn, index.by_account, index.anyone
@@ -702,7 +824,7 @@ class _Builder:
             account = _arn_account(name) or "unknown"
             who = Principal(name, account, "role" if ":role/" in name else "user")
             slug, label = (
-                entity_id(account, "principal", name.split(":", 5)[-1]),
+                entity_id(account, "principal", name.split(":", 5)[-1].replace("/", ":")),
                 f"{name.split(':', 5)[-1]} ({account}, not imported)",
             )
         common = {"arn": name if kind != "account" else f"arn:aws:iam::{name}:root", "account": account}
@@ -751,10 +873,7 @@ class _Builder:
 
     def can_read(self) -> None:
         for principal in self.principals():
-            relevant = {
-                service: [s for s in principal.statements if any(statement_matches_action(s, a) for a in actions)]
-                for service, (_, actions) in DATA_ACTIONS.items()
-            }
+            relevant = self.data_statements(principal.statements)
             for service, statements in relevant.items():
                 if not any(s.effect == "Allow" for s in statements):
                     continue
@@ -799,10 +918,14 @@ class _Builder:
                         out.setdefault(asset, pattern)
                     continue
                 if service == "s3" and principal.account in self.bucket_accounts:
-                    for bucket, tags in self.buckets[principal.account].items():
-                        test = f"arn:aws:s3:::{bucket}/*"
-                        if resource_matches(pattern, test) or pattern.startswith(f"arn:aws:s3:::{bucket}/"):
-                            out.setdefault(self.bucket_node(principal.account, bucket, tags), test)
+                    own = self.buckets[principal.account]
+                    for test in self.glob_cache(pattern):
+                        bucket = test[13:-2] if test.startswith("arn:aws:s3:::") else None
+                        if bucket in own:
+                            out.setdefault(self.bucket_node(principal.account, bucket, own[bucket]), test)
+                    prefix = pattern[13:].split("/")[0] if pattern.startswith("arn:aws:s3:::") else ""
+                    if prefix in own and "/" in pattern[13:]:  # a grant on a prefix of one bucket
+                        out.setdefault(self.bucket_node(principal.account, prefix, own[prefix]), pattern)
                     if pattern.startswith("arn:aws:s3:::") and "*" not in pattern[13:].split("/")[0]:
                         bucket = pattern[13:].split("/")[0]
                         if bucket and bucket not in self.buckets[principal.account]:
@@ -1004,16 +1127,21 @@ class _Builder:
             self.can_access()
             self.read_findings()
         name = "aws-" + "-".join(sorted(self.accounts))[:120] if self.accounts else "aws-empty"
-        doc = GraphDocument.model_validate(
-            {
-                "format": "blastshield-graph/v1",
-                "name": name,
-                "nodes": list(self.nodes.values()),
-                "edges": [
-                    {"source": s, "type": t, "target": d, "properties": p} for (s, t, d), p in self.edges.items()
-                ],
-                "alerts": list(self.alerts.values()),
-            }
+        # Nodes and edges are built valid here (ids from entity_id, text cleaned, scalar properties with
+        # checked keys): validating 200,000 of them again through pydantic took longer than the evaluation.
+        # Alerts carry finding text and are validated.
+        alerts = GraphDocument.model_validate(
+            {"format": "blastshield-graph/v1", "name": name, "alerts": list(self.alerts.values())}
+        ).alerts
+        doc = GraphDocument.model_construct(
+            format="blastshield-graph/v1",
+            name=name,
+            nodes=list(self.nodes.values()),
+            edges=[
+                _built(EdgeSpec, source=s, type=RelType(t), target=d, properties=p)
+                for (s, t, d), p in self.edges.items()
+            ],
+            alerts=alerts,
         )
         counts_nodes: dict[str, int] = defaultdict(int)
         for n in doc.nodes:
@@ -1035,5 +1163,6 @@ def build_from_sources(
 ) -> tuple[GraphDocument, AwsImportReport]:
     """The graph document for the sources, and the report (counts, warnings, skipped)."""
     builder = _Builder(sources, sensitivity)
-    doc = builder.build()
+    with paused_gc():
+        doc = builder.build()
     return doc, builder.report
