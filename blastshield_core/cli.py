@@ -21,7 +21,17 @@ from typing import Any
 from pydantic import ValidationError
 
 from .actor import local_actor
+from .analyst_alert import (
+    ANALYST_ALERT_KIND,
+    AlertInputError,
+    AlertRequest,
+    UnknownEntity,
+    build_request,
+    open_alert,
+    parse_signals,
+)
 from .audit import RUN_ID_PATTERN
+from .aws_generate import AwsGenerateOptions, write_aws_collection
 from .briefing import BriefingInputError, parse_briefing
 from .checker import BriefingClaims, EvidenceUnavailable, Flag
 from .decide import DECIDER_NAMES
@@ -30,6 +40,7 @@ from .generate import GenerateOptions, write_generated
 from .ingest import import_document, load_document
 from .loop import RunRefused
 from .model import DOCUMENT_NAME_PATTERN, DocumentError
+from .opengraph import write_opengraph
 from .read import describe_input_error
 from .report import render_markdown
 from .results import DEFAULT_MAX_ACTIONS, AccessPath, RunRecord, RunState, Status, ToolResult
@@ -41,6 +52,7 @@ from .store import QueryFailed
 __all__ = ["EXIT_CODES", "main"]
 
 EXIT_OK, EXIT_INVALID, EXIT_UNKNOWN, EXIT_FAILED = 0, 2, 3, 4
+EXPORT_FORMATS = ("blastshield", "opengraph")
 EXIT_CODES = {
     Status.PATHS_FOUND: EXIT_OK,
     Status.NO_PATH: EXIT_OK,
@@ -121,6 +133,13 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("export", parents=[common], help="write the current graph as a graph document")
     p.add_argument("file")
     p.add_argument("--name", help="document name (default: the graph's name)")
+    p.add_argument(
+        "--format",
+        dest="export_format",
+        choices=EXPORT_FORMATS,
+        default=EXPORT_FORMATS[0],
+        help="blastshield (blastshield-graph/v1, the default) or opengraph (BloodHound OpenGraph JSON)",
+    )
 
     p = sub.add_parser("contain", parents=[common], help="run the containment loop (needs --confirm)")
     p.add_argument("alert_id")
@@ -156,12 +175,36 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("mcp", parents=[common], help="serve the read-only tools over MCP (stdio)")
 
+    p = sub.add_parser("alert", help="analyst alerts: open one on any entity")
+    alert_sub = p.add_subparsers(dest="alert_action", required=True, metavar="ACTION")
+    p = alert_sub.add_parser("open", parents=[common], help="open an alert on an entity (investigate this entity)")
+    p.add_argument("entity_id", metavar="ENTITY_ID")
+    p.add_argument("--title", required=True, help="the alert's title")
+    p.add_argument("--kind", help=f"a lowercase word (default {ANALYST_ALERT_KIND})")
+    p.add_argument("--signal", action="append", default=[], metavar="KEY=VALUE", help="a signal (repeatable)")
+
     p = sub.add_parser("generate", parents=[common], help="write a synthetic graph document (no database needed)")
     p.add_argument("--edges", type=int, required=True, help="about this many relationships (100..5000000)")
     p.add_argument("--seed", type=int, default=0, help="random seed: the same seed gives the same bytes")
     p.add_argument("--dense", action="store_true", help="hub roles assume dozens of roles (path explosion)")
     p.add_argument("--name", help="document name (default generated-N-sSEED[-dense])")
     p.add_argument("--out", required=True, help="file to write")
+
+    p = sub.add_parser(
+        "generate-aws", parents=[common], help="write a synthetic AWS account as AWS CLI output (no database needed)"
+    )
+    p.add_argument("--users", type=int, default=100, help="IAM users (default 100)")
+    p.add_argument("--roles", type=int, default=50, help="IAM roles (default 50)")
+    p.add_argument("--policies", type=int, default=100, help="customer managed policies (default 100)")
+    p.add_argument("--buckets", type=int, default=50, help="S3 buckets (default 50)")
+    p.add_argument("--groups", type=int, help="IAM groups (default users/100)")
+    p.add_argument("--instances", type=int, help="EC2 instances (default roles/10)")
+    p.add_argument("--functions", type=int, help="Lambda functions (default roles/10)")
+    p.add_argument("--findings", type=int, default=10, help="GuardDuty findings (default 10)")
+    p.add_argument("--account-id", default="111122223333", help="the 12-digit account id")
+    p.add_argument("--seed", type=int, default=0, help="random seed: the same seed gives the same files")
+    p.add_argument("--messy", action="store_true", help="add what real exports have: encoded documents, dangling names")
+    p.add_argument("--out", required=True, help="folder to write the collection into")
     return parser
 
 
@@ -437,6 +480,53 @@ def _generate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _alert_request(args: argparse.Namespace) -> AlertRequest:
+    """The validated `alert open` request (AlertInputError for bad input)."""
+    return build_request(args.entity_id, args.title, args.kind, parse_signals(args.signal))
+
+
+def _open_alert(services: Services, args: argparse.Namespace, request: AlertRequest) -> int:
+    try:
+        opened = open_alert(services.store, request, actor=local_actor())
+    except UnknownEntity as exc:
+        return _fail(args.json, Status.UNKNOWN_SOURCE, str(exc), EXIT_UNKNOWN)
+    except (AlertInputError, DocumentError) as exc:
+        return _fail(args.json, Status.INVALID_INPUT, f"{exc}; nothing written", EXIT_INVALID)
+    text = (
+        f"{opened.alert_id}\nopened alert {opened.alert_id} ({opened.kind}) on {opened.entity_id}"
+        f" ({opened.entity_label}): {opened.title}"
+    )
+    _emit(opened.model_dump(mode="json"), args.json, text)
+    return EXIT_OK
+
+
+def _generate_aws(args: argparse.Namespace) -> int:
+    try:
+        options = AwsGenerateOptions(
+            users=args.users,
+            roles=args.roles,
+            policies=args.policies,
+            buckets=args.buckets,
+            groups=args.groups,
+            instances=args.instances,
+            functions=args.functions,
+            findings=args.findings,
+            account_id=args.account_id,
+            seed=args.seed,
+            messy=args.messy,
+        )
+    except ValidationError as exc:
+        return _fail(args.json, Status.INVALID_INPUT, describe_input_error(exc), EXIT_INVALID)
+    try:
+        report = write_aws_collection(options, args.out)
+    except OSError as exc:
+        return _fail(args.json, Status.INVALID_INPUT, f"cannot write {args.out}: {exc.strerror or exc}", EXIT_INVALID)
+    counts = ", ".join(f"{value} {key}" for key, value in report.counts.items())
+    size = sum(report.files.values())
+    _emit(report.to_dict(), args.json, f"wrote {len(report.files)} files ({size} bytes) to {args.out}: {counts}")
+    return EXIT_OK
+
+
 def _import_aws(services: Services, args: argparse.Namespace) -> int:
     from .aws import AwsInputError, import_aws
 
@@ -480,6 +570,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "generate":
         return _generate(args)
+    if args.command == "generate-aws":
+        return _generate_aws(args)
     try:
         settings = load_settings(data_dir=args.data_dir, falkordb_url=args.falkordb_url)
     except SettingsError as exc:
@@ -499,6 +591,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _fail(args.json, Status.INVALID_INPUT, f"cannot read {args.file}: {exc}", EXIT_INVALID)
         except BriefingInputError as exc:
             return _fail(args.json, Status.INVALID_INPUT, str(exc), EXIT_INVALID)
+    alert_request = None
+    if args.command == "alert":
+        try:
+            alert_request = _alert_request(args)
+        except AlertInputError as exc:
+            return _fail(args.json, Status.INVALID_INPUT, f"{exc}; nothing written", EXIT_INVALID)
     document = None
     if args.command == "import":
         try:
@@ -560,14 +658,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                 message = f"--name {args.name!r} is not a valid document name (letters, digits, _ . -)"
                 return _fail(args.json, Status.INVALID_INPUT, message, EXIT_INVALID)
             doc = export_document(services.store, name=args.name)
+            writer = write_opengraph if args.export_format == "opengraph" else write_document
             try:
-                size = write_document(doc, args.file)
+                size = writer(doc, args.file)
             except OSError as exc:
                 return _fail(args.json, Status.INVALID_INPUT, f"cannot write {args.file}: {exc}", EXIT_INVALID)
             payload = {
                 "status": "ok",
                 "file": args.file,
                 "name": doc.name,
+                "format": args.export_format,
                 "nodes": len(doc.nodes),
                 "edges": len(doc.edges),
                 "alerts": len(doc.alerts),
@@ -576,6 +676,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             text = (
                 f"exported {doc.name}: {len(doc.nodes)} nodes, {len(doc.edges)} relationships,"
                 f" {len(doc.alerts)} alerts to {args.file}"
+                + (" (BloodHound OpenGraph)" if args.export_format == "opengraph" else "")
             )
             _emit(payload, args.json, text)
             return EXIT_OK
@@ -613,6 +714,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _report(services, args)
         if args.command == "mcp":
             return _serve_mcp(services)
+        if args.command == "alert":
+            assert alert_request is not None
+            return _open_alert(services, args, alert_request)
         result = _tool_result(services, args)
         _emit(result.model_dump(mode="json"), args.json, _render(result))
         return EXIT_CODES[result.status]

@@ -27,6 +27,34 @@ LEGEND = (
     "**thick red**: on a qualifying path · thin grey: allowed, not on a path · "
     "dashed grey: **blocked** · dotted orange: **denied** · dashed purple: blocked in a what-if"
 )
+AWS_LEGEND = (
+    "Imported from AWS: hover a node for its ARN and kind; the account is written under each node and drawn "
+    "as its border colour (one colour per account), and a relationship that crosses accounts is labelled "
+    "**cross-account**."
+)
+# Border colours for AWS accounts, in the order the accounts appear (sorted) in one drawing.
+ACCOUNT_COLORS = ("#1F77B4", "#FF7F0E", "#2CA02C", "#9467BD", "#8C564B", "#E377C2", "#17BECF", "#BCBD22")
+
+
+def aws_account(props: dict) -> str | None:
+    """The AWS account of a node imported from AWS (it has `aws_kind` and `account`), else None."""
+    if props.get("aws_kind") and props.get("account"):
+        return str(props["account"])
+    return None
+
+
+def account_colors(nodes) -> dict[str, str]:
+    """A border colour per AWS account among `nodes` (accounts sorted, colours reused beyond eight)."""
+    accounts = sorted({a for a in (aws_account(n.properties) for n in nodes) if a})
+    return {account: ACCOUNT_COLORS[i % len(ACCOUNT_COLORS)] for i, account in enumerate(accounts)}
+
+
+def aws_hover(props: dict) -> str:
+    """The first hover lines of a node imported from AWS: ARN, kind and account (empty for other nodes)."""
+    if not aws_account(props):
+        return ""
+    lines = [f"{key}: {props[key]}" for key in ("arn", "aws_kind", "account") if props.get(key) not in (None, "")]
+    return "\n".join(lines) + ("\n" if lines else "")
 
 
 def edge_state(rel) -> str:
@@ -68,6 +96,8 @@ def build(
     highlight = highlight or set()
     what_if = what_if or set()
     level = levels(nodes, relationships, start)
+    accounts = account_colors(nodes)
+    node_account = {n.id: aws_account(n.properties) for n in nodes if aws_account(n.properties)}
     drawn_nodes = []
     for node in nodes:
         color, shape = LABEL_STYLE.get(node.label, ("#999999", "dot"))
@@ -78,19 +108,23 @@ def build(
             if sensitivity == "critical":
                 color, label = CRITICAL_COLOR, f"★ {node.id}\n[critical]"
         size = 30 if node.id == start else 22
-        title = f"{node.label}: {node.name}\n" + json.dumps(node.properties, default=str)[:400]
-        drawn_nodes.append(
-            Node(
-                id=node.id,
-                label=label,
-                title=title,
-                color=color,
-                shape=shape,
-                size=size,
-                level=level[node.id],
-                font={"size": 14},
-            )
+        title = (
+            f"{node.label}: {node.name}\n" + aws_hover(node.properties) + json.dumps(node.properties, default=str)[:400]
         )
+        account = node_account.get(node.id)
+        aws = {}
+        if account:
+            label += f"\n@{account}"
+            border = accounts[account]
+            aws = {
+                "account": account,
+                "aws_kind": node.properties.get("aws_kind"),
+                "arn": node.properties.get("arn"),
+                "color": {"background": color, "border": border, "highlight": {"background": color, "border": border}},
+                "borderWidth": 4,
+            }
+        style = {"color": color, "shape": shape, "size": size, "level": level[node.id], "font": {"size": 14}}
+        drawn_nodes.append(Node(id=node.id, label=label, title=title, **{**style, **aws}))
     drawn_edges = []
     for rel in relationships:
         state = edge_state(rel)
@@ -108,6 +142,10 @@ def build(
         }[state]
         if state in ("blocked", "denied", "what-if"):
             label += f"\n({state})"
+        source_account, target_account = node_account.get(rel.source), node_account.get(rel.target)
+        crosses = bool(source_account and target_account and source_account != target_account)
+        if crosses:
+            label += f"\n(cross-account {source_account} → {target_account})"
         if key in highlight:
             style = {"color": HIGHLIGHT_COLOR, "width": 6}
         drawn_edges.append(
@@ -118,6 +156,7 @@ def build(
                 title=f"{rel.type} [{state}] " + json.dumps(rel.properties, default=str),
                 state=state,
                 rel_type=rel.type,
+                cross_account=crosses,
                 font={"size": 11, "align": "middle"},
                 smooth={"enabled": True, "type": "curvedCW", "roundness": 0.12},
                 **style,

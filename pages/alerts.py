@@ -5,11 +5,20 @@ import json
 import streamlit as st
 
 from blastshield_core import DocumentError, QueryFailed, Status, export_document, import_document, seed
+from blastshield_core.analyst_alert import AlertInputError, UnknownEntity, build_request, open_alert
+from blastshield_core.aws import AwsInputError, import_aws
 from blastshield_core.ingest import parse_bytes
 from pages._services import SEVERITY_BADGE, get_services, init_state, page_actor
 
 init_state()
 st.session_state.setdefault("alerts_notice", None)
+st.session_state.setdefault("alerts_pending_select", None)
+if st.session_state.alerts_pending_select:
+    # An alert opened on the last run: select it before the selectbox below is drawn.
+    st.session_state.selected_alert = st.session_state.alerts_pending_select
+    for widget in ("alerts_select", "graph_alert", "contain_alert"):
+        st.session_state.pop(widget, None)
+    st.session_state.alerts_pending_select = None
 
 st.title(":material/shield: BlastShield — alert queue")
 st.markdown(
@@ -111,6 +120,33 @@ else:
                     + ", ".join(f"{r.source} -{r.type}-> {r.target}" for r in view.common_relationships)
                 )
 
+st.subheader("Investigate an entity")
+st.caption(
+    "Open an analyst alert on any entity in the graph (an identity, a session, a workload, a role or an asset): "
+    "it is scored, investigated and contained like any other alert. Only data is added; no access changes."
+)
+with st.form("alerts_open_form", clear_on_submit=False, border=True):
+    c1, c2 = st.columns([1, 2])
+    entity_id = c1.text_input("Entity id", key="alerts_open_entity", placeholder="e.g. developer_07")
+    alert_title = c2.text_input("Title", key="alerts_open_title", placeholder="why you are looking at it")
+    submitted = st.form_submit_button("Open alert and select it", key="alerts_open_submit")
+if submitted:
+    try:
+        opened = open_alert(svc.store, build_request(entity_id.strip(), alert_title), actor=page_actor())
+    except AlertInputError as exc:
+        st.error(f"**Invalid input, nothing written.** {exc}")
+    except UnknownEntity as exc:
+        st.warning(f"**Unknown entity:** {exc}. Nothing was written.")
+    except (DocumentError, QueryFailed) as exc:
+        st.error(f"**Could not open the alert, nothing written.** {exc}")
+    else:
+        st.session_state.alerts_pending_select = opened.alert_id
+        st.session_state.alerts_notice = (
+            "success",
+            f"Opened alert **{opened.alert_id}** on `{opened.entity_id}` ({opened.entity_label}); it is selected.",
+        )
+        st.rerun()
+
 st.divider()
 left, right = st.columns(2)
 with left:
@@ -167,6 +203,81 @@ with right:
                 f" {', '.join(report.reopened) or 'none'} (recorded in the audit as {report.actor}).",
             )
             st.rerun()
+
+
+st.subheader("Import an AWS account (AWS CLI exports)")
+st.caption(
+    "Several export files (`aws iam get-account-authorization-details` is required; `ec2 describe-instances`, "
+    "`lambda list-functions`, `iam get-credential-report`, `s3api list-buckets`, `guardduty get-findings` add to "
+    "it), or a zip of a collection folder. Each file is recognised by its content. Re-importing an account "
+    "re-syncs it; routes BlastShield blocked stay blocked."
+)
+st.session_state.setdefault("alerts_aws_report", None)
+aws_files = st.file_uploader(
+    "AWS CLI JSON exports or a zip", type=["json", "zip"], accept_multiple_files=True, key="alerts_aws_upload"
+)
+aws_replace = st.checkbox("Replace the whole graph with the account(s)", key="alerts_aws_replace")
+if st.button("Import the AWS account", key="alerts_aws_import", disabled=not aws_files):
+    aws_bar = st.progress(0.0, text="Reading and evaluating the exports…")
+
+    def aws_progress(done: int, total: int) -> None:
+        aws_bar.progress(done / total if total else 1.0, text=f"Importing {done}/{total} items")
+
+    try:
+        aws_report = import_aws(
+            svc.store,
+            [(f.name, f.getvalue()) for f in aws_files],
+            replace=aws_replace,
+            progress=aws_progress,
+            actor=page_actor(),
+        )
+    except (AwsInputError, DocumentError) as exc:
+        st.session_state.alerts_aws_report = None
+        st.error(f"**Rejected, nothing written.** {exc}")
+    except QueryFailed as exc:
+        st.session_state.alerts_aws_report = None
+        st.error(f"**Import failed, the graph is unchanged.** {exc}")
+    else:
+        st.session_state.alerts_aws_report = aws_report.to_dict()
+        st.session_state.alerts_notice = (
+            "success",
+            f"Imported AWS account(s) {', '.join(aws_report.accounts)}: "
+            f"{sum(aws_report.counts['nodes'].values())} nodes, "
+            f"{sum(aws_report.counts['relationships'].values())} relationships, {aws_report.counts['alerts']} alerts"
+            f"{' (graph replaced)' if aws_report.replaced else ''}.",
+        )
+        st.rerun()
+shown = st.session_state.alerts_aws_report
+if shown:
+    with st.container(border=True):
+        st.markdown(f"**Last AWS import** — accounts {', '.join(f'`{a}`' for a in shown['accounts'])}")
+        m1, m2, m3, m4 = st.columns(4)
+        m1.metric("Nodes", sum(shown["counts"]["nodes"].values()))
+        m2.metric("Relationships", sum(shown["counts"]["relationships"].values()))
+        m3.metric("Alerts", shown["counts"]["alerts"])
+        m4.metric("Warnings", len(shown["warnings"]))
+        st.dataframe(
+            [{"kind": "node", "name": k, "count": v} for k, v in sorted(shown["counts"]["nodes"].items())]
+            + [
+                {"kind": "relationship", "name": k, "count": v}
+                for k, v in sorted(shown["counts"]["relationships"].items())
+            ],
+            hide_index=True,
+            width="stretch",
+            key="alerts_aws_counts",
+        )
+        removed = shown.get("removed") or {}
+        st.caption(
+            f"Removed (gone from the snapshot): {removed.get('nodes', 0)} nodes, {removed.get('relationships', 0)} "
+            f"relationships · routes kept blocked: {len(shown.get('preserved_blocks') or [])} · "
+            + " · ".join(f"{k.removesuffix('_s')} {v:.2f} s" for k, v in (shown.get("timings") or {}).items())
+        )
+        if shown["warnings"]:
+            st.markdown(f"**Warnings ({len(shown['warnings'])})** — imported anyway; each names its file and item.")
+            st.dataframe(shown["warnings"], hide_index=True, width="stretch", key="alerts_aws_warnings")
+        if shown["skipped"]:
+            st.markdown(f"**Skipped files ({len(shown['skipped'])})**")
+            st.dataframe(shown["skipped"], hide_index=True, width="stretch", key="alerts_aws_skipped")
 
 
 def _export() -> str:

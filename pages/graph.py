@@ -3,7 +3,7 @@
 import streamlit as st
 
 from blastshield_core import Status
-from pages._graphview import LEGEND, draw, path_rows
+from pages._graphview import AWS_LEGEND, LEGEND, aws_account, draw, path_rows
 from pages._services import alert_picker, get_services, init_state, show_briefing, show_status
 
 init_state()
@@ -44,6 +44,8 @@ if alert_id is not None:
         draw(graph.nodes, graph.relationships, graph_id=f"evidence-{alert_id}-{depth}", highlight=highlight,
              start=graph.entity_id)  # fmt: skip
         st.caption(LEGEND)
+        if any(aws_account(n.properties) for n in graph.nodes):
+            st.caption(AWS_LEGEND)
         if graph.truncated:
             st.warning(f"The drawing is capped at {graph.relationship_cap} relationships; more exist.")
 
