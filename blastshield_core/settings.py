@@ -35,6 +35,8 @@ class Settings(BaseModel):
     gemini_base_url: str | None = None
     gemini_timeout_s: Annotated[float, Field(gt=0, le=600)] = 60.0
     gemini_max_turns: Annotated[int, Field(ge=1, le=20)] = 8
+    # Dashboard sign-in: who has which role (see access.py). Only read when sign-in is configured.
+    roles_file: Path = Path(".streamlit/roles.toml")
 
     @field_validator("gemini_base_url")
     @classmethod
@@ -89,6 +91,7 @@ _ENV = {
     "gemini_base_url": "GEMINI_BASE_URL",
     "gemini_timeout_s": "GEMINI_TIMEOUT_S",
     "gemini_max_turns": "GEMINI_MAX_TURNS",
+    "roles_file": "BLASTSHIELD_ROLES_FILE",
 }
 
 ENVIRONMENT_VARIABLES = tuple(_ENV.values())

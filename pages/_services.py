@@ -20,6 +20,9 @@ def services():
 
 def get_services():
     """The services, or None after showing why they could not be opened."""
+    from pages._auth import page_banner
+
+    page_banner()  # every page calls this first: the open-dashboard warning or who is signed in
     try:
         return services()
     except SettingsError as exc:

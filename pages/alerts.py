@@ -5,7 +5,9 @@ import json
 import streamlit as st
 
 from blastshield_core import DocumentError, QueryFailed, Status, export_document, import_document, seed
+from blastshield_core.access import Permission
 from blastshield_core.ingest import parse_bytes
+from pages._auth import current_access, require
 from pages._services import SEVERITY_BADGE, get_services, init_state
 
 init_state()
@@ -117,7 +119,12 @@ with left:
     st.subheader("Import a graph document")
     upload = st.file_uploader("blastshield-graph/v1 JSON", type=["json"], key="alerts_upload")
     replace = st.checkbox("Replace the whole graph (otherwise add and update by id)", key="alerts_replace")
-    if st.button("Validate and import", key="alerts_import", disabled=upload is None):
+    may_import = current_access().can(Permission.IMPORT)
+    if not may_import:
+        st.caption("Importing needs the admin role.")
+    if st.button("Validate and import", key="alerts_import", disabled=upload is None) and require(
+        Permission.IMPORT, "import graph documents"
+    ):
         try:
             document = parse_bytes(upload.getvalue())
         except DocumentError as exc:
@@ -145,7 +152,11 @@ with right:
     st.subheader("Reset the built-in scenarios")
     st.caption("Restores the four scenarios and the audit fixture (routes unblocked); imported data is left alone.")
     sure = st.checkbox("I want to reset the scenarios", key="alerts_reset_confirm")
-    if st.button("Reset scenarios", key="alerts_reset", disabled=not sure):
+    if not current_access().can(Permission.RESET):
+        st.caption("Resetting needs the admin role.")
+    if st.button("Reset scenarios", key="alerts_reset", disabled=not sure) and require(
+        Permission.RESET, "reset the scenarios"
+    ):
         try:
             report = seed(svc.store, reset=True)
         except QueryFailed as exc:
@@ -157,6 +168,8 @@ with right:
 
 def _export() -> str:
     """Built only when the button is clicked: a whole-graph export is not work for every rerun."""
+    if not current_access().can(Permission.EXPORT):  # checked when the data is built, not only by hiding
+        return json.dumps({"status": "invalid_input", "message": "exporting the graph needs the admin role"})
     try:
         return export_document(svc.store).model_dump_json(indent=2)
     except (QueryFailed, ValueError) as exc:
@@ -169,5 +182,6 @@ st.download_button(
     file_name=f"{svc.settings.graph}.json",
     mime="application/json",
     key="alerts_export",
+    disabled=not current_access().can(Permission.EXPORT),
 )
 st.caption(f"Graph: {svc.settings.mode} FalkorDB at `{svc.store.location}` · graph `{svc.settings.graph}`")

@@ -3,9 +3,11 @@
 import streamlit as st
 
 from blastshield_core import Status
+from blastshield_core.access import Permission
 from blastshield_core.decide import RULES_PLAYBOOK, AnalystDecider
 from blastshield_core.loop import RunRefused
 from blastshield_core.results import RunState
+from pages._auth import current_access, require
 from pages._graphview import LEGEND, draw
 from pages._services import (
     alert_picker,
@@ -80,6 +82,8 @@ if decider == "gemini" and not gemini_ok:
     st.warning(f"Gemini is unavailable ({gemini_why}). It is never replaced silently: choose another decider.")
 cap = st.number_input("Action cap (1-10)", min_value=1, max_value=10, value=3, step=1, key="contain_cap")
 confirm = st.checkbox("I confirm: this run may block session routes in the graph", key="contain_confirm")
+if not current_access().can(Permission.CONTAIN):
+    st.caption("Containment runs need the responder or admin role.")
 blocked_reason = None
 if not confirm:
     blocked_reason = "Tick the confirmation to enable the run."
@@ -91,7 +95,7 @@ start = st.button("Start containment run", key="contain_start", type="primary", 
 if blocked_reason:
     st.caption(blocked_reason)
 
-if start:
+if start and require(Permission.CONTAIN, "run containment"):
     st.session_state.contain_before = svc.tools.get_evidence_graph(alert_id, 6)
     with st.status(f"Containment run on {alert_id} ({decider})…", expanded=True) as progress:
 
@@ -124,13 +128,15 @@ if session is not None:
     current = svc.tools.get_response_candidates(session.run.alert_id)
     picks = current.candidates if current.status is Status.OK else []
     for i, cand in enumerate(picks):
-        if st.button(f"Block {cand.route_id} (cuts {cand.paths_cut})", key=f"contain_pick_{i}"):
+        if st.button(f"Block {cand.route_id} (cuts {cand.paths_cut})", key=f"contain_pick_{i}") and require(
+            Permission.CONTAIN, "block routes"
+        ):
             session.advance(AnalystDecider([cand.id]))
             if session.run.state.terminal:
                 st.session_state.contain_last_run = session.run.run_id
                 st.session_state.contain_session = None
             st.rerun()
-    if st.button("End run", key="contain_end"):
+    if st.button("End run", key="contain_end") and require(Permission.CONTAIN, "end a containment run"):
         session.end()
         st.session_state.contain_last_run = session.run.run_id
         st.session_state.contain_session = None
