@@ -27,7 +27,7 @@ WORD_JOINER = "\u2060"
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:&^=\"'])")
 _LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029\x0b\x0c\x85]+")
 # GFM autolink literals: a scheme's `:` before `//`, `www.` and an e-mail's `@` (each possibly escaped).
-_AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9])(\\?:)(?=(?:\\?/){2})|\b(www)(?=\\?\.)|(\\?@)")
+_AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9])(\\?:)(?=(?:\\?/){2})|\b(www)(?=\\?\.)|(\\?@)(?!\u2060)")
 # Outside of what a data string can hold, these are the only ways into a link, an image, raw HTML,
 # a character reference (`&#58;` decodes before autolinking) or a formula.
 _NEUTRALISE = re.compile(r"\\.|[\[\]<$&]")

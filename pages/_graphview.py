@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 
 from streamlit_agraph import Config, Edge, Node, agraph
@@ -78,7 +79,9 @@ def build(
             if sensitivity == "critical":
                 color, label = CRITICAL_COLOR, f"★ {node.id}\n[critical]"
         size = 30 if node.id == start else 22
-        title = f"{node.label}: {node.name}\n" + json.dumps(node.properties, default=str)[:400]
+        # streamlit-agraph parses a node title as HTML (and opens it on double click): escape it, and
+        # keep the label first so the text never starts like a URL.
+        title = html.escape(f"{node.label}: {node.name}\n" + json.dumps(node.properties, default=str)[:400])
         drawn_nodes.append(
             Node(
                 id=node.id,

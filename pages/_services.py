@@ -9,6 +9,7 @@ import streamlit as st
 
 from blastshield_core import QueryFailed, SettingsError, Status, load_settings, open_services
 from blastshield_core.model import is_valid_id
+from blastshield_core.safetext import md_text, safe_markdown
 
 SEVERITY_BADGE = {"critical": "■■■■ critical", "high": "■■■□ high", "medium": "■■□□ medium", "low": "■□□□ low"}
 
@@ -26,10 +27,10 @@ def get_services():
     try:
         return services()
     except SettingsError as exc:
-        st.error(f"Settings problem: {exc}")
+        st.error(f"Settings problem: {md_text(exc)}")
     except QueryFailed as exc:
         st.error(
-            f"**The graph database is unavailable.** {exc}\n\n"
+            f"**The graph database is unavailable.** {md_text(exc)}\n\n"
             "Check `FALKORDB_URL` (or unset it to use the embedded database) and reload."
         )
     return None
@@ -69,6 +70,7 @@ def alert_picker(svc, key: str) -> str | None:
 
 def show_status(status: Status, message: str, depth: int | None = None, *, exposure: bool = True) -> None:
     """One clear message per result state; none of them reads as safe."""
+    message = md_text(message)  # messages carry ids, names and typed input: text, never Markdown
     if status is Status.PATHS_FOUND:
         if exposure:
             st.error(f"**Exposed:** {message}", icon=":material/warning:")
@@ -112,7 +114,7 @@ def show_briefing(svc, alert_id: str, run_id: str | None = None, *, key: str) ->
     if briefing.label == "model":
         st.success(f"**Model briefing ({briefing.model}) — checked against a fresh investigation, no contradiction.**")
     else:
-        st.warning(f"**Deterministic fallback briefing** — reason: {briefing.reason}")
+        st.warning(f"**Deterministic fallback briefing** — reason: {md_text(briefing.reason)}")
     if briefing.flags:
         st.error(f"The model's briefing was not shown: {len(briefing.flags)} claim(s) contradict the graph.")
         st.dataframe(
@@ -122,7 +124,7 @@ def show_briefing(svc, alert_id: str, run_id: str | None = None, *, key: str) ->
             key=f"{key}_flags",
         )
     with st.container(border=True):
-        st.markdown(briefing.markdown)
+        st.markdown(safe_markdown(briefing.markdown))  # formatting kept; no link, image or HTML
 
 
 def step_rows(run) -> list[dict]:

@@ -7,6 +7,7 @@ import streamlit as st
 from blastshield_core import DocumentError, QueryFailed, Status, export_document, import_document, seed
 from blastshield_core.access import Permission
 from blastshield_core.ingest import parse_bytes
+from blastshield_core.safetext import md_text
 from pages._auth import current_access, require
 from pages._services import SEVERITY_BADGE, get_services, init_state
 
@@ -35,7 +36,7 @@ if st.session_state.alerts_notice:
 
 result = svc.tools.list_alerts()
 if result.status is not Status.OK:
-    st.error(f"Could not list alerts ({result.status.value}): {result.message}")
+    st.error(f"Could not list alerts ({result.status.value}): {md_text(result.message)}")
     st.stop()
 
 if not result.alerts:
@@ -78,7 +79,7 @@ else:
     st.session_state.selected_alert = choice
     chosen = next(a for a in result.alerts if a.id == choice)
     st.caption(
-        f"Selected **{chosen.id}** — entity `{chosen.entity_id}`, {chosen.path_count} qualifying path(s), "
+        f"Selected **{md_text(chosen.id)}** — entity `{chosen.entity_id}`, {chosen.path_count} qualifying path(s), "
         f"score {chosen.risk_score} ({chosen.severity}, {chosen.rule_set}). Open **Path graph** or **Containment**."
     )
 
@@ -87,7 +88,7 @@ else:
     if len(together) >= 2:
         view = svc.analysis.multi_alert(together)
         if view.status is not Status.OK:
-            st.error(f"{view.status.value}: {view.message}")
+            st.error(f"{view.status.value}: {md_text(view.message)}")
         else:
             c1, c2, c3 = st.columns(3)
             c1.metric("Entities reached (combined)", len(view.entities))
@@ -95,7 +96,8 @@ else:
             c3.metric("Relationships severing all", len(view.choke_points) if view.severable else "not severable")
             if view.shared_assets:
                 st.markdown(
-                    "Shared assets: " + ", ".join(f"`{e.id}` ({', '.join(e.alerts)})" for e in view.shared_assets)
+                    "Shared assets: "
+                    + ", ".join(f"`{e.id}` ({md_text(', '.join(e.alerts))})" for e in view.shared_assets)
                 )
             st.dataframe(
                 [
@@ -110,7 +112,7 @@ else:
             if view.common_relationships:
                 st.caption(
                     "Relationships on the paths of several alerts: "
-                    + ", ".join(f"{r.source} -{r.type}-> {r.target}" for r in view.common_relationships)
+                    + md_text(", ".join(f"{r.source} -{r.type}-> {r.target}" for r in view.common_relationships))
                 )
 
 st.divider()
@@ -128,7 +130,7 @@ with left:
         try:
             document = parse_bytes(upload.getvalue())
         except DocumentError as exc:
-            st.error(f"**Rejected, nothing written.** {exc}")
+            st.error(f"**Rejected, nothing written.** {md_text(exc)}")
         else:
             bar = st.progress(0.0, text="Importing…")
 
@@ -138,13 +140,13 @@ with left:
             try:
                 report = import_document(svc.store, document, replace=replace, progress=progress)
             except DocumentError as exc:
-                st.error(f"**Rejected, nothing written.** {exc}")
+                st.error(f"**Rejected, nothing written.** {md_text(exc)}")
             except QueryFailed as exc:
-                st.error(f"**Import failed, the graph is unchanged.** {exc}")
+                st.error(f"**Import failed, the graph is unchanged.** {md_text(exc)}")
             else:
                 st.session_state.alerts_notice = (
                     "success",
-                    f"Imported **{report.name}**: {report.nodes} nodes, {report.edges} relationships, "
+                    f"Imported **{md_text(report.name)}**: {report.nodes} nodes, {report.edges} relationships, "
                     f"{report.alerts} alerts{' (graph replaced)' if report.replaced else ''}.",
                 )
                 st.rerun()
@@ -160,9 +162,9 @@ with right:
         try:
             report = seed(svc.store, reset=True)
         except QueryFailed as exc:
-            st.error(f"Reset failed: {exc}")
+            st.error(f"Reset failed: {md_text(exc)}")
         else:
-            st.session_state.alerts_notice = ("success", f"Scenarios restored: {', '.join(report.loaded)}.")
+            st.session_state.alerts_notice = ("success", f"Scenarios restored: {md_text(', '.join(report.loaded))}.")
             st.rerun()
 
 

@@ -5,6 +5,7 @@ import streamlit as st
 from blastshield_core import QueryFailed
 from blastshield_core.checker import EvidenceUnavailable
 from blastshield_core.report import render_markdown
+from blastshield_core.safetext import md_text, safe_markdown
 from pages._services import get_services, init_state, step_rows, trace_rows
 
 init_state()
@@ -17,7 +18,7 @@ if svc is None:
 try:
     runs = svc.audit.list_runs()
 except QueryFailed as exc:
-    st.error(f"Could not read the audit: {exc}")
+    st.error(f"Could not read the audit: {md_text(exc)}")
     st.stop()
 if not runs:
     st.info("No runs yet. Start one on the Containment page.")
@@ -46,12 +47,13 @@ default = st.session_state.get("contain_last_run")
 run_id = st.selectbox("Run", ids, index=ids.index(default) if default in ids else 0, key="audit_run")
 run = svc.audit.get(run_id)
 if run is None:
-    st.error(f"Run {run_id} is not in the audit.")
+    st.error(f"Run {md_text(run_id)} is not in the audit.")
     st.stop()
 
 st.subheader(f"{run.run_id} — {run.state.value.upper()}")
 st.markdown(
-    f"**Alert** {run.alert_id} · **decider** {run.decider} · **cap** {run.max_actions} · **reason** {run.reason}"
+    f"**Alert** {md_text(run.alert_id)} · **decider** {md_text(run.decider)} · **cap** {run.max_actions} · "
+    f"**reason** {md_text(run.reason)}"
 )
 counts = [
     {"action": a.step, "route": a.route_id, "status": a.status, "verified": a.verified,
@@ -93,4 +95,4 @@ right.download_button(
     key="audit_export_json",
 )
 if st.toggle("Preview the report", key="audit_preview"):
-    st.markdown(_report("md"))
+    st.markdown(safe_markdown(_report("md")))  # formatting kept; no link, image or HTML from the data

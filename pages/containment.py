@@ -7,6 +7,7 @@ from blastshield_core.access import Permission
 from blastshield_core.decide import RULES_PLAYBOOK, AnalystDecider
 from blastshield_core.loop import RunRefused
 from blastshield_core.results import RunState
+from blastshield_core.safetext import md_text
 from pages._auth import current_access, require
 from pages._graphview import LEGEND, draw
 from pages._services import (
@@ -38,7 +39,7 @@ alert_id = alert_picker(svc, "contain_alert")
 if alert_id is None:
     st.stop()
 if session is not None and session.run.alert_id != alert_id:
-    st.info(f"An analyst run on {session.run.alert_id} is waiting for your choice below.")
+    st.info(f"An analyst run on {md_text(session.run.alert_id)} is waiting for your choice below.")
 
 candidates = svc.tools.get_response_candidates(alert_id)
 st.subheader("Current response candidates")
@@ -46,7 +47,7 @@ if candidates.status is not Status.OK:
     show_status(candidates.status, candidates.message)
 elif not candidates.candidates:
     if candidates.qualifying_paths:
-        st.warning(f"{candidates.message}. A run would stop: route blocking cannot cut these paths.")
+        st.warning(f"{md_text(candidates.message)}. A run would stop: route blocking cannot cut these paths.")
     else:
         st.info("No qualifying path now: a run would complete at once with zero actions.")
 else:
@@ -73,13 +74,13 @@ gemini_ok, gemini_why = svc.gemini().availability()
 labels = {
     "rules": "Rules playbook (rules-v2)",
     "analyst": "Analyst — you choose each action",
-    "gemini": f"Gemini ({gemini_why})" if gemini_ok else f"Gemini — unavailable: {gemini_why}",
+    "gemini": f"Gemini ({md_text(gemini_why)})" if gemini_ok else f"Gemini — unavailable: {md_text(gemini_why)}",
 }
 decider = st.radio("Decider", ["rules", "analyst", "gemini"], key="contain_decider", format_func=labels.get)
 if decider == "rules":
     st.caption(RULES_PLAYBOOK)
 if decider == "gemini" and not gemini_ok:
-    st.warning(f"Gemini is unavailable ({gemini_why}). It is never replaced silently: choose another decider.")
+    st.warning(f"Gemini is unavailable ({md_text(gemini_why)}). It is never replaced silently: choose another decider.")
 cap = st.number_input("Action cap (1-10)", min_value=1, max_value=10, value=3, step=1, key="contain_cap")
 confirm = st.checkbox("I confirm: this run may block session routes in the graph", key="contain_confirm")
 if not current_access().can(Permission.CONTAIN):
@@ -97,16 +98,16 @@ if blocked_reason:
 
 if start and require(Permission.CONTAIN, "run containment"):
     st.session_state.contain_before = svc.tools.get_evidence_graph(alert_id, 6)
-    with st.status(f"Containment run on {alert_id} ({decider})…", expanded=True) as progress:
+    with st.status(f"Containment run on {md_text(alert_id)} ({decider})…", expanded=True) as progress:
 
         def on_step(run, step):
-            progress.write(f"**{step.seq}. {step.kind}** — {step.summary}")
+            progress.write(f"**{step.seq}. {md_text(step.kind)}** — {md_text(step.summary)}")
 
         try:
             session = svc.controller.start(alert_id, decider, int(cap), confirm, on_step=on_step)
         except RunRefused as exc:
             progress.update(label="Run refused: nothing was done", state="error")
-            st.error(str(exc))
+            st.error(md_text(exc))
         else:
             if decider == "analyst" and not session.run.state.terminal:
                 session.on_step = None
@@ -122,13 +123,13 @@ if start and require(Permission.CONTAIN, "run containment"):
     session = st.session_state.contain_session
 
 if session is not None:
-    st.subheader(f"Analyst run {session.run.run_id}: your choice")
+    st.subheader(f"Analyst run {md_text(session.run.run_id)}: your choice")
     for step in session.run.steps:
-        st.markdown(f"**{step.seq}. {step.kind}** — {step.summary}")
+        st.markdown(f"**{step.seq}. {md_text(step.kind)}** — {md_text(step.summary)}")
     current = svc.tools.get_response_candidates(session.run.alert_id)
     picks = current.candidates if current.status is Status.OK else []
     for i, cand in enumerate(picks):
-        if st.button(f"Block {cand.route_id} (cuts {cand.paths_cut})", key=f"contain_pick_{i}") and require(
+        if st.button(f"Block {md_text(cand.route_id)} (cuts {cand.paths_cut})", key=f"contain_pick_{i}") and require(
             Permission.CONTAIN, "block routes"
         ):
             session.advance(AnalystDecider([cand.id]))
@@ -146,21 +147,23 @@ run_id = st.session_state.contain_last_run
 if run_id and session is None:
     run = svc.audit.get(run_id)
     if run is None:
-        st.error(f"Run {run_id} is not in the audit.")
+        st.error(f"Run {md_text(run_id)} is not in the audit.")
         st.stop()
     st.divider()
     remaining = "unknown" if run.remaining_paths is None else run.remaining_paths
     if run.state is RunState.COMPLETED:
-        st.success(f"### CONTAINED — completed\n{run.reason}. Remaining qualifying paths: **0**.")
+        st.success(f"### CONTAINED — completed\n{md_text(run.reason)}. Remaining qualifying paths: **0**.")
     elif run.state is RunState.STOPPED:
-        st.warning(f"### NOT CONTAINED — stopped\n{run.reason}. Remaining qualifying paths: **{remaining}**.")
+        st.warning(f"### NOT CONTAINED — stopped\n{md_text(run.reason)}. Remaining qualifying paths: **{remaining}**.")
     else:
-        st.error(f"### FAILED\n{run.reason}. Nothing here means contained.")
+        st.error(f"### FAILED\n{md_text(run.reason)}. Nothing here means contained.")
     m1, m2, m3 = st.columns(3)
     m1.metric("Actions", len(run.actions))
     m2.metric("Verified", sum(a.verified for a in run.actions))
     m3.metric("Remaining paths", remaining)
-    st.caption(f"Run `{run.run_id}` on {run.alert_id} · decider {run.decider} · cap {run.max_actions}")
+    st.caption(
+        f"Run `{run.run_id}` on {md_text(run.alert_id)} · decider {md_text(run.decider)} · cap {run.max_actions}"
+    )
     if run.actions:
         st.dataframe([a.model_dump() for a in run.actions], hide_index=True, width="stretch", key="contain_actions")
     before = st.session_state.contain_before
