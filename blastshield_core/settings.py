@@ -5,8 +5,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Annotated
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
+
+from .access import is_loopback
 
 __all__ = ["ENVIRONMENT_VARIABLES", "Settings", "SettingsError", "load_settings"]
 
@@ -45,6 +48,9 @@ class Settings(BaseModel):
             return None
         if not value.startswith(("http://", "https://")):
             raise ValueError("GEMINI_BASE_URL must start with http:// or https://")
+        if value.startswith("http://") and not is_loopback(urlsplit(value).hostname):
+            # the API key travels in a header: over plain http only to this machine
+            raise ValueError("GEMINI_BASE_URL over plain http:// is only allowed to a loopback host; use https://")
         return value.rstrip("/")
 
     @field_validator("gemini_api_key", mode="before")
