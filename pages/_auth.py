@@ -21,6 +21,7 @@ from blastshield_core.access import (
     Access,
     Exposure,
     Permission,
+    Role,
     RolesError,
     decide_exposure,
     load_roles,
@@ -90,7 +91,7 @@ def current_access() -> Access:
     if mode is Exposure.LOCAL:
         return local_access(_local_user())
     if mode is Exposure.OPEN:
-        return Access(user="unauthenticated", role=local_access("").role, signed_in=False)
+        return Access(user="unauthenticated", role=Role.ADMIN, signed_in=False)  # the operator chose it
     if mode is Exposure.REFUSED or not _logged_in():
         return Access(user="anonymous", role=None, signed_in=False)
     claims = st.user.to_dict()

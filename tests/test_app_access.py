@@ -215,3 +215,12 @@ def test_streamlit_run_listens_on_loopback_only(tmp_path):
         proc.terminate()
         output, _ = proc.communicate(timeout=20)
     assert "Collecting usage statistics" not in output
+
+
+def test_errors_in_the_page_are_one_line_without_trace():
+    """With the repository's config an uncaught error shows its type and a generic line; the text stays in the log."""
+    at = AppTest.from_string("raise ValueError('detail from the data: [x](https://evil.example)')")
+    at.run()
+    error = at.exception[0]
+    assert error.proto.type == "ValueError"
+    assert "evil.example" not in error.message and error.stack_trace == []
