@@ -123,6 +123,8 @@ def test_viewer_reads_the_queue_and_sees_the_role(app):
     assert not app.exception
     assert app.dataframe
     assert "viewer@example.com" in app.sidebar.caption[0].value and "viewer" in app.sidebar.caption[0].value
+    export = next(b for b in app.get("download_button") if b.proto.id.endswith("alerts_export"))
+    assert export.proto.disabled  # and the export callable itself checks the role when the data is built
 
 
 def test_viewer_cannot_reset(app):
