@@ -4,6 +4,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cksum requirements.txt | cut -d' ' -f1)
 PORT ?= 8501
+# The dashboard listens on loopback only (.streamlit/config.toml). `make run ADDRESS=0.0.0.0` serves it
+# on every interface, which needs sign-in configured (README, "Sharing the dashboard").
+ADDRESS ?=
 
 .PHONY: setup browser run test lint bench clean
 
@@ -15,7 +18,7 @@ $(STAMP): requirements.txt
 setup: $(STAMP)
 
 run: setup
-	$(VENV)/bin/streamlit run app.py --server.headless true --server.port $(PORT)
+	$(VENV)/bin/streamlit run app.py --server.headless true --server.port $(PORT) $(if $(ADDRESS),--server.address $(ADDRESS),)
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -2,7 +2,12 @@
 
 import streamlit as st
 
+from pages._auth import gate
+
 st.set_page_config(page_title="BlastShield", page_icon=":material/shield:", layout="wide")
+# Beyond loopback without sign-in nothing is served; with sign-in, only to a user with a role.
+if not gate():
+    st.stop()
 
 navigation = st.navigation(
     [

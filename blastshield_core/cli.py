@@ -41,6 +41,7 @@ from .ingest import import_document, load_document
 from .loop import RunRefused
 from .model import DOCUMENT_NAME_PATTERN, DocumentError
 from .opengraph import write_opengraph
+from .privatefile import write_private
 from .read import describe_input_error
 from .report import render_markdown
 from .results import DEFAULT_MAX_ACTIONS, AccessPath, RunRecord, RunState, Status, ToolResult
@@ -411,7 +412,7 @@ def _report(services: Services, args: argparse.Namespace) -> int:
     body = report.model_dump_json(indent=2) if as_json else render_markdown(report)
     if args.out:
         try:
-            Path(args.out).write_text(body, encoding="utf-8")
+            write_private(args.out, body)  # 0600, atomic, never through a symbolic link
         except OSError as exc:
             return _fail(args.json, Status.INVALID_INPUT, f"cannot write {args.out}: {exc}", EXIT_INVALID)
         message = f"wrote the {report.kind} report ({'json' if as_json else 'md'}) to {args.out}"

@@ -14,6 +14,7 @@ Run over stdio with `python -m blastshield_core mcp`, or in-process
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -48,7 +49,7 @@ from .results import (
     WhatIfResult,
 )
 
-__all__ = ["READ_TOOL_NAMES", "SELECT_TOOL_NAME", "TOOL_NAMES", "ProposalLog", "build_mcp_server"]
+__all__ = ["MAX_PROPOSALS", "READ_TOOL_NAMES", "SELECT_TOOL_NAME", "TOOL_NAMES", "ProposalLog", "build_mcp_server"]
 
 READ_TOOL_NAMES = (
     "investigate_alert",
@@ -78,11 +79,16 @@ _DESCRIPTIONS = {
 }
 
 
+MAX_PROPOSALS = 1000
+
+
 class ProposalLog:
     """Proposals recorded by `select_response_candidate` (kept in memory; nothing is written)."""
 
-    def __init__(self) -> None:
-        self._items: list[Proposal] = []
+    def __init__(self, limit: int = MAX_PROPOSALS) -> None:
+        # Bounded: a long-lived server (or a client calling in a loop) cannot grow it without end;
+        # the newest proposals are kept.
+        self._items: deque[Proposal] = deque(maxlen=limit)
         self._lock = threading.Lock()
 
     def add(self, proposal: Proposal) -> None:

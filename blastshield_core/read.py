@@ -71,6 +71,8 @@ CANDIDATE_PREFIX = "block-route:"
 _SIDE_READS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="blastshield-read")
 # The drawn neighbourhood holds at most this many relationships (paths are always drawn whole).
 GRAPH_RELATIONSHIP_CAP = 300
+# Collateral compares at most this many identities reaching a route (the first by id); the message says so.
+COLLATERAL_IDENTITY_CAP = 500
 
 R = TypeVar("R", bound=ToolResult)
 
@@ -347,8 +349,11 @@ class ReadTools:
             rel = RelView(type=row["type"], source=row["source"], target=row["target"], properties=dict(row["props"]))
         route_status = str(rel.properties.get("status", "active"))
         affected: list[IdentityCollateral] = []
+        capped = False
         if route_status != "blocked":
-            for ident_row in self.store.read("identities_reaching", {"id": rel.source}):
+            reaching = self.store.read("identities_reaching", {"id": rel.source, "limit": COLLATERAL_IDENTITY_CAP + 1})
+            capped = len(reaching) > COLLATERAL_IDENTITY_CAP
+            for ident_row in reaching[:COLLATERAL_IDENTITY_CAP]:
                 identity = _node(ident_row)
                 if identity.id == skip_identity:
                     continue
@@ -380,6 +385,8 @@ class ReadTools:
             message = f"blocking {route_id} takes {len(lost_ids)} entit(ies) from {len(affected)} identit(ies)" + (
                 f", including sensitive assets {', '.join(sensitive)}" if sensitive else ""
             )
+        if capped:
+            message += f" (only the first {COLLATERAL_IDENTITY_CAP} identities reaching it, by id, were compared)"
         return CollateralResult(
             tool="collateral",
             status=Status.OK,

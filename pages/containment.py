@@ -3,9 +3,12 @@
 import streamlit as st
 
 from blastshield_core import QueryFailed, Status
+from blastshield_core.access import Permission
 from blastshield_core.decide import RULES_PLAYBOOK, AnalystDecider
 from blastshield_core.loop import RunRefused
 from blastshield_core.results import RunState
+from blastshield_core.safetext import md_text
+from pages._auth import current_access, require
 from pages._graphview import LEGEND, draw
 from pages._services import (
     alert_picker,
@@ -40,14 +43,14 @@ if svc is None:
 settle_runs(svc)
 session = st.session_state.contain_session
 if session is not None and session.run.state.terminal:  # abandoned after waiting too long
-    st.warning(f"The analyst run {session.run.run_id} was {session.run.state.value}: {session.run.reason}")
+    st.warning(f"The analyst run {session.run.run_id} was {session.run.state.value}: {md_text(session.run.reason)}")
     st.session_state.contain_last_run = session.run.run_id
     st.session_state.contain_session = session = None
 alert_id = alert_picker(svc, "contain_alert")
 if alert_id is None:
     st.stop()
 if session is not None and session.run.alert_id != alert_id:
-    st.info(f"An analyst run on {session.run.alert_id} is waiting for your choice below.")
+    st.info(f"An analyst run on {md_text(session.run.alert_id)} is waiting for your choice below.")
 
 candidates = svc.tools.get_response_candidates(alert_id)
 st.subheader("Current response candidates")
@@ -55,7 +58,7 @@ if candidates.status is not Status.OK:
     show_status(candidates.status, candidates.message)
 elif not candidates.candidates:
     if candidates.qualifying_paths:
-        st.warning(f"{candidates.message}. A run would stop: route blocking cannot cut these paths.")
+        st.warning(f"{md_text(candidates.message)}. A run would stop: route blocking cannot cut these paths.")
     else:
         st.info("No qualifying path now: a run would complete at once with zero actions.")
 else:
@@ -96,15 +99,17 @@ gemini_ok, gemini_why = svc.gemini().availability()
 labels = {
     "rules": "Rules playbook (rules-v2)",
     "analyst": "Analyst — you choose each action",
-    "gemini": f"Gemini ({gemini_why})" if gemini_ok else f"Gemini — unavailable: {gemini_why}",
+    "gemini": f"Gemini ({md_text(gemini_why)})" if gemini_ok else f"Gemini — unavailable: {md_text(gemini_why)}",
 }
 decider = st.radio("Decider", ["rules", "analyst", "gemini"], key="contain_decider", format_func=labels.get)
 if decider == "rules":
     st.caption(RULES_PLAYBOOK)
 if decider == "gemini" and not gemini_ok:
-    st.warning(f"Gemini is unavailable ({gemini_why}). It is never replaced silently: choose another decider.")
+    st.warning(f"Gemini is unavailable ({md_text(gemini_why)}). It is never replaced silently: choose another decider.")
 cap = st.number_input("Action cap (1-10)", min_value=1, max_value=10, value=3, step=1, key="contain_cap")
 confirm = st.checkbox("I confirm: this run may block session routes in the graph", key="contain_confirm")
+if not current_access().can(Permission.CONTAIN):
+    st.caption("Containment runs need the responder or admin role.")
 blocked_reason = None
 if not confirm:
     blocked_reason = "Tick the confirmation to enable the run."
@@ -116,18 +121,18 @@ start = st.button("Start containment run", key="contain_start", type="primary", 
 if blocked_reason:
     st.caption(blocked_reason)
 
-if start:
+if start and require(Permission.CONTAIN, "run containment"):
     st.session_state.contain_before = svc.tools.get_evidence_graph(alert_id, 6)
-    with st.status(f"Containment run on {alert_id} ({decider})…", expanded=True) as progress:
+    with st.status(f"Containment run on {md_text(alert_id)} ({decider})…", expanded=True) as progress:
 
         def on_step(run, step):
-            progress.write(f"**{step.seq}. {step.kind}** — {step.summary}")
+            progress.write(f"**{step.seq}. {md_text(step.kind)}** — {md_text(step.summary)}")
 
         try:
             session = svc.controller.start(alert_id, decider, int(cap), confirm, on_step=on_step, actor=page_actor())
         except RunRefused as exc:
             progress.update(label="Run refused: nothing was done", state="error")
-            st.error(str(exc))
+            st.error(md_text(exc))
         else:
             if decider == "analyst" and not session.run.state.terminal:
                 session.on_step = None
@@ -144,13 +149,15 @@ if start:
     session = st.session_state.contain_session
 
 if session is not None:
-    st.subheader(f"Analyst run {session.run.run_id}: your choice")
+    st.subheader(f"Analyst run {md_text(session.run.run_id)}: your choice")
     for step in session.run.steps:
-        st.markdown(f"**{step.seq}. {step.kind}** — {step.summary}")
+        st.markdown(f"**{step.seq}. {md_text(step.kind)}** — {md_text(step.summary)}")
     current = svc.tools.get_response_candidates(session.run.alert_id)
     picks = current.candidates if current.status is Status.OK else []
     for i, cand in enumerate(picks):
-        if st.button(f"Block {cand.route_id} (cuts {cand.paths_cut})", key=f"contain_pick_{i}"):
+        if st.button(f"Block {md_text(cand.route_id)} (cuts {cand.paths_cut})", key=f"contain_pick_{i}") and require(
+            Permission.CONTAIN, "block routes"
+        ):
             session.advance(AnalystDecider([cand.id]))
             if session.run.state.terminal:
                 analyst_done(svc, session.run.run_id)
@@ -159,7 +166,7 @@ if session is not None:
             else:
                 wait_for_analyst(svc, session)
             st.rerun()
-    if st.button("End run", key="contain_end"):
+    if st.button("End run", key="contain_end") and require(Permission.CONTAIN, "end a containment run"):
         session.end()
         analyst_done(svc, session.run.run_id)
         st.session_state.contain_last_run = session.run.run_id
@@ -170,27 +177,27 @@ run_id = st.session_state.contain_last_run
 if run_id and session is None:
     run = svc.audit.get(run_id)
     if run is None:
-        st.error(f"Run {run_id} is not in the audit.")
+        st.error(f"Run {md_text(run_id)} is not in the audit.")
         st.stop()
     st.divider()
     remaining = "unknown" if run.remaining_paths is None else run.remaining_paths
     if run.state is RunState.COMPLETED:
-        st.success(f"### CONTAINED — completed\n{run.reason}. Remaining qualifying paths: **0**.")
+        st.success(f"### CONTAINED — completed\n{md_text(run.reason)}. Remaining qualifying paths: **0**.")
     elif run.state is RunState.STOPPED:
-        st.warning(f"### NOT CONTAINED — stopped\n{run.reason}. Remaining qualifying paths: **{remaining}**.")
+        st.warning(f"### NOT CONTAINED — stopped\n{md_text(run.reason)}. Remaining qualifying paths: **{remaining}**.")
     elif run_state_message(run)[0] == "warning":
         st.warning(run_state_message(run)[1])
     elif run_state_message(run)[0] == "error":
         st.error(run_state_message(run)[1])
     else:
-        st.error(f"### FAILED\n{run.reason}. Nothing here means contained.")
+        st.error(f"### FAILED\n{md_text(run.reason)}. Nothing here means contained.")
     m1, m2, m3 = st.columns(3)
     m1.metric("Actions", len(run.actions))
     m2.metric("Verified", sum(a.verified for a in run.actions))
     m3.metric("Remaining paths", remaining)
     st.caption(
-        f"Run `{run.run_id}` on {run.alert_id} · decider {run.decider} · cap {run.max_actions}"
-        f" · started by {run.actor or '—'}"
+        f"Run `{run.run_id}` on {md_text(run.alert_id)} · decider {md_text(run.decider)} · cap {run.max_actions}"
+        f" · started by {md_text(run.actor or '—')}"
     )
     if run.actions:
         st.dataframe([a.model_dump() for a in run.actions], hide_index=True, width="stretch", key="contain_actions")

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from blastshield_core import Status
+from blastshield_core.safetext import md_text
 from pages._graphview import AWS_LEGEND, LEGEND, aws_account, draw, path_rows
 from pages._services import alert_picker, get_services, init_state, show_briefing, show_status
 
@@ -92,7 +93,7 @@ if alert_id is not None:
             if result.status in (Status.PATHS_FOUND, Status.NO_PATH):
                 st.markdown(
                     f"**{result.path_count}** of {result.paths_before} qualifying path(s) would remain "
-                    f"if {', '.join(trial)} were blocked (dry run, nothing written)."
+                    f"if {md_text(', '.join(trial))} were blocked (dry run, nothing written)."
                 )
                 if result.paths:
                     st.dataframe(path_rows(result.paths), hide_index=True, width="stretch", key="graph_whatif_paths")

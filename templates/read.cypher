@@ -295,15 +295,17 @@ RETURN nodes, relationships, count(a) AS alerts
 UNWIND $frontier AS fid
 MATCH (n:Entity {id: fid})-[r:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ]->(m:Entity)
 RETURN n.id AS source, type(r) AS type, properties(r) AS rel_props, m.id AS id, labels(m) AS labels, properties(m) AS props
+LIMIT $limit
 
 // name: identities_reaching
-// description: identities that reach entity $id over 0..5 qualifying relationships (the identities whose access can use a relationship leaving $id)
+// description: identities that reach entity $id over 0..5 qualifying relationships (the identities whose access can use a relationship leaving $id), the first $limit by id
 MATCH (t:Entity {id: $id})
 MATCH p = (i:Identity)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*0..5]->(t)
 WHERE ALL(r IN relationships(p) WHERE coalesce(r.status, 'active') <> 'blocked'
       AND coalesce(r.permission, 'allow') <> 'deny')
 RETURN DISTINCT i.id AS id, labels(i) AS labels, properties(i) AS props
 ORDER BY id
+LIMIT $limit
 
 // name: export_nodes
 // description: one page of entities for export, ordered by id: skip $skip, at most $limit

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
+
+from blastshield_core.safetext import WORD_JOINER
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -31,6 +34,11 @@ def app(tmp_path, monkeypatch):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     yield at
     _close_cached_services()
+
+
+def plain(markdown: str) -> str:
+    """The text a Markdown source shows: data in messages is backslash-escaped (safetext.md_text)."""
+    return re.sub(r"\\(.)", r"\1", markdown).replace(WORD_JOINER, "")
 
 
 def drawn(at) -> list[dict]:
@@ -143,7 +151,7 @@ def test_explorer_shows_the_audit_fixture_depth_lesson(app):
     app.slider(key="graph_hops").set_value(4).run()
     assert any("No qualifying path within 4 hops" in i.value for i in app.info)
     app.slider(key="graph_hops").set_value(5).run()
-    assert any("1 shortest path(s) of 5 hops" in w.value for w in app.warning)
+    assert any("1 shortest path(s) of 5 hops" in plain(w.value) for w in app.warning)
     explorer = drawn(app)[-1]
     assert {n["id"] for n in explorer["nodes"]} >= {"auditor_02", "staging-role", "staging-report"}
 
@@ -184,7 +192,7 @@ def test_rules_run_completes_and_the_graph_shows_no_active_path(app):
 def test_containment_shows_the_labelled_fallback_briefing(app):
     """Without a model the run's briefing is the deterministic fallback, labelled with its reason."""
     run_containment(app, "BH-CONTAINMENT-4001")
-    assert any("Deterministic fallback briefing" in w.value and "GEMINI_API_KEY" in w.value for w in app.warning)
+    assert any("Deterministic fallback briefing" in w.value and "GEMINI_API_KEY" in plain(w.value) for w in app.warning)
     assert any("**Contained.**" in m.value and "route-c11-alternate" in m.value for m in app.markdown)
 
 

@@ -63,7 +63,7 @@ INDEX_DRIVEN = {
     "expand_frontier": {"frontier": ["developer_07", "sess-dev07"], "exclude_routes": []},
     "expand_frontier_any_status": {"frontier": ["developer_07"], "limit": 10},
     "relationship_by_ends": {"source": "developer_07", "target": "sess-dev07", "type": "HAS_SESSION"},
-    "identities_reaching": {"id": "deploy-role"},
+    "identities_reaching": {"id": "deploy-role", "limit": 501},
 }
 
 
