@@ -6,6 +6,7 @@ st.set_page_config(page_title="BlastShield", page_icon=":material/shield:", layo
 
 navigation = st.navigation(
     [
+        st.Page("pages/walkthrough.py", title="Walkthrough", icon=":material/tour:"),
         st.Page("pages/alerts.py", title="Alerts", icon=":material/notifications:", default=True),
         st.Page("pages/graph.py", title="Path graph", icon=":material/hub:"),
         st.Page("pages/containment.py", title="Containment", icon=":material/block:"),

@@ -6,11 +6,14 @@ from blastshield_core import Status
 from blastshield_core.decide import RULES_PLAYBOOK, AnalystDecider
 from blastshield_core.loop import RunRefused
 from blastshield_core.results import RunState
+from blastshield_core.walkthrough import RunSeen
 from pages._graphview import LEGEND, draw
 from pages._services import (
     alert_picker,
     get_services,
     init_state,
+    query_state,
+    record_seen,
     show_briefing,
     show_status,
     step_rows,
@@ -18,6 +21,7 @@ from pages._services import (
 )
 
 init_state()
+query_state(decider="contain_decider", cap="contain_cap")
 st.session_state.setdefault("contain_session", None)
 st.session_state.setdefault("contain_last_run", None)
 st.session_state.setdefault("contain_before", None)
@@ -150,6 +154,7 @@ if run_id and session is None:
         st.warning(f"### NOT CONTAINED — stopped\n{run.reason}. Remaining qualifying paths: **{remaining}**.")
     else:
         st.error(f"### FAILED\n{run.reason}. Nothing here means contained.")
+    record_seen(RunSeen.from_run(run))
     m1, m2, m3 = st.columns(3)
     m1.metric("Actions", len(run.actions))
     m2.metric("Verified", sum(a.verified for a in run.actions))
