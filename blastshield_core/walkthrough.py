@@ -131,7 +131,7 @@ STEPS: tuple[Step, ...] = (
         title="Exact choke points and a dry run before acting",
         look=(
             f"Under *Choke points*, see the exact minimum set of relationships that severs every path of "
-            f"{CONTAINMENT_ALERT}; under *What if*, tick route-c11-primary to see which path would remain — "
+            f"{CONTAINMENT_ALERT}; under *What if*, pick route-c11-primary to see which path would remain — "
             "nothing is written."
         ),
         button=f"Open the path graph of {CONTAINMENT_ALERT}",

@@ -82,8 +82,8 @@ def reset() -> None:
 for number, step in enumerate(STEPS, 1):
     outcome = outcomes[step.id]
     with st.container(border=True):
-        mark = "✅" if outcome.done else "⬜"
-        st.subheader(f"{mark} Step {number}. {step.title}")
+        mark = ":green[:material/check_circle:]" if outcome.done else ":gray[:material/radio_button_unchecked:]"
+        st.subheader(f"{mark} Step {number}. {step.title}", anchor=False)
         st.markdown(step.look)
         if step.id == "briefing":
             sample_checks()

@@ -37,8 +37,8 @@ def walk(tmp_path, monkeypatch):
 def marks(at) -> list[bool]:
     """Which steps carry a check mark, in order (asserting the step titles while at it)."""
     headers = [h.value for h in at.subheader]
-    assert [h[2:] for h in headers] == STEP_TITLES
-    return [h.startswith("✅") for h in headers]
+    assert [h.split("] ", 1)[1] for h in headers] == STEP_TITLES
+    return [h.startswith(":green[:material/check_circle:]") for h in headers]
 
 
 def seen(at) -> list[str]:
