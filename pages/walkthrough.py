@@ -34,11 +34,13 @@ def sample_checks() -> None:
     """The briefing step: the samples, checked live, with the flags the checker raised."""
     if st.button(step.button, key="walk_check"):
         try:
-            for check in check_sample_briefings(svc.briefer):
-                record_seen(check)
+            checks = check_sample_briefings(svc.briefer)
         except EvidenceUnavailable as exc:
             show_status(exc.status, exc.message)
-        st.rerun()
+        else:
+            for check in checks:
+                record_seen(check)
+            st.rerun()
     latest = log.latest_checks()
     for sample in SAMPLE_BRIEFINGS:
         st.markdown(f"**Sample model briefing that {sample.title}:**\n\n> {sample.text}")
