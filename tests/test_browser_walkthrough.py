@@ -17,6 +17,11 @@ dashboard = test_browser.dashboard
 page = test_browser.page
 
 
+def graph_page_settled(page) -> None:
+    """The path graph has rendered down to its last section (widgets above are then stable)."""
+    expect(page.get_by_text("Explore: shortest qualifying path")).to_be_visible(timeout=30_000)
+
+
 def back_to_walkthrough(page) -> None:
     page.get_by_role("link", name="Walkthrough").click()
     expect(page.get_by_text("Five-minute walkthrough")).to_be_visible(timeout=30_000)
@@ -32,6 +37,7 @@ def test_walkthrough_in_the_browser(page, dashboard):
     # 1. depth 4 from the button, then the slider to 5
     page.get_by_role("button", name="Open the path graph of BH-1042 at depth 4").click()
     expect(page.get_by_text("No qualifying path within 4 hops")).to_be_visible(timeout=30_000)
+    graph_page_settled(page)
     page.get_by_role("slider").first.focus()
     page.keyboard.press("ArrowRight")
     expect(page.get_by_text("Qualifying paths (1)")).to_be_visible(timeout=30_000)
@@ -45,8 +51,13 @@ def test_walkthrough_in_the_browser(page, dashboard):
     # 2. choke points, then a what-if
     page.get_by_role("button", name="Open the path graph of BH-CONTAINMENT-4001").click()
     expect(page.get_by_text("Choke points: the fewest changes")).to_be_visible(timeout=30_000)
-    page.get_by_test_id("stMultiSelect").filter(has_text="Routes to treat as blocked").click()
-    page.get_by_role("option", name="route-c11-primary").click()
+    graph_page_settled(page)
+    routes = page.get_by_test_id("stMultiSelect").filter(has_text="Routes to treat as blocked").locator("input")
+    expect(routes).to_be_visible(timeout=30_000)
+    routes.click()
+    routes.press_sequentially("route-c11-primary")
+    expect(page.get_by_role("option", name="route-c11-primary")).to_be_visible(timeout=30_000)
+    routes.press("Enter")
     page.keyboard.press("Escape")
     expect(page.get_by_text("of 2 qualifying path(s) would remain")).to_be_visible(timeout=30_000)
     back_to_walkthrough(page)
