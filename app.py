@@ -11,6 +11,7 @@ if not gate():
 
 navigation = st.navigation(
     [
+        st.Page("pages/walkthrough.py", title="Walkthrough", icon=":material/tour:"),
         st.Page("pages/alerts.py", title="Alerts", icon=":material/notifications:", default=True),
         st.Page("pages/graph.py", title="Path graph", icon=":material/hub:"),
         st.Page("pages/containment.py", title="Containment", icon=":material/block:"),

@@ -254,3 +254,43 @@ def release_form(svc, route_ids: list[str], *, key: str) -> None:
     notice = st.session_state.pop(f"{key}_release_notice", None)
     if notice:
         st.success(notice)
+
+
+# -- query parameters and what the walkthrough reads back -------------------------------
+
+PAGE_FILES = {"graph": "pages/graph.py", "containment": "pages/containment.py", "walkthrough": "pages/walkthrough.py"}
+
+
+def query_state(**widgets: str) -> None:
+    """Initial widget values from the URL (`?depth=`, `?decider=`, `?cap=`), set once per arrival.
+
+    `query_state(depth="graph_depth")` sets the `graph_depth` widget from `?depth=` the first time
+    the page sees that value; afterwards the widget works normally. Invalid values are ignored."""
+    from blastshield_core.walkthrough import PageQuery
+
+    query = PageQuery.from_params(st.query_params.to_dict())
+    applied = st.session_state.setdefault("_query_applied", {})
+    for name, key in widgets.items():
+        value = getattr(query, name)
+        if value is not None and applied.get(key) != value:
+            applied[key] = value
+            st.session_state[key] = value
+
+
+def go_to(page: str, params: dict[str, str]) -> None:
+    """Switch to a page with query parameters that it applies afresh (an arrival)."""
+    st.session_state.pop("_query_applied", None)
+    st.session_state.pop("_query_alert", None)
+    st.switch_page(PAGE_FILES[page], query_params=params)
+
+
+def seen_log():
+    """What the pages rendered in this session (read by the walkthrough's check marks)."""
+    from blastshield_core.walkthrough import SeenLog
+
+    return st.session_state.setdefault("walkthrough_seen", SeenLog())
+
+
+def record_seen(item) -> None:
+    """Record what a page just rendered (a `blastshield_core.walkthrough` record)."""
+    seen_log().record(item)

@@ -8,6 +8,7 @@ from blastshield_core.decide import RULES_PLAYBOOK, AnalystDecider
 from blastshield_core.loop import RunRefused
 from blastshield_core.results import RunState
 from blastshield_core.safetext import md_text
+from blastshield_core.walkthrough import RunSeen
 from pages._auth import current_access, require
 from pages._graphview import LEGEND, draw
 from pages._services import (
@@ -16,6 +17,8 @@ from pages._services import (
     get_services,
     init_state,
     page_actor,
+    query_state,
+    record_seen,
     release_form,
     run_state_message,
     settle_runs,
@@ -27,6 +30,7 @@ from pages._services import (
 )
 
 init_state()
+query_state(decider="contain_decider", cap="contain_cap")
 st.session_state.setdefault("contain_session", None)
 st.session_state.setdefault("contain_last_run", None)
 st.session_state.setdefault("contain_before", None)
@@ -191,6 +195,7 @@ if run_id and session is None:
         st.error(run_state_message(run)[1])
     else:
         st.error(f"### FAILED\n{md_text(run.reason)}. Nothing here means contained.")
+    record_seen(RunSeen.from_run(run))
     m1, m2, m3 = st.columns(3)
     m1.metric("Actions", len(run.actions))
     m2.metric("Verified", sum(a.verified for a in run.actions))

@@ -4,10 +4,12 @@ import streamlit as st
 
 from blastshield_core import Status
 from blastshield_core.safetext import md_text
+from blastshield_core.walkthrough import ChokePointsSeen, EvidenceSeen, WhatIfSeen
 from pages._graphview import AWS_LEGEND, LEGEND, aws_account, draw, path_rows
-from pages._services import alert_picker, get_services, init_state, show_briefing, show_status
+from pages._services import alert_picker, get_services, init_state, query_state, record_seen, show_briefing, show_status
 
 init_state()
+query_state(depth="graph_depth")
 st.title(":material/hub: Path graph")
 svc = get_services()
 if svc is None:
@@ -47,6 +49,7 @@ if alert_id is not None:
         st.caption(LEGEND)
         if any(aws_account(n.properties) for n in graph.nodes):
             st.caption(AWS_LEGEND)
+        record_seen(EvidenceSeen.from_result(graph))
         if graph.truncated:
             st.warning(f"The drawing is capped at {graph.relationship_cap} relationships; more exist.")
 
@@ -78,6 +81,7 @@ if alert_id is not None:
             width="stretch",
             key="graph_chokes",
         )
+        record_seen(ChokePointsSeen.from_result(chokes))
     else:
         show_status(chokes.status, chokes.message, 6)
 
@@ -104,6 +108,7 @@ if alert_id is not None:
                 remaining = {(r.source, r.type, r.target) for p in result.paths for r in p.relationships}
                 draw(graph.nodes, graph.relationships, graph_id=f"whatif-{alert_id}-{'-'.join(trial)}",
                      highlight=remaining, start=graph.entity_id, what_if=set(trial), height=360)  # fmt: skip
+                record_seen(WhatIfSeen.from_result(result))
             else:
                 show_status(result.status, result.message)
 
