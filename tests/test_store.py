@@ -239,6 +239,6 @@ def test_reopening_waits_for_the_rebuilt_indexes(tmp_path):
     reopened = Store(settings)
     try:
         statuses = [row["status"] for row in reopened.read("index_status")]
-        assert len(statuses) == 2 and set(statuses) == {"OPERATIONAL"}, statuses
+        assert len(statuses) == 4 and set(statuses) == {"OPERATIONAL"}, statuses
     finally:
         reopened.close()
