@@ -289,3 +289,44 @@ def test_unreadable_date_is_an_error_the_importer_turns_into_a_warning():
     """A date in no known format raises ValueError naming it."""
     with pytest.raises(ValueError, match="unreadable date"):
         _date("the day before yesterday")
+
+
+def test_hostile_shapes_give_warnings_not_a_crash():
+    """Wrong types where objects, strings or numbers belong are warned about or left out, never a crash."""
+    gaad = {
+        "UserDetailList": [
+            {"UserName": "u", "Arn": f"arn:aws:iam::{A}:user/u", "GroupList": [3], "AttachedManagedPolicies": ["x"]},
+            7,
+        ],
+        "RoleDetailList": [
+            {
+                "RoleName": "r",
+                "Arn": f"arn:aws:iam::{A}:role/r",
+                "AssumeRolePolicyDocument": {"Statement": "no"},
+                "PermissionsBoundary": "b",
+            }
+        ],
+        "Policies": [{"Arn": 5}],
+    }
+    instances = {
+        "Reservations": [
+            {
+                "OwnerId": A,
+                "Instances": [{"InstanceId": "i-1", "IamInstanceProfile": ["x"], "Placement": 3, "State": "up"}],
+            },
+            2,
+        ]
+    }
+    functions = {"Functions": [{"FunctionName": "f", "Role": {"x": 1}}]}
+    findings = {"Findings": [{"Id": "f1", "AccountId": A, "Severity": "high", "Resource": "nope", "Service": 1}]}
+    sources = AwsSources(
+        files=[
+            SourceFile("gaad", "g.json", "x", gaad),
+            SourceFile("instances", "i.json", "x", instances),
+            SourceFile("functions", "f.json", "x", functions),
+            SourceFile("findings", "d.json", "x", findings),
+        ]
+    )
+    doc, report = build_document(sources)
+    assert f"{A}:instance:i-1" in {n.id for n in doc.nodes}
+    assert {w["file"] for w in report.warnings} >= {"g.json", "f.json", "d.json"}
