@@ -488,7 +488,7 @@ def import_document(
                 if not store.wait_for_indexes(staging, INDEX_WAIT_S):
                     raise QueryFailed(f"the indexes of the imported graph were not built within {INDEX_WAIT_S:.0f} s")
             else:
-                store.command("GRAPH.COPY", live, staging)
+                store.copy_graph(live, staging)
                 _ensure_indexes(store, staging)
                 if prune is not None:
                     prune(store, staging)

@@ -51,6 +51,7 @@ WRITE_LOCK_TIMEOUT_S = 120.0  # how long a writer waits for the write lock
 WRITE_LOCK_TTL_S = 30.0  # the lock's lifetime; renewed every third of it while held
 LOCKED_WRITE_ATTEMPTS = 5  # a locked write whose EXEC was aborted by a renewal (nothing ran) is tried again
 INDEX_WAIT_S = 60.0  # how long opening the embedded database waits for its indexes
+FORK_WAIT_S = 30.0  # how long a graph copy waits for the server's background save or rewrite to end
 
 
 class QueryFailed(RuntimeError):
@@ -256,6 +257,20 @@ class Store:
             return self._db.connection.execute_command(*args)
         except (redis.RedisError, OSError) as exc:
             raise QueryFailed(f"{args[0]} failed: {exc}") from None
+
+    def copy_graph(self, source: str, target: str, timeout: float = FORK_WAIT_S) -> None:
+        """GRAPH.COPY, which forks the server: while a snapshot or an append-only-file rewrite
+        (another fork) is running the server answers "could not fork", so wait for it to end and
+        try again, for at most `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.command("GRAPH.COPY", source, target)
+                return
+            except QueryFailed as exc:
+                if "could not fork" not in str(exc) or time.monotonic() > deadline:
+                    raise
+            time.sleep(0.05)
 
     @contextmanager
     def write_lock(self, graph: str | None = None, timeout: float | None = None) -> Iterator[WriteLock]:

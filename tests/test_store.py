@@ -242,3 +242,25 @@ def test_reopening_waits_for_the_rebuilt_indexes(tmp_path):
         assert len(statuses) == 4 and set(statuses) == {"OPERATIONAL"}, statuses
     finally:
         reopened.close()
+
+
+def test_graph_copy_waits_for_a_background_save(tmp_path):
+    """An upsert during a background save (the server's other fork) waits for it instead of failing."""
+    from blastshield_core.ingest import import_document, parse_document
+
+    store = Store(load_settings(environ={}, data_dir=tmp_path))
+    server = store._db.connection
+    try:
+        seed(store)
+        server.config_set("rdb-key-save-delay", 500_000)  # each key takes 0.5 s in the save's child
+        server.bgsave()
+        assert server.info("persistence")["rdb_bgsave_in_progress"]
+        with pytest.raises(QueryFailed, match="could not fork"):
+            store.command("GRAPH.COPY", store.settings.graph, "copy-during-save")
+        doc = {"format": "blastshield-graph/v1", "name": "during-save",
+               "nodes": [{"id": "during-save", "label": "Identity", "name": "during save"}]}  # fmt: skip
+        import_document(store, parse_document(doc))
+        assert store.read("entity_by_id", {"id": "during-save"})
+    finally:
+        server.config_set("rdb-key-save-delay", 0)
+        store.close()
