@@ -51,7 +51,7 @@ def sample_checks() -> None:
         if check is None:
             continue
         if check.flags:
-            lines = [f"- `{f.kind.value}` — {md_text(f.offending_text)}: {md_text(f.evidence)}" for f in check.flags]
+            lines = [f"- `{f.kind.value}` — *{md_text(f.offending_text)}*: {md_text(f.evidence)}" for f in check.flags]
             st.error(
                 f"**Refused: {len(check.flags)} flag(s)** against a fresh investigation "
                 f"({check.evidence_status.value}, {check.evidence_paths} qualifying path(s)):\n" + "\n".join(lines)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.test_app import app, drawn, open_page, table
+from tests.test_app import app, drawn, open_page, plain, table
 
 __all__ = ["app"]  # the fixture, shared with tests/test_app.py
 
@@ -21,7 +21,7 @@ def test_investigate_an_entity_opens_and_selects_an_alert(app):
     _open_alert(app, "deploy-role", "Deploy role looks odd")
     chosen = app.selectbox(key="alerts_select").value
     assert chosen.startswith("AN-")
-    assert any(chosen in s.value for s in app.success)
+    assert any(chosen in plain(s.value) for s in app.success)
     rows = {r["alert"]: r for r in table(app, "alert", "entity").to_dict("records")}
     assert rows[chosen]["entity"] == "deploy-role"
     assert rows[chosen]["title"] == "Deploy role looks odd"

@@ -6,7 +6,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from tests.test_app import ROOT, _close_cached_services, drawn, edges_by_state, table
+from tests.test_app import ROOT, _close_cached_services, drawn, edges_by_state, plain, table
 
 WALK = "pages/walkthrough.py"
 STEP_TITLES = [
@@ -136,9 +136,9 @@ def test_walkthrough_every_step_through_its_own_buttons(walk):
 
     # 4. the checker flags both sample briefings against the fresh evidence (the alternate path is open)
     at.button(key="walk_check").click().run()
-    refusals = [e.value for e in at.error if e.value.startswith("**Refused")]
+    refusals = [plain(e.value) for e in at.error if e.value.startswith("**Refused")]
     assert len(refusals) == 2
-    assert "`false_containment` — *contained*" in refusals[0]
+    assert "`false_containment` — *contractor_11 is now fully contained*" in refusals[0]
     assert "`unknown_entity` — *sess-c11-backup*" in refusals[1]
     assert all("(paths_found, 1 qualifying path(s))" in r for r in refusals)
     assert any("no GEMINI_API_KEY" in c.value for c in at.caption)

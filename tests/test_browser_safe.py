@@ -208,7 +208,7 @@ def test_admin_by_group_signs_in(page, dashboard):
 
 def test_admin_imports_the_hostile_document(page, dashboard, outside):
     """The admin imports a document of hostile strings; the queue shows them as text."""
-    page.locator("input[type=file]").set_input_files(
+    page.get_by_role("region", name="blastshield-graph/v1 JSON").locator("input[type=file]").set_input_files(
         files=[{"name": "hostile.json", "mimeType": "application/json", "buffer": hostile_document()}]
     )
     page.get_by_role("button", name="Validate and import").click()

@@ -54,7 +54,7 @@ def test_a_completed_run_counts_only_after_the_stopped_one():
 
 
 def test_samples_are_flagged_live_and_reset_restores_the_scenarios(services):
-    """With a path open both samples are flagged; once contained only the invented id is; reset restores 2 paths."""
+    """With a path open both samples are flagged; once contained the first is true; reset restores 2 paths."""
     assert _run(services, 1).state is RunState.STOPPED
     checks = check_sample_briefings(services.briefer)
     assert [(c.sample_id, c.evidence_status, c.evidence_paths, c.flag_kinds) for c in checks] == [
@@ -62,7 +62,12 @@ def test_samples_are_flagged_live_and_reset_restores_the_scenarios(services):
         ("invented-entity", Status.PATHS_FOUND, 1, ("unknown_entity",)),
     ]
     assert _run(services, 3).state is RunState.COMPLETED
-    assert [c.flag_kinds for c in check_sample_briefings(services.briefer)] == [(), ("unknown_entity",)]
+    # contained: the first sample is now true; the second is doubly wrong (an invented session, and
+    # exposure the graph no longer has)
+    assert [c.flag_kinds for c in check_sample_briefings(services.briefer)] == [
+        (),
+        ("false_exposure", "unknown_entity"),
+    ]
     restored = reset_demo(services)
     assert dict(restored.path_counts) == {"BH-1042": 1, "BH-CONTAINMENT-4001": 2, "BH-IAM-2001": 3,
                                           "BH-WORKLOAD-3001": 3}  # fmt: skip
