@@ -57,6 +57,8 @@ REQUIRED = frozenset(
         "audit_get_steps",
         "index_status",
     }
+    # re-sync of an imported AWS account (templates/sync.cypher)
+    | {"snapshot_entities", "edges_from_entities", "delete_entities", "delete_alerts_of_entities", "delete_edges"}
 )
 
 

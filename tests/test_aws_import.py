@@ -83,7 +83,7 @@ def test_reimport_resyncs_one_account_and_leaves_the_rest(graph, tmp_path):
     assert (f"{A}:user:alice:policies", "CAN_READ", f"{A}:bucket:dev-bucket") in rels(graph)
     assert before_seed <= now
     assert {k: v for k, v in rels(graph).items() if k[0].startswith((f"{B}:user", f"{B}:role"))} == partner_before
-    assert report.removed["nodes"] == 5 and report.removed["relationships"] >= 1
+    assert report.removed["nodes"] == 4 and report.removed["relationships"] >= 1
 
 
 def test_reimport_of_the_same_bundle_changes_nothing(graph):

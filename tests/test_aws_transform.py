@@ -8,6 +8,7 @@ import json
 import pytest
 
 from blastshield_core.aws import AwsSources, SourceFile, build_document, entity_id, read_sources
+from blastshield_core.aws.transform import _date
 from blastshield_core.model import GraphDocument, is_valid_id
 from tests.aws_bundle import SENSITIVITY, A, B, bundle_dir
 
@@ -264,3 +265,68 @@ def test_built_document_is_valid_under_the_model(built):
     again = GraphDocument.model_validate(doc.model_dump(mode="json"))
     assert again == doc
     again.check_internal()
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("2019-08-16 17:27:59+00:00", "2019-08-16T17:27:59+00:00"),
+        ("2019-05-07T15:35:54+00:00", "2019-05-07T15:35:54+00:00"),
+        ("2026-11-30T12:00:00.000Z", "2026-11-30T12:00:00+00:00"),
+        ("2026-12-01 14:02:45.678360+00:00", "2026-12-01T14:02:45.678360+00:00"),
+        ("N/A", None),
+        ("no_information", None),
+        ("not_supported", None),
+        (None, None),
+    ],
+)
+def test_dates_in_the_formats_exports_use(value, expected):
+    """ISO dates with a space or T, Z or an offset, fractions; N/A and friends mean no date."""
+    assert _date(value) == expected
+
+
+def test_unreadable_date_is_an_error_the_importer_turns_into_a_warning():
+    """A date in no known format raises ValueError naming it."""
+    with pytest.raises(ValueError, match="unreadable date"):
+        _date("the day before yesterday")
+
+
+def test_hostile_shapes_give_warnings_not_a_crash():
+    """Wrong types where objects, strings or numbers belong are warned about or left out, never a crash."""
+    gaad = {
+        "UserDetailList": [
+            {"UserName": "u", "Arn": f"arn:aws:iam::{A}:user/u", "GroupList": [3], "AttachedManagedPolicies": ["x"]},
+            7,
+        ],
+        "RoleDetailList": [
+            {
+                "RoleName": "r",
+                "Arn": f"arn:aws:iam::{A}:role/r",
+                "AssumeRolePolicyDocument": {"Statement": "no"},
+                "PermissionsBoundary": "b",
+            }
+        ],
+        "Policies": [{"Arn": 5}],
+    }
+    instances = {
+        "Reservations": [
+            {
+                "OwnerId": A,
+                "Instances": [{"InstanceId": "i-1", "IamInstanceProfile": ["x"], "Placement": 3, "State": "up"}],
+            },
+            2,
+        ]
+    }
+    functions = {"Functions": [{"FunctionName": "f", "Role": {"x": 1}}]}
+    findings = {"Findings": [{"Id": "f1", "AccountId": A, "Severity": "high", "Resource": "nope", "Service": 1}]}
+    sources = AwsSources(
+        files=[
+            SourceFile("gaad", "g.json", "x", gaad),
+            SourceFile("instances", "i.json", "x", instances),
+            SourceFile("functions", "f.json", "x", functions),
+            SourceFile("findings", "d.json", "x", findings),
+        ]
+    )
+    doc, report = build_document(sources)
+    assert f"{A}:instance:i-1" in {n.id for n in doc.nodes}
+    assert {w["file"] for w in report.warnings} >= {"g.json", "f.json", "d.json"}

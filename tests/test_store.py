@@ -110,7 +110,11 @@ def test_unreachable_server_is_a_clear_error():
 def _write_calls() -> list[tuple[str, str]]:
     """(module, method) for every call that can write, in the product's code."""
     found = []
-    files = [*sorted((ROOT / "blastshield_core").glob("*.py")), ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]
+    files = [
+        *sorted((ROOT / "blastshield_core").rglob("*.py")),
+        ROOT / "app.py",
+        *sorted((ROOT / "pages").glob("*.py")),
+    ]
     for path in files:
         tree = ast.parse(path.read_text(), filename=str(path))
         for node in ast.walk(tree):

@@ -167,6 +167,11 @@ def _clean_props(props: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _obj(value: Any) -> dict[str, Any]:
+    """A value that should be an object, or an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
 def _arn_account(arn: str) -> str | None:
     found = _ARN_RE.match(arn) if isinstance(arn, str) else None
     if found and found[4] and found[4] != "aws":
@@ -434,7 +439,7 @@ class _Builder:
             path=entry.get("Path"),
             created=self.created(source.name, item, entry.get("CreateDate")),
             trusted_services=services,
-            permissions_boundary=(entry.get("PermissionsBoundary") or {}).get("PermissionsBoundaryArn"),
+            permissions_boundary=_obj(entry.get("PermissionsBoundary")).get("PermissionsBoundaryArn"),
             owner=tags.get("owner"),
         )
 
@@ -495,10 +500,11 @@ class _Builder:
                     continue
                 reported.add(arn)
                 self.credentials_from_row(source.name, arn, row)
+        reported_accounts = self._reported_accounts()
         for arn, user in self.users.items():
             if arn in reported:
                 continue
-            if self.sources.of("credential_report") and user.account in self._reported_accounts():
+            if user.account in reported_accounts:
                 self.warn(
                     self.accounts[user.account],
                     f"user {arn}",
@@ -582,9 +588,10 @@ class _Builder:
 
     def instance(self, source: SourceFile, owner: str, inst: Mapping[str, Any]) -> None:
         iid = inst["InstanceId"]
-        profile = (inst.get("IamInstanceProfile") or {}).get("Arn")
+        profile = _obj(inst.get("IamInstanceProfile")).get("Arn")
+        profile = profile if isinstance(profile, str) else None
         account = owner if _ACCOUNT_RE.match(owner) else (_arn_account(profile or "") or self.default_account(source))
-        zone = (inst.get("Placement") or {}).get("AvailabilityZone", "")
+        zone = str(_obj(inst.get("Placement")).get("AvailabilityZone") or "")
         region = zone[:-1] if zone else ""
         arn = f"arn:aws:ec2:{region}:{account}:instance/{iid}"
         tags = _tags(inst.get("Tags"))
@@ -596,7 +603,7 @@ class _Builder:
             aws_kind="instance",
             account=account,
             aws_snapshot=account,
-            state=(inst.get("State") or {}).get("Name"),
+            state=_obj(inst.get("State")).get("Name"),
             public_ip=inst.get("PublicIpAddress"),
             internet_exposed=bool(inst.get("PublicIpAddress")) or None,
         )
@@ -629,7 +636,7 @@ class _Builder:
                 )
                 self.workloads.append((node, "function", arn))
                 role = fn.get("Role")
-                if role in self.roles:
+                if isinstance(role, str) and role in self.roles:
                     self.edge(node, "RUNS_AS", self.roles[role].principal.node)
                 else:
                     self.warn(
@@ -1050,11 +1057,11 @@ class _Builder:
                 self.finding(source, f"finding {finding['Id']}", finding)
 
     def finding(self, source: SourceFile, item: str, finding: Mapping[str, Any]) -> None:
-        resource = finding.get("Resource") or {}
+        resource = _obj(finding.get("Resource"))
         account = str(finding.get("AccountId", ""))
         rtype = str(resource.get("ResourceType", ""))
         entity: str | None = None
-        key = resource.get("AccessKeyDetails") or {}
+        key = _obj(resource.get("AccessKeyDetails"))
         if rtype == "AccessKey" or key:
             user_type = key.get("UserType")
             name = str(key.get("UserName", ""))
@@ -1063,7 +1070,7 @@ class _Builder:
             elif (account, name) in self.user_by_name:
                 entity = entity_id(account, "user", name)
         elif rtype == "Instance":
-            iid = (resource.get("InstanceDetails") or {}).get("InstanceId", "")
+            iid = _obj(resource.get("InstanceDetails")).get("InstanceId", "")
             entity = entity_id(account, "instance", str(iid)) if iid else None
         elif rtype == "S3Bucket":
             buckets = as_list(resource.get("S3BucketDetails"))
@@ -1072,18 +1079,23 @@ class _Builder:
         if entity is None or entity not in self.nodes:
             self.warn(source.name, item, f"the finding's resource ({rtype or 'none'}) is not in the graph: no alert")
             return
-        severity = finding.get("Severity")
-        action = ((finding.get("Service") or {}).get("Action") or {}).get("ActionType")
+        severity: Any = finding.get("Severity")
+        try:
+            severity = float(severity)
+        except (TypeError, ValueError):
+            self.warn(source.name, item, f"severity {str(severity)[:20]!r} is not a number: left out")
+            severity = None
+        action = _obj(_obj(finding.get("Service")).get("Action")).get("ActionType")
         signals = {
             "source": "guardduty",
             "finding_type": str(finding.get("Type", "")),
-            "severity": float(severity) if isinstance(severity, int | float) else None,
+            "severity": severity,
             "resource_type": rtype,
             "account": account,
             "region": finding.get("Region"),
             "access_key_id": key.get("AccessKeyId"),
             "action_type": action,
-            "count": (finding.get("Service") or {}).get("Count"),
+            "count": _obj(finding.get("Service")).get("Count"),
             "updated_at": finding.get("UpdatedAt"),
         }
         signals = {k: v for k, v in signals.items() if isinstance(v, str | int | float) and not isinstance(v, bool)}
