@@ -28,7 +28,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FULL_SIZE", "TARGET_S", "measure_aws_import", "parse_aws_size", "render_aws_section", "write_section"]
+__all__ = [
+    "FULL_SIZE",
+    "TARGET_S",
+    "carry_section",
+    "measure_aws_import",
+    "parse_aws_size",
+    "render_aws_section",
+    "write_section",
+]
 
 ROOT = Path(__file__).resolve().parent.parent
 FULL_SIZE = (20_000, 5_000, 10_000, 5_000)
@@ -188,6 +196,15 @@ def write_section(path: Path, lines: list[str]) -> None:
         end = text.find("\n## ", start + len(SECTION))
         text = text[:start] + block + ("\n" + text[end + 1 :] if end != -1 else "")
     path.write_text(text, encoding="utf-8")
+
+
+def carry_section(path: Path, previous: str) -> None:
+    """Put the "AWS import" section of `previous` (the report before a rewrite) back into the report at `path`."""
+    start = previous.find(SECTION)
+    if start == -1:
+        return
+    end = previous.find("\n## ", start + len(SECTION))
+    write_section(path, previous[start : end if end != -1 else None].rstrip().splitlines())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

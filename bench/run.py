@@ -497,7 +497,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\n".join(render_extras(extras)))
     if args.out != "-":
         command = "python -m bench.run" + (f" --sizes {args.sizes}" if args.sizes != DEFAULT_SIZES else "")
+        from bench.aws import carry_section
+
+        previous = Path(args.out).read_text(encoding="utf-8") if Path(args.out).exists() else ""
         Path(args.out).write_text(render_markdown(reports, command, args.repeat, extras), encoding="utf-8")
+        carry_section(Path(args.out), previous)  # the AWS import figures come from `python -m bench.aws`
         print(f"\nwrote {args.out}")
     ok = all(rep.all_agree for rep in reports)
     if not ok:

@@ -152,6 +152,9 @@ class _Account:
         self.rng = random.Random(options.seed)  # noqa: S311 - synthetic data, reproducible by seed
         self.acct = options.account_id
         self.teams = options.team_count
+        # The last policies (one in fifty) are permission boundaries, never attached as grants.
+        self.boundary_count = max(1, options.policies // 50) if options.policies else 0
+        self.grant_policies = options.policies - self.boundary_count
         self.buckets = [self._bucket_name(i) for i in range(options.buckets)]
         self.team_buckets: dict[int, list[str]] = {}
         for index, name in enumerate(self.buckets):
@@ -321,7 +324,7 @@ class _Account:
         policies = []
         for i in range(self.o.policies):
             team = i % self.teams
-            boundary = i % 50 == 0
+            boundary = i >= self.grant_policies
             statements = (
                 [
                     {
@@ -432,20 +435,16 @@ class _Account:
         return {"PolicyName": policy["PolicyName"], "PolicyArn": policy["Arn"]}
 
     def _team_policy(self, team: int) -> int | None:
-        if not self.o.policies:
+        """A grant policy of the team (policy i belongs to team i % teams); never a boundary policy."""
+        if self.grant_policies <= 0:
             return None
-        # A policy of the same team (policy i belongs to team i % teams), not a boundary one.
-        start = team % self.teams
-        choices = range(start, self.o.policies, self.teams)
-        if not choices:
-            return self.rng.randrange(self.o.policies)
-        pick = self.rng.choice(choices)
-        return pick if pick % 50 else (pick + self.teams if pick + self.teams < self.o.policies else None)
+        choices = range(team % self.teams, self.grant_policies, self.teams)
+        return self.rng.choice(choices) if choices else self.rng.randrange(self.grant_policies)
 
     def _boundary(self, policies: list[dict[str, Any]]) -> dict[str, str] | None:
         if self.o.policies == 0:
             return None
-        index = self.rng.randrange(0, self.o.policies, 50)
+        index = self.rng.randrange(self.grant_policies, self.o.policies)
         policies[index]["PermissionsBoundaryUsageCount"] += 1
         return {
             "PermissionsBoundaryType": "PermissionsBoundaryPolicy",
@@ -481,7 +480,7 @@ class _Account:
                     "GroupId": self._id("AGPA"),
                     "Arn": f"arn:aws:iam::{self.acct}:group/{name}",
                     "CreateDate": self._time(),
-                    "GroupPolicyList": self._inline(name, team) if self.rng.random() < 0.2 else [],
+                    "GroupPolicyList": self._inline(name, team) if i % 5 == 0 else [],
                     "AttachedManagedPolicies": _unique(attached),
                 }
             )
@@ -518,7 +517,7 @@ class _Account:
                 "UserId": self._id("AIDA"),
                 "Arn": self.user_arn(i),
                 "CreateDate": self._time(),
-                "UserPolicyList": self._inline(name, team) if self.rng.random() < 0.1 else [],
+                "UserPolicyList": self._inline(name, team) if i % 10 == 2 else [],
                 "GroupList": groups,
                 "AttachedManagedPolicies": _unique(attached),
                 "Tags": self._tags(team),
@@ -613,7 +612,7 @@ class _Account:
                 "CreateDate": self._time(),
                 "AssumeRolePolicyDocument": self._doc(trust["Statement"]) if self.o.messy else trust,
                 "InstanceProfileList": [],
-                "RolePolicyList": self._inline(name, team) if self.rng.random() < 0.3 else [],
+                "RolePolicyList": self._inline(name, team) if i % 3 == 0 else [],
                 "AttachedManagedPolicies": _unique(attached),
                 "Tags": self._tags(team),
                 "RoleLastUsed": {"LastUsedDate": self._time(60), "Region": self.rng.choice(REGIONS)}

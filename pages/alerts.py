@@ -16,6 +16,7 @@ from pages._services import SEVERITY_BADGE, get_services, init_state, page_actor
 init_state()
 st.session_state.setdefault("alerts_notice", None)
 st.session_state.setdefault("alerts_pending_select", None)
+st.session_state.setdefault("alerts_aws_report", None)
 if st.session_state.alerts_pending_select:
     # An alert opened on the last run: select it before the selectbox below is drawn.
     st.session_state.selected_alert = st.session_state.alerts_pending_select
@@ -226,7 +227,6 @@ st.caption(
     "it), or a zip of a collection folder. Each file is recognised by its content. Re-importing an account "
     "re-syncs it; routes BlastShield blocked stay blocked."
 )
-st.session_state.setdefault("alerts_aws_report", None)
 aws_files = st.file_uploader(
     "AWS CLI JSON exports or a zip", type=["json", "zip"], accept_multiple_files=True, key="alerts_aws_upload"
 )

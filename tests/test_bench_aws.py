@@ -39,3 +39,15 @@ def test_section_is_replaced_not_duplicated(tmp_path):
 def test_size_syntax():
     """Sizes are USERSxROLESxPOLICIESxBUCKETS."""
     assert parse_aws_size("20000x5000x10000x5000") == FULL_SIZE
+
+
+def test_a_full_report_rewrite_keeps_the_aws_section(tmp_path):
+    """Rewriting the report (bench.run) carries the AWS import section over unchanged."""
+    from bench.aws import carry_section
+
+    report = tmp_path / "BENCHMARKS.md"
+    previous = "# Benchmarks\n\n## Read tools\n\nold\n\n## AWS import\n\n| figures |\n"
+    report.write_text("# Benchmarks\n\n## Read tools\n\nnew\n")
+    carry_section(report, previous)
+    text = report.read_text()
+    assert "new" in text and "old" not in text and "## AWS import\n\n| figures |" in text
