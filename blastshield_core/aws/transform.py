@@ -55,6 +55,7 @@ from .policy import (
     parse_policy,
     resource_matches,
     statement_matches_action,
+    statement_matches_resource,
 )
 from .report import AwsImportReport
 
@@ -85,6 +86,12 @@ ACCESS_ACTIONS: dict[str, tuple[str, ...]] = {
     "instance": ("ssm:StartSession", "ssm:SendCommand", "ec2-instance-connect:SendSSHPublicKey"),
     "function": ("lambda:UpdateFunctionCode",),
 }
+# Every action the evaluation asks about (statements are classified against these once).
+_MODELLED_ACTIONS = frozenset(
+    [ASSUME_ACTION]
+    + [a for _, actions in DATA_ACTIONS.values() for a in actions]
+    + [a for actions in ACCESS_ACTIONS.values() for a in actions]
+)
 # Without a tag or a --sensitivity rule.
 DEFAULT_SENSITIVITY: dict[str, str] = {
     "wildcard": "critical",
@@ -245,6 +252,50 @@ class _TrustIndex:
     outside: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
 
 
+def _universal(stmt: Statement) -> bool:
+    """The statement's Resource covers every ARN (`*`), so it never tells two resources apart."""
+    return stmt.not_resources is None and "*" in stmt.resources
+
+
+class _PolicySet:
+    """A principal's identity statements and boundary, prepared once for a fixed list of actions.
+
+    `evaluate` looks at a resource only through which statements' Resource matches it, so the
+    answers are kept by that set of statements: resources no specific statement names share one
+    answer, and principals with the same policies share this object (see `_Builder.policy_set`).
+    """
+
+    def __init__(
+        self,
+        identity: Sequence[Statement],
+        boundary: Sequence[Statement] | None,
+        actions: tuple[str, ...],
+        covers: Any,
+    ):
+        self.actions = actions
+        self.per_action: list[tuple[str, list[Statement], list[Statement] | None]] = []
+        varying: dict[int, Statement] = {}
+        for action in actions:
+            own = [s for s in identity if covers(s, action)]
+            limit = None if boundary is None else [s for s in boundary if covers(s, action)]
+            self.per_action.append((action, own, limit))
+            for stmt in (*own, *(limit or ())):
+                if not _universal(stmt):
+                    varying.setdefault(id(stmt), stmt)
+        self.varying = list(varying.values())
+        self._memo: dict[tuple[int, ...], tuple[Decision, ...]] = {}
+        self.results: dict[Any, Any] = {}  # per-use results shared by the principals of this set
+
+    def decisions(self, resource: str) -> tuple[Decision, ...]:
+        """`evaluate` for each action on `resource`, in the order of `actions`."""
+        key = tuple(i for i, stmt in enumerate(self.varying) if statement_matches_resource(stmt, resource))
+        found = self._memo.get(key)
+        if found is None:
+            found = tuple(evaluate(own, action, resource, boundary=limit) for action, own, limit in self.per_action)
+            self._memo[key] = found
+        return found
+
+
 class _Builder:
     def __init__(self, sources: AwsSources, sensitivity: Sequence[tuple[str, str]]):
         self.sources = sources
@@ -268,6 +319,10 @@ class _Builder:
         self._globbed: dict[str, list[str]] = {}  # pattern -> matching role / bucket-object ARNs
         self._all_arns: list[str] = []
         self._stmt_services: dict[int, tuple[str, ...]] = {}  # id(statement) -> data services it may grant
+        self._stmt_actions: dict[int, frozenset[str]] = {}  # id(statement) -> the modelled actions it covers
+        self._policy_sets: dict[tuple[Any, ...], _PolicySet] = {}
+        self._candidates: dict[tuple[Any, ...], list[tuple[str, str]]] = {}
+        self._hits: dict[tuple[int, str], set[str]] = {}  # (id(statement), workload kind) -> ARNs it names
 
     # ------------------------------------------------------------ helpers
 
@@ -771,6 +826,43 @@ class _Builder:
                 out.setdefault(service, []).append(stmt)
         return out
 
+    def covers(self, stmt: Statement, action: str) -> bool:
+        """`statement_matches_action`, answered from a per-statement set for the modelled actions."""
+        if action not in _MODELLED_ACTIONS:
+            return statement_matches_action(stmt, action)
+        found = self._stmt_actions.get(id(stmt))
+        if found is None:
+            found = frozenset(a for a in _MODELLED_ACTIONS if statement_matches_action(stmt, a))
+            self._stmt_actions[id(stmt)] = found
+        return action in found
+
+    def policy_set(
+        self, statements: list[Statement], boundary: list[Statement] | None, actions: tuple[str, ...]
+    ) -> _PolicySet:
+        """The prepared policy set, shared by every principal with the same statements and boundary."""
+        key = (tuple(map(id, statements)), None if boundary is None else id(boundary), actions)
+        found = self._policy_sets.get(key)
+        if found is None:
+            found = _PolicySet(statements, boundary, actions, self.covers)
+            self._policy_sets[key] = found
+        return found
+
+    def statement_hits(self, stmt: Statement, kind: str, arns: Sequence[str]) -> set[str]:
+        """The ARNs among `arns` (the workloads of one kind) the statement's Resource covers, found once."""
+        key = (id(stmt), kind)
+        found = self._hits.get(key)
+        if found is None:
+            if stmt.not_resources is not None or not stmt.resources:
+                found = {a for a in arns if statement_matches_resource(stmt, a)}
+            else:
+                found = set()
+                for pattern in stmt.resources:
+                    cut = min((i for i in (pattern.find("*"), pattern.find("?")) if i >= 0), default=len(pattern))
+                    prefix = pattern[:cut]
+                    found.update(a for a in arns if a.startswith(prefix) and resource_matches(pattern, a))
+            self._hits[key] = found
+        return found
+
     def index_trust(self, role: _Role, kind: str, entry: str, index: _TrustIndex) -> None:
         by_arn, by_account, anyone = index.by_arn, index.by_account, index.anyone
         patterns, outside, known = index.patterns, index.outside, index.known
@@ -885,23 +977,38 @@ class _Builder:
                 if not any(s.effect == "Allow" for s in statements):
                     continue
                 kind, actions = DATA_ACTIONS[service]
-                boundary = principal.boundary
-                for target, test_arn in self.read_candidates(principal, service, kind, statements):
-                    best: Decision | None = None
-                    allowed: list[str] = []
-                    for action in actions:
-                        d = evaluate(statements, action, test_arn, boundary=boundary)
-                        if d.effect is Effect.ALLOW:
-                            allowed.append(action)
-                            if best is None or (best.conditional and not d.conditional):
-                                best = d
-                        elif d.effect is Effect.DENY and best is None:
-                            best = d
-                    if best is None:
-                        continue
-                    if best.effect is Effect.DENY and allowed:
-                        best = next(evaluate(statements, a, test_arn, boundary=boundary) for a in allowed)
+                policy_set = self.policy_set(statements, principal.boundary, actions)
+                key = ("read", principal.account)
+                found = policy_set.results.get(key)
+                if found is None:
+                    found = self.read_edges(principal, service, kind, statements, policy_set)
+                    policy_set.results[key] = found
+                for target, best, allowed in found:
                     self.decision_edge(principal.node, "CAN_READ", target, best, actions=allowed)
+
+    def read_edges(
+        self, principal: _Principal, service: str, kind: str, statements: list[Statement], policy_set: _PolicySet
+    ) -> list[tuple[str, Decision, list[str]]]:
+        """(asset node, decision, allowed actions) for one policy set's reads in the principal's account."""
+        out: list[tuple[str, Decision, list[str]]] = []
+        actions = policy_set.actions
+        for target, test_arn in self.read_candidates(principal, service, kind, statements):
+            decisions = policy_set.decisions(test_arn)
+            best: Decision | None = None
+            allowed: list[str] = []
+            for action, d in zip(actions, decisions, strict=True):
+                if d.effect is Effect.ALLOW:
+                    allowed.append(action)
+                    if best is None or (best.conditional and not d.conditional):
+                        best = d
+                elif d.effect is Effect.DENY and best is None:
+                    best = d
+            if best is None:
+                continue
+            if best.effect is Effect.DENY and allowed:
+                best = decisions[actions.index(allowed[0])]
+            out.append((target, best, allowed))
+        return out
 
     def read_candidates(
         self, principal: _Principal, service: str, kind: str, statements: list[Statement]
@@ -1016,25 +1123,19 @@ class _Builder:
     def can_access(self) -> None:
         if not self.workloads:
             return
+        targets = {kind: [(n, arn) for n, k, arn in self.workloads if k == kind and arn] for kind in ACCESS_ACTIONS}
         for user in self.users.values():
             sessions = self.user_sessions.get(user.arn, [])
             for kind, actions in ACCESS_ACTIONS.items():
-                statements = [s for s in user.statements if any(statement_matches_action(s, a) for a in actions)]
+                statements = [s for s in user.statements if any(self.covers(s, a) for a in actions)]
                 if not any(s.effect == "Allow" for s in statements):
                     continue
-                for node, wkind, arn in self.workloads:
-                    if wkind != kind or not arn:
-                        continue
-                    allowed = []
-                    best: Decision | None = None
-                    for action in actions:
-                        d = evaluate(statements, action, arn, boundary=user.boundary)
-                        if d.effect is Effect.ALLOW:
-                            allowed.append(action)
-                            if best is None or (best.conditional and not d.conditional):
-                                best = d
-                    if best is None:
-                        continue
+                policy_set = self.policy_set(statements, user.boundary, actions)
+                found = policy_set.results.get(("access", kind))
+                if found is None:
+                    found = self.access_edges(kind, targets[kind], policy_set)
+                    policy_set.results[("access", kind)] = found
+                for node, best, allowed in found:
                     for session in sessions:
                         self.edge(
                             session,
@@ -1044,6 +1145,43 @@ class _Builder:
                             conditional=best.conditional or None,
                             condition_keys=list(best.condition_keys),
                         )
+
+    def access_edges(
+        self, kind: str, targets: list[tuple[str, str]], policy_set: _PolicySet
+    ) -> list[tuple[str, Decision, list[str]]]:
+        """(workload node, decision, allowed actions) for the workloads of one kind a policy set reaches.
+
+        Workloads no specific statement names all get the answer of the first of them, so when
+        that answer is no allow only the named ones are looked at.
+        """
+        arns = [arn for _, arn in targets]
+        named: set[str] = set()
+        for stmt in policy_set.varying:
+            named |= self.statement_hits(stmt, kind, arns)
+
+        def answer(arn: str) -> tuple[Decision, list[str]] | None:
+            allowed: list[str] = []
+            best: Decision | None = None
+            for action, d in zip(policy_set.actions, policy_set.decisions(arn), strict=True):
+                if d.effect is Effect.ALLOW:
+                    allowed.append(action)
+                    if best is None or (best.conditional and not d.conditional):
+                        best = d
+            return None if best is None else (best, allowed)
+
+        rest = next((arn for arn in arns if arn not in named), None)
+        shared = answer(rest) if rest is not None else None
+        out: list[tuple[str, Decision, list[str]]] = []
+        for node, arn in targets:
+            if arn in named:
+                found = answer(arn)
+            elif shared is None:
+                continue
+            else:
+                found = shared
+            if found is not None:
+                out.append((node, found[0], found[1]))
+        return out
 
     # ------------------------------------------------------------ findings
 
