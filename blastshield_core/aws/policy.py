@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
@@ -48,6 +48,7 @@ __all__ = [
     "names_exactly",
     "parse_policy",
     "principal_matches",
+    "resource_list_matcher",
     "resource_matches",
     "statement_matches_action",
     "statement_matches_principal",
@@ -213,6 +214,21 @@ def resource_matches(pattern: str, arn: str) -> bool:
 
 
 @lru_cache(maxsize=65536)
+def resource_list_matcher(patterns: tuple[str, ...]) -> Callable[[str], bool]:
+    """`any(resource_matches(p, arn) for p in patterns)` as one compiled test (built once per list)."""
+    if "*" in patterns:
+        return lambda _arn: True
+    exact = frozenset(p for p in patterns if "*" not in p and "?" not in p)
+    globs = [p for p in patterns if "*" in p or "?" in p]
+    if not globs:
+        return exact.__contains__
+    combined = re.compile("|".join(f"(?:{_glob(p, True).pattern})" for p in globs)).fullmatch
+    if not exact:
+        return lambda arn: combined(arn) is not None
+    return lambda arn: arn in exact or combined(arn) is not None
+
+
+@lru_cache(maxsize=65536)
 def _action_set(patterns: tuple[str, ...]) -> tuple[frozenset[str], tuple[re.Pattern[str], ...]]:
     """A list of action patterns as exact names (lower case) and compiled globs, built once per list."""
     exact = frozenset(p.lower() for p in patterns if "*" not in p and "?" not in p)
@@ -367,6 +383,7 @@ def may_assume(
     identity: Sequence[Statement],
     *,
     boundary: Sequence[Statement] | None = None,
+    own: Decision | None = None,
 ) -> Decision:
     """May `who` call sts:AssumeRole on the role? The cross-account rule.
 
@@ -375,12 +392,14 @@ def may_assume(
     policies (limited by its boundary) must allow the call too. Within one
     account a trust statement naming `who`'s exact ARN suffices on its own. An
     explicit Deny in the trust policy, the identity policies or the boundary
-    always denies.
+    always denies. `own`, when given, is `evaluate(identity, ASSUME_ACTION, role_arn, boundary=boundary)`
+    computed by the caller (who may share it between principals with the same policies).
     """
     trusted = decide(trust, ASSUME_ACTION, role_arn, who)
     if trusted.effect is not Effect.ALLOW:
         return trusted
-    own = evaluate(identity, ASSUME_ACTION, role_arn, boundary=boundary)
+    if own is None:
+        own = evaluate(identity, ASSUME_ACTION, role_arn, boundary=boundary)
     if own.effect is Effect.DENY:
         return own
     if who.account == role_account and own.effect is Effect.NONE:

@@ -24,7 +24,7 @@ import io
 import re
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -49,10 +49,11 @@ from .policy import (
     Principal,
     Statement,
     as_list,
+    combine,
     decide,
-    evaluate,
     may_assume,
     parse_policy,
+    resource_list_matcher,
     resource_matches,
     statement_matches_action,
     statement_matches_resource,
@@ -257,6 +258,20 @@ def _universal(stmt: Statement) -> bool:
     return stmt.not_resources is None and "*" in stmt.resources
 
 
+def _never(_arn: str) -> bool:
+    return False
+
+
+def _resource_matcher(stmt: Statement) -> Callable[[str], bool]:
+    """`statement_matches_resource(stmt, arn)` as one compiled test."""
+    if stmt.not_resources is not None:
+        inner = resource_list_matcher(stmt.not_resources)
+        return lambda arn: not inner(arn)
+    if not stmt.resources:
+        return (lambda _arn: True) if stmt.principals is not None else _never
+    return resource_list_matcher(stmt.resources)
+
+
 class _PolicySet:
     """A principal's identity statements and boundary, prepared once for a fixed list of actions.
 
@@ -273,27 +288,72 @@ class _PolicySet:
         covers: Any,
     ):
         self.actions = actions
-        self.per_action: list[tuple[str, list[Statement], list[Statement] | None]] = []
-        varying: dict[int, Statement] = {}
+        varying: dict[int, int] = {}  # id(statement) -> its place in self.varying
+        self.varying: list[Statement] = []
+
+        def place(stmt: Statement) -> tuple[Statement, int]:
+            if _universal(stmt):
+                return stmt, -1
+            if id(stmt) not in varying:
+                varying[id(stmt)] = len(self.varying)
+                self.varying.append(stmt)
+            return stmt, varying[id(stmt)]
+
+        # per action: the statements covering it (in policy order), each with its place in
+        # self.varying (-1: its Resource is `*`), for the identity policies and the boundary
+        self.per_action: list[tuple[list[tuple[Statement, int]], list[tuple[Statement, int]] | None]] = []
         for action in actions:
-            own = [s for s in identity if covers(s, action)]
-            limit = None if boundary is None else [s for s in boundary if covers(s, action)]
-            self.per_action.append((action, own, limit))
-            for stmt in (*own, *(limit or ())):
-                if not _universal(stmt):
-                    varying.setdefault(id(stmt), stmt)
-        self.varying = list(varying.values())
+            own = [place(s) for s in identity if covers(s, action)]
+            limit = None if boundary is None else [place(s) for s in boundary if covers(s, action)]
+            self.per_action.append((own, limit))
         self._memo: dict[tuple[int, ...], tuple[Decision, ...]] = {}
+        self._matchers: list[Callable[[str], bool]] | None = None
         self.results: dict[Any, Any] = {}  # per-use results shared by the principals of this set
 
     def decisions(self, resource: str) -> tuple[Decision, ...]:
         """`evaluate` for each action on `resource`, in the order of `actions`."""
-        key = tuple(i for i, stmt in enumerate(self.varying) if statement_matches_resource(stmt, resource))
+        if self._matchers is None:
+            self._matchers = [_resource_matcher(stmt) for stmt in self.varying]
+        key = tuple(i for i, matches in enumerate(self._matchers) if matches(resource))
         found = self._memo.get(key)
         if found is None:
-            found = tuple(evaluate(own, action, resource, boundary=limit) for action, own, limit in self.per_action)
+            hit = set(key)
+            found = tuple(
+                _limited(
+                    _decide_matched([s for s, i in own if i < 0 or i in hit]),
+                    None if limit is None else _decide_matched([s for s, i in limit if i < 0 or i in hit]),
+                )
+                for own, limit in self.per_action
+            )
             self._memo[key] = found
         return found
+
+
+def _decide_matched(statements: Sequence[Statement]) -> Decision:
+    """`decide` for statements already known to cover the action and the resource (same rules, same order)."""
+    allow: Decision | None = None
+    deny_keys: set[str] = set()
+    for stmt in statements:
+        if stmt.effect == "Deny":
+            if not stmt.conditional:
+                return Decision(Effect.DENY)
+            deny_keys.update(stmt.condition_keys)
+        elif allow is None or (allow.conditional and not stmt.conditional):
+            allow = Decision(Effect.ALLOW, stmt.conditional, stmt.condition_keys)
+    if allow is None:
+        return Decision(Effect.NONE)
+    if deny_keys:
+        return Decision(Effect.ALLOW, True, tuple(sorted(set(allow.condition_keys) | deny_keys)))
+    return allow
+
+
+def _limited(decision: Decision, limit: Decision | None) -> Decision:
+    """`evaluate`'s last step: the identity decision limited by the boundary's, when there is a boundary."""
+    if limit is None:
+        return decision
+    if decision.effect is Effect.DENY or limit.effect is Effect.DENY:
+        return Decision(Effect.DENY)
+    return combine(decision, limit)
 
 
 class _Builder:
@@ -321,8 +381,8 @@ class _Builder:
         self._stmt_services: dict[int, tuple[str, ...]] = {}  # id(statement) -> data services it may grant
         self._stmt_actions: dict[int, frozenset[str]] = {}  # id(statement) -> the modelled actions it covers
         self._policy_sets: dict[tuple[Any, ...], _PolicySet] = {}
-        self._candidates: dict[tuple[Any, ...], list[tuple[str, str]]] = {}
         self._hits: dict[tuple[int, str], set[str]] = {}  # (id(statement), workload kind) -> ARNs it names
+        self._granted: dict[tuple[str, str], tuple[set[str], list[str]]] = {}  # (pattern, account) -> pool, ARNs
 
     # ------------------------------------------------------------ helpers
 
@@ -736,50 +796,63 @@ class _Builder:
                 for kind, entries in (stmt.principals or {}).items():
                     for entry in entries:
                         self.index_trust(role, kind, entry, index)
-        account_sets = {account: set(arns) for account, arns in by_account.items()}
         anyone_set = set(anyone)
+        # roles trusting an account or anyone, by account (one set per account, shared by its principals)
+        shared = {account: set(arns) | anyone_set for account, arns in by_account.items()}
         for principal in self.principals():
-            wants = any(
-                s.effect == "Allow" and statement_matches_action(s, ASSUME_ACTION) for s in principal.statements
-            )
+            assume = [s for s in principal.statements if self.covers(s, ASSUME_ACTION)]
+            wants = any(s.effect == "Allow" for s in assume)
             candidates = set(by_arn.get(principal.arn, ()))
             if wants:
                 # trust by account, `*` or a pattern also needs an identity allow: only roles its
                 # sts:AssumeRole grants name are candidates (found by ARN, or by glob once per pattern)
-                pools = [account_sets.get(principal.account, set()), anyone_set]
-                pools.append({r for pattern, r in patterns if resource_matches(pattern, principal.arn)})
-                candidates.update(self.granted(principal.statements, ASSUME_ACTION, pools))
+                pool = shared.get(principal.account, anyone_set)
+                named = {r for pattern, r in patterns if resource_matches(pattern, principal.arn)}
+                if named - pool:
+                    pool = pool | named
+                candidates.update(self.granted(assume, principal.account, pool))
+            if not candidates:
+                continue
+            policy_set = self.policy_set(assume, principal.boundary, (ASSUME_ACTION,))
+            who = principal.who
             for role_arn in sorted(candidates):
                 role = self.roles[role_arn]
                 if role.principal.node == principal.node:
                     continue
                 decision = may_assume(
                     role.trust,
-                    principal.who,
+                    who,
                     role_arn,
                     role.principal.account,
                     principal.statements,
                     boundary=principal.boundary,
+                    own=policy_set.decisions(role_arn)[0],
                 )
                 self.decision_edge(principal.node, "CAN_ASSUME", role.principal.node, decision)
         for key, role_arns in outside.items():
             self.outside_principal(key, role_arns)
 
-    def granted(self, statements: list[Statement], action: str, pools: list[set[str]]) -> set[str]:
-        """The ARNs in `pools` that an Allow statement for `action` may name (a superset; evaluation decides)."""
-        pools = [p for p in pools if p]
-        if not pools:
+    def granted(self, statements: list[Statement], account: str, pool: set[str]) -> set[str]:
+        """The role ARNs in `pool` that an Allow statement for sts:AssumeRole may name (a superset; evaluation
+        decides). `statements` cover sts:AssumeRole; what a pattern names in the pool is found once per
+        (pattern, account)."""
+        if not pool:
             return set()
         out: set[str] = set()
         for stmt in statements:
-            if stmt.effect != "Allow" or not statement_matches_action(stmt, action):
+            if stmt.effect != "Allow":
                 continue
             if stmt.not_resources is not None or "*" in stmt.resources:
-                return set().union(*pools)
+                return set(pool)
             for pattern in stmt.resources:
                 if "*" in pattern or "?" in pattern:
-                    out.update(a for a in self.glob_cache(pattern) if any(a in p for p in pools))
-                elif any(pattern in p for p in pools):
+                    key = (pattern, account)
+                    found = self._granted.get(key)
+                    if found is None or found[0] is not pool:
+                        found = (pool, [a for a in self.glob_cache(pattern) if a in pool])
+                        self._granted[key] = found
+                    out.update(found[1])
+                elif pattern in pool:
                     out.add(pattern)
         return out
 
