@@ -219,13 +219,13 @@ def resource_list_matcher(patterns: tuple[str, ...]) -> Callable[[str], bool]:
     if "*" in patterns:
         return lambda _arn: True
     exact = frozenset(p for p in patterns if "*" not in p and "?" not in p)
-    globs = [p for p in patterns if "*" in p or "?" in p]
+    globs = tuple(_glob(p, True).fullmatch for p in patterns if "*" in p or "?" in p)
     if not globs:
         return exact.__contains__
-    combined = re.compile("|".join(f"(?:{_glob(p, True).pattern})" for p in globs)).fullmatch
-    if not exact:
-        return lambda arn: combined(arn) is not None
-    return lambda arn: arn in exact or combined(arn) is not None
+    if len(globs) == 1 and not exact:
+        only = globs[0]
+        return lambda arn: only(arn) is not None
+    return lambda arn: arn in exact or any(g(arn) is not None for g in globs)
 
 
 @lru_cache(maxsize=65536)

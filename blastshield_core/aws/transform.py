@@ -27,6 +27,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from ..ingest import paused_gc
@@ -227,6 +228,7 @@ class _Principal:
     name: str
     statements: list[Statement] = field(default_factory=list)
     boundary: list[Statement] | None = None
+    ids: tuple[Any, ...] | None = None  # (ids of statements, id of boundary): principals alike share work
 
     @property
     def who(self) -> Principal:
@@ -356,6 +358,24 @@ def _limited(decision: Decision, limit: Decision | None) -> Decision:
     return combine(decision, limit)
 
 
+@lru_cache(maxsize=65536)
+def _covered(actions: tuple[str, ...], not_actions: tuple[str, ...] | None) -> frozenset[str]:
+    """The modelled actions a statement with this Action / NotAction covers (one answer per distinct list)."""
+    stmt = Statement(effect="Allow", actions=actions, not_actions=not_actions)
+    return frozenset(a for a in _MODELLED_ACTIONS if statement_matches_action(stmt, a))
+
+
+class _Targets:
+    """The workloads of one kind: (node, ARN) in order, their ARNs sorted, and each ARN's places."""
+
+    def __init__(self, pairs: list[tuple[str, str]]):
+        self.pairs = pairs
+        self.sorted_arns = sorted({arn for _, arn in pairs})
+        self.places: dict[str, list[int]] = defaultdict(list)
+        for index, (_, arn) in enumerate(pairs):
+            self.places[arn].append(index)
+
+
 class _Builder:
     def __init__(self, sources: AwsSources, sensitivity: Sequence[tuple[str, str]]):
         self.sources = sources
@@ -381,6 +401,9 @@ class _Builder:
         self._stmt_services: dict[int, tuple[str, ...]] = {}  # id(statement) -> data services it may grant
         self._stmt_actions: dict[int, frozenset[str]] = {}  # id(statement) -> the modelled actions it covers
         self._policy_sets: dict[tuple[Any, ...], _PolicySet] = {}
+        self._derived: dict[tuple[Any, ...], Any] = {}  # see derived()
+        self._pattern_candidates: dict[tuple[str, str, str, str], list[tuple[str, str]]] = {}
+        self._decision_props: dict[tuple[Any, ...], dict[str, Any]] = {}  # stored properties per decision
         self._hits: dict[tuple[int, str], set[str]] = {}  # (id(statement), workload kind) -> ARNs it names
         self._granted: dict[tuple[str, str], tuple[set[str], list[str]]] = {}  # (pattern, account) -> pool, ARNs
 
@@ -399,10 +422,19 @@ class _Builder:
         return node_id
 
     def edge(self, source: str, rel: str, target: str, **props: Any) -> None:
+        self.put_edge(source, rel, target, self.edge_props(rel, props))
+
+    @staticmethod
+    def edge_props(rel: str, props: Mapping[str, Any]) -> dict[str, Any]:
+        """A relationship's properties as stored: cleaned, with the default status and permission."""
         clean = _clean_props(props)
         clean.setdefault("status", "active")
         if rel in ("CAN_ASSUME", "CAN_READ"):
             clean.setdefault("permission", "allow")
+        return clean
+
+    def put_edge(self, source: str, rel: str, target: str, clean: dict[str, Any]) -> None:
+        """Store a relationship with its stored properties (`edge_props`); a second reason merges."""
         key = (source, rel, target)
         current = self.edges.get(key)
         if current is not None:
@@ -800,7 +832,9 @@ class _Builder:
         # roles trusting an account or anyone, by account (one set per account, shared by its principals)
         shared = {account: set(arns) | anyone_set for account, arns in by_account.items()}
         for principal in self.principals():
-            assume = [s for s in principal.statements if self.covers(s, ASSUME_ACTION)]
+            assume = self.derived(
+                principal, "assume", lambda p: [s for s in p.statements if self.covers(s, ASSUME_ACTION)]
+            )
             wants = any(s.effect == "Allow" for s in assume)
             candidates = set(by_arn.get(principal.arn, ()))
             if wants:
@@ -905,9 +939,23 @@ class _Builder:
             return statement_matches_action(stmt, action)
         found = self._stmt_actions.get(id(stmt))
         if found is None:
-            found = frozenset(a for a in _MODELLED_ACTIONS if statement_matches_action(stmt, a))
+            found = _covered(stmt.actions, stmt.not_actions)
             self._stmt_actions[id(stmt)] = found
         return action in found
+
+    def derived(self, principal: _Principal, what: str, make: Callable[[_Principal], Any]) -> Any:
+        """`make(principal)`, computed once for all principals with the same statements and boundary."""
+        if principal.ids is None:
+            principal.ids = (
+                tuple(map(id, principal.statements)),
+                None if principal.boundary is None else id(principal.boundary),
+            )
+        key = (principal.ids, what)
+        found = self._derived.get(key, ...)
+        if found is ...:
+            found = make(principal)
+            self._derived[key] = found
+        return found
 
     def policy_set(
         self, statements: list[Statement], boundary: list[Statement] | None, actions: tuple[str, ...]
@@ -920,19 +968,27 @@ class _Builder:
             self._policy_sets[key] = found
         return found
 
-    def statement_hits(self, stmt: Statement, kind: str, arns: Sequence[str]) -> set[str]:
-        """The ARNs among `arns` (the workloads of one kind) the statement's Resource covers, found once."""
+    def statement_hits(self, stmt: Statement, kind: str, sorted_arns: Sequence[str]) -> set[str]:
+        """The ARNs among `sorted_arns` (the workloads of one kind) the statement's Resource covers, found once.
+
+        Only the ARNs starting with a pattern's literal prefix are tried.
+        """
         key = (id(stmt), kind)
         found = self._hits.get(key)
         if found is None:
             if stmt.not_resources is not None or not stmt.resources:
-                found = {a for a in arns if statement_matches_resource(stmt, a)}
+                found = {a for a in sorted_arns if statement_matches_resource(stmt, a)}
             else:
                 found = set()
                 for pattern in stmt.resources:
                     cut = min((i for i in (pattern.find("*"), pattern.find("?")) if i >= 0), default=len(pattern))
                     prefix = pattern[:cut]
-                    found.update(a for a in arns if a.startswith(prefix) and resource_matches(pattern, a))
+                    for index in range(bisect_left(sorted_arns, prefix), len(sorted_arns)):
+                        arn = sorted_arns[index]
+                        if not arn.startswith(prefix):
+                            break
+                        if resource_matches(pattern, arn):
+                            found.add(arn)
             self._hits[key] = found
         return found
 
@@ -1030,22 +1086,27 @@ class _Builder:
     def decision_edge(self, source: str, rel: str, target: str, decision: Decision, **extra: Any) -> None:
         if decision.effect is Effect.NONE:
             return
-        if decision.effect is Effect.DENY:
-            self.edge(source, rel, target, permission="deny", **extra)
-            return
-        self.edge(
-            source,
-            rel,
-            target,
-            permission="allow",
-            conditional=decision.conditional or None,
-            condition_keys=list(decision.condition_keys),
-            **extra,
-        )
+        key = (rel, decision, *((k, tuple(v) if isinstance(v, list) else v) for k, v in extra.items()))
+        clean = self._decision_props.get(key)
+        if clean is None:
+            if decision.effect is Effect.DENY:
+                clean = self.edge_props(rel, {"permission": "deny", **extra})
+            else:
+                clean = self.edge_props(
+                    rel,
+                    {
+                        "permission": "allow",
+                        "conditional": decision.conditional or None,
+                        "condition_keys": list(decision.condition_keys),
+                        **extra,
+                    },
+                )
+            self._decision_props[key] = clean
+        self.put_edge(source, rel, target, dict(clean))
 
     def can_read(self) -> None:
         for principal in self.principals():
-            relevant = self.data_statements(principal.statements)
+            relevant = self.derived(principal, "read", lambda p: self.data_statements(p.statements))
             for service, statements in relevant.items():
                 if not any(s.effect == "Allow" for s in statements):
                     continue
@@ -1093,41 +1154,60 @@ class _Builder:
                 continue
             patterns = stmt.resources if stmt.not_resources is None else ("*",)
             for pattern in patterns:
-                if (
-                    pattern != "*"
-                    and not pattern.startswith(f"arn:aws:{service}:")
-                    and not re.match(rf"^arn:[\w-]+:{service}:", pattern)
-                ):
-                    continue
-                if "*" not in pattern and "?" not in pattern:
-                    asset = self.named_asset(principal, service, kind, pattern)
-                    if asset:
-                        out.setdefault(asset, pattern)
-                    continue
-                if service == "s3" and principal.account in self.bucket_accounts:
-                    own = self.buckets[principal.account]
-                    for test in self.glob_cache(pattern):
-                        bucket = test[13:-2] if test.startswith("arn:aws:s3:::") else None
-                        if bucket in own:
-                            out.setdefault(self.bucket_node(principal.account, bucket, own[bucket]), test)
-                    prefix = pattern[13:].split("/")[0] if pattern.startswith("arn:aws:s3:::") else ""
-                    if prefix in own and "/" in pattern[13:]:  # a grant on a prefix of one bucket
-                        out.setdefault(self.bucket_node(principal.account, prefix, own[prefix]), pattern)
-                    if pattern.startswith("arn:aws:s3:::") and "*" not in pattern[13:].split("/")[0]:
-                        bucket = pattern[13:].split("/")[0]
-                        if bucket and bucket not in self.buckets[principal.account]:
-                            asset = self.named_asset(principal, service, kind, pattern)
-                            if asset:
-                                out.setdefault(asset, pattern)
-                    continue
-                if service == "s3" and pattern.startswith("arn:aws:s3:::") and "*" not in pattern[13:].split("/")[0]:
-                    asset = self.named_asset(principal, service, kind, pattern)
-                    if asset:
-                        out.setdefault(asset, pattern)
-                    continue
-                account = _arn_account(pattern) or principal.account
-                out.setdefault(self.wildcard_asset(account, service), pattern)
+                key = (pattern, service, kind, principal.account)
+                found = self._pattern_candidates.get(key)
+                if found is None:
+                    found = self.pattern_candidates(principal, service, kind, pattern)
+                    self._pattern_candidates[key] = found
+                for asset, test in found:
+                    out.setdefault(asset, test)
         return list(out.items())
+
+    def pattern_candidates(self, principal: _Principal, service: str, kind: str, pattern: str) -> list[tuple[str, str]]:
+        """(asset node, ARN to evaluate), in order, for one Resource pattern of an Allow statement.
+
+        Depends only on the pattern, the service and the principal's account (kept per those).
+        """
+        out: list[tuple[str, str]] = []
+        if (
+            pattern != "*"
+            and not pattern.startswith(f"arn:aws:{service}:")
+            and not re.match(rf"^arn:[\w-]+:{service}:", pattern)
+        ):
+            return out
+        if "*" not in pattern and "?" not in pattern:
+            asset = self.named_asset(principal, service, kind, pattern)
+            if asset:
+                out.append((asset, pattern))
+            return out
+        if service == "s3" and principal.account in self.bucket_accounts:
+            own = self.buckets[principal.account]
+            for test in self.glob_cache(pattern):
+                bucket = test[13:-2] if test.startswith("arn:aws:s3:::") else None
+                if bucket in own:
+                    out.append((self.bucket_node(principal.account, bucket, own[bucket]), test))
+            prefix = pattern[13:].split("/", maxsplit=1)[0] if pattern.startswith("arn:aws:s3:::") else ""
+            if prefix in own and "/" in pattern[13:]:  # a grant on a prefix of one bucket
+                out.append((self.bucket_node(principal.account, prefix, own[prefix]), pattern))
+            if pattern.startswith("arn:aws:s3:::") and "*" not in pattern[13:].split("/", maxsplit=1)[0]:
+                bucket = pattern[13:].split("/", maxsplit=1)[0]
+                if bucket and bucket not in self.buckets[principal.account]:
+                    asset = self.named_asset(principal, service, kind, pattern)
+                    if asset:
+                        out.append((asset, pattern))
+            return out
+        if (
+            service == "s3"
+            and pattern.startswith("arn:aws:s3:::")
+            and "*" not in pattern[13:].split("/", maxsplit=1)[0]
+        ):
+            asset = self.named_asset(principal, service, kind, pattern)
+            if asset:
+                out.append((asset, pattern))
+            return out
+        account = _arn_account(pattern) or principal.account
+        out.append((self.wildcard_asset(account, service), pattern))
+        return out
 
     def bucket_node(self, account: str, bucket: str, tags: Mapping[str, str]) -> str:
         arn = f"arn:aws:s3:::{bucket}"
@@ -1196,11 +1276,17 @@ class _Builder:
     def can_access(self) -> None:
         if not self.workloads:
             return
-        targets = {kind: [(n, arn) for n, k, arn in self.workloads if k == kind and arn] for kind in ACCESS_ACTIONS}
+        targets = {
+            kind: _Targets([(n, arn) for n, k, arn in self.workloads if k == kind and arn]) for kind in ACCESS_ACTIONS
+        }
         for user in self.users.values():
             sessions = self.user_sessions.get(user.arn, [])
             for kind, actions in ACCESS_ACTIONS.items():
-                statements = [s for s in user.statements if any(self.covers(s, a) for a in actions)]
+                statements = self.derived(
+                    user,
+                    kind,
+                    lambda p, acts=actions: [s for s in p.statements if any(self.covers(s, a) for a in acts)],
+                )
                 if not any(s.effect == "Allow" for s in statements):
                     continue
                 policy_set = self.policy_set(statements, user.boundary, actions)
@@ -1209,28 +1295,33 @@ class _Builder:
                     found = self.access_edges(kind, targets[kind], policy_set)
                     policy_set.results[("access", kind)] = found
                 for node, best, allowed in found:
+                    clean = self.edge_props(
+                        "CAN_ACCESS",
+                        {
+                            "actions": allowed,
+                            "conditional": best.conditional or None,
+                            "condition_keys": list(best.condition_keys),
+                        },
+                    )
                     for session in sessions:
-                        self.edge(
+                        self.put_edge(
                             session,
                             "CAN_ACCESS",
                             node,
-                            actions=allowed,
-                            conditional=best.conditional or None,
-                            condition_keys=list(best.condition_keys),
+                            dict(clean),
                         )
 
     def access_edges(
-        self, kind: str, targets: list[tuple[str, str]], policy_set: _PolicySet
+        self, kind: str, targets: _Targets, policy_set: _PolicySet
     ) -> list[tuple[str, Decision, list[str]]]:
         """(workload node, decision, allowed actions) for the workloads of one kind a policy set reaches.
 
         Workloads no specific statement names all get the answer of the first of them, so when
         that answer is no allow only the named ones are looked at.
         """
-        arns = [arn for _, arn in targets]
         named: set[str] = set()
         for stmt in policy_set.varying:
-            named |= self.statement_hits(stmt, kind, arns)
+            named |= self.statement_hits(stmt, kind, targets.sorted_arns)
 
         def answer(arn: str) -> tuple[Decision, list[str]] | None:
             allowed: list[str] = []
@@ -1242,16 +1333,16 @@ class _Builder:
                         best = d
             return None if best is None else (best, allowed)
 
-        rest = next((arn for arn in arns if arn not in named), None)
+        rest = next((arn for _, arn in targets.pairs if arn not in named), None)
         shared = answer(rest) if rest is not None else None
+        if shared is None:  # only the named workloads, in the workloads' order
+            places = sorted(i for arn in named for i in targets.places[arn])
+            pairs = [targets.pairs[i] for i in places]
+        else:
+            pairs = targets.pairs
         out: list[tuple[str, Decision, list[str]]] = []
-        for node, arn in targets:
-            if arn in named:
-                found = answer(arn)
-            elif shared is None:
-                continue
-            else:
-                found = shared
+        for node, arn in pairs:
+            found = answer(arn) if arn in named else shared
             if found is not None:
                 out.append((node, found[0], found[1]))
         return out
