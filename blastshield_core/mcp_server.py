@@ -13,8 +13,6 @@ Run over stdio with `python -m blastshield_core mcp`, or in-process
 
 from __future__ import annotations
 
-import threading
-from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +22,7 @@ from mcp.types import ToolAnnotations
 from pydantic import BaseModel, ValidationError
 
 from .analysis import ANALYSIS_TOOL_NAMES, AnalysisTools
+from .proposals import MAX_PROPOSALS, ProposalLog
 from .read import ReadTools, describe_input_error
 from .results import (
     DEFAULT_DEPTH,
@@ -77,27 +76,6 @@ _DESCRIPTIONS = {
     "re-checks it against fresh candidates, and a separate service performs any action. Nothing is written "
     "to the graph by this tool.",
 }
-
-
-MAX_PROPOSALS = 1000
-
-
-class ProposalLog:
-    """Proposals recorded by `select_response_candidate` (kept in memory; nothing is written)."""
-
-    def __init__(self, limit: int = MAX_PROPOSALS) -> None:
-        # Bounded: a long-lived server (or a client calling in a loop) cannot grow it without end;
-        # the newest proposals are kept.
-        self._items: deque[Proposal] = deque(maxlen=limit)
-        self._lock = threading.Lock()
-
-    def add(self, proposal: Proposal) -> None:
-        with self._lock:
-            self._items.append(proposal)
-
-    def items(self) -> list[Proposal]:
-        with self._lock:
-            return list(self._items)
 
 
 def _description(model: type[BaseModel], name: str) -> str:

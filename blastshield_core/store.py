@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-import psutil
 import redis
 from falkordb.helpers import stringify_param_value
 from filelock import FileLock, Timeout
@@ -461,6 +460,8 @@ def _same_token(value: Any, token: str) -> bool:
 
 def _wait_for_exit(pid: int, timeout: float = 10.0) -> None:
     """Wait until the process is gone or a zombie (exited, not yet reaped)."""
+    import psutil  # only when stopping the embedded server: a read command need not import it
+
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
