@@ -445,8 +445,10 @@ def _audit_verify(services: Services, args: argparse.Namespace) -> int:
 def _serve_mcp(services: Services) -> int:
     import logging
 
+    from .mcp_stdio import serve_stdio
+
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
-    services.mcp_server().run("stdio")
+    serve_stdio(services.mcp_server())
     return EXIT_OK
 
 
