@@ -27,7 +27,15 @@ import tempfile
 import time
 from pathlib import Path
 
-__all__ = ["READ_TARGET_MS", "SECTION", "carry_section", "measure_cli", "render_section", "render_table"]
+__all__ = [
+    "READ_TARGET_MS",
+    "SECTION",
+    "carry_section",
+    "measure_cli",
+    "render_section",
+    "render_table",
+    "write_section",
+]
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "## Command line and MCP"
@@ -149,26 +157,26 @@ def render_section(figures: dict[str, float], mcp: dict[str, float], command: st
     ]
 
 
-def write_section(path: Path, lines: list[str]) -> None:
-    """Replace the section of the report at `path` (or append it)."""
+def write_section(path: Path, lines: list[str], section: str = SECTION) -> None:
+    """Replace `section` of the report at `path` (or append it)."""
     text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
     block = "\n".join(lines).rstrip() + "\n"
-    start = text.find(SECTION)
+    start = text.find(section)
     if start == -1:
         text = text.rstrip() + "\n\n" + block
     else:
-        end = text.find("\n## ", start + len(SECTION))
+        end = text.find("\n## ", start + len(section))
         text = text[:start] + block + ("\n" + text[end + 1 :] if end != -1 else "")
     path.write_text(text, encoding="utf-8")
 
 
-def carry_section(path: Path, previous: str) -> None:
-    """Put the section of `previous` (the report before a rewrite) back into the report at `path`."""
-    start = previous.find(SECTION)
+def carry_section(path: Path, previous: str, section: str = SECTION) -> None:
+    """Put `section` of `previous` (the report before a rewrite) back into the report at `path`."""
+    start = previous.find(section)
     if start == -1:
         return
-    end = previous.find("\n## ", start + len(SECTION))
-    write_section(path, previous[start : end if end != -1 else None].rstrip().splitlines())
+    end = previous.find("\n## ", start + len(section))
+    write_section(path, previous[start : end if end != -1 else None].rstrip().splitlines(), section)
 
 
 def main(argv: list[str] | None = None) -> int:

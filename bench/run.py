@@ -505,6 +505,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bench.cli import carry_section as carry_cli_section
 
         carry_cli_section(Path(args.out), previous)  # command line and MCP figures come from `python -m bench.cli`
+        carry_cli_section(Path(args.out), previous, "## Alert queue")  # from `python -m bench.queue`
         print(f"\nwrote {args.out}")
     ok = all(rep.all_agree for rep in reports)
     if not ok:

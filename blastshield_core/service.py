@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -18,6 +19,7 @@ from .trace import Tracer
 if TYPE_CHECKING:  # imported where used: the MCP stack, briefings and reports cost a read command ~1 s to import
     from .briefing import Briefer
     from .decide import Decider, GeminiDecider
+    from .queue import AlertQueue
     from .report import Reporter
     from .seeds import SeedReport
 
@@ -49,6 +51,13 @@ class Services:
         from .decide import GeminiDecider
 
         return GeminiDecider(self.settings, self.mcp_server)
+
+    @functools.cached_property
+    def queue(self) -> AlertQueue:
+        """The alert queue: summaries cached by graph version, sorted, filtered and paged in the core."""
+        from .queue import AlertQueue
+
+        return AlertQueue(self.tools)
 
     @property
     def briefer(self) -> Briefer:
