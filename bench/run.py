@@ -502,6 +502,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         previous = Path(args.out).read_text(encoding="utf-8") if Path(args.out).exists() else ""
         Path(args.out).write_text(render_markdown(reports, command, args.repeat, extras), encoding="utf-8")
         carry_section(Path(args.out), previous)  # the AWS import figures come from `python -m bench.aws`
+        from bench.cli import carry_section as carry_cli_section
+
+        carry_cli_section(Path(args.out), previous)  # command line and MCP figures come from `python -m bench.cli`
+        carry_cli_section(Path(args.out), previous, "## Alert queue")  # from `python -m bench.queue`
         print(f"\nwrote {args.out}")
     ok = all(rep.all_agree for rep in reports)
     if not ok:

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 from .ingest import import_document
 from .model import (
     ALERT_ID_PATTERN,
+    ANALYST_ALERT_KIND,
     DOCUMENT_FORMAT,
     ENTITY_ID_PATTERN,
     PROPERTY_KEY_PATTERN,
@@ -48,7 +49,6 @@ __all__ = [
     "parse_signals",
 ]
 
-ANALYST_ALERT_KIND = "analyst_investigation"
 ALERT_KIND_PATTERN = r"^[a-z][a-z0-9_]{0,63}$"
 ALERT_ID_PREFIX = "AN"
 MAX_SIGNALS = 64

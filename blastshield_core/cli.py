@@ -16,43 +16,28 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from .actor import local_actor
-from .analyst_alert import (
-    ANALYST_ALERT_KIND,
-    AlertInputError,
-    AlertRequest,
-    UnknownEntity,
-    build_request,
-    open_alert,
-    parse_signals,
-)
-from .audit import RUN_ID_PATTERN
-from .aws_generate import AwsGenerateOptions, write_aws_collection
-from .briefing import BriefingInputError, parse_briefing
-from .checker import BriefingClaims, EvidenceUnavailable, Flag
-from .decide import DECIDER_NAMES
-from .export import export_document, write_document
-from .generate import GenerateOptions, write_generated
-from .ingest import import_document, load_document
-from .loop import RunRefused
-from .model import DOCUMENT_NAME_PATTERN, DocumentError
-from .opengraph import write_opengraph
-from .privatefile import write_private
-from .read import describe_input_error
-from .report import render_markdown
-from .results import DEFAULT_MAX_ACTIONS, AccessPath, RunRecord, RunState, Status, ToolResult
-from .seeds import seed
-from .service import Services, open_services
+from .model import ANALYST_ALERT_KIND, DOCUMENT_NAME_PATTERN, DocumentError
+from .results import DECIDER_NAMES, DEFAULT_MAX_ACTIONS, AccessPath, RunRecord, RunState, Status, ToolResult
 from .settings import SettingsError, load_settings
 from .store import QueryFailed
 
-__all__ = ["EXIT_CODES", "main"]
+# Everything else is imported by the command that uses it: a read command pays
+# only for the store, the read tools and their results (see bench/cli.py).
+if TYPE_CHECKING:
+    from .analyst_alert import AlertRequest
+    from .checker import BriefingClaims, Flag
+    from .service import Services
+
+__all__ = ["EXIT_CODES", "READ_COMMANDS", "main"]
 
 EXIT_OK, EXIT_INVALID, EXIT_UNKNOWN, EXIT_FAILED = 0, 2, 3, 4
+# Commands answered by the read tools alone: they open the store and nothing else
+# (no action service, audit recovery, analysis or MCP stack), to start in a blink.
+READ_COMMANDS = frozenset({"alerts", "investigate", "blast-radius", "path", "routes", "candidates"})
 EXPORT_FORMATS = ("blastshield", "opengraph")
 EXIT_CODES = {
     Status.PATHS_FOUND: EXIT_OK,
@@ -355,6 +340,9 @@ def _run_text(run: RunRecord, with_steps: bool) -> str:
 
 
 def _contain(services: Services, args: argparse.Namespace) -> int:
+    from .actor import local_actor
+    from .loop import RunRefused
+
     if args.decider == "analyst" and not args.choose:
         return _fail(args.json, Status.INVALID_INPUT, "--decider analyst needs --choose CANDIDATE_ID", EXIT_INVALID)
     if args.choose and args.decider != "analyst":
@@ -389,6 +377,8 @@ def _flags_text(flags: list[Flag]) -> str:
 
 
 def _check_briefing(services: Services, args: argparse.Namespace, proposed: str | BriefingClaims) -> int:
+    from .checker import BriefingClaims
+
     flags = services.briefer.check(args.alert_id, proposed)
     payload = {
         "status": "ok",
@@ -407,6 +397,9 @@ def _check_briefing(services: Services, args: argparse.Namespace, proposed: str 
 
 
 def _report(services: Services, args: argparse.Namespace) -> int:
+    from .privatefile import write_private
+    from .report import render_markdown
+
     report = services.reporter.report(args.target)
     as_json = args.json or args.format == "json"
     body = report.model_dump_json(indent=2) if as_json else render_markdown(report)
@@ -423,6 +416,8 @@ def _report(services: Services, args: argparse.Namespace) -> int:
 
 
 def _release(services: Services, args: argparse.Namespace) -> int:
+    from .actor import local_actor
+
     result = services.actions.release_route(args.route_id, args.reason, confirm=args.confirm, actor=local_actor())
     if result.status is not Status.OK:
         return _fail(args.json, result.status, result.message, EXIT_CODES[result.status])
@@ -450,12 +445,17 @@ def _audit_verify(services: Services, args: argparse.Namespace) -> int:
 def _serve_mcp(services: Services) -> int:
     import logging
 
+    from .mcp_stdio import serve_stdio
+
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
-    services.mcp_server().run("stdio")
+    serve_stdio(services.mcp_server())
     return EXIT_OK
 
 
 def _generate(args: argparse.Namespace) -> int:
+    from .generate import GenerateOptions, write_generated
+    from .read import describe_input_error
+
     try:
         options = GenerateOptions(edges=args.edges, seed=args.seed, dense=args.dense, name=args.name)
     except ValidationError as exc:
@@ -483,10 +483,15 @@ def _generate(args: argparse.Namespace) -> int:
 
 def _alert_request(args: argparse.Namespace) -> AlertRequest:
     """The validated `alert open` request (AlertInputError for bad input)."""
+    from .analyst_alert import build_request, parse_signals
+
     return build_request(args.entity_id, args.title, args.kind, parse_signals(args.signal))
 
 
 def _open_alert(services: Services, args: argparse.Namespace, request: AlertRequest) -> int:
+    from .actor import local_actor
+    from .analyst_alert import AlertInputError, UnknownEntity, open_alert
+
     try:
         opened = open_alert(services.store, request, actor=local_actor())
     except UnknownEntity as exc:
@@ -502,6 +507,9 @@ def _open_alert(services: Services, args: argparse.Namespace, request: AlertRequ
 
 
 def _generate_aws(args: argparse.Namespace) -> int:
+    from .aws_generate import AwsGenerateOptions, write_aws_collection
+    from .read import describe_input_error
+
     try:
         options = AwsGenerateOptions(
             users=args.users,
@@ -529,6 +537,7 @@ def _generate_aws(args: argparse.Namespace) -> int:
 
 
 def _import_aws(services: Services, args: argparse.Namespace) -> int:
+    from .actor import local_actor
     from .aws import AwsInputError, import_aws
 
     def progress(done: int, total: int) -> None:
@@ -567,6 +576,43 @@ def _import_aws(services: Services, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _evidence_unavailable(exc: Exception) -> bool:
+    """Whether `exc` is the briefing checker's `EvidenceUnavailable` (only commands that
+    imported the checker can raise it, so a read command never imports it)."""
+    checker = sys.modules.get(f"{__package__}.checker")
+    return checker is not None and isinstance(exc, checker.EvidenceUnavailable)
+
+
+class _ReadOnly:
+    """What a read command needs of the services: the read tools over an open store."""
+
+    def __init__(self, settings: Any) -> None:
+        from .read import ReadTools
+        from .store import Store
+
+        self.store = Store(settings)
+        self.tools = ReadTools(self.store)
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def _read_command(args: argparse.Namespace, settings: Any) -> int:
+    """A read command (`READ_COMMANDS`): store and read tools only, same output and exit codes."""
+    try:
+        services = _ReadOnly(settings)
+    except QueryFailed as exc:
+        return _fail(args.json, Status.QUERY_FAILED, str(exc), EXIT_FAILED)
+    try:
+        result = _tool_result(services, args)  # type: ignore[arg-type]
+        _emit(result.model_dump(mode="json"), args.json, _render(result))
+        return EXIT_CODES[result.status]
+    except QueryFailed as exc:
+        return _fail(args.json, Status.QUERY_FAILED, str(exc), EXIT_FAILED)
+    finally:
+        services.close()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "generate":
@@ -577,6 +623,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = load_settings(data_dir=args.data_dir, falkordb_url=args.falkordb_url)
     except SettingsError as exc:
         return _fail(args.json, Status.INVALID_INPUT, str(exc), EXIT_INVALID)
+    if args.command in READ_COMMANDS:
+        return _read_command(args, settings)
 
     if args.command == "release" and not args.confirm:
         message = "release needs --confirm: the route's qualifying paths come back; nothing was done"
@@ -586,6 +634,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(args.json, Status.INVALID_INPUT, message, EXIT_INVALID)
     proposed: str | BriefingClaims | None = None
     if args.command == "check-briefing":
+        from .briefing import BriefingInputError, parse_briefing
+
         try:
             proposed = parse_briefing(Path(args.file).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as exc:
@@ -594,16 +644,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _fail(args.json, Status.INVALID_INPUT, str(exc), EXIT_INVALID)
     alert_request = None
     if args.command == "alert":
+        from .analyst_alert import AlertInputError
+
         try:
             alert_request = _alert_request(args)
         except AlertInputError as exc:
             return _fail(args.json, Status.INVALID_INPUT, f"{exc}; nothing written", EXIT_INVALID)
     document = None
     if args.command == "import":
+        from .ingest import load_document
+
         try:
             document = load_document(args.file)
         except DocumentError as exc:
             return _fail(args.json, Status.INVALID_INPUT, f"invalid document, nothing written: {exc}", EXIT_INVALID)
+
+    from .actor import local_actor
+    from .service import open_services
 
     try:
         services = open_services(settings)
@@ -611,6 +668,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(args.json, Status.QUERY_FAILED, str(exc), EXIT_FAILED)
     try:
         if args.command == "seed":
+            from .seeds import seed
+
             report = seed(services.store, reset=args.reset, actor=local_actor())
             text = f"loaded: {', '.join(report.loaded) or '-'}; unchanged: {', '.join(report.unchanged) or '-'}"
             if args.reset:
@@ -619,6 +678,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_OK
         if args.command == "import":
             assert document is not None
+            from .ingest import import_document
 
             last = [-1]
 
@@ -658,6 +718,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.name is not None and not re.fullmatch(DOCUMENT_NAME_PATTERN, args.name):
                 message = f"--name {args.name!r} is not a valid document name (letters, digits, _ . -)"
                 return _fail(args.json, Status.INVALID_INPUT, message, EXIT_INVALID)
+            from .export import export_document, write_document
+            from .opengraph import write_opengraph
+
             doc = export_document(services.store, name=args.name)
             writer = write_opengraph if args.export_format == "opengraph" else write_document
             try:
@@ -701,6 +764,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             _emit(payload, args.json, text or "no runs yet")
             return EXIT_OK
         if args.command == "run":
+            from .audit import RUN_ID_PATTERN
+
             found = services.audit.get(args.run_id) if re.fullmatch(RUN_ID_PATTERN, args.run_id) else None
             if found is None:
                 return _fail(args.json, Status.UNKNOWN_ALERT, f"no run with id {args.run_id!r}", EXIT_UNKNOWN)
@@ -721,9 +786,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = _tool_result(services, args)
         _emit(result.model_dump(mode="json"), args.json, _render(result))
         return EXIT_CODES[result.status]
-    except EvidenceUnavailable as exc:
-        return _fail(args.json, exc.status, exc.message, EXIT_CODES[exc.status])
     except QueryFailed as exc:
         return _fail(args.json, Status.QUERY_FAILED, str(exc), EXIT_FAILED)
+    except Exception as exc:
+        if not _evidence_unavailable(exc):
+            raise
+        return _fail(args.json, exc.status, exc.message, EXIT_CODES[exc.status])  # type: ignore[attr-defined]
     finally:
         services.close()

@@ -28,7 +28,7 @@ from pydantic import ValidationError
 from .chokepoints import analyse_paths
 from .gemini import gemini_client
 from .read import ReadTools
-from .results import CandidatesResult, Decision, InvestigationResult, Proposal, SelectInput
+from .results import DECIDER_NAMES, CandidatesResult, Decision, InvestigationResult, Proposal, SelectInput
 from .settings import Settings
 
 __all__ = [
@@ -42,7 +42,6 @@ __all__ = [
     "validate_proposal",
 ]
 
-DECIDER_NAMES = ("gemini", "analyst", "rules")
 MAX_CALLS_PER_TURN = 8
 
 RULES_PLAYBOOK = (

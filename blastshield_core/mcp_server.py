@@ -13,8 +13,6 @@ Run over stdio with `python -m blastshield_core mcp`, or in-process
 
 from __future__ import annotations
 
-import threading
-from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +22,7 @@ from mcp.types import ToolAnnotations
 from pydantic import BaseModel, ValidationError
 
 from .analysis import ANALYSIS_TOOL_NAMES, AnalysisTools
+from .proposals import MAX_PROPOSALS, ProposalLog
 from .read import ReadTools, describe_input_error
 from .results import (
     DEFAULT_DEPTH,
@@ -79,27 +78,6 @@ _DESCRIPTIONS = {
 }
 
 
-MAX_PROPOSALS = 1000
-
-
-class ProposalLog:
-    """Proposals recorded by `select_response_candidate` (kept in memory; nothing is written)."""
-
-    def __init__(self, limit: int = MAX_PROPOSALS) -> None:
-        # Bounded: a long-lived server (or a client calling in a loop) cannot grow it without end;
-        # the newest proposals are kept.
-        self._items: deque[Proposal] = deque(maxlen=limit)
-        self._lock = threading.Lock()
-
-    def add(self, proposal: Proposal) -> None:
-        with self._lock:
-            self._items.append(proposal)
-
-    def items(self) -> list[Proposal]:
-        with self._lock:
-            return list(self._items)
-
-
 def _description(model: type[BaseModel], name: str) -> str:
     text = _DESCRIPTIONS.get(name) or (model.__doc__ or "").strip()
     return " ".join(text.split())
@@ -120,38 +98,44 @@ def _tool(fn: Callable[..., Any], name: str, model: type[BaseModel]) -> Tool:
 def build_mcp_server(
     tools: ReadTools, proposals: ProposalLog | None = None, analysis: AnalysisTools | None = None
 ) -> MCPServer:
-    """An MCP server over `tools`. Arguments are validated (and traced) by the tools themselves."""
+    """An MCP server over `tools`. Arguments are validated (and traced) by the tools themselves.
+
+    The tools are `async def` although they block: a sync tool runs on a worker thread per
+    call, and the thread hand-off cost more than the query itself (one call at a time is
+    what a stdio client or the in-process decider asks for)."""
     log = proposals if proposals is not None else ProposalLog()
     extra = analysis if analysis is not None else AnalysisTools(tools)
 
-    def investigate_alert(alert_id: Any, depth: Any = DEFAULT_DEPTH) -> InvestigationResult:
+    async def investigate_alert(alert_id: Any, depth: Any = DEFAULT_DEPTH) -> InvestigationResult:
         return tools.investigate_alert(alert_id, depth)
 
-    def get_blast_radius(alert_id: Any) -> BlastRadiusResult:
+    async def get_blast_radius(alert_id: Any) -> BlastRadiusResult:
         return tools.get_blast_radius(alert_id)
 
-    def find_shortest_access_path(source_id: Any, target_id: Any, max_hops: Any = DEFAULT_DEPTH) -> ShortestPathResult:
+    async def find_shortest_access_path(
+        source_id: Any, target_id: Any, max_hops: Any = DEFAULT_DEPTH
+    ) -> ShortestPathResult:
         return tools.find_shortest_access_path(source_id, target_id, max_hops)
 
-    def get_containment_route_statuses(alert_id: Any) -> RouteStatusResult:
+    async def get_containment_route_statuses(alert_id: Any) -> RouteStatusResult:
         return tools.get_containment_route_statuses(alert_id)
 
-    def get_response_candidates(alert_id: Any) -> CandidatesResult:
+    async def get_response_candidates(alert_id: Any) -> CandidatesResult:
         return tools.get_response_candidates(alert_id)
 
-    def get_choke_points(alert_id: Any, routes_only: Any = False) -> ChokePointsResult:
+    async def get_choke_points(alert_id: Any, routes_only: Any = False) -> ChokePointsResult:
         return extra.choke_points(alert_id, routes_only)
 
-    def what_if_blocked(alert_id: Any, block: Any) -> WhatIfResult:
+    async def what_if_blocked(alert_id: Any, block: Any) -> WhatIfResult:
         return extra.what_if(alert_id, block)
 
-    def get_route_collateral(route_id: Any) -> CollateralResult:
+    async def get_route_collateral(route_id: Any) -> CollateralResult:
         return extra.collateral(route_id)
 
-    def get_multi_alert_view(alert_ids: Any, routes_only: Any = False) -> MultiAlertResult:
+    async def get_multi_alert_view(alert_ids: Any, routes_only: Any = False) -> MultiAlertResult:
         return extra.multi_alert(alert_ids, routes_only)
 
-    def select_response_candidate(alert_id: Any, candidate_id: Any, rationale: Any) -> SelectResult:
+    async def select_response_candidate(alert_id: Any, candidate_id: Any, rationale: Any) -> SelectResult:
         raw = {"alert_id": alert_id, "candidate_id": candidate_id, "rationale": rationale}
         try:
             chosen = SelectInput.model_validate(raw)

@@ -16,6 +16,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, 
 
 __all__ = [
     "ALERT_ID_PATTERN",
+    "ANALYST_ALERT_KIND",
     "DOCUMENT_FORMAT",
     "DOCUMENT_NAME_PATTERN",
     "ENDPOINTS",
@@ -41,6 +42,7 @@ DOCUMENT_FORMAT = "blastshield-graph/v1"
 ENTITY_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$"
 ALERT_ID_PATTERN = ENTITY_ID_PATTERN
 DOCUMENT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"
+ANALYST_ALERT_KIND = "analyst_investigation"  # the kind of an alert an analyst opens (analyst_alert)
 PROPERTY_KEY_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"
 _ID_RE = re.compile(ENTITY_ID_PATTERN)
 # Control characters other than tab and newline are refused in stored text.

@@ -16,6 +16,7 @@ from .model import ENTITY_ID_PATTERN
 
 __all__ = [
     "CANDIDATE_ID_PATTERN",
+    "DECIDER_NAMES",
     "DEFAULT_DEPTH",
     "DEFAULT_MAX_ACTIONS",
     "MAX_ACTIONS_LIMIT",
@@ -504,6 +505,7 @@ class TraceEntry(_Out):
 
 MAX_ACTIONS_LIMIT = 10
 DEFAULT_MAX_ACTIONS = 3
+DECIDER_NAMES = ("gemini", "analyst", "rules")  # who may propose a containment action (decide)
 CANDIDATE_ID_PATTERN = r"^block-route:[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$"
 
 

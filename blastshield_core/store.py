@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-import psutil
 import redis
 from falkordb.helpers import stringify_param_value
 from filelock import FileLock, Timeout
@@ -41,7 +40,7 @@ from redis.retry import Retry
 from .settings import Settings
 from .templates import load_templates, template
 
-__all__ = ["QueryFailed", "Store", "StoreUnavailable", "WriteLock", "WriteLockLost"]
+__all__ = ["GRAPH_VERSION_PREFIX", "QueryFailed", "Store", "StoreUnavailable", "WriteLock", "WriteLockLost"]
 
 log = logging.getLogger(__name__)
 
@@ -73,8 +72,14 @@ _RENAME_IF_HELD = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
   return redis.error_reply('LOCK_LOST the write lock is no longer held')
 end
-return redis.call('RENAME', KEYS[2], KEYS[3])
+local renamed = redis.call('RENAME', KEYS[2], KEYS[3])
+redis.call('INCR', KEYS[4])
+return renamed
 """
+# A counter per graph, bumped in the same transaction as every write to it (and by a
+# rename over it): a reader that cached something computed at version N knows it is
+# still current while the counter reads N. Never bumped before the write commits.
+GRAPH_VERSION_PREFIX = "blastshield:graph-version:"
 
 
 class WriteLock:
@@ -243,11 +248,41 @@ class Store:
             raise QueryFailed(f"query failed: {type(exc).__name__}: {exc}") from None
 
     def execute_write(self, text: str, params: dict[str, Any] | None = None, *, graph: str | None = None) -> list[dict]:
-        """Run a write. Only `ingest` and `act` call this; never retried."""
+        """Run a write. Only `ingest` and `act` call this; never retried. The graph's
+        version (`graph_version`) is bumped in the same transaction."""
+        if self._closed:
+            raise QueryFailed("the store is closed")
+        target = graph or self.settings.graph
         try:
-            return self._query("GRAPH.QUERY", text, params, graph)
+            with self._db.connection.pipeline(transaction=True) as pipe:
+                pipe.execute_command(
+                    "GRAPH.QUERY",
+                    target,
+                    _params_header(params) + text,
+                    "--compact",
+                    "timeout",
+                    self.settings.query_timeout_ms,
+                )
+                pipe.incr(self.version_key(target))
+                response, _ = pipe.execute(raise_on_error=False)
+            if isinstance(response, Exception):
+                raise response
+            return _rows(response)
         except (redis.RedisError, OSError) as exc:
             raise QueryFailed(f"write failed: {type(exc).__name__}: {exc}") from None
+
+    def version_key(self, graph: str | None = None) -> str:
+        return GRAPH_VERSION_PREFIX + (graph or self.settings.graph)
+
+    def graph_version(self, graph: str | None = None) -> int:
+        """How many writes the graph has had (0 before the first): one GET, for caches keyed by it."""
+        if self._closed:
+            raise QueryFailed("the store is closed")
+        try:
+            value = self._db.connection.get(self.version_key(graph))
+        except (redis.RedisError, OSError) as exc:
+            raise QueryFailed(f"query failed: {type(exc).__name__}: {exc}") from None
+        return int(value or 0)
 
     def command(self, *args: Any) -> Any:
         """A raw server command (graph copy, rename, delete, list)."""
@@ -325,7 +360,8 @@ class Store:
                         "timeout",
                         self.settings.query_timeout_ms,
                     )
-                    (response,) = pipe.execute(raise_on_error=False)
+                    pipe.incr(self.version_key(graph))
+                    (response, _) = pipe.execute(raise_on_error=False)
                     break
             except redis.WatchError:
                 # The lock key was touched between WATCH and EXEC, so nothing ran: the renewal
@@ -347,7 +383,8 @@ class Store:
         if self._closed:
             raise QueryFailed("the store is closed")
         try:
-            self._db.connection.eval(_RENAME_IF_HELD, 3, lock.name, source, target, lock.token)
+            version = self.version_key(target)
+            self._db.connection.eval(_RENAME_IF_HELD, 4, lock.name, source, target, version, lock.token)
         except redis.ResponseError as exc:
             if "LOCK_LOST" in str(exc):
                 raise WriteLockLost(f"the write lock {lock.name} was lost; the graph was not replaced") from None
@@ -461,6 +498,8 @@ def _same_token(value: Any, token: str) -> bool:
 
 def _wait_for_exit(pid: int, timeout: float = 10.0) -> None:
     """Wait until the process is gone or a zombie (exited, not yet reaped)."""
+    import psutil  # only when stopping the embedded server: a read command need not import it
+
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:

@@ -9,6 +9,7 @@ from blastshield_core.access import Permission
 from blastshield_core.analyst_alert import AlertInputError, UnknownEntity, build_request, open_alert
 from blastshield_core.aws import AwsInputError, import_aws
 from blastshield_core.ingest import parse_bytes
+from blastshield_core.queue import QUEUE_SORTS, QueueQuery
 from blastshield_core.safetext import md_code, md_text
 from pages._auth import current_access, require
 from pages._services import SEVERITY_BADGE, get_services, init_state, page_actor
@@ -44,13 +45,36 @@ if st.session_state.alerts_notice:
     getattr(st, kind)(text)
     st.session_state.alerts_notice = None
 
-result = svc.tools.list_alerts()
+# The queue is sorted, filtered and paged in the core, from summaries cached by graph
+# version: a rerun does not investigate every alert again, and any write shows at once.
+QUEUE_PAGE_SIZE = 50
+q1, q2, q3, q4 = st.columns([2, 3, 2, 1])
+queue_severity = q1.selectbox("Severity", ["all", "critical", "high", "medium", "low"], key="alerts_queue_severity")
+queue_text = q2.text_input("Search id, title or entity", max_chars=200, key="alerts_queue_search")
+queue_sort = q3.selectbox("Sort by", QUEUE_SORTS, key="alerts_queue_sort")
+queue_page = q4.number_input("Page", min_value=1, step=1, key="alerts_queue_page")
+result = svc.queue.page(
+    QueueQuery(
+        sort=queue_sort,
+        descending=queue_sort in ("risk", "paths"),
+        severity=None if queue_severity == "all" else queue_severity,
+        text=queue_text,
+        offset=(int(queue_page) - 1) * QUEUE_PAGE_SIZE,
+        limit=QUEUE_PAGE_SIZE,
+    )
+)
 if result.status is not Status.OK:
     st.error(f"Could not list alerts ({result.status.value}): {md_text(result.message)}")
     st.stop()
+if result.matched > QUEUE_PAGE_SIZE or result.offset:
+    last = (result.matched - 1) // QUEUE_PAGE_SIZE + 1 if result.matched else 1
+    st.caption(f"{result.matched} of {result.total} alerts match; page {int(queue_page)} of {last}.")
 
 if not result.alerts:
-    st.info("No alerts in the graph. Import a document below or reset the built-in scenarios.")
+    if result.total:
+        st.info("No alert on this page matches the filters.")
+    else:
+        st.info("No alerts in the graph. Import a document below or reset the built-in scenarios.")
 else:
     rows = [
         {
@@ -62,7 +86,7 @@ else:
             "entity": a.entity_id,
             "qualifying paths": a.path_count if not a.truncated else f"{a.path_count}+",
         }
-        for a in sorted(result.alerts, key=lambda a: -(a.risk_score or -1))
+        for a in result.alerts
     ]
     event = st.dataframe(
         rows,

@@ -1,0 +1,149 @@
+"""Cost of a tool call over the stdio MCP server against the same call in process, seed graph.
+
+    python -m bench.mcp [--calls 300]
+
+Starts `python -m blastshield_core mcp` on an embedded database seeded with the
+built-in scenarios, speaks JSON-RPC to it over its stdin/stdout (one request, wait
+for its response line), and times `investigate_alert BH-1042` end to end; then times
+the same call on `ReadTools` in this process against the same database, after the
+server has stopped. Both answers must be equal (the structured content is the
+result's JSON) or no figure is reported. Target: p50 over stdio ≤ p50 in process + 1 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = ["CALL", "OVERHEAD_TARGET_MS", "StdioClient", "measure_mcp"]
+
+ROOT = Path(__file__).resolve().parent.parent
+OVERHEAD_TARGET_MS = 1.0
+CALL = {"name": "investigate_alert", "arguments": {"alert_id": "BH-1042"}}
+WARMUP = 20
+
+
+class StdioClient:
+    """A minimal JSON-RPC client of `python -m blastshield_core mcp` (settings from `env`)."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("BLASTSHIELD_", "FALKORDB_", "GEMINI_"))} | env
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "blastshield_core", "mcp"],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        self.reader = self.proc.stdout
+        self.next_id = 0
+        params = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}
+        self.request("initialize", params)
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        assert self.reader is not None
+        while True:
+            line = self.reader.readline()
+            if not line:
+                raise AssertionError("the MCP server closed its output")
+            reply = json.loads(line)
+            if reply.get("id") == self.next_id:
+                if "error" in reply:
+                    raise AssertionError(f"{method}: {reply['error']}")
+                return reply["result"]
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+def _p(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 3)
+
+
+def measure_mcp(calls: int = 300) -> dict[str, float]:
+    """p50/p95 ms of `investigate_alert` over stdio and in process, and the p50 difference."""
+    from blastshield_core.read import ReadTools
+    from blastshield_core.seeds import seed
+    from blastshield_core.settings import load_settings
+    from blastshield_core.store import Store
+
+    with tempfile.TemporaryDirectory() as data_dir:
+        settings = load_settings(environ={}, data_dir=data_dir)
+        store = Store(settings)
+        seed(store)
+        store.close()
+
+        client = StdioClient({"BLASTSHIELD_DATA_DIR": data_dir})
+        try:
+            stdio: list[float] = []
+            answer: dict[str, Any] = {}
+            for i in range(calls + WARMUP):
+                started = time.perf_counter()
+                answer = client.request("tools/call", CALL)
+                if i >= WARMUP:
+                    stdio.append((time.perf_counter() - started) * 1000)
+        finally:
+            client.close()
+
+        store = Store(settings)
+        try:
+            tools = ReadTools(store)
+            direct: list[float] = []
+            result = None
+            for i in range(calls + WARMUP):
+                started = time.perf_counter()
+                result = tools.investigate_alert(**CALL["arguments"])
+                if i >= WARMUP:
+                    direct.append((time.perf_counter() - started) * 1000)
+            assert result is not None
+            expected = result.model_dump(mode="json")
+        finally:
+            store.close()
+    structured = answer.get("structuredContent")
+    if structured != expected:
+        raise AssertionError(f"the MCP answer differs from the in-process one: {structured!r} != {expected!r}")
+    p50_stdio, p50_direct = statistics.median(stdio), statistics.median(direct)
+    return {
+        "stdio_p50_ms": round(p50_stdio, 3),
+        "stdio_p95_ms": _p(stdio, 0.95),
+        "in_process_p50_ms": round(p50_direct, 3),
+        "in_process_p95_ms": _p(direct, 0.95),
+        "overhead_p50_ms": round(p50_stdio - p50_direct, 3),
+        "calls": calls,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.mcp", description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=300, help="timed calls each way (default 300)")
+    args = parser.parse_args(argv)
+    figures = measure_mcp(args.calls)
+    for key, value in figures.items():
+        print(f"{key:<20} {value}")
+    verdict = "yes" if figures["overhead_p50_ms"] <= OVERHEAD_TARGET_MS else "NO"
+    print(f"overhead ≤ {OVERHEAD_TARGET_MS} ms: {verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

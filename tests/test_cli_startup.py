@@ -1,0 +1,81 @@
+"""Start-up of the command line: a read command imports only what it uses."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+from tests.conftest import ROOT, run_cli
+
+# Modules a read command never needs: the MCP server stack, the model client, the
+# import path, the containment loop and the briefing checker (each costs start-up time).
+HEAVY = ("mcp", "google.genai", "blastshield_core.mcp_server", "blastshield_core.ingest", "blastshield_core.loop")
+HEAVY += ("blastshield_core.checker", "blastshield_core.audit", "blastshield_core.analysis")
+
+PROBE = """
+import json, sys
+from blastshield_core.cli import main
+codes = [main(argv) for argv in json.loads(sys.argv[1])]
+heavy = sorted(m for m in sys.modules if m.split(".")[0] == "mcp" or m.startswith(tuple(json.loads(sys.argv[2]))))
+print(json.dumps({"codes": codes, "heavy": heavy}))
+"""
+
+
+def _probe(env: dict[str, str], commands: list[list[str]]) -> dict:
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("BLASTSHIELD_", "FALKORDB_"))}
+    full_env.update(env)
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(commands), json.dumps(HEAVY)],
+        cwd=ROOT,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def cli_env(loopback_server):
+    """Environment pointing the CLI at a seeded graph on the loopback server."""
+    env = {"FALKORDB_URL": loopback_server.url, "BLASTSHIELD_GRAPH": f"start_{uuid.uuid4().hex[:8]}"}
+    assert run_cli("seed", env=env).returncode == 0
+    return env
+
+
+def test_read_commands_import_no_mcp_model_or_write_path(cli_env):
+    """Every read command answers without importing the MCP stack, google-genai, import, loop or checker."""
+    commands = [
+        ["alerts", "--json"],
+        ["investigate", "BH-1042", "--json"],
+        ["blast-radius", "BH-1042", "--json"],
+        ["path", "developer_07", "customer-db", "--json"],
+        ["routes", "BH-1042", "--json"],
+        ["candidates", "BH-1042", "--json"],
+    ]
+    assert _probe(cli_env, commands) == {"codes": [0] * 6, "heavy": []}
+
+
+def test_analysis_command_loads_the_analysis_tools(cli_env):
+    """The probe can fail: a command that uses the analysis tools does import them."""
+    result = _probe(cli_env, [["choke-points", "BH-1042", "--json"]])
+    assert result["codes"] == [0] and "blastshield_core.analysis" in result["heavy"]
+
+
+def test_package_exports_resolve_lazily():
+    """`import blastshield_core` loads no submodule; every name in `__all__` still resolves."""
+    code = (
+        "import sys, blastshield_core as b\n"
+        "before = sorted(m for m in sys.modules if m.startswith('blastshield_core.'))\n"
+        "missing = [n for n in b.__all__ if getattr(b, n, None) is None]\n"
+        "print(before, missing)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "[] []"
