@@ -19,7 +19,7 @@ from typing import Any
 from .model import DOCUMENT_FORMAT, RESERVED_EDGE_PROPERTIES, GraphDocument, domain_label
 from .store import Store
 
-__all__ = ["EXPORT_PAGE", "export_document", "write_document"]
+__all__ = ["EXPORT_PAGE", "export_document", "write_document", "write_json"]
 
 EXPORT_PAGE = 5000
 
@@ -77,9 +77,15 @@ def export_document(store: Store, name: str | None = None) -> GraphDocument:
 
 
 def write_document(doc: GraphDocument, path: str | Path) -> int:
-    """Write `doc` as JSON to `path` atomically (a temporary file renamed into place); returns bytes written."""
+    """Write `doc` as JSON to `path` atomically; returns bytes written."""
+    return write_json(doc.model_dump(mode="json"), path)
+
+
+def write_json(payload: Any, path: str | Path) -> int:
+    """Write `payload` as indented UTF-8 JSON to `path` atomically (a temporary file renamed into
+    place); returns bytes written."""
     path = Path(path)
-    data = json.dumps(doc.model_dump(mode="json"), indent=2, ensure_ascii=False).encode("utf-8") + b"\n"
+    data = json.dumps(payload, indent=2, ensure_ascii=False).encode("utf-8") + b"\n"
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or Path("."))
     try:
         with os.fdopen(fd, "wb") as handle:

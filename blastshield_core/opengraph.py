@@ -23,11 +23,10 @@ keys are lowercased, and a key that would then collide with another gets `_2`, `
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from .export import write_json
 from .model import GraphDocument
 
 __all__ = [
@@ -140,15 +139,4 @@ def to_opengraph(doc: GraphDocument) -> dict[str, Any]:
 
 def write_opengraph(doc: GraphDocument, path: str | Path) -> int:
     """Write `doc` as OpenGraph JSON to `path` atomically; returns bytes written."""
-    path = Path(path)
-    data = json.dumps(to_opengraph(doc), indent=2, ensure_ascii=False).encode("utf-8") + b"\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or Path("."))
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return len(data)
+    return write_json(to_opengraph(doc), path)

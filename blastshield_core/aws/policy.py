@@ -43,6 +43,7 @@ __all__ = [
     "as_list",
     "combine",
     "decide",
+    "decide_matched",
     "evaluate",
     "may_assume",
     "names_exactly",
@@ -313,13 +314,22 @@ def decide(statements: Iterable[Statement], action: str, resource: str, who: Pri
     With `who` (a resource policy such as a trust policy) a statement must also name the principal.
     An unconditional Deny decides; a conditional Deny only makes an allow conditional.
     """
+    return decide_matched(
+        [
+            stmt
+            for stmt in statements
+            if (who is None or statement_matches_principal(stmt, who))
+            and statement_matches_action(stmt, action)
+            and statement_matches_resource(stmt, resource)
+        ]
+    )
+
+
+def decide_matched(statements: Iterable[Statement]) -> Decision:
+    """`decide` for statements already known to apply (principal, action and resource matched), in order."""
     allow: Decision | None = None
     deny_keys: set[str] = set()
     for stmt in statements:
-        if who is not None and not statement_matches_principal(stmt, who):
-            continue
-        if not statement_matches_action(stmt, action) or not statement_matches_resource(stmt, resource):
-            continue
         if stmt.effect == "Deny":
             if not stmt.conditional:
                 return Decision(Effect.DENY)

@@ -52,6 +52,7 @@ from .policy import (
     as_list,
     combine,
     decide,
+    decide_matched,
     may_assume,
     parse_policy,
     resource_list_matcher,
@@ -338,31 +339,13 @@ class _PolicySet:
             hit = set(key)
             found = tuple(
                 _limited(
-                    _decide_matched([s for s, i in own if i < 0 or i in hit]),
-                    None if limit is None else _decide_matched([s for s, i in limit if i < 0 or i in hit]),
+                    decide_matched([s for s, i in own if i < 0 or i in hit]),
+                    None if limit is None else decide_matched([s for s, i in limit if i < 0 or i in hit]),
                 )
                 for own, limit in self.per_action
             )
             self._memo[key] = found
         return found
-
-
-def _decide_matched(statements: Sequence[Statement]) -> Decision:
-    """`decide` for statements already known to cover the action and the resource (same rules, same order)."""
-    allow: Decision | None = None
-    deny_keys: set[str] = set()
-    for stmt in statements:
-        if stmt.effect == "Deny":
-            if not stmt.conditional:
-                return Decision(Effect.DENY)
-            deny_keys.update(stmt.condition_keys)
-        elif allow is None or (allow.conditional and not stmt.conditional):
-            allow = Decision(Effect.ALLOW, stmt.conditional, stmt.condition_keys)
-    if allow is None:
-        return Decision(Effect.NONE)
-    if deny_keys:
-        return Decision(Effect.ALLOW, True, tuple(sorted(set(allow.condition_keys) | deny_keys)))
-    return allow
 
 
 def _limited(decision: Decision, limit: Decision | None) -> Decision:
