@@ -152,10 +152,10 @@ def test_rules_containment_blocks_the_credential_route(contained):
     assert contained.tools.investigate_alert(ALERT).status is Status.NO_PATH
 
 
-def test_reimport_keeps_the_blocked_route_blocked(contained, graph):
+def test_reimport_keeps_the_blocked_route_blocked(contained, graph, sensitivity_file):
     """After containment, importing the same bundle again keeps the route BlastShield blocked blocked."""
     contained.controller.run(ALERT, RulesDecider(), 3, True)
-    report = import_aws(graph, [bundle_dir()], sensitivity_file=None)
+    report = import_aws(graph, [bundle_dir()], sensitivity_file=sensitivity_file)
     key = (f"{B}:user:mallory", "HAS_SESSION", MALLORY_KEY)
     assert rels(graph)[key]["status"] == "blocked"
     assert contained.tools.investigate_alert(ALERT).status is Status.NO_PATH
