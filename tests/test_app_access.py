@@ -221,7 +221,11 @@ def test_streamlit_run_listens_on_loopback_only(tmp_path):
 
 def test_errors_in_the_page_are_one_line_without_trace():
     """With the repository's config an uncaught error shows its type and a generic line; the text stays in the log."""
-    at = AppTest.from_string("raise ValueError('detail from the data: [x](https://evil.example)')")
+    # Guarded: AppTest leaves the script as the process's main path, and a later multiprocessing
+    # spawn re-imports it under the name __mp_main__.
+    at = AppTest.from_string(
+        "if __name__ == '__main__':\n    raise ValueError('detail from the data: [x](https://evil.example)')"
+    )
     at.run()
     error = at.exception[0]
     assert error.proto.type == "ValueError"
