@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 import streamlit as st
-from streamlit.testing.v1 import AppTest
 
 from blastshield_core.decide import RulesDecider
 from blastshield_core.results import Status
 from tests.gemini_fake import json_text
+from tests.test_app import app  # noqa: F401 - the shared AppTest fixture
 
 ROOT = Path(__file__).resolve().parent.parent
 C4001 = "BH-CONTAINMENT-4001"
@@ -41,22 +40,10 @@ def test_banner_for_an_unknown_alert_is_unknown(services):
     banner = services.briefer.containment_banner("BH-NOPE-1")
     assert (banner.status, banner.containment_state) == (Status.UNKNOWN_ALERT, "unknown")
 
-
-@pytest.fixture
-def app(tmp_path, monkeypatch):
-    for var in ("FALKORDB_URL", "BLASTSHIELD_GRAPH", "BLASTSHIELD_AUDIT_GRAPH", "GEMINI_API_KEY"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("BLASTSHIELD_DATA_DIR", str(tmp_path / "data"))
-    st.cache_resource.clear()
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    yield at
-    from pages import _services
-
-    _services.services().close()
     st.cache_resource.clear()
 
 
-def test_graph_page_banner_is_fresh_above_a_cached_briefing(app):
+def test_graph_page_banner_is_fresh_above_a_cached_briefing(app):  # noqa: F811 - the shared fixture
     """On the Graph page the cached briefing still says not contained; the banner above it says contained."""
     from pages import _services
 

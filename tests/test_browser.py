@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect, sync_playwright
@@ -28,6 +29,23 @@ CHROMIUM_ARGS = [
 ]
 
 
+def wait_healthy(url: str, proc: subprocess.Popen, log: Path | None = None) -> None:
+    """Wait (at most 60 s) until the dashboard at `url` answers its health check; kill it and fail otherwise."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                if resp.read() == b"ok":
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline or proc.poll() is not None:
+            proc.kill()
+            tail = log.read_text()[-2000:] if log is not None else ""
+            raise RuntimeError("the dashboard did not start" + (f": {tail}" if tail else ""))
+        time.sleep(0.2)
+
+
 @pytest.fixture(scope="module")
 def dashboard(tmp_path_factory):
     """The dashboard served by `streamlit run` on the embedded default, stopped afterwards."""
@@ -40,18 +58,7 @@ def dashboard(tmp_path_factory):
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
-                if resp.read() == b"ok":
-                    break
-        except OSError:
-            pass
-        if time.monotonic() > deadline or proc.poll() is not None:
-            proc.kill()
-            raise RuntimeError("the dashboard did not start")
-        time.sleep(0.2)
+    wait_healthy(url, proc)
     yield url
     proc.terminate()
     try:

@@ -13,8 +13,6 @@ import os
 import secrets
 import subprocess
 import sys
-import time
-import urllib.request
 from urllib.parse import urlparse
 
 import pytest
@@ -22,7 +20,7 @@ from playwright.sync_api import expect, sync_playwright
 
 from tests.conftest import ROOT, free_port
 from tests.oidc_provider import OIDCProvider
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS
+from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, wait_healthy
 
 USERS = {
     "viewer": {"sub": "u-1", "email": "viewer@example.com", "email_verified": True, "groups": []},
@@ -96,18 +94,7 @@ def dashboard(tmp_path_factory, provider):
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
-                if resp.read() == b"ok":
-                    break
-        except OSError:
-            pass
-        if time.monotonic() > deadline or proc.poll() is not None:
-            proc.kill()
-            raise RuntimeError("the dashboard did not start: " + (work / "streamlit.log").read_text()[-2000:])
-        time.sleep(0.2)
+    wait_healthy(url, proc, work / "streamlit.log")
     yield url
     proc.terminate()
     try:
