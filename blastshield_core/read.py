@@ -42,11 +42,12 @@ from .results import (
     RelView,
     RouteStatus,
     RouteStatusResult,
+    ScoreFactor,
     ShortestPathResult,
     Status,
     ToolResult,
 )
-from .rules import RULE_SET, assess
+from .rules import RULE_SET, PathEnd, assess, combine, evidence_factors, signal_factors
 from .store import QueryFailed, Store
 from .templates import path_template
 from .trace import Tracer
@@ -69,6 +70,8 @@ LABEL_ORDER = tuple(label.value for label in Label)
 CANDIDATE_PREFIX = "block-route:"
 # Reads a tool runs beside its own (one call's independent queries, on another connection).
 _SIDE_READS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="blastshield-read")
+# The alert queue reads its entities' path ends in chunks of this many ids (one query each).
+QUEUE_CHUNK = 500
 # The drawn neighbourhood holds at most this many relationships (paths are always drawn whole).
 GRAPH_RELATIONSHIP_CAP = 300
 # Collateral compares at most this many identities reaching a route (the first by id); the message says so.
@@ -183,17 +186,22 @@ def _deepening(max_hops: int) -> list[int]:
     return [first, *range(first + 1, max_hops + 1)]
 
 
-def _alert_record(props: dict[str, Any]) -> AlertRecord:
+def _signals(raw: Any) -> dict[str, Any]:
+    """An alert's stored signals (a JSON object as text); anything else reads as none."""
     try:
-        signals = json.loads(props.get("signals") or "{}")
+        signals = json.loads(raw or "{}")
     except (TypeError, json.JSONDecodeError):
         signals = {}
+    return signals if isinstance(signals, dict) else {}
+
+
+def _alert_record(props: dict[str, Any]) -> AlertRecord:
     return AlertRecord(
         id=props["id"],
         title=props.get("title", ""),
         entity_id=props.get("entity_id", ""),
         kind=props.get("kind", ""),
-        signals=signals if isinstance(signals, dict) else {},
+        signals=_signals(props.get("signals")),
     )
 
 
@@ -432,44 +440,84 @@ class ReadTools:
         Raises QueryFailed."""
         return [(row["props"]["id"], row["props"].get("title", "")) for row in self.store.read("list_alerts")]
 
-    def list_alerts(self) -> AlertsResult:
-        """Every alert with its computed score and count of qualifying paths."""
+    def path_ends(self, entity_ids: Iterable[str]) -> dict[str, list[PathEnd]]:
+        """The ends of the standard investigation's qualifying paths (depth 6, shortest first,
+        at most `path_cap` + 1, exactly those `evidence` reads) for many entities, in bounded
+        chunks of `QUEUE_CHUNK` ids, several chunks at a time. An id missing from the answer
+        is not in the graph; an entity with no qualifying path maps to an empty list.
 
-        def summary(props: dict[str, Any]) -> AlertSummary:
-            alert_id = props["id"]
-            try:
-                ev = self.evidence(alert_id)
-            except Unknown as exc:
-                return AlertSummary(
-                    id=alert_id,
-                    title=props.get("title", ""),
-                    entity_id=props.get("entity_id", ""),
-                    kind=props.get("kind", ""),
-                    risk_score=None,
-                    severity=None,
-                    rule_set=RULE_SET,
-                    path_count=None,
-                    status=exc.status,
-                )
-            view = self._alert_view(ev)
-            return AlertSummary(
-                id=view.id,
-                title=view.title,
-                entity_id=view.entity_id,
-                kind=view.kind,
-                risk_score=view.risk_score,
-                severity=view.severity,
-                rule_set=view.rule_set,
-                path_count=len(ev.paths),
-                truncated=ev.truncated,
-                status=Status.PATHS_FOUND if ev.paths else Status.NO_PATH,
+        Raises QueryFailed if any chunk fails: a partial answer is never returned."""
+        ids = sorted(set(entity_ids))
+        chunks = [ids[i : i + QUEUE_CHUNK] for i in range(0, len(ids), QUEUE_CHUNK)]
+
+        def chunk(part: list[str]) -> list[dict[str, Any]]:
+            return self.store.read(
+                "alert_path_ends", {"entity_ids": part, "sensitivities": SENSITIVE, "limit": self.path_cap + 1}
             )
 
+        found: dict[str, list[PathEnd]] = {}
+        answers = [chunk(chunks[0])] if len(chunks) == 1 else list(_SIDE_READS.map(chunk, chunks))
+        for row in (row for rows in answers for row in rows):
+            if row["kind"] == "paths":
+                found[row["entity_id"]] = [PathEnd(int(h), a, str(s)) for h, a, s in row["paths"]]
+            else:
+                found.setdefault(row["entity_id"], [])
+        return found
+
+    def list_alerts(self) -> AlertsResult:
+        """Every alert with its computed score and count of qualifying paths.
+
+        The same summary an investigation of each alert gives (`investigate_alert`: status,
+        path count, truncation, score, severity, rule set), read for all alerts in a few
+        batched queries: each distinct entity's path ends once (`path_ends`), its evidence
+        rules once, each distinct set of signals once, then one assessment per alert."""
+
         def body(_: None) -> AlertsResult:
-            rows = self.store.read("list_alerts")
-            # One investigation per alert, several at a time (the server answers reads on
-            # several threads); the summaries keep the alerts' order.
-            summaries = list(_SIDE_READS.map(summary, [row["props"] for row in rows]))
+            rows = self.store.read("queue_alerts")
+            ends_by_entity = self.path_ends(row["entity_id"] or "" for row in rows) if rows else {}
+            cap = self.path_cap
+            evidence: dict[str, tuple[list[ScoreFactor], int, bool]] = {}
+            signal_rules: dict[Any, tuple[str, list[ScoreFactor]]] = {}
+            summaries = []
+            for row in rows:
+                entity_id = row["entity_id"] or ""
+                common = {
+                    "id": row["id"],
+                    "title": row["title"] or "",
+                    "entity_id": entity_id,
+                    "kind": row["kind"] or "",
+                }
+                ends = ends_by_entity.get(entity_id)
+                if ends is None:
+                    summaries.append(
+                        AlertSummary(
+                            **common,
+                            risk_score=None,
+                            severity=None,
+                            rule_set=RULE_SET,
+                            path_count=None,
+                            status=Status.UNKNOWN_SOURCE,
+                        )
+                    )
+                    continue
+                if entity_id not in evidence:
+                    evidence[entity_id] = (evidence_factors(ends[:cap]), min(len(ends), cap), len(ends) > cap)
+                from_evidence, path_count, truncated = evidence[entity_id]
+                raw = row["signals"]
+                if raw not in signal_rules:
+                    signal_rules[raw] = signal_factors(_signals(raw))
+                assessment = combine(from_evidence, *signal_rules[raw])
+                summaries.append(
+                    AlertSummary(
+                        **common,
+                        risk_score=assessment.score,
+                        severity=assessment.severity,
+                        rule_set=assessment.rule_set,
+                        path_count=path_count,
+                        truncated=truncated,
+                        status=Status.PATHS_FOUND if path_count else Status.NO_PATH,
+                    )
+                )
             return AlertsResult(tool="list_alerts", status=Status.OK, alerts=summaries)
 
         return self._run("list_alerts", AlertsResult, None, {}, body)

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .results import AccessPath, ScoreFactor
 
@@ -49,8 +50,14 @@ __all__ = [
     "RULE_SET",
     "SIGNAL_POINTS",
     "Assessment",
+    "PathEnd",
     "assess",
+    "assess_ends",
+    "combine",
+    "evidence_factors",
+    "path_end",
     "severity_for",
+    "signal_factors",
 ]
 
 RULE_SET = "demo-rules-v1"
@@ -85,36 +92,75 @@ def severity_for(score: int) -> str:
     return "low"
 
 
-def _sensitivity(path: AccessPath) -> str:
-    return str(path.nodes[-1].properties.get("sensitivity", ""))
+class PathEnd(NamedTuple):
+    """What the evidence rules read of one qualifying path: its length and the asset it ends at."""
+
+    hops: int
+    asset_id: str
+    sensitivity: str
+
+
+def path_end(path: AccessPath) -> PathEnd:
+    last = path.nodes[-1]
+    return PathEnd(path.hops, last.id, str(last.properties.get("sensitivity", "")))
 
 
 def assess(signals: Mapping[str, object], paths: Sequence[AccessPath]) -> Assessment:
     """Score an alert from its signals and its qualifying paths (depth 6)."""
+    return assess_ends(signals, [path_end(p) for p in paths])
+
+
+def assess_ends(signals: Mapping[str, object], ends: Sequence[PathEnd]) -> Assessment:
+    """Score an alert from its signals and the ends of its qualifying paths (depth 6): the
+    same rules as `assess`, for callers that read only each path's length and asset."""
+    rule_set, from_signals = signal_factors(signals)
+    return combine(evidence_factors(ends), rule_set, from_signals)
+
+
+def combine(from_evidence: Sequence[ScoreFactor], rule_set: str, from_signals: Sequence[ScoreFactor]) -> Assessment:
+    """The assessment of an alert from its evidence factors and its rule set and signal factors
+    (`evidence_factors`, `signal_factors`; a caller scoring many alerts may reuse either part)."""
+    factors = [*from_evidence, *from_signals]
+    score = min(100, sum(f.points for f in factors))
+    return Assessment(score=score, severity=severity_for(score), rule_set=rule_set, factors=factors)
+
+
+def evidence_factors(ends: Sequence[PathEnd]) -> list[ScoreFactor]:
+    """The evidence rules (E1-E4) that fire for the ends of an alert's qualifying paths."""
     factors: list[ScoreFactor] = []
 
     def fire(rule: str, description: str, points: int, evidence: str) -> None:
         factors.append(ScoreFactor(rule=rule, description=description, points=points, evidence=evidence))
 
-    if paths:
-        critical = sorted({p.nodes[-1].id for p in paths if _sensitivity(p) == "critical"})
-        high = sorted({p.nodes[-1].id for p in paths if _sensitivity(p) == "high"})
+    if ends:
+        critical = sorted({e.asset_id for e in ends if e.sensitivity == "critical"})
+        high = sorted({e.asset_id for e in ends if e.sensitivity == "high"})
         if critical:
             fire("E1-critical-reach", "a qualifying path reaches a critical asset", 20, ", ".join(critical))
         elif high:
             fire("E1-high-reach", "a qualifying path reaches a high-sensitivity asset", 10, ", ".join(high))
-        shortest = min(p.hops for p in paths)
+        shortest = min(e.hops for e in ends)
         if shortest <= 2:
             fire("E2-short-path", "shortest qualifying path has 1-2 relationships", 15, f"{shortest} hops")
         elif shortest <= 4:
             fire("E2-medium-path", "shortest qualifying path has 3-4 relationships", 10, f"{shortest} hops")
         else:
             fire("E2-long-path", "shortest qualifying path has 5-6 relationships", 5, f"{shortest} hops")
-        if len(paths) >= 2:
-            fire("E3-multiple-paths", "two or more qualifying paths", 10, f"{len(paths)} paths")
+        if len(ends) >= 2:
+            fire("E3-multiple-paths", "two or more qualifying paths", 10, f"{len(ends)} paths")
         assets = sorted(set(critical) | set(high))
         if len(assets) >= 3:
             fire("E4-breadth", "three or more distinct high/critical assets reached", 5, ", ".join(assets))
+    return factors
+
+
+def signal_factors(signals: Mapping[str, object]) -> tuple[str, list[ScoreFactor]]:
+    """The rule set an alert's signals select, and the signal rules (S-, G-) that fire."""
+    factors: list[ScoreFactor] = []
+
+    def fire(rule: str, description: str, points: int, evidence: str) -> None:
+        factors.append(ScoreFactor(rule=rule, description=description, points=points, evidence=evidence))
+
     for signal, points in SIGNAL_POINTS.items():
         if signals.get(signal) is True:
             fire(f"S-{signal}", f"signal {signal} is true", points, f"{signal}=true")
@@ -132,5 +178,4 @@ def assess(signals: Mapping[str, object], paths: Sequence[AccessPath]) -> Assess
         finding = signals.get("finding_type")
         if isinstance(finding, str) and finding.startswith(_THREAT_PREFIXES):
             fire("G-credential-threat", "the finding is a credential, exfiltration or escalation threat", 10, finding)
-    score = min(100, sum(f.points for f in factors))
-    return Assessment(score=score, severity=severity_for(score), rule_set=rule_set, factors=factors)
+    return rule_set, factors

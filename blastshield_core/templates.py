@@ -34,6 +34,8 @@ REQUIRED = frozenset(
         "alert_by_id",
         "alert_evidence",
         "list_alerts",
+        "alert_path_ends",
+        "queue_alerts",
         "expand_frontier",
         "expand_frontier_any_status",
         "identities_reaching",
