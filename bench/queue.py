@@ -79,9 +79,32 @@ def _bump(services) -> None:
     services.store.command("INCR", services.store.version_key())
 
 
+def _distinct_entities_ms(data_dir: str, doc, count: int) -> float:
+    """The queue's path reads (`ReadTools.path_ends`) for `count` distinct identities, workloads
+    and roles of the graph: what the first run reads when every alert names its own entity."""
+    from blastshield_core.read import ReadTools
+    from blastshield_core.settings import load_settings
+    from blastshield_core.store import Store
+
+    candidates = [n.id for n in doc.nodes if n.label in ("Identity", "Workload", "IAMRole")]
+    ids = candidates[:: max(1, len(candidates) // count)][:count]  # spread over the three kinds
+    store = Store(load_settings(environ={}, data_dir=data_dir))
+    try:
+        tools = ReadTools(store)
+        times = []
+        for _ in range(3):
+            started = time.perf_counter()
+            tools.path_ends(ids)
+            times.append((time.perf_counter() - started) * 1000)
+    finally:
+        store.close()
+    return round(statistics.median(times), 1)
+
+
 def measure_queue(size: str = "1m", alerts: int = 10_000, repeat: int = 5, log=print) -> dict[str, float]:
     from bench.run import parse_size
     from blastshield_core.ingest import import_document
+    from blastshield_core.read import QUEUE_CHUNK
     from blastshield_core.seeds import seed
     from blastshield_core.settings import load_settings
     from blastshield_core.store import Store
@@ -104,7 +127,9 @@ def measure_queue(size: str = "1m", alerts: int = 10_000, repeat: int = 5, log=p
             log(f"generated and imported {len(doc.edges)} relationships, {len(doc.alerts)} alerts"
                 f" in {time.perf_counter() - started:.0f} s")  # fmt: skip
             big_times = _page_times(big, repeat, _bump)
-        log(f"{size} ({alerts} alerts): {big_times}")
+            log(f"{size} ({alerts} alerts): {big_times}")
+            distinct_ms = _distinct_entities_ms(big, doc, alerts)
+        log(f"path reads for {alerts} distinct entities: {distinct_ms} ms")
     finally:
         for key, value in previous.items():
             if value is None:
@@ -119,6 +144,9 @@ def measure_queue(size: str = "1m", alerts: int = 10_000, repeat: int = 5, log=p
         "rerun_ratio": round(big_times["rerun_ms"] / seed_times["rerun_ms"], 2),
         "alerts": len(doc.alerts),
         "edges": len(doc.edges),
+        "entities": len({a.entity_id for a in doc.alerts}),
+        "distinct_ms": distinct_ms,
+        "chunk": QUEUE_CHUNK,
     }
 
 
@@ -147,6 +175,11 @@ def render_section(f: dict[str, float], command: str) -> list[str]:
         f"| first run ≤ 2000 ms | {f['first_ms']:.0f} ms | {met(f['first_ms'] <= 2000)} |",
         f"| rerun ≤ 150 ms | {f['rerun_ms']:.0f} ms | {met(f['rerun_ms'] <= 150)} |",
         f"| rerun ≤ 3× the seed graph's rerun | {f['rerun_ratio']:.2f}× | {met(f['rerun_ratio'] <= 3)} |",
+        "",
+        "The first run reads the alerts in one query and each distinct entity's qualifying paths once,",
+        f"in queries of {f['chunk']} entities. The generated alerts name {f['entities']:,.0f} distinct entities;",
+        f"the same path reads for {f['alerts']:,.0f} distinct identities, workloads and roles of this graph",
+        f"take {f['distinct_ms']:.0f} ms (median of 3): what they would cost if every alert named its own entity.",
         "",
     ]
 

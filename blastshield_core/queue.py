@@ -5,7 +5,9 @@ The summaries (`ReadTools.list_alerts`) are cached under the graph's version
 (`Store.graph_version`), a counter every write bumps in the same transaction: a page
 asked for after a block, a release or an import sees the new version and recomputes,
 so nothing stale is shown. The version is read before computing, so a write racing
-the computation only leaves an entry under a version no later read asks for.
+the computation only leaves an entry under a version no later read asks for. Computing
+them is a few batched reads (`ReadTools.list_alerts`: each distinct entity's paths once,
+in chunks), not one investigation per alert.
 """
 
 from __future__ import annotations

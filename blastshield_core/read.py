@@ -71,7 +71,7 @@ CANDIDATE_PREFIX = "block-route:"
 # Reads a tool runs beside its own (one call's independent queries, on another connection).
 _SIDE_READS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="blastshield-read")
 # The alert queue reads its entities' path ends in chunks of this many ids (one query each).
-QUEUE_CHUNK = 500
+QUEUE_CHUNK = 100
 # The drawn neighbourhood holds at most this many relationships (paths are always drawn whole).
 GRAPH_RELATIONSHIP_CAP = 300
 # Collateral compares at most this many identities reaching a route (the first by id); the message says so.
