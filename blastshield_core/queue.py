@@ -20,10 +20,12 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 from .read import ReadTools
 from .results import AlertSummary, Status
 
-__all__ = ["MAX_PAGE_SIZE", "QUEUE_SORTS", "AlertQueue", "QueuePage", "QueueQuery"]
+__all__ = ["MAX_PAGE_SIZE", "MAX_VIEWS", "QUEUE_SORTS", "AlertQueue", "QueuePage", "QueueQuery"]
 
 MAX_PAGE_SIZE = 500
 QUEUE_SORTS = ("risk", "paths", "id", "title")
+# Filtered and sorted views kept per graph version (a rerun of the same view does not sort again).
+MAX_VIEWS = 16
 
 
 class QueueQuery(BaseModel):
@@ -69,6 +71,7 @@ class AlertQueue:
         self._tools = tools
         self._lock = threading.Lock()
         self._cached: tuple[str, int, list[AlertSummary]] | None = None
+        self._views: dict[tuple, list[AlertSummary]] = {}
         self.computed = 0  # how many times every alert was summarised (for tests and benchmarks)
 
     def _summaries(self) -> tuple[int, list[AlertSummary] | None, str, Status]:
@@ -87,6 +90,32 @@ class AlertQueue:
             self.computed += 1
         return version, result.alerts, "", Status.OK
 
+    def _view(self, version: int, alerts: list[AlertSummary], query: QueueQuery) -> list[AlertSummary]:
+        """The alerts `query` filters, in its order: kept for the version (at most MAX_VIEWS
+        orders), so a rerun or another page of the same view does not sort again."""
+        key = (self._tools.store.settings.graph, version, query.sort, query.descending, query.severity, query.text)
+        with self._lock:
+            rows = self._views.get(key)
+        if rows is not None:
+            return rows
+        rows = alerts
+        if query.severity is not None:
+            rows = [a for a in rows if a.severity == query.severity]
+        if query.text:
+            needle = query.text.casefold()
+            rows = [
+                a
+                for a in rows
+                if needle in a.id.casefold() or needle in a.title.casefold() or needle in a.entity_id.casefold()
+            ]
+        rows = sorted(rows, key=_sort_key(query.sort), reverse=query.descending)
+        with self._lock:
+            self._views = {k: v for k, v in self._views.items() if k[:2] == key[:2]}
+            while len(self._views) >= MAX_VIEWS:
+                del self._views[next(iter(self._views))]
+            self._views[key] = rows
+        return rows
+
     def page(self, query: QueueQuery | None = None) -> QueuePage:
         """The page `query` asks for (`QueueQuery()` by default: highest risk first, 50 rows)."""
         query = query or QueueQuery()
@@ -101,17 +130,7 @@ class AlertQueue:
                 offset=query.offset,
                 limit=query.limit,
             )
-        rows = alerts
-        if query.severity is not None:
-            rows = [a for a in rows if a.severity == query.severity]
-        if query.text:
-            needle = query.text.casefold()
-            rows = [
-                a
-                for a in rows
-                if needle in a.id.casefold() or needle in a.title.casefold() or needle in a.entity_id.casefold()
-            ]
-        rows = sorted(rows, key=_sort_key(query.sort), reverse=query.descending)
+        rows = self._view(version, alerts, query)
         return QueuePage(
             status=Status.OK,
             version=version,

@@ -477,7 +477,7 @@ class ReadTools:
             ends_by_entity = self.path_ends(row["entity_id"] or "" for row in rows) if rows else {}
             cap = self.path_cap
             evidence: dict[str, tuple[list[ScoreFactor], int, bool]] = {}
-            signal_rules: dict[Any, tuple[str, list[ScoreFactor]]] = {}
+            signal_rules: dict[str | None, tuple[str, list[ScoreFactor]]] = {}
             summaries = []
             for row in rows:
                 entity_id = row["entity_id"] or ""
@@ -503,7 +503,7 @@ class ReadTools:
                 if entity_id not in evidence:
                     evidence[entity_id] = (evidence_factors(ends[:cap]), min(len(ends), cap), len(ends) > cap)
                 from_evidence, path_count, truncated = evidence[entity_id]
-                raw = row["signals"]
+                raw = row["signals"] if isinstance(row["signals"], str) else None  # stored as JSON text
                 if raw not in signal_rules:
                     signal_rules[raw] = signal_factors(_signals(raw))
                 assessment = combine(from_evidence, *signal_rules[raw])
