@@ -458,10 +458,7 @@ class ReadTools:
         found: dict[str, list[PathEnd]] = {}
         answers = [chunk(chunks[0])] if len(chunks) == 1 else list(_SIDE_READS.map(chunk, chunks))
         for row in (row for rows in answers for row in rows):
-            if row["kind"] == "paths":
-                found[row["entity_id"]] = [PathEnd(int(h), a, str(s)) for h, a, s in row["paths"]]
-            else:
-                found.setdefault(row["entity_id"], [])
+            found[row["entity_id"]] = [PathEnd(int(h), a, str(s)) for h, a, s in row["ends"]]
         return found
 
     def list_alerts(self) -> AlertsResult:
@@ -470,7 +467,7 @@ class ReadTools:
         The same summary an investigation of each alert gives (`investigate_alert`: status,
         path count, truncation, score, severity, rule set), read for all alerts in a few
         batched queries: each distinct entity's path ends once (`path_ends`), its evidence
-        rules once, each distinct set of signals once, then one assessment per alert."""
+        rules once, each distinct set of signals once, and one assessment per distinct pair."""
 
         def body(_: None) -> AlertsResult:
             rows = self.store.read("queue_alerts")
@@ -478,6 +475,7 @@ class ReadTools:
             cap = self.path_cap
             evidence: dict[str, tuple[list[ScoreFactor], int, bool]] = {}
             signal_rules: dict[str | None, tuple[str, list[ScoreFactor]]] = {}
+            scored: dict[tuple[str, str | None], tuple[int, str, str]] = {}
             summaries = []
             for row in rows:
                 entity_id = row["entity_id"] or ""
@@ -504,15 +502,18 @@ class ReadTools:
                     evidence[entity_id] = (evidence_factors(ends[:cap]), min(len(ends), cap), len(ends) > cap)
                 from_evidence, path_count, truncated = evidence[entity_id]
                 raw = row["signals"] if isinstance(row["signals"], str) else None  # stored as JSON text
-                if raw not in signal_rules:
-                    signal_rules[raw] = signal_factors(_signals(raw))
-                assessment = combine(from_evidence, *signal_rules[raw])
+                if (entity_id, raw) not in scored:
+                    if raw not in signal_rules:
+                        signal_rules[raw] = signal_factors(_signals(raw))
+                    assessment = combine(from_evidence, *signal_rules[raw])
+                    scored[entity_id, raw] = (assessment.score, assessment.severity, assessment.rule_set)
+                score, severity, rule_set = scored[entity_id, raw]
                 summaries.append(
                     AlertSummary(
                         **common,
-                        risk_score=assessment.score,
-                        severity=assessment.severity,
-                        rule_set=assessment.rule_set,
+                        risk_score=score,
+                        severity=severity,
+                        rule_set=rule_set,
                         path_count=path_count,
                         truncated=truncated,
                         status=Status.PATHS_FOUND if path_count else Status.NO_PATH,

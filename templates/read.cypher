@@ -255,24 +255,23 @@ RETURN a.id AS id, a.title AS title, a.entity_id AS entity_id, a.kind AS kind, a
 ORDER BY a.id
 
 // name: alert_path_ends
-// description: the queue's view of the standard investigation for many entities at once: a row of kind 'entity' for each id in $entity_ids that is in the graph; then, per entity with a qualifying path, a row of kind 'paths' holding [hops, asset id, asset sensitivity] of its qualifying paths of 1..6 relationships to a DataAsset whose sensitivity is in $sensitivities, in the order of alert_evidence (shortest first, then by node ids), at most $limit (the same paths, cut the same way, as alert_evidence and paths_to_sensitive_d6). The caller sends a bounded chunk of ids
+// description: the queue's view of the standard investigation for many entities at once: one row for each id in $entity_ids that is in the graph, with [hops, asset id, asset sensitivity] of its qualifying paths of 1..6 relationships to a DataAsset whose sensitivity is in $sensitivities, in the order of alert_evidence (shortest first, then by node ids), at most $limit (the same paths, cut the same way, as alert_evidence and paths_to_sensitive_d6; an empty list when there is none). Each entity's paths are sorted and cut in their own subquery, so at most $limit are kept per entity; the caller sends a bounded chunk of ids. `WITH s` before the path match keeps the plan starting from the entity (without it the planner scanned every DataAsset and traversed backwards)
 UNWIND $entity_ids AS eid
 MATCH (s:Entity {id: eid})
-RETURN 'entity' AS kind, s.id AS entity_id, null AS paths
-UNION ALL
-UNWIND $entity_ids AS eid
-MATCH (s:Entity {id: eid})
-WITH s
-MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..6]->(a:DataAsset)
-WHERE a.sensitivity IN $sensitivities
-  AND ALL(r IN relationships(p) WHERE coalesce(r.status, 'active') <> 'blocked'
-      AND coalesce(r.permission, 'allow') <> 'deny')
-WITH s, p, a, nodes(p) AS ns
-WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
-WITH s.id AS entity_id, length(p) AS hops, [x IN ns | x.id] AS key, a.id AS asset, a.sensitivity AS sensitivity
-ORDER BY entity_id, hops, key
-WITH entity_id, collect([hops, asset, sensitivity]) AS ends
-RETURN 'paths' AS kind, entity_id, ends[..$limit] AS paths
+CALL {
+  WITH s
+  MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..6]->(a:DataAsset)
+  WHERE a.sensitivity IN $sensitivities
+    AND ALL(r IN relationships(p) WHERE coalesce(r.status, 'active') <> 'blocked'
+        AND coalesce(r.permission, 'allow') <> 'deny')
+  WITH p, a, nodes(p) AS ns
+  WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
+  WITH length(p) AS hops, [x IN ns | x.id] AS key, a.id AS asset, a.sensitivity AS sensitivity
+  ORDER BY hops, key
+  LIMIT $limit
+  RETURN collect([hops, asset, sensitivity]) AS ends
+}
+RETURN s.id AS entity_id, ends
 
 // name: expand_frontier
 // description: one level of reachability expansion: entities one qualifying relationship (not carrying a route in $exclude_routes) away from the entities in $frontier, with the type of the relationship that reached them (an entity reached by two types comes twice; the caller drops those already seen). Each frontier id is looked up by index first, so the plan starts from the frontier rather than scanning candidate targets. The traversal is untyped and the allowlist is a filter: matching five types in the pattern ran one traversal per type and took 1.5-1.7x as long on a dense graph
