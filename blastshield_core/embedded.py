@@ -23,6 +23,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from importlib.util import find_spec
@@ -146,7 +147,7 @@ def _encode(args: tuple[Any, ...]) -> bytes:
     return b"".join(parts)
 
 
-class RespConnection:
+class _Socket:
     """One connection on a unix socket: a command, then its reply (RESP2, parsed by hiredis)."""
 
     def __init__(self, path: str, timeout: float) -> None:
@@ -159,7 +160,7 @@ class RespConnection:
             raise
         self._reader = hiredis.Reader(encoding="utf-8", errors="replace")
 
-    def execute_command(self, *args: Any) -> Any:
+    def call(self, args: tuple[Any, ...]) -> Any:
         sock = self._sock
         if sock is None:
             raise ConnectionError("the connection is closed")
@@ -175,12 +176,60 @@ class RespConnection:
         except OSError:
             self.close()  # a reply may still be on its way: this connection is out of step
             raise
-        if isinstance(reply, hiredis.ReplyError):
-            raise ReplyError(str(reply))
-        if isinstance(reply, list):
-            # A compact graph reply ends with an error item when the query failed while running.
-            return [ReplyError(str(item)) if isinstance(item, hiredis.ReplyError) else item for item in reply]
         return reply
+
+    @property
+    def closed(self) -> bool:
+        return self._sock is None
+
+    def close(self) -> None:
+        sock, self._sock = self._sock, None
+        if sock is not None:
+            sock.close()
+
+
+class RespConnection:
+    """Named connections to the server, one per concurrent caller (the read tools query from a
+    thread pool), each used by one thread at a time, as redis-py's connection pool does."""
+
+    def __init__(self, path: str, timeout: float, client_name: str) -> None:
+        self._path, self._timeout, self._name = path, timeout, client_name
+        self._idle: list[_Socket] = []
+        self._all: list[_Socket] = []
+        self._guard = threading.Lock()
+        self._closed = False
+        self._put(self._open())
+
+    def _open(self) -> _Socket:
+        sock = _Socket(self._path, self._timeout)
+        try:
+            _reply(sock.call(("CLIENT", "SETNAME", self._name)))
+        except Exception:
+            sock.close()
+            raise
+        with self._guard:
+            self._all.append(sock)
+        return sock
+
+    def _put(self, sock: _Socket) -> None:
+        with self._guard:
+            if self._closed:
+                sock.close()
+            elif not sock.closed:
+                self._idle.append(sock)
+
+    def execute_command(self, *args: Any) -> Any:
+        with self._guard:
+            if self._closed:
+                raise ConnectionError("the connection is closed")
+            sock = self._idle.pop() if self._idle else None
+        if sock is None:
+            sock = self._open()
+        try:
+            reply = sock.call(args)
+        finally:
+            self._put(sock)
+        return _reply(reply)
 
     def get(self, key: str) -> Any:
         return self.execute_command("GET", key)
@@ -190,13 +239,24 @@ class RespConnection:
         return [dict(field.partition("=")[::2] for field in line.split(" ")) for line in text.splitlines() if line]
 
     def close(self) -> None:
-        sock, self._sock = self._sock, None
-        if sock is not None:
+        with self._guard:
+            self._closed = True
+            sockets, self._all, self._idle = self._all, [], []
+        for sock in sockets:
             sock.close()
 
     def __getattr__(self, name: str) -> Any:
         # pipelines, scripts and locks belong to a full Store
         raise AttributeError(f"a read-only connection has no {name!r}; open the store for writes")
+
+
+def _reply(reply: Any) -> Any:
+    if isinstance(reply, hiredis.ReplyError):
+        raise ReplyError(str(reply))
+    if isinstance(reply, list):
+        # A compact graph reply ends with an error item when the query failed while running.
+        return [ReplyError(str(item)) if isinstance(item, hiredis.ReplyError) else item for item in reply]
+    return reply
 
 
 @dataclass
@@ -213,14 +273,15 @@ class EmbeddedServer:
         deadline = time.monotonic() + START_TIMEOUT_S
         while True:
             try:
-                conn = RespConnection(self.socket_file, timeout)
+                conn = RespConnection(self.socket_file, timeout, client_name)
             except OSError as exc:
                 if time.monotonic() > deadline:
                     raise ServerStartFailed(f"cannot reach the embedded server: {exc}") from None
                 time.sleep(POLL_S)
                 continue
+            except ReplyError as exc:
+                raise ServerStartFailed(f"the embedded server refused a connection: {exc}") from None
             try:
-                conn.execute_command("CLIENT", "SETNAME", client_name)
                 conn.execute_command("PING")  # refused with LOADING until the file is loaded
                 return conn
             except Exception as exc:
