@@ -1,6 +1,5 @@
 """Settings read from the environment, validated once."""
 
-from __future__ import annotations
 
 import os
 from pathlib import Path
@@ -68,7 +67,7 @@ class Settings(BaseModel):
         return value
 
     @model_validator(mode="after")
-    def _separate_audit(self) -> Settings:
+    def _separate_audit(self) -> "Settings":
         if self.audit_graph == self.graph:
             raise ValueError("the audit graph must differ from the scenario graph")
         return self
