@@ -9,7 +9,6 @@
   none gets no role and sees nothing.
 """
 
-
 import ipaddress
 import json
 import tomllib

@@ -5,7 +5,6 @@ single write happens. The allowlists in this module are the only place labels
 and relationship types come from when a query needs them.
 """
 
-
 import math
 import re
 from enum import StrEnum

@@ -4,7 +4,6 @@ The field names here are a contract: the CLI prints these models as JSON and
 scripts rely on them (`status`, `alert.risk_score`, `paths[].nodes[].id`, ...).
 """
 
-
 from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any
