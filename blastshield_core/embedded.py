@@ -382,8 +382,8 @@ def _running(registry: str) -> EmbeddedServer | None:
             pid = int(handle.read().strip())
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    if not pid or not _alive(pid):
-        return None
+    if not pid or not _alive(pid) or not os.path.exists(entry["unixsocket"]):
+        return None  # gone, or a reused pid (a running server's socket exists while it loads)
     return EmbeddedServer(pid=pid, socket_file=entry["unixsocket"], registry=registry, redis_dir=None)
 
 
