@@ -49,6 +49,7 @@ __all__ = [
 SERVER_CONFIG = {"appendonly": "yes", "appendfsync": "always"}
 START_TIMEOUT_S = 10.0
 POLL_S = 0.002
+RELEASE_TIMEOUT_S = 5.0
 # The embedded redis-server needs nothing from the environment (which may hold GEMINI_API_KEY and
 # other secrets); it gets PATH alone, and a umask so its database files are private.
 SERVER_ENVIRONMENT_KEYS = ("PATH",)
@@ -296,9 +297,16 @@ class EmbeddedServer:
         """Disconnect; stop the server (saving its file) when no other client is connected."""
         try:
             others = sum(1 for entry in conn.client_list() if entry.get("name") != client_name)
-        except Exception:  # the server is already gone
+        except Exception:
             conn.close()
-            return
+            if not _alive(self.pid):
+                return  # the server is already gone
+            try:  # our connection broke (a timed-out reply): ask on a fresh one, or the server outlives us
+                conn = RespConnection(self.socket_file, RELEASE_TIMEOUT_S, client_name)
+                others = sum(1 for entry in conn.client_list() if entry.get("name") != client_name)
+            except Exception:
+                conn.close()
+                return
         if others:
             conn.close()
             return

