@@ -9,8 +9,6 @@
   none gets no role and sees nothing.
 """
 
-from __future__ import annotations
-
 import ipaddress
 import json
 import tomllib

@@ -590,7 +590,7 @@ class _ReadOnly:
         from .read import ReadTools
         from .store import Store
 
-        self.store = Store(settings)
+        self.store = Store(settings, reads_only=True)
         self.tools = ReadTools(self.store)
 
     def close(self) -> None:

