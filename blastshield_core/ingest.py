@@ -291,34 +291,64 @@ def _bulk_header(name: str, keys: list[str]) -> bytes:
 
 @dataclass(frozen=True)
 class _BulkSegment:
-    """Entities of one label (or relationship type), packed one by one."""
+    """Entities of one label (or relationship type), packed block by block."""
 
     is_node: bool
     name: str
     keys: list[str]
-    rows: Iterator[bytes]
+    items: list[Any]
+    pack: Callable[[list[Any]], list[bytes]]  # a block of `items` -> one packed row each
 
 
-def _node_rows(nodes: list[NodeSpec], extra: list[str]) -> Iterator[bytes]:
-    for node in nodes:
-        values = [node.id, node.name, *(node.properties.get(k) for k in extra)]
-        yield b"".join([_bulk_value(v) for v in values])
+_BULK_BLOCK = 1024  # rows packed at a time; a call's limits are checked after each block
 
 
-def _alert_rows(alerts: list[AlertSpec]) -> Iterator[bytes]:
-    for a in alerts:
-        values = [a.id, a.title, a.entity_id, a.kind, json.dumps(a.signals, sort_keys=True)]
-        yield b"".join([_bulk_value(v) for v in values])
+def _node_packer(extra: list[str]) -> Callable[[list[NodeSpec]], list[bytes]]:
+    def pack(nodes: list[NodeSpec]) -> list[bytes]:
+        return [
+            b"".join([_bulk_value(n.id), _bulk_value(n.name), *[_bulk_value(n.properties.get(k)) for k in extra]])
+            for n in nodes
+        ]
+
+    return pack
 
 
-def _edge_rows(edges: list[EdgeSpec], extra: list[str], number: dict[str, int]) -> Iterator[bytes]:
-    for edge in edges:
-        ends = _BULK_ENDS.pack(number[edge.source], number[edge.target])
-        yield ends + b"".join([_bulk_value(edge.properties.get(k)) for k in extra])
+def _pack_alerts(alerts: list[AlertSpec]) -> list[bytes]:
+    return [
+        b"".join([_bulk_value(v) for v in (a.id, a.title, a.entity_id, a.kind, json.dumps(a.signals, sort_keys=True))])
+        for a in alerts
+    ]
+
+
+def _edge_packer(extra: list[str], number: dict[str, int]) -> Callable[[list[EdgeSpec]], list[bytes]]:
+    # Relationships sharing one properties object (a large AWS import shares one per decision) pack
+    # it once; the document does not change while it is written, so the object's id is its key.
+    packed: dict[int, bytes] = {}
+    ends = _BULK_ENDS.pack
+
+    def values(props: dict[str, Any]) -> bytes:
+        found = packed.get(id(props))
+        if found is None:
+            found = packed[id(props)] = b"".join([_bulk_value(props.get(k)) for k in extra])
+        return found
+
+    def pack(edges: list[EdgeSpec]) -> list[bytes]:
+        return [ends(number[e.source], number[e.target]) + values(e.properties) for e in edges]
+
+    return pack
+
+
+def _property_keys(edges: list[EdgeSpec]) -> list[str]:
+    """The property names of `edges`, sorted (each distinct properties object looked at once)."""
+    distinct = {id(edge.properties): edge.properties for edge in edges}
+    return sorted({key for props in distinct.values() for key in props})
 
 
 def _bulk_calls(segments: list[_BulkSegment]) -> Iterator[tuple[list[Any], int]]:
-    """GRAPH.BULK arguments (after BEGIN) in calls of at most BULK_BATCH entities, each with its count."""
+    """GRAPH.BULK arguments (after BEGIN) in calls of at most BULK_BATCH entities, each with its count.
+
+    A call also closes once it holds BULK_BYTES (checked after each block of rows).
+    """
     labels: list[bytes] = []
     types: list[bytes] = []
     nodes = rels = size = 0
@@ -326,13 +356,17 @@ def _bulk_calls(segments: list[_BulkSegment]) -> Iterator[tuple[list[Any], int]]
         head = _bulk_header(segment.name, segment.keys)
         blobs = labels if segment.is_node else types
         current: list[bytes] = []
-        for packed in segment.rows:
-            current.append(packed)
-            size += len(packed)
+        start, items = 0, segment.items
+        while start < len(items):
+            stop = start + min(_BULK_BLOCK, BULK_BATCH - nodes - rels)
+            block = segment.pack(items[start:stop])
+            start = stop
+            current += block
+            size += sum(map(len, block))
             if segment.is_node:
-                nodes += 1
+                nodes += len(block)
             else:
-                rels += 1
+                rels += len(block)
             if nodes + rels >= BULK_BATCH or size >= BULK_BYTES:
                 blobs.append(head + b"".join(current))
                 yield [nodes, rels, len(labels), len(types), *labels, *types], nodes + rels
@@ -363,18 +397,18 @@ def _bulk_fill(store: Store, graph: str, doc: GraphDocument, step: Callable[[int
             number.update((node.id, first + i) for i, node in enumerate(nodes))
             extra = sorted({key for node in nodes for key in node.properties})
             segments.append(
-                _BulkSegment(True, f"Entity:{label.value}", ["id", "name", *extra], _node_rows(nodes, extra))
+                _BulkSegment(True, f"Entity:{label.value}", ["id", "name", *extra], nodes, _node_packer(extra))
             )
     if doc.alerts:
         keys = ["id", "title", "entity_id", "kind", "signals"]
-        segments.append(_BulkSegment(True, "Alert", keys, _alert_rows(doc.alerts)))
+        segments.append(_BulkSegment(True, "Alert", keys, doc.alerts, _pack_alerts))
     by_type: dict[RelType, list[EdgeSpec]] = {rel: [] for rel in RelType}
     for edge in doc.edges:
         by_type[edge.type].append(edge)
     for rel_type, edges in by_type.items():
         if edges:
-            extra = sorted({key for edge in edges for key in edge.properties})
-            segments.append(_BulkSegment(False, rel_type.value, extra, _edge_rows(edges, extra, number)))
+            extra = _property_keys(edges)
+            segments.append(_BulkSegment(False, rel_type.value, extra, edges, _edge_packer(extra, number)))
 
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="blastshield-bulk")
     pending: tuple[Future[Any], int] | None = None

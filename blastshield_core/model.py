@@ -249,6 +249,25 @@ def _edge_item(index: int, edge: EdgeSpec) -> str:
     return f"edges[{index}] ({edge.source} -{edge.type}-> {edge.target})"
 
 
+def _edges_pass(edges: list[EdgeSpec], known: dict[str, str]) -> bool:
+    """True when every relationship passes `GraphDocument._check_edges` (which then names the first that does not).
+
+    The same checks as whole-list passes (a large import has 700,000 relationships): ends of the
+    right labels, no loop, no duplicate (source, type, target), no route id used twice.
+    """
+    want_source = {rel: source.value for rel, (source, _) in ENDPOINTS.items()}
+    want_target = {rel: target.value for rel, (_, target) in ENDPOINTS.items()}
+    get = known.get
+    keys = [(edge.source, edge.type, edge.target) for edge in edges]
+    for source, rel, target in keys:
+        if source == target or get(source) != want_source[rel] or get(target) != want_target[rel]:
+            return False
+    if len(set(keys)) != len(keys):
+        return False
+    routes = [route for edge in edges if isinstance(route := edge.properties.get("route_id"), str)]
+    return len(set(routes)) == len(routes)
+
+
 class GraphDocument(BaseModel):
     """A whole graph document (`blastshield-graph/v1`)."""
 
@@ -276,6 +295,19 @@ class GraphDocument(BaseModel):
                 raise DocumentError(item, f"id already exists in the graph as {current}, not {node.label}")
             labels[node.id] = node.label
         known: dict[str, str] = {**existing, **{k: v.value for k, v in labels.items()}}
+        if not _edges_pass(self.edges, known):
+            self._check_edges(known)
+        alert_ids: set[str] = set()
+        for index, alert in enumerate(self.alerts):
+            item = f"alerts[{index}] (id {alert.id!r})"
+            if alert.id in alert_ids:
+                raise DocumentError(item, "duplicate alert id")
+            alert_ids.add(alert.id)
+            if alert.entity_id not in known:
+                raise DocumentError(item, f"entity_id {alert.entity_id!r} is not a node of the document or the graph")
+
+    def _check_edges(self, known: dict[str, str]) -> None:
+        """The relationships' cross-item checks one by one: raises DocumentError naming the first offender."""
         # This loop runs once per relationship: enum values are looked up once, and
         # the item text is built only for an error.
         ends = {rel: (source.value, target.value) for rel, (source, target) in ENDPOINTS.items()}
@@ -310,14 +342,6 @@ class GraphDocument(BaseModel):
                         _edge_item(index, edge), f"route_id {route!r} is already used by edges[{seen_routes[route]}]"
                     )
                 seen_routes[route] = index
-        alert_ids: set[str] = set()
-        for index, alert in enumerate(self.alerts):
-            item = f"alerts[{index}] (id {alert.id!r})"
-            if alert.id in alert_ids:
-                raise DocumentError(item, "duplicate alert id")
-            alert_ids.add(alert.id)
-            if alert.entity_id not in known:
-                raise DocumentError(item, f"entity_id {alert.entity_id!r} is not a node of the document or the graph")
 
     def referenced_ids(self) -> set[str]:
         """Every entity id the document names (nodes, edge ends, alert entities)."""

@@ -261,3 +261,26 @@ def test_fresh_import_stores_every_value_as_the_document_has_it(store, monkeypat
         (e.source, e.type.value, e.target): e.properties for e in document.edges
     }
     assert {row["status"] for row in store.read("index_status")} == {"OPERATIONAL"}
+
+
+def test_relationships_sharing_one_properties_object_each_store_them(store, monkeypatch):
+    """Relationships built with one shared properties object (as a large AWS import builds them) each
+    read back with those properties, across bulk calls and next to relationships with their own."""
+    from blastshield_core import ingest
+
+    data = doc()
+    data["nodes"] += [{"id": f"r{k}", "label": "IAMRole", "name": f"Role {k}"} for k in range(2, 7)]
+    data["edges"] += [{"source": f"r{k}", "type": "CAN_READ", "target": "d1"} for k in range(2, 7)]
+    document = parse_document(data)
+    shared = {"status": "active", "permission": "allow", "actions": ["s3:GetObject"]}
+    reads = [e for e in document.edges if e.type.value == "CAN_READ"]
+    for edge in reads[::2]:
+        edge.properties = shared
+    reads[1].properties = {"status": "active", "permission": "deny"}
+    monkeypatch.setattr(ingest, "BULK_BATCH", 4)
+    import_document(store, document, replace=True)
+    _, rels = snapshot(store)
+    assert {(r["a"], r["t"], r["b"]): r["p"] for r in rels} == {
+        (e.source, e.type.value, e.target): e.properties for e in document.edges
+    }
+    assert sum(1 for r in rels if r["p"] == shared) == 3

@@ -159,10 +159,11 @@ def _built_edges(edges: Mapping[tuple[str, str, str], dict[str, Any]]) -> list[E
     new, put = EdgeSpec.__new__, object.__setattr__
     out: list[EdgeSpec] = []
     append = out.append
+    every = {"source", "type", "target", "properties"}  # one set for all: every field is set, none is ever added
     for (source, rel, target), props in edges.items():
         obj = new(EdgeSpec)
         put(obj, "__dict__", {"source": source, "type": types[rel], "target": target, "properties": props})
-        put(obj, "__pydantic_fields_set__", {"source", "type", "target", "properties"})
+        put(obj, "__pydantic_fields_set__", every)
         put(obj, "__pydantic_extra__", None)
         put(obj, "__pydantic_private__", None)
         append(obj)
@@ -403,6 +404,7 @@ class _Builder:
         self._derived: dict[tuple[Any, ...], Any] = {}  # see derived()
         self._pattern_candidates: dict[tuple[str, str, str, str], list[tuple[str, str]]] = {}
         self._decision_props: dict[tuple[Any, ...], dict[str, Any]] = {}  # stored properties per decision
+        self._plain_props: dict[str, dict[str, Any]] = {}  # stored properties of a type's plain relationship
         self._hits: dict[tuple[int, str], set[str]] = {}  # (id(statement), workload kind) -> ARNs it names
         self._granted: dict[tuple[str, str], tuple[set[str], list[str]]] = {}  # (pattern, account) -> pool, ARNs
 
@@ -421,7 +423,13 @@ class _Builder:
         return node_id
 
     def edge(self, source: str, rel: str, target: str, **props: Any) -> None:
-        self.put_edge(source, rel, target, self.edge_props(rel, props))
+        if props:
+            self.put_edge(source, rel, target, self.edge_props(rel, props))
+            return
+        plain = self._plain_props.get(rel)  # one shared dict per type for relationships without properties
+        if plain is None:
+            plain = self._plain_props[rel] = self.edge_props(rel, {})
+        self.put_edge(source, rel, target, plain)
 
     @staticmethod
     def edge_props(rel: str, props: Mapping[str, Any]) -> dict[str, Any]:
@@ -1085,11 +1093,12 @@ class _Builder:
     def decision_edge(self, source: str, rel: str, target: str, decision: Decision, **extra: Any) -> None:
         clean = self.decision_props(rel, decision, **extra)
         if clean is not None:
-            self.put_edge(source, rel, target, dict(clean))
+            self.put_edge(source, rel, target, clean)
 
     def decision_props(self, rel: str, decision: Decision, **extra: Any) -> dict[str, Any] | None:
         """The stored properties of a relationship for `decision` (None: no allow, no relationship); one
-        dict per distinct decision, which callers copy."""
+        dict per distinct decision, shared by its relationships (a stored properties dict is never changed:
+        `put_edge` replaces, and the bulk load packs each shared dict once)."""
         if decision.effect is Effect.NONE:
             return None
         key = (rel, decision, *((k, tuple(v) if isinstance(v, list) else v) for k, v in extra.items()))
@@ -1129,7 +1138,7 @@ class _Builder:
                     policy_set.results[key] = found
                 node = principal.node
                 for target, clean in found:
-                    self.put_edge(node, "CAN_READ", target, dict(clean))
+                    self.put_edge(node, "CAN_READ", target, clean)
 
     def read_edges(
         self, principal: _Principal, service: str, kind: str, statements: list[Statement], policy_set: _PolicySet
@@ -1303,24 +1312,29 @@ class _Builder:
                 policy_set = self.policy_set(statements, user.boundary, actions)
                 found = policy_set.results.get(("access", kind))
                 if found is None:
-                    found = self.access_edges(kind, targets[kind], policy_set)
+                    found = [
+                        (node, self.access_props(best, allowed))
+                        for node, best, allowed in self.access_edges(kind, targets[kind], policy_set)
+                    ]
                     policy_set.results[("access", kind)] = found
-                for node, best, allowed in found:
-                    clean = self.edge_props(
-                        "CAN_ACCESS",
-                        {
-                            "actions": allowed,
-                            "conditional": best.conditional or None,
-                            "condition_keys": list(best.condition_keys),
-                        },
-                    )
+                for node, clean in found:
                     for session in sessions:
-                        self.put_edge(
-                            session,
-                            "CAN_ACCESS",
-                            node,
-                            dict(clean),
-                        )
+                        self.put_edge(session, "CAN_ACCESS", node, clean)
+
+    def access_props(self, best: Decision, allowed: list[str]) -> dict[str, Any]:
+        """The stored properties of a CAN_ACCESS relationship, one shared dict per distinct answer."""
+        key = ("access", best, tuple(allowed))
+        clean = self._decision_props.get(key)
+        if clean is None:
+            clean = self._decision_props[key] = self.edge_props(
+                "CAN_ACCESS",
+                {
+                    "actions": allowed,
+                    "conditional": best.conditional or None,
+                    "condition_keys": list(best.condition_keys),
+                },
+            )
+        return clean
 
     def access_edges(
         self, kind: str, targets: _Targets, policy_set: _PolicySet
