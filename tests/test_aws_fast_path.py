@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -175,6 +176,8 @@ ARNS = [
 def test_resource_list_matcher_agrees_with_resource_matches() -> None:
     """The compiled test for a Resource list answers as `resource_matches` on each pattern does."""
     lists = [tuple(PATTERNS[i : i + n]) for n in (1, 2, 3) for i in range(len(PATTERNS) - n + 1)]
+    globs = [p for p in PATTERNS if p != "*" and ("*" in p or "?" in p)]
+    lists += [tuple(c) for n in (2, 3, 4) for c in itertools.combinations(globs, n)]
     for patterns in [*lists, tuple(p for p in PATTERNS if p != "*")]:
         matches = resource_list_matcher(patterns)
         for arn in ARNS:

@@ -49,6 +49,7 @@ from .policy import (
     PolicyFormatError,
     Principal,
     Statement,
+    arns_named,
     as_list,
     combine,
     decide,
@@ -259,6 +260,7 @@ class _Role:
     trust: list[Statement]
     services: list[str]
     file: str
+    named: tuple[frozenset[str], bool] | None = None  # policy.arns_named(trust), once
 
 
 @dataclass
@@ -327,14 +329,37 @@ class _PolicySet:
             limit = None if boundary is None else [place(s) for s in boundary if covers(s, action)]
             self.per_action.append((own, limit))
         self._memo: dict[tuple[int, ...], tuple[Decision, ...]] = {}
+        self._answers: dict[tuple[int, ...], Any] = {}
         self._matchers: list[Callable[[str], bool]] | None = None
         self.results: dict[Any, Any] = {}  # per-use results shared by the principals of this set
 
-    def decisions(self, resource: str) -> tuple[Decision, ...]:
-        """`evaluate` for each action on `resource`, in the order of `actions`."""
+    def key(self, resource: str) -> tuple[int, ...]:
+        """The places (in `varying`) of the statements whose Resource covers `resource`."""
         if self._matchers is None:
             self._matchers = [_resource_matcher(stmt) for stmt in self.varying]
-        key = tuple(i for i, matches in enumerate(self._matchers) if matches(resource))
+        matchers = self._matchers
+        if not matchers:
+            return ()
+        if len(matchers) == 1:
+            return (0,) if matchers[0](resource) else ()
+        return tuple([i for i, matches in enumerate(matchers) if matches(resource)])
+
+    def answer(self, resource: str, make: Callable[[tuple[str, ...], tuple[Decision, ...]], Any]) -> Any:
+        """`make(self.actions, self.decisions(resource))`, made once per set of statements covering the resource.
+
+        One policy set serves one use (its actions are that use's), so `make` is always the same.
+        """
+        key = self.key(resource)
+        found = self._answers.get(key, _UNSET)
+        if found is _UNSET:
+            found = self._answers[key] = make(self.actions, self._decided(key))
+        return found
+
+    def decisions(self, resource: str) -> tuple[Decision, ...]:
+        """`evaluate` for each action on `resource`, in the order of `actions`."""
+        return self._decided(self.key(resource))
+
+    def _decided(self, key: tuple[int, ...]) -> tuple[Decision, ...]:
         found = self._memo.get(key)
         if found is None:
             hit = set(key)
@@ -347,6 +372,9 @@ class _PolicySet:
             )
             self._memo[key] = found
         return found
+
+
+_UNSET: Any = object()
 
 
 def _limited(decision: Decision, limit: Decision | None) -> Decision:
@@ -404,6 +432,7 @@ class _Builder:
         self._derived: dict[tuple[Any, ...], Any] = {}  # see derived()
         self._pattern_candidates: dict[tuple[str, str, str, str], list[tuple[str, str]]] = {}
         self._decision_props: dict[tuple[Any, ...], dict[str, Any]] = {}  # stored properties per decision
+        self._assume_props: dict[tuple[Any, ...], dict[str, Any] | None] = {}  # see can_assume
         self._plain_props: dict[str, dict[str, Any]] = {}  # stored properties of a type's plain relationship
         self._hits: dict[tuple[int, str], set[str]] = {}  # (id(statement), workload kind) -> ARNs it names
         self._granted: dict[tuple[str, str], tuple[set[str], list[str]]] = {}  # (pattern, account) -> pool, ARNs
@@ -856,20 +885,42 @@ class _Builder:
                 continue
             policy_set = self.policy_set(assume, principal.boundary, (ASSUME_ACTION,))
             who = principal.who
+            found: list[tuple[str, dict[str, Any]]] = []
             for role_arn in sorted(candidates):
                 role = self.roles[role_arn]
                 if role.principal.node == principal.node:
                     continue
-                decision = may_assume(
-                    role.trust,
-                    who,
+                own = policy_set.decisions(role_arn)[0]
+                # the answer depends on the principal only through its account and kind, unless the
+                # trust policy names its ARN or holds a pattern (see policy.arns_named)
+                if role.named is None:
+                    role.named = arns_named(role.trust)
+                names, patterned = role.named
+                specific = principal.arn if patterned or principal.arn in names else None
+                key = (
                     role_arn,
-                    role.principal.account,
-                    principal.statements,
-                    boundary=principal.boundary,
-                    own=policy_set.decisions(role_arn)[0],
+                    principal.account,
+                    principal.kind,
+                    specific,
+                    own.effect,
+                    own.conditional,
+                    own.condition_keys,
                 )
-                self.decision_edge(principal.node, "CAN_ASSUME", role.principal.node, decision)
+                clean = self._assume_props.get(key, _UNSET)
+                if clean is _UNSET:
+                    decision = may_assume(
+                        role.trust,
+                        who,
+                        role_arn,
+                        role.principal.account,
+                        principal.statements,
+                        boundary=principal.boundary,
+                        own=own,
+                    )
+                    clean = self._assume_props[key] = self.decision_props("CAN_ASSUME", decision)
+                if clean is not None:
+                    found.append((role.principal.node, clean))
+            self.fan_out(principal.node, "CAN_ASSUME", found)
         for key, role_arns in outside.items():
             self.outside_principal(key, role_arns)
 
@@ -1130,39 +1181,48 @@ class _Builder:
                 key = ("read", principal.account)
                 found = policy_set.results.get(key)
                 if found is None:
-                    found = [
-                        (target, clean)
-                        for target, best, allowed in self.read_edges(principal, service, kind, statements, policy_set)
-                        if (clean := self.decision_props("CAN_READ", best, actions=allowed)) is not None
-                    ]
+                    found = self.read_edges(principal, service, kind, statements, policy_set)
                     policy_set.results[key] = found
-                node = principal.node
-                for target, clean in found:
-                    self.put_edge(node, "CAN_READ", target, clean)
+                self.fan_out(principal.node, "CAN_READ", found)
+
+    def fan_out(self, source: str, rel: str, found: list[tuple[str, dict[str, Any]]]) -> None:
+        """`put_edge(source, rel, target, props)` for each (target, props)."""
+        edges = self.edges
+        for target, clean in found:
+            key = (source, rel, target)
+            if key in edges:
+                self.put_edge(source, rel, target, clean)
+            else:
+                edges[key] = clean
 
     def read_edges(
         self, principal: _Principal, service: str, kind: str, statements: list[Statement], policy_set: _PolicySet
-    ) -> list[tuple[str, Decision, list[str]]]:
-        """(asset node, decision, allowed actions) for one policy set's reads in the principal's account."""
-        out: list[tuple[str, Decision, list[str]]] = []
-        actions = policy_set.actions
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """(asset node, stored properties) for one policy set's reads in the principal's account."""
+        out: list[tuple[str, dict[str, Any]]] = []
+        answer, make = policy_set.answer, self.read_props
         for target, test_arn in self.read_candidates(principal, service, kind, statements):
-            decisions = policy_set.decisions(test_arn)
-            best: Decision | None = None
-            allowed: list[str] = []
-            for action, d in zip(actions, decisions, strict=True):
-                if d.effect is Effect.ALLOW:
-                    allowed.append(action)
-                    if best is None or (best.conditional and not d.conditional):
-                        best = d
-                elif d.effect is Effect.DENY and best is None:
-                    best = d
-            if best is None:
-                continue
-            if best.effect is Effect.DENY and allowed:
-                best = decisions[actions.index(allowed[0])]
-            out.append((target, best, allowed))
+            clean = answer(test_arn, make)
+            if clean is not None:
+                out.append((target, clean))
         return out
+
+    def read_props(self, actions: tuple[str, ...], decisions: tuple[Decision, ...]) -> dict[str, Any] | None:
+        """The stored properties of CAN_READ for the decisions on a data service's actions (None: no allow)."""
+        best: Decision | None = None
+        allowed: list[str] = []
+        for action, d in zip(actions, decisions, strict=True):
+            if d.effect is Effect.ALLOW:
+                allowed.append(action)
+                if best is None or (best.conditional and not d.conditional):
+                    best = d
+            elif d.effect is Effect.DENY and best is None:
+                best = d
+        if best is None:
+            return None
+        if best.effect is Effect.DENY and allowed:
+            best = decisions[actions.index(allowed[0])]
+        return self.decision_props("CAN_READ", best, actions=allowed)
 
     def read_candidates(
         self, principal: _Principal, service: str, kind: str, statements: list[Statement]
@@ -1312,17 +1372,27 @@ class _Builder:
                 policy_set = self.policy_set(statements, user.boundary, actions)
                 found = policy_set.results.get(("access", kind))
                 if found is None:
-                    found = [
-                        (node, self.access_props(best, allowed))
-                        for node, best, allowed in self.access_edges(kind, targets[kind], policy_set)
-                    ]
+                    found = self.access_edges(kind, targets[kind], policy_set)
                     policy_set.results[("access", kind)] = found
+                if len(sessions) == 1:
+                    self.fan_out(sessions[0], "CAN_ACCESS", found)
+                    continue
                 for node, clean in found:
                     for session in sessions:
                         self.put_edge(session, "CAN_ACCESS", node, clean)
 
-    def access_props(self, best: Decision, allowed: list[str]) -> dict[str, Any]:
-        """The stored properties of a CAN_ACCESS relationship, one shared dict per distinct answer."""
+    def access_props(self, actions: tuple[str, ...], decisions: tuple[Decision, ...]) -> dict[str, Any] | None:
+        """The stored properties of CAN_ACCESS for the decisions on a workload's actions (None: no allow);
+        one shared dict per distinct answer."""
+        allowed: list[str] = []
+        best: Decision | None = None
+        for action, d in zip(actions, decisions, strict=True):
+            if d.effect is Effect.ALLOW:
+                allowed.append(action)
+                if best is None or (best.conditional and not d.conditional):
+                    best = d
+        if best is None:
+            return None
         key = ("access", best, tuple(allowed))
         clean = self._decision_props.get(key)
         if clean is None:
@@ -1336,10 +1406,8 @@ class _Builder:
             )
         return clean
 
-    def access_edges(
-        self, kind: str, targets: _Targets, policy_set: _PolicySet
-    ) -> list[tuple[str, Decision, list[str]]]:
-        """(workload node, decision, allowed actions) for the workloads of one kind a policy set reaches.
+    def access_edges(self, kind: str, targets: _Targets, policy_set: _PolicySet) -> list[tuple[str, dict[str, Any]]]:
+        """(workload node, stored properties) for the workloads of one kind a policy set reaches.
 
         Workloads no specific statement names all get the answer of the first of them, so when
         that answer is no allow only the named ones are looked at.
@@ -1347,29 +1415,20 @@ class _Builder:
         named: set[str] = set()
         for stmt in policy_set.varying:
             named |= self.statement_hits(stmt, kind, targets.sorted_arns)
-
-        def answer(arn: str) -> tuple[Decision, list[str]] | None:
-            allowed: list[str] = []
-            best: Decision | None = None
-            for action, d in zip(policy_set.actions, policy_set.decisions(arn), strict=True):
-                if d.effect is Effect.ALLOW:
-                    allowed.append(action)
-                    if best is None or (best.conditional and not d.conditional):
-                        best = d
-            return None if best is None else (best, allowed)
+        answer, make = policy_set.answer, self.access_props
 
         rest = next((arn for _, arn in targets.pairs if arn not in named), None)
-        shared = answer(rest) if rest is not None else None
+        shared = answer(rest, make) if rest is not None else None
         if shared is None:  # only the named workloads, in the workloads' order
             places = sorted(i for arn in named for i in targets.places[arn])
             pairs = [targets.pairs[i] for i in places]
         else:
             pairs = targets.pairs
-        out: list[tuple[str, Decision, list[str]]] = []
+        out: list[tuple[str, dict[str, Any]]] = []
         for node, arn in pairs:
-            found = answer(arn) if arn in named else shared
+            found = answer(arn, make) if arn in named else shared
             if found is not None:
-                out.append((node, found[0], found[1]))
+                out.append((node, found))
         return out
 
     # ------------------------------------------------------------ findings
