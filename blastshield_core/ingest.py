@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -305,10 +306,20 @@ _BULK_BLOCK = 1024  # rows packed at a time; a call's limits are checked after e
 
 def _node_packer(extra: list[str]) -> Callable[[list[NodeSpec]], list[bytes]]:
     def pack(nodes: list[NodeSpec]) -> list[bytes]:
-        return [
-            b"".join([_bulk_value(n.id), _bulk_value(n.name), *[_bulk_value(n.properties.get(k)) for k in extra]])
-            for n in nodes
-        ]
+        out: list[bytes] = []
+        for node in nodes:  # `_bulk_value` of each value, with text (most of them) and NULL inline
+            parts = [b"\x03", node.id.encode(), b"\x00\x03", node.name.encode(), b"\x00"]
+            get = node.properties.get
+            for key in extra:
+                value = get(key)
+                if type(value) is str:
+                    parts += (b"\x03", value.encode(), b"\x00")
+                elif value is None:
+                    parts.append(_BULK_NULL)
+                else:
+                    parts.append(_bulk_value(value))
+            out.append(b"".join(parts))
+        return out
 
     return pack
 
@@ -320,28 +331,26 @@ def _pack_alerts(alerts: list[AlertSpec]) -> list[bytes]:
     ]
 
 
-def _edge_packer(extra: list[str], number: dict[str, int]) -> Callable[[list[EdgeSpec]], list[bytes]]:
-    # Relationships sharing one properties object (a large AWS import shares one per decision) pack
-    # it once; the document does not change while it is written, so the object's id is its key.
-    packed: dict[int, bytes] = {}
-    ends = _BULK_ENDS.pack
+def _edge_packer(
+    edges: list[EdgeSpec], number: dict[str, int]
+) -> tuple[list[str], Callable[[list[EdgeSpec]], list[bytes]]]:
+    """The property names of `edges` (sorted) and a packer of blocks of them.
 
-    def values(props: dict[str, Any]) -> bytes:
-        found = packed.get(id(props))
-        if found is None:
-            found = packed[id(props)] = b"".join([_bulk_value(props.get(k)) for k in extra])
-        return found
-
-    def pack(edges: list[EdgeSpec]) -> list[bytes]:
-        return [ends(number[e.source], number[e.target]) + values(e.properties) for e in edges]
-
-    return pack
-
-
-def _property_keys(edges: list[EdgeSpec]) -> list[str]:
-    """The property names of `edges`, sorted (each distinct properties object looked at once)."""
+    Relationships sharing one properties object (a large AWS import shares one per decision)
+    share its packed values; the document does not change while it is written, so the
+    object's id is its key. A block is packed without Python code per relationship.
+    """
     distinct = {id(edge.properties): edge.properties for edge in edges}
-    return sorted({key for props in distinct.values() for key in props})
+    extra = sorted({key for props in distinct.values() for key in props})
+    values = {key: b"".join([_bulk_value(props.get(k)) for k in extra]) for key, props in distinct.items()}
+    ends, source, target, props = _BULK_ENDS.pack, attrgetter("source"), attrgetter("target"), attrgetter("properties")
+
+    def pack(block: list[EdgeSpec]) -> list[bytes]:
+        starts = map(number.__getitem__, map(source, block))
+        stops = map(number.__getitem__, map(target, block))
+        return list(map(bytes.__add__, map(ends, starts, stops), map(values.__getitem__, map(id, map(props, block)))))
+
+    return extra, pack
 
 
 def _bulk_calls(segments: list[_BulkSegment]) -> Iterator[tuple[list[Any], int]]:
@@ -407,8 +416,8 @@ def _bulk_fill(store: Store, graph: str, doc: GraphDocument, step: Callable[[int
         by_type[edge.type].append(edge)
     for rel_type, edges in by_type.items():
         if edges:
-            extra = _property_keys(edges)
-            segments.append(_BulkSegment(False, rel_type.value, extra, edges, _edge_packer(extra, number)))
+            extra, pack = _edge_packer(edges, number)
+            segments.append(_BulkSegment(False, rel_type.value, extra, edges, pack))
 
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="blastshield-bulk")
     pending: tuple[Future[Any], int] | None = None

@@ -393,6 +393,13 @@ def _covered(actions: tuple[str, ...], not_actions: tuple[str, ...] | None) -> f
     return frozenset(a for a in _MODELLED_ACTIONS if statement_matches_action(stmt, a))
 
 
+@lru_cache(maxsize=65536)
+def _data_services(actions: tuple[str, ...], not_actions: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The data services a statement with this Action / NotAction may grant a read of (one answer per list)."""
+    covered = _covered(actions, not_actions)
+    return tuple(service for service, (_, reads) in DATA_ACTIONS.items() if not covered.isdisjoint(reads))
+
+
 class _Targets:
     """The workloads of one kind: (node, ARN) in order, their ARNs sorted, and each ARN's places."""
 
@@ -431,6 +438,7 @@ class _Builder:
         self._policy_sets: dict[tuple[Any, ...], _PolicySet] = {}
         self._derived: dict[tuple[Any, ...], Any] = {}  # see derived()
         self._pattern_candidates: dict[tuple[str, str, str, str], list[tuple[str, str]]] = {}
+        self._statement_candidates: dict[tuple[int, str, str], list[tuple[str, str]]] = {}
         self._decision_props: dict[tuple[Any, ...], dict[str, Any]] = {}  # stored properties per decision
         self._assume_props: dict[tuple[Any, ...], dict[str, Any] | None] = {}  # see can_assume
         self._plain_props: dict[str, dict[str, Any]] = {}  # stored properties of a type's plain relationship
@@ -981,12 +989,7 @@ class _Builder:
         for stmt in statements:
             services = self._stmt_services.get(id(stmt))
             if services is None:
-                services = tuple(
-                    service
-                    for service, (_, actions) in DATA_ACTIONS.items()
-                    if any(statement_matches_action(stmt, a) for a in actions)
-                )
-                self._stmt_services[id(stmt)] = services
+                services = self._stmt_services[id(stmt)] = _data_services(stmt.actions, stmt.not_actions)
             for service in services:
                 out.setdefault(service, []).append(stmt)
         return out
@@ -1228,20 +1231,33 @@ class _Builder:
         self, principal: _Principal, service: str, kind: str, statements: list[Statement]
     ) -> list[tuple[str, str]]:
         """(asset node, ARN to evaluate) for every asset an Allow statement may reach."""
+        lists = [self.statement_candidates(principal, service, kind, s) for s in statements if s.effect == "Allow"]
+        if len(lists) == 1:
+            return lists[0]
         out: dict[str, str] = {}
-        for stmt in statements:
-            if stmt.effect != "Allow":
-                continue
-            patterns = stmt.resources if stmt.not_resources is None else ("*",)
-            for pattern in patterns:
-                key = (pattern, service, kind, principal.account)
-                found = self._pattern_candidates.get(key)
-                if found is None:
-                    found = self.pattern_candidates(principal, service, kind, pattern)
-                    self._pattern_candidates[key] = found
-                for asset, test in found:
-                    out.setdefault(asset, test)
+        for found in lists:
+            for asset, test in found:
+                out.setdefault(asset, test)
         return list(out.items())
+
+    def statement_candidates(
+        self, principal: _Principal, service: str, kind: str, stmt: Statement
+    ) -> list[tuple[str, str]]:
+        """`read_candidates` for one Allow statement (kept per statement, service and account)."""
+        key = (id(stmt), service, principal.account)
+        out = self._statement_candidates.get(key)
+        if out is not None:
+            return out
+        merged: dict[str, str] = {}
+        for pattern in stmt.resources if stmt.not_resources is None else ("*",):
+            found = self._pattern_candidates.get((pattern, service, kind, principal.account))
+            if found is None:
+                found = self.pattern_candidates(principal, service, kind, pattern)
+                self._pattern_candidates[(pattern, service, kind, principal.account)] = found
+            for asset, test in found:
+                merged.setdefault(asset, test)
+        out = self._statement_candidates[key] = list(merged.items())
+        return out
 
     def pattern_candidates(self, principal: _Principal, service: str, kind: str, pattern: str) -> list[tuple[str, str]]:
         """(asset node, ARN to evaluate), in order, for one Resource pattern of an Allow statement.
