@@ -158,15 +158,19 @@ def _built_edges(edges: Mapping[tuple[str, str, str], dict[str, Any]]) -> list[E
     """`_built(EdgeSpec, ...)` for every relationship, with the per-object steps inlined (700,000 of them)."""
     types = {t: RelType(t) for t in {t for _, t, _ in edges}}
     new, put = EdgeSpec.__new__, object.__setattr__
+    # the model's slots, set through their descriptors
+    set_fields = EdgeSpec.__pydantic_fields_set__.__set__  # type: ignore[attr-defined]
+    set_extra = EdgeSpec.__pydantic_extra__.__set__  # type: ignore[attr-defined]
+    set_private = EdgeSpec.__pydantic_private__.__set__  # type: ignore[attr-defined]
     out: list[EdgeSpec] = []
     append = out.append
     every = {"source", "type", "target", "properties"}  # one set for all: every field is set, none is ever added
     for (source, rel, target), props in edges.items():
         obj = new(EdgeSpec)
         put(obj, "__dict__", {"source": source, "type": types[rel], "target": target, "properties": props})
-        put(obj, "__pydantic_fields_set__", every)
-        put(obj, "__pydantic_extra__", None)
-        put(obj, "__pydantic_private__", None)
+        set_fields(obj, every)
+        set_extra(obj, None)
+        set_private(obj, None)
         append(obj)
     return out
 
@@ -443,6 +447,7 @@ class _Builder:
         self._assume_props: dict[tuple[Any, ...], dict[str, Any] | None] = {}  # see can_assume
         self._plain_props: dict[str, dict[str, Any]] = {}  # stored properties of a type's plain relationship
         self._hits: dict[tuple[int, str], set[str]] = {}  # (id(statement), workload kind) -> ARNs it names
+        self._pattern_hits: dict[tuple[str, str], set[str]] = {}  # (pattern, workload kind) -> ARNs it matches
         self._granted: dict[tuple[str, str], tuple[set[str], list[str]]] = {}  # (pattern, account) -> pool, ARNs
 
     # ------------------------------------------------------------ helpers
@@ -994,6 +999,13 @@ class _Builder:
                 out.setdefault(service, []).append(stmt)
         return out
 
+    def actions_of(self, stmt: Statement) -> frozenset[str]:
+        """The modelled actions the statement covers (kept per statement)."""
+        found = self._stmt_actions.get(id(stmt))
+        if found is None:
+            found = self._stmt_actions[id(stmt)] = _covered(stmt.actions, stmt.not_actions)
+        return found
+
     def covers(self, stmt: Statement, action: str) -> bool:
         """`statement_matches_action`, answered from a per-statement set for the modelled actions."""
         if action not in _MODELLED_ACTIONS:
@@ -1042,15 +1054,24 @@ class _Builder:
             else:
                 found = set()
                 for pattern in stmt.resources:
-                    cut = min((i for i in (pattern.find("*"), pattern.find("?")) if i >= 0), default=len(pattern))
-                    prefix = pattern[:cut]
-                    for index in range(bisect_left(sorted_arns, prefix), len(sorted_arns)):
-                        arn = sorted_arns[index]
-                        if not arn.startswith(prefix):
-                            break
-                        if resource_matches(pattern, arn):
-                            found.add(arn)
+                    found |= self.pattern_hits(pattern, kind, sorted_arns)
             self._hits[key] = found
+        return found
+
+    def pattern_hits(self, pattern: str, kind: str, sorted_arns: Sequence[str]) -> set[str]:
+        """The ARNs among `sorted_arns` (the workloads of one kind) `pattern` matches, found once per pattern."""
+        key = (pattern, kind)
+        found = self._pattern_hits.get(key)
+        if found is None:
+            found = self._pattern_hits[key] = set()
+            cut = min((i for i in (pattern.find("*"), pattern.find("?")) if i >= 0), default=len(pattern))
+            prefix = pattern[:cut]
+            for index in range(bisect_left(sorted_arns, prefix), len(sorted_arns)):
+                arn = sorted_arns[index]
+                if not arn.startswith(prefix):
+                    break
+                if resource_matches(pattern, arn):
+                    found.add(arn)
         return found
 
     def index_trust(self, role: _Role, kind: str, entry: str, index: _TrustIndex) -> None:
@@ -1381,7 +1402,9 @@ class _Builder:
                 statements = self.derived(
                     user,
                     kind,
-                    lambda p, acts=actions: [s for s in p.statements if any(self.covers(s, a) for a in acts)],
+                    lambda p, acts=frozenset(actions): [
+                        s for s in p.statements if not acts.isdisjoint(self.actions_of(s))
+                    ],
                 )
                 if not any(s.effect == "Allow" for s in statements):
                     continue
