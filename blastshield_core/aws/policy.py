@@ -50,6 +50,7 @@ __all__ = [
     "names_exactly",
     "parse_policy",
     "principal_matches",
+    "resource_list_filter",
     "resource_list_matcher",
     "resource_matches",
     "statement_matches_action",
@@ -234,6 +235,23 @@ def resource_list_matcher(patterns: tuple[str, ...]) -> Callable[[str], bool]:
         first, second, third = globs
         return lambda arn: first(arn) is not None or second(arn) is not None or third(arn) is not None
     return lambda arn: arn in exact or any(g(arn) is not None for g in globs)
+
+
+@lru_cache(maxsize=65536)
+def resource_list_filter(patterns: tuple[str, ...]) -> Callable[[Sequence[str]], set[str]]:
+    """The ARNs among a list that `resource_list_matcher(patterns)` accepts, found without Python code per ARN."""
+    if "*" in patterns:
+        return set
+    exact = frozenset(p for p in patterns if "*" not in p and "?" not in p)
+    globs = tuple(_glob(p, True).fullmatch for p in patterns if "*" in p or "?" in p)
+
+    def keep(arns: Sequence[str]) -> set[str]:
+        found = set(filter(exact.__contains__, arns)) if exact else set()
+        for test in globs:
+            found.update(filter(test, arns))
+        return found
+
+    return keep
 
 
 @lru_cache(maxsize=65536)

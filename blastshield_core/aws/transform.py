@@ -56,6 +56,7 @@ from .policy import (
     decide_matched,
     may_assume,
     parse_policy,
+    resource_list_filter,
     resource_list_matcher,
     resource_matches,
     statement_matches_action,
@@ -298,6 +299,16 @@ def _resource_matcher(stmt: Statement) -> Callable[[str], bool]:
     return resource_list_matcher(stmt.resources)
 
 
+def _resource_filter(stmt: Statement) -> Callable[[Sequence[str]], set[str]]:
+    """The ARNs among a list that `statement_matches_resource(stmt, arn)` accepts."""
+    if stmt.not_resources is not None:
+        inner = resource_list_filter(stmt.not_resources)
+        return lambda arns: set(arns) - inner(arns)
+    if not stmt.resources:
+        return set if stmt.principals is not None else (lambda _arns: set())
+    return resource_list_filter(stmt.resources)
+
+
 class _PolicySet:
     """A principal's identity statements and boundary, prepared once for a fixed list of actions.
 
@@ -335,6 +346,7 @@ class _PolicySet:
         self._memo: dict[tuple[int, ...], tuple[Decision, ...]] = {}
         self._answers: dict[tuple[int, ...], Any] = {}
         self._matchers: list[Callable[[str], bool]] | None = None
+        self._filters: list[Callable[[Sequence[str]], set[str]]] | None = None
         self.results: dict[Any, Any] = {}  # per-use results shared by the principals of this set
 
     def key(self, resource: str) -> tuple[int, ...]:
@@ -348,6 +360,26 @@ class _PolicySet:
             return (0,) if matchers[0](resource) else ()
         return tuple([i for i, matches in enumerate(matchers) if matches(resource)])
 
+    def keys(self, resources: Sequence[str]) -> list[tuple[int, ...]]:
+        """`key` of each resource, found statement by statement over the whole list."""
+        if self._filters is None:
+            self._filters = [_resource_filter(stmt) for stmt in self.varying]
+        if not self._filters:
+            return [()] * len(resources)
+        places: dict[str, list[int]] = {}
+        for i, keep in enumerate(self._filters):
+            for resource in keep(resources):
+                places.setdefault(resource, []).append(i)
+        none: list[int] = []
+        return [tuple(places.get(resource, none)) for resource in resources]
+
+    def answer_for(self, key: tuple[int, ...], make: Callable[[tuple[str, ...], tuple[Decision, ...]], Any]) -> Any:
+        """`answer` for a resource whose `key` is known."""
+        found = self._answers.get(key, _UNSET)
+        if found is _UNSET:
+            found = self._answers[key] = make(self.actions, self.decided(key))
+        return found
+
     def answer(self, resource: str, make: Callable[[tuple[str, ...], tuple[Decision, ...]], Any]) -> Any:
         """`make(self.actions, self.decisions(resource))`, made once per set of statements covering the resource.
 
@@ -356,14 +388,15 @@ class _PolicySet:
         key = self.key(resource)
         found = self._answers.get(key, _UNSET)
         if found is _UNSET:
-            found = self._answers[key] = make(self.actions, self._decided(key))
+            found = self._answers[key] = make(self.actions, self.decided(key))
         return found
 
     def decisions(self, resource: str) -> tuple[Decision, ...]:
         """`evaluate` for each action on `resource`, in the order of `actions`."""
-        return self._decided(self.key(resource))
+        return self.decided(self.key(resource))
 
-    def _decided(self, key: tuple[int, ...]) -> tuple[Decision, ...]:
+    def decided(self, key: tuple[int, ...]) -> tuple[Decision, ...]:
+        """`decisions` for a resource whose `key` is known."""
         found = self._memo.get(key)
         if found is None:
             hit = set(key)
@@ -899,11 +932,12 @@ class _Builder:
             policy_set = self.policy_set(assume, principal.boundary, (ASSUME_ACTION,))
             who = principal.who
             found: list[tuple[str, dict[str, Any]]] = []
-            for role_arn in sorted(candidates):
+            ordered = sorted(candidates)
+            for role_arn, matched in zip(ordered, policy_set.keys(ordered), strict=True):
                 role = self.roles[role_arn]
                 if role.principal.node == principal.node:
                     continue
-                own = policy_set.decisions(role_arn)[0]
+                own = policy_set.decided(matched)[0]
                 # the answer depends on the principal only through its account and kind, unless the
                 # trust policy names its ARN or holds a pattern (see policy.arns_named)
                 if role.named is None:
@@ -1224,9 +1258,11 @@ class _Builder:
     ) -> list[tuple[str, dict[str, Any]]]:
         """(asset node, stored properties) for one policy set's reads in the principal's account."""
         out: list[tuple[str, dict[str, Any]]] = []
-        answer, make = policy_set.answer, self.read_props
-        for target, test_arn in self.read_candidates(principal, service, kind, statements):
-            clean = answer(test_arn, make)
+        answer, make = policy_set.answer_for, self.read_props
+        candidates = self.read_candidates(principal, service, kind, statements)
+        keys = policy_set.keys([test_arn for _, test_arn in candidates])
+        for (target, _), key in zip(candidates, keys, strict=True):
+            clean = answer(key, make)
             if clean is not None:
                 out.append((target, clean))
         return out
