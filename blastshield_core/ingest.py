@@ -389,11 +389,19 @@ def _bulk_calls(segments: list[_BulkSegment]) -> Iterator[tuple[list[Any], int]]
         yield [nodes, rels, len(labels), len(types), *labels, *types], nodes + rels
 
 
-def _bulk_fill(store: Store, graph: str, doc: GraphDocument, step: Callable[[int], None]) -> None:
+def _bulk_fill(
+    store: Store,
+    graph: str,
+    doc: GraphDocument,
+    step: Callable[[int], None],
+    after_first: Callable[[], None] | None = None,
+) -> None:
     """Write `doc` into the new graph `graph` with GRAPH.BULK.
 
     The next call is packed while the server runs the previous one; calls stay
     in order (node numbering depends on it), and none is left running on return.
+    `after_first` runs once the first call (which creates the graph) is done and
+    before the second is sent, when there is a second.
     """
     by_label: dict[Label, list[NodeSpec]] = {label: [] for label in Label}
     for node in doc.nodes:
@@ -426,6 +434,8 @@ def _bulk_fill(store: Store, graph: str, doc: GraphDocument, step: Callable[[int
             if pending is not None:
                 pending[0].result()  # raises the call's QueryFailed
                 step(pending[1])
+                if index == 1 and after_first is not None:
+                    after_first()
             call = ["GRAPH.BULK", graph, *(["BEGIN"] if index == 0 else []), *args]
             pending = (pool.submit(store.command, *call), count)
         if pending is not None:
@@ -526,8 +536,10 @@ def import_document(
         writer = _BatchWriter(store, staging, step)
         try:
             if fresh:
-                _bulk_fill(store, staging, doc, step)
-                _ensure_indexes(store, staging)
+                # The indexes are made as soon as the graph exists: the server then keeps them up to
+                # date call by call, while the next calls are packed, instead of building them at the end.
+                _bulk_fill(store, staging, doc, step, after_first=lambda: _ensure_indexes(store, staging))
+                _ensure_indexes(store, staging)  # a one-call import: the graph exists only now
                 if not store.wait_for_indexes(staging, INDEX_WAIT_S):
                     raise QueryFailed(f"the indexes of the imported graph were not built within {INDEX_WAIT_S:.0f} s")
             else:

@@ -284,3 +284,25 @@ def test_relationships_sharing_one_properties_object_each_store_them(store, monk
         (e.source, e.type.value, e.target): e.properties for e in document.edges
     }
     assert sum(1 for r in rels if r["p"] == shared) == 3
+
+
+def test_indexes_made_after_the_first_bulk_call_cover_every_later_call(store, monkeypatch):
+    """A fresh import in many bulk calls (indexes made after the first) finds every entity and
+    every routed relationship through its index."""
+    from blastshield_core import ingest
+    from blastshield_core.generate import GenerateOptions, generate
+
+    document = parse_document(generate(GenerateOptions(edges=400, seed=5)).to_document())
+    monkeypatch.setattr(ingest, "BULK_BATCH", 9)
+    import_document(store, document, replace=True)
+    ids = [n.id for n in document.nodes]
+    by_id = "UNWIND {ids} AS i MATCH (n:Entity) WHERE n.id = i RETURN n.id AS id"
+    plan = store.command("GRAPH.EXPLAIN", store.settings.graph, by_id.format(ids="['x']"))
+    assert any("Index Scan" in line for line in plan)
+    found = store.read_text(by_id.format(ids="$ids"), {"ids": ids})
+    assert sorted(row["id"] for row in found) == sorted(ids)
+    for rel in ("HAS_SESSION", "CAN_ACCESS"):
+        query = f"MATCH ()-[r:{rel}]->() WHERE r.status IN ['active', 'blocked'] RETURN count(r) AS n"
+        assert any("Index Scan" in line for line in store.command("GRAPH.EXPLAIN", store.settings.graph, query))
+        (row,) = store.read_text(query)
+        assert row["n"] == sum(1 for e in document.edges if e.type.value == rel)
