@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 from enum import StrEnum
+from operator import attrgetter, eq
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
@@ -249,6 +250,18 @@ def _edge_item(index: int, edge: EdgeSpec) -> str:
     return f"edges[{index}] ({edge.source} -{edge.type}-> {edge.target})"
 
 
+def _distinct(*columns: list[Any]) -> bool:
+    """No two rows of the columns are equal.
+
+    Distinct hashes prove distinct rows (a set of ints is half the work of a set of tuples);
+    only when two hashes collide are the rows themselves compared.
+    """
+    count = len(columns[0])
+    if len(set(map(hash, zip(*columns, strict=True)))) == count:
+        return True
+    return len(set(zip(*columns, strict=True))) == count
+
+
 def _edges_pass(edges: list[EdgeSpec], known: dict[str, str]) -> bool:
     """True when every relationship passes `GraphDocument._check_edges` (which then names the first that does not).
 
@@ -257,12 +270,17 @@ def _edges_pass(edges: list[EdgeSpec], known: dict[str, str]) -> bool:
     """
     want_source = {rel: source.value for rel, (source, _) in ENDPOINTS.items()}
     want_target = {rel: target.value for rel, (_, target) in ENDPOINTS.items()}
-    get = known.get
-    keys = [(edge.source, edge.type, edge.target) for edge in edges]
-    for source, rel, target in keys:
-        if source == target or get(source) != want_source[rel] or get(target) != want_target[rel]:
-            return False
-    if len(set(keys)) != len(keys):
+    sources = list(map(attrgetter("source"), edges))
+    types = list(map(attrgetter("type"), edges))
+    targets = list(map(attrgetter("target"), edges))
+    # map/zip/all run these without Python code per relationship
+    if not all(map(eq, map(known.get, sources), map(want_source.__getitem__, types))):
+        return False
+    if not all(map(eq, map(known.get, targets), map(want_target.__getitem__, types))):
+        return False
+    if any(map(eq, sources, targets)):
+        return False
+    if not _distinct(sources, types, targets):
         return False
     routes = [route for edge in edges if isinstance(route := edge.properties.get("route_id"), str)]
     return len(set(routes)) == len(routes)

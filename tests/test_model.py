@@ -103,3 +103,23 @@ def test_first_offending_relationship_is_named(bad, message):
     with pytest.raises(DocumentError) as err:
         document.check_internal()
     assert message in str(err.value)
+
+
+class _SameHash:
+    def __init__(self, value: int):
+        self.value = value
+
+    def __hash__(self) -> int:
+        return 7
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _SameHash) and other.value == self.value
+
+
+def test_distinct_rows_survive_a_hash_collision():
+    """Rows whose hashes collide are told apart by comparing them; equal rows are not distinct."""
+    from blastshield_core.model import _distinct
+
+    assert _distinct([_SameHash(1), _SameHash(2)], ["a", "a"])
+    assert not _distinct([_SameHash(1), _SameHash(1)], ["a", "a"])
+    assert _distinct(["x", "y"], ["a", "a"]) and not _distinct(["x", "x"], ["a", "a"])
