@@ -286,9 +286,8 @@ def test_relationships_sharing_one_properties_object_each_store_them(store, monk
     assert sum(1 for r in rels if r["p"] == shared) == 3
 
 
-def test_indexes_made_after_the_first_bulk_call_cover_every_later_call(store, monkeypatch):
-    """A fresh import in many bulk calls (indexes made after the first) finds every entity and
-    every routed relationship through its index."""
+def test_indexes_of_a_fresh_import_in_many_calls_cover_every_call(store, monkeypatch):
+    """A fresh import in many bulk calls finds every entity and every routed relationship through its index."""
     from blastshield_core import ingest
     from blastshield_core.generate import GenerateOptions, generate
 
