@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import chain
-from operator import attrgetter
+from itertools import chain, compress, repeat
+from operator import attrgetter, is_not, sub
 from pathlib import Path
 from typing import Any
 
@@ -343,11 +343,14 @@ def _edge_packer(edges: list[EdgeSpec], number: dict[str, int]) -> tuple[list[st
     object's id is its key. Everything here runs without Python code per relationship.
     """
     props = list(map(attrgetter("properties"), edges))
-    ids = list(map(id, props))
-    distinct = dict(zip(ids, props, strict=True))
+    # runs of relationships with the same properties object: ids (a new int each) only for their firsts
+    firsts = [0, *compress(range(1, len(props)), map(is_not, props[1:], props[:-1]))] if props else []
+    lengths = list(map(sub, [*firsts[1:], len(props)], firsts))
+    ids = list(map(id, map(props.__getitem__, firsts)))
+    distinct = {key: props[first] for key, first in zip(ids, firsts, strict=True)}
     extra = sorted({key for one in distinct.values() for key in one})
     packed = {key: b"".join([_bulk_value(one.get(k)) for k in extra]) for key, one in distinct.items()}
-    values = list(map(packed.__getitem__, ids))
+    values = list(chain.from_iterable(map(repeat, map(packed.__getitem__, ids), lengths)))
     starts = list(map(number.__getitem__, map(attrgetter("source"), edges)))
     stops = list(map(number.__getitem__, map(attrgetter("target"), edges)))
     ends = _BULK_ENDS.pack

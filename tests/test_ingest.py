@@ -274,7 +274,7 @@ def test_relationships_sharing_one_properties_object_each_store_them(store, monk
     document = parse_document(data)
     shared = {"status": "active", "permission": "allow", "actions": ["s3:GetObject"]}
     reads = [e for e in document.edges if e.type.value == "CAN_READ"]
-    for edge in reads[::2]:
+    for edge in [*reads[::2], reads[3]]:  # alone and in a run
         edge.properties = shared
     reads[1].properties = {"status": "active", "permission": "deny"}
     monkeypatch.setattr(ingest, "BULK_BATCH", 4)
@@ -283,7 +283,7 @@ def test_relationships_sharing_one_properties_object_each_store_them(store, monk
     assert {(r["a"], r["t"], r["b"]): r["p"] for r in rels} == {
         (e.source, e.type.value, e.target): e.properties for e in document.edges
     }
-    assert sum(1 for r in rels if r["p"] == shared) == 3
+    assert sum(1 for r in rels if r["p"] == shared) == 4
 
 
 def test_indexes_of_a_fresh_import_in_many_calls_cover_every_call(store, monkeypatch):
