@@ -162,8 +162,9 @@ def render_aws_section(rows: Sequence[dict[str, Any]], command: str = "python -m
         "`python -m blastshield_core generate-aws` (seed 1); a size is users × roles × customer managed policies ×",
         "buckets. Phases: **parse** (`read_sources`), **evaluate** (`build_document`: the IAM policy evaluator and",
         "the mapping to one validated document), **load** (`import_document` into a fresh embedded FalkorDB, as",
-        "`import-aws --replace`). `cpu s` is this process's CPU time over the three phases (the server's is not",
-        "in it); with the machine's load above 2, wall time includes waiting for a core.",
+        "`import-aws --replace`); as in `import_aws`, Python's cyclic garbage collector stays paused through the",
+        "three phases. `cpu s` is this process's CPU time over the three phases (the server's is not in it);",
+        "with the machine's load above 2, wall time includes waiting for a core.",
         "",
         "| size | relationships | parse s | evaluate s | load s | end to end s | evaluator share | cpu s"
         " | load before/after | target ≤ 30 s |",
