@@ -8,6 +8,7 @@ and relationship types come from when a query needs them.
 import math
 import re
 from enum import StrEnum
+from operator import attrgetter, eq
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
@@ -247,6 +248,42 @@ def _edge_item(index: int, edge: EdgeSpec) -> str:
     return f"edges[{index}] ({edge.source} -{edge.type}-> {edge.target})"
 
 
+def _distinct(*columns: list[Any]) -> bool:
+    """No two rows of the columns are equal.
+
+    Distinct hashes prove distinct rows (a set of ints is half the work of a set of tuples);
+    only when two hashes collide are the rows themselves compared.
+    """
+    count = len(columns[0])
+    if len(set(map(hash, zip(*columns, strict=True)))) == count:
+        return True
+    return len(set(zip(*columns, strict=True))) == count
+
+
+def _edges_pass(edges: list[EdgeSpec], known: dict[str, str]) -> bool:
+    """True when every relationship passes `GraphDocument._check_edges` (which then names the first that does not).
+
+    The same checks as whole-list passes (a large import has 700,000 relationships): ends of the
+    right labels, no loop, no duplicate (source, type, target), no route id used twice.
+    """
+    want_source = {rel: source.value for rel, (source, _) in ENDPOINTS.items()}
+    want_target = {rel: target.value for rel, (_, target) in ENDPOINTS.items()}
+    sources = list(map(attrgetter("source"), edges))
+    types = list(map(attrgetter("type"), edges))
+    targets = list(map(attrgetter("target"), edges))
+    # map/zip/all run these without Python code per relationship
+    if not all(map(eq, map(known.get, sources), map(want_source.__getitem__, types))):
+        return False
+    if not all(map(eq, map(known.get, targets), map(want_target.__getitem__, types))):
+        return False
+    if any(map(eq, sources, targets)):
+        return False
+    if not _distinct(sources, types, targets):
+        return False
+    routes = [route for edge in edges if isinstance(route := edge.properties.get("route_id"), str)]
+    return len(set(routes)) == len(routes)
+
+
 class GraphDocument(BaseModel):
     """A whole graph document (`blastshield-graph/v1`)."""
 
@@ -274,6 +311,19 @@ class GraphDocument(BaseModel):
                 raise DocumentError(item, f"id already exists in the graph as {current}, not {node.label}")
             labels[node.id] = node.label
         known: dict[str, str] = {**existing, **{k: v.value for k, v in labels.items()}}
+        if not _edges_pass(self.edges, known):
+            self._check_edges(known)
+        alert_ids: set[str] = set()
+        for index, alert in enumerate(self.alerts):
+            item = f"alerts[{index}] (id {alert.id!r})"
+            if alert.id in alert_ids:
+                raise DocumentError(item, "duplicate alert id")
+            alert_ids.add(alert.id)
+            if alert.entity_id not in known:
+                raise DocumentError(item, f"entity_id {alert.entity_id!r} is not a node of the document or the graph")
+
+    def _check_edges(self, known: dict[str, str]) -> None:
+        """The relationships' cross-item checks one by one: raises DocumentError naming the first offender."""
         # This loop runs once per relationship: enum values are looked up once, and
         # the item text is built only for an error.
         ends = {rel: (source.value, target.value) for rel, (source, target) in ENDPOINTS.items()}
@@ -308,14 +358,6 @@ class GraphDocument(BaseModel):
                         _edge_item(index, edge), f"route_id {route!r} is already used by edges[{seen_routes[route]}]"
                     )
                 seen_routes[route] = index
-        alert_ids: set[str] = set()
-        for index, alert in enumerate(self.alerts):
-            item = f"alerts[{index}] (id {alert.id!r})"
-            if alert.id in alert_ids:
-                raise DocumentError(item, "duplicate alert id")
-            alert_ids.add(alert.id)
-            if alert.entity_id not in known:
-                raise DocumentError(item, f"entity_id {alert.entity_id!r} is not a node of the document or the graph")
 
     def referenced_ids(self) -> set[str]:
         """Every entity id the document names (nodes, edge ends, alert entities)."""

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -18,11 +19,19 @@ from blastshield_core.aws.policy import (
     Effect,
     evaluate,
     may_assume,
+    resource_list_filter,
     resource_list_matcher,
     resource_matches,
     statement_matches_action,
 )
-from blastshield_core.aws.transform import ACCESS_ACTIONS, DATA_ACTIONS, _Builder, _TrustIndex, build_from_sources
+from blastshield_core.aws.transform import (
+    ACCESS_ACTIONS,
+    DATA_ACTIONS,
+    _Builder,
+    _resource_filter,
+    _TrustIndex,
+    build_from_sources,
+)
 from blastshield_core.aws_generate import AwsGenerateOptions, write_aws_collection
 from blastshield_core.ingest import paused_gc
 
@@ -175,7 +184,31 @@ ARNS = [
 def test_resource_list_matcher_agrees_with_resource_matches() -> None:
     """The compiled test for a Resource list answers as `resource_matches` on each pattern does."""
     lists = [tuple(PATTERNS[i : i + n]) for n in (1, 2, 3) for i in range(len(PATTERNS) - n + 1)]
+    globs = [p for p in PATTERNS if p != "*" and ("*" in p or "?" in p)]
+    lists += [tuple(c) for n in (2, 3, 4) for c in itertools.combinations(globs, n)]
     for patterns in [*lists, tuple(p for p in PATTERNS if p != "*")]:
         matches = resource_list_matcher(patterns)
         for arn in ARNS:
             assert matches(arn) == any(resource_matches(p, arn) for p in patterns), (patterns, arn)
+
+
+def test_resource_list_filter_agrees_with_resource_matches() -> None:
+    """Filtering a list of ARNs keeps exactly those some pattern of the Resource list matches."""
+    lists = [tuple(PATTERNS[i : i + n]) for n in (1, 2, 3) for i in range(len(PATTERNS) - n + 1)]
+    for patterns in [*lists, tuple(p for p in PATTERNS if p != "*"), ("exact/key", "arn:aws:s3:::exact/keys")]:
+        kept = resource_list_filter(patterns)(ARNS)
+        assert kept == {arn for arn in ARNS if any(resource_matches(p, arn) for p in patterns)}, patterns
+
+
+def test_statement_filter_agrees_with_statement_matches_resource() -> None:
+    """A statement's filter (Resource, NotResource, or none) keeps the ARNs the statement covers."""
+    from blastshield_core.aws.policy import parse_policy, statement_matches_resource
+
+    for statement in (
+        {"Effect": "Allow", "Action": "*", "Resource": PATTERNS[:3]},
+        {"Effect": "Deny", "Action": "*", "NotResource": PATTERNS[:2]},
+        {"Effect": "Allow", "Action": "*"},
+        {"Effect": "Allow", "Principal": "*", "Action": "*"},
+    ):
+        (stmt,) = parse_policy({"Statement": [statement]})
+        assert _resource_filter(stmt)(ARNS) == {a for a in ARNS if statement_matches_resource(stmt, a)}, statement

@@ -13,6 +13,7 @@ from blastshield_core.aws.policy import (
     PolicyFormatError,
     Principal,
     action_matches,
+    arns_named,
     combine,
     decide,
     evaluate,
@@ -360,3 +361,49 @@ def test_parse_policy_refuses_non_policies(document):
     """Anything that is not a policy document is a PolicyFormatError (the importer turns it into a warning)."""
     with pytest.raises(PolicyFormatError):
         parse_policy(document)
+
+
+NAMING_TRUSTS = [
+    trust({"AWS": A}),
+    trust({"AWS": f"arn:aws:iam::{A}:root"}),
+    trust({"AWS": "*"}),
+    trust({"AWS": ALICE.arn}),
+    trust({"AWS": f"arn:aws:sts::{A}:assumed-role/x/session"}),
+    stmts(
+        {"Effect": "Allow", "Principal": {"AWS": A}, "Action": "sts:AssumeRole"},
+        {"Effect": "Deny", "NotPrincipal": {"AWS": [ALICE.arn, B]}, "Action": "sts:AssumeRole"},
+    ),
+    stmts({"Effect": "Allow", "Principal": {"AWS": [A, ROLE_B.arn], "Service": "ec2.amazonaws.com"}, "Action": "*"}),
+]
+OTHERS = [
+    Principal(f"arn:aws:iam::{A}:user/bob", A, "user"),
+    Principal(f"arn:aws:iam::{A}:user/carol", A, "user"),
+    Principal(f"arn:aws:iam::{A}:role/y", A, "role"),
+    Principal(f"arn:aws:iam::{A}:role/z", A, "role"),
+    Principal(f"arn:aws:iam::{B}:role/other", B, "role"),
+    Principal(f"arn:aws:iam::{B}:role/more", B, "role"),
+]
+
+
+@pytest.mark.parametrize("trust_policy", NAMING_TRUSTS)
+def test_principals_a_trust_does_not_name_get_one_answer_per_account_and_kind(trust_policy):
+    """A user or role whose ARN the trust policy does not name answers as any other of its account and kind."""
+    names, patterned = arns_named(trust_policy)
+    assert not patterned
+    for identity in ([], ASSUME_ANY):
+        answers: dict[tuple[str, str], set[Decision]] = {}
+        for who in [ALICE, ROLE_X, ROLE_B, *OTHERS]:
+            decision = may_assume(trust_policy, who, TARGET, A, identity)
+            key = (who.account, who.kind) if who.arn not in names else (who.arn, "")
+            answers.setdefault(key, set()).add(decision)
+        assert all(len(found) == 1 for found in answers.values()), answers
+
+
+def test_arns_named_reads_sessions_and_patterns():
+    """Exact ARNs and sessions (as their role) are named; accounts, roots and `*` are not; a glob is a pattern."""
+    policy = stmts(
+        {"Effect": "Allow", "Principal": {"AWS": [A, f"arn:aws:iam::{B}:root", "*", ALICE.arn]}, "Action": "*"},
+        {"Effect": "Deny", "NotPrincipal": {"AWS": f"arn:aws:sts::{A}:assumed-role/x/s1"}, "Action": "*"},
+    )
+    assert arns_named(policy) == (frozenset({ALICE.arn, ROLE_X.arn}), False)
+    assert arns_named(trust({"AWS": f"arn:aws:iam::{A}:role/t1-*"}))[1] is True

@@ -261,3 +261,47 @@ def test_fresh_import_stores_every_value_as_the_document_has_it(store, monkeypat
         (e.source, e.type.value, e.target): e.properties for e in document.edges
     }
     assert {row["status"] for row in store.read("index_status")} == {"OPERATIONAL"}
+
+
+def test_relationships_sharing_one_properties_object_each_store_them(store, monkeypatch):
+    """Relationships built with one shared properties object (as a large AWS import builds them) each
+    read back with those properties, across bulk calls and next to relationships with their own."""
+    from blastshield_core import ingest
+
+    data = doc()
+    data["nodes"] += [{"id": f"r{k}", "label": "IAMRole", "name": f"Role {k}"} for k in range(2, 7)]
+    data["edges"] += [{"source": f"r{k}", "type": "CAN_READ", "target": "d1"} for k in range(2, 7)]
+    document = parse_document(data)
+    shared = {"status": "active", "permission": "allow", "actions": ["s3:GetObject"]}
+    reads = [e for e in document.edges if e.type.value == "CAN_READ"]
+    for edge in [*reads[::2], reads[3]]:  # alone and in a run
+        edge.properties = shared
+    reads[1].properties = {"status": "active", "permission": "deny"}
+    monkeypatch.setattr(ingest, "BULK_BATCH", 4)
+    import_document(store, document, replace=True)
+    _, rels = snapshot(store)
+    assert {(r["a"], r["t"], r["b"]): r["p"] for r in rels} == {
+        (e.source, e.type.value, e.target): e.properties for e in document.edges
+    }
+    assert sum(1 for r in rels if r["p"] == shared) == 4
+
+
+def test_indexes_of_a_fresh_import_in_many_calls_cover_every_call(store, monkeypatch):
+    """A fresh import in many bulk calls finds every entity and every routed relationship through its index."""
+    from blastshield_core import ingest
+    from blastshield_core.generate import GenerateOptions, generate
+
+    document = parse_document(generate(GenerateOptions(edges=400, seed=5)).to_document())
+    monkeypatch.setattr(ingest, "BULK_BATCH", 9)
+    import_document(store, document, replace=True)
+    ids = [n.id for n in document.nodes]
+    by_id = "UNWIND {ids} AS i MATCH (n:Entity) WHERE n.id = i RETURN n.id AS id"
+    plan = store.command("GRAPH.EXPLAIN", store.settings.graph, by_id.format(ids="['x']"))
+    assert any("Index Scan" in line for line in plan)
+    found = store.read_text(by_id.format(ids="$ids"), {"ids": ids})
+    assert sorted(row["id"] for row in found) == sorted(ids)
+    for rel in ("HAS_SESSION", "CAN_ACCESS"):
+        query = f"MATCH ()-[r:{rel}]->() WHERE r.status IN ['active', 'blocked'] RETURN count(r) AS n"
+        assert any("Index Scan" in line for line in store.command("GRAPH.EXPLAIN", store.settings.graph, query))
+        (row,) = store.read_text(query)
+        assert row["n"] == sum(1 for e in document.edges if e.type.value == rel)

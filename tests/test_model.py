@@ -80,3 +80,46 @@ def test_error_names_the_item_by_id():
             {"format": "blastshield-graph/v1", "name": "d", "nodes": [{"id": "n-7", "label": "Robot", "name": "x"}]}
         )
     assert err.value.item.startswith("nodes[0].label (n-7)")
+
+
+def _chain(edges: list[dict]) -> dict:
+    nodes = [{"id": f"r{i}", "label": "IAMRole", "name": f"r{i}"} for i in range(6)]
+    return {"format": "blastshield-graph/v1", "name": "chain", "nodes": nodes, "edges": edges}
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ({"source": "r4", "type": "CAN_ASSUME", "target": "r4"}, "edges[3] (r4 -CAN_ASSUME-> r4)"),
+        ({"source": "r0", "type": "CAN_ASSUME", "target": "r1"}, "edges[3] (r0 -CAN_ASSUME-> r1): duplicate"),
+        ({"source": "r4", "type": "CAN_ASSUME", "target": "ghost"}, "edges[3] (r4 -CAN_ASSUME-> ghost)"),
+    ],
+)
+def test_first_offending_relationship_is_named(bad, message):
+    """With several bad relationships, the error names the first of them in document order."""
+    good = [{"source": f"r{i}", "type": "CAN_ASSUME", "target": f"r{i + 1}"} for i in range(3)]
+    later = {"source": "r5", "type": "CAN_ASSUME", "target": "r5"}
+    document = parse_document(_chain([*good, bad, later]))
+    with pytest.raises(DocumentError) as err:
+        document.check_internal()
+    assert message in str(err.value)
+
+
+class _SameHash:
+    def __init__(self, value: int):
+        self.value = value
+
+    def __hash__(self) -> int:
+        return 7
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _SameHash) and other.value == self.value
+
+
+def test_distinct_rows_survive_a_hash_collision():
+    """Rows whose hashes collide are told apart by comparing them; equal rows are not distinct."""
+    from blastshield_core.model import _distinct
+
+    assert _distinct([_SameHash(1), _SameHash(2)], ["a", "a"])
+    assert not _distinct([_SameHash(1), _SameHash(1)], ["a", "a"])
+    assert _distinct(["x", "y"], ["a", "a"]) and not _distinct(["x", "x"], ["a", "a"])

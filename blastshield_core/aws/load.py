@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from ..ingest import import_document, snapshot_pruner
+from ..ingest import import_document, paused_gc, snapshot_pruner
 from ..model import GraphDocument
 from ..store import Store
 from .get import AwsInputError, AwsSources, read_sources
@@ -67,15 +67,19 @@ def import_aws(
     """
     started = time.perf_counter()
     sensitivity = read_sensitivity_file(sensitivity_file) if sensitivity_file is not None else None
-    sources = read_sources(items)
-    parsed = time.perf_counter()
-    doc, report = build_document(sources, sensitivity=sensitivity)
-    report.timings["parse_s"] = round(parsed - started, 3)
-    loading = time.perf_counter()
-    removed: dict[str, int] = {"nodes": 0, "relationships": 0, "alerts": 0}
-    prune = None if replace else snapshot_pruner(doc, report.accounts, removed)
-    result = import_document(store, doc, replace=replace, progress=progress, prune=prune, actor=actor)
-    report.timings["load_s"] = round(time.perf_counter() - loading, 3)
+    # The parsed files and the document are millions of objects that form no cycles: the collector
+    # stays paused until they are gone (see `ingest.paused_gc`), or its next collections walk them all.
+    with paused_gc():
+        sources = read_sources(items)
+        parsed = time.perf_counter()
+        doc, report = build_document(sources, sensitivity=sensitivity)
+        report.timings["parse_s"] = round(parsed - started, 3)
+        loading = time.perf_counter()
+        removed: dict[str, int] = {"nodes": 0, "relationships": 0, "alerts": 0}
+        prune = None if replace else snapshot_pruner(doc, report.accounts, removed)
+        result = import_document(store, doc, replace=replace, progress=progress, prune=prune, actor=actor)
+        report.timings["load_s"] = round(time.perf_counter() - loading, 3)
+        del sources, doc, prune
     report.status = "imported"
     report.replaced = replace
     report.removed = removed

@@ -40,6 +40,7 @@ __all__ = [
     "Principal",
     "Statement",
     "action_matches",
+    "arns_named",
     "as_list",
     "combine",
     "decide",
@@ -49,6 +50,7 @@ __all__ = [
     "names_exactly",
     "parse_policy",
     "principal_matches",
+    "resource_list_filter",
     "resource_list_matcher",
     "resource_matches",
     "statement_matches_action",
@@ -226,7 +228,30 @@ def resource_list_matcher(patterns: tuple[str, ...]) -> Callable[[str], bool]:
     if len(globs) == 1 and not exact:
         only = globs[0]
         return lambda arn: only(arn) is not None
+    if len(globs) == 2 and not exact:  # the common short lists without a generator per call
+        first, second = globs
+        return lambda arn: first(arn) is not None or second(arn) is not None
+    if len(globs) == 3 and not exact:
+        first, second, third = globs
+        return lambda arn: first(arn) is not None or second(arn) is not None or third(arn) is not None
     return lambda arn: arn in exact or any(g(arn) is not None for g in globs)
+
+
+@lru_cache(maxsize=65536)
+def resource_list_filter(patterns: tuple[str, ...]) -> Callable[[Sequence[str]], set[str]]:
+    """The ARNs among a list that `resource_list_matcher(patterns)` accepts, found without Python code per ARN."""
+    if "*" in patterns:
+        return set
+    exact = frozenset(p for p in patterns if "*" not in p and "?" not in p)
+    globs = tuple(_glob(p, True).fullmatch for p in patterns if "*" in p or "?" in p)
+
+    def keep(arns: Sequence[str]) -> set[str]:
+        found = set(filter(exact.__contains__, arns)) if exact else set()
+        for test in globs:
+            found.update(filter(test, arns))
+        return found
+
+    return keep
 
 
 @lru_cache(maxsize=65536)
@@ -294,6 +319,31 @@ def principal_matches(entry: str, kind: str, who: Principal) -> bool:
     if "*" in entry or "?" in entry:
         return resource_matches(entry, who.arn)
     return entry == who.arn
+
+
+def arns_named(statements: Iterable[Statement]) -> tuple[frozenset[str], bool]:
+    """What principal matching in `statements` looks at beyond a principal's account and kind.
+
+    The ARNs their `AWS` entries (in Principal or NotPrincipal) name exactly or by a session,
+    and whether any entry is a pattern. For a user or role whose ARN is not among those ARNs,
+    when no entry is a pattern, `principal_matches` (and so `decide` with `who`,
+    `names_exactly` and `may_assume`) answers as for any other user or role of its account.
+    """
+    names: set[str] = set()
+    patterned = False
+    for stmt in statements:
+        for block in (stmt.principals, stmt.not_principals):
+            for entry in (block or {}).get("AWS", ()):
+                if entry == "*" or _ACCOUNT_ID.match(entry) or (entry.endswith(":root") and entry.count(":") == 5):
+                    continue
+                role = _role_of_session(entry)
+                if role is not None:
+                    names.add(role)
+                elif "*" in entry or "?" in entry:
+                    patterned = True
+                else:
+                    names.add(entry)
+    return frozenset(names), patterned
 
 
 def statement_matches_principal(stmt: Statement, who: Principal) -> bool:

@@ -49,12 +49,14 @@ from .policy import (
     PolicyFormatError,
     Principal,
     Statement,
+    arns_named,
     as_list,
     combine,
     decide,
     decide_matched,
     may_assume,
     parse_policy,
+    resource_list_filter,
     resource_list_matcher,
     resource_matches,
     statement_matches_action,
@@ -157,14 +159,19 @@ def _built_edges(edges: Mapping[tuple[str, str, str], dict[str, Any]]) -> list[E
     """`_built(EdgeSpec, ...)` for every relationship, with the per-object steps inlined (700,000 of them)."""
     types = {t: RelType(t) for t in {t for _, t, _ in edges}}
     new, put = EdgeSpec.__new__, object.__setattr__
+    # the model's slots, set through their descriptors
+    set_fields = EdgeSpec.__pydantic_fields_set__.__set__  # type: ignore[attr-defined]
+    set_extra = EdgeSpec.__pydantic_extra__.__set__  # type: ignore[attr-defined]
+    set_private = EdgeSpec.__pydantic_private__.__set__  # type: ignore[attr-defined]
     out: list[EdgeSpec] = []
     append = out.append
+    every = {"source", "type", "target", "properties"}  # one set for all: every field is set, none is ever added
     for (source, rel, target), props in edges.items():
         obj = new(EdgeSpec)
         put(obj, "__dict__", {"source": source, "type": types[rel], "target": target, "properties": props})
-        put(obj, "__pydantic_fields_set__", {"source", "type", "target", "properties"})
-        put(obj, "__pydantic_extra__", None)
-        put(obj, "__pydantic_private__", None)
+        set_fields(obj, every)
+        set_extra(obj, None)
+        set_private(obj, None)
         append(obj)
     return out
 
@@ -258,6 +265,7 @@ class _Role:
     trust: list[Statement]
     services: list[str]
     file: str
+    named: tuple[frozenset[str], bool] | None = None  # policy.arns_named(trust), once
 
 
 @dataclass
@@ -289,6 +297,16 @@ def _resource_matcher(stmt: Statement) -> Callable[[str], bool]:
     if not stmt.resources:
         return (lambda _arn: True) if stmt.principals is not None else _never
     return resource_list_matcher(stmt.resources)
+
+
+def _resource_filter(stmt: Statement) -> Callable[[Sequence[str]], set[str]]:
+    """The ARNs among a list that `statement_matches_resource(stmt, arn)` accepts."""
+    if stmt.not_resources is not None:
+        inner = resource_list_filter(stmt.not_resources)
+        return lambda arns: set(arns) - inner(arns)
+    if not stmt.resources:
+        return set if stmt.principals is not None else (lambda _arns: set())
+    return resource_list_filter(stmt.resources)
 
 
 class _PolicySet:
@@ -326,14 +344,59 @@ class _PolicySet:
             limit = None if boundary is None else [place(s) for s in boundary if covers(s, action)]
             self.per_action.append((own, limit))
         self._memo: dict[tuple[int, ...], tuple[Decision, ...]] = {}
+        self._answers: dict[tuple[int, ...], Any] = {}
         self._matchers: list[Callable[[str], bool]] | None = None
+        self._filters: list[Callable[[Sequence[str]], set[str]]] | None = None
         self.results: dict[Any, Any] = {}  # per-use results shared by the principals of this set
+
+    def key(self, resource: str) -> tuple[int, ...]:
+        """The places (in `varying`) of the statements whose Resource covers `resource`."""
+        if self._matchers is None:
+            self._matchers = [_resource_matcher(stmt) for stmt in self.varying]
+        matchers = self._matchers
+        if not matchers:
+            return ()
+        if len(matchers) == 1:
+            return (0,) if matchers[0](resource) else ()
+        return tuple([i for i, matches in enumerate(matchers) if matches(resource)])
+
+    def keys(self, resources: Sequence[str]) -> list[tuple[int, ...]]:
+        """`key` of each resource, found statement by statement over the whole list."""
+        if self._filters is None:
+            self._filters = [_resource_filter(stmt) for stmt in self.varying]
+        if not self._filters:
+            return [()] * len(resources)
+        places: dict[str, list[int]] = {}
+        for i, keep in enumerate(self._filters):
+            for resource in keep(resources):
+                places.setdefault(resource, []).append(i)
+        none: list[int] = []
+        return [tuple(places.get(resource, none)) for resource in resources]
+
+    def answer_for(self, key: tuple[int, ...], make: Callable[[tuple[str, ...], tuple[Decision, ...]], Any]) -> Any:
+        """`answer` for a resource whose `key` is known."""
+        found = self._answers.get(key, _UNSET)
+        if found is _UNSET:
+            found = self._answers[key] = make(self.actions, self.decided(key))
+        return found
+
+    def answer(self, resource: str, make: Callable[[tuple[str, ...], tuple[Decision, ...]], Any]) -> Any:
+        """`make(self.actions, self.decisions(resource))`, made once per set of statements covering the resource.
+
+        One policy set serves one use (its actions are that use's), so `make` is always the same.
+        """
+        key = self.key(resource)
+        found = self._answers.get(key, _UNSET)
+        if found is _UNSET:
+            found = self._answers[key] = make(self.actions, self.decided(key))
+        return found
 
     def decisions(self, resource: str) -> tuple[Decision, ...]:
         """`evaluate` for each action on `resource`, in the order of `actions`."""
-        if self._matchers is None:
-            self._matchers = [_resource_matcher(stmt) for stmt in self.varying]
-        key = tuple(i for i, matches in enumerate(self._matchers) if matches(resource))
+        return self.decided(self.key(resource))
+
+    def decided(self, key: tuple[int, ...]) -> tuple[Decision, ...]:
+        """`decisions` for a resource whose `key` is known."""
         found = self._memo.get(key)
         if found is None:
             hit = set(key)
@@ -346,6 +409,9 @@ class _PolicySet:
             )
             self._memo[key] = found
         return found
+
+
+_UNSET: Any = object()
 
 
 def _limited(decision: Decision, limit: Decision | None) -> Decision:
@@ -362,6 +428,13 @@ def _covered(actions: tuple[str, ...], not_actions: tuple[str, ...] | None) -> f
     """The modelled actions a statement with this Action / NotAction covers (one answer per distinct list)."""
     stmt = Statement(effect="Allow", actions=actions, not_actions=not_actions)
     return frozenset(a for a in _MODELLED_ACTIONS if statement_matches_action(stmt, a))
+
+
+@lru_cache(maxsize=65536)
+def _data_services(actions: tuple[str, ...], not_actions: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The data services a statement with this Action / NotAction may grant a read of (one answer per list)."""
+    covered = _covered(actions, not_actions)
+    return tuple(service for service, (_, reads) in DATA_ACTIONS.items() if not covered.isdisjoint(reads))
 
 
 class _Targets:
@@ -402,8 +475,12 @@ class _Builder:
         self._policy_sets: dict[tuple[Any, ...], _PolicySet] = {}
         self._derived: dict[tuple[Any, ...], Any] = {}  # see derived()
         self._pattern_candidates: dict[tuple[str, str, str, str], list[tuple[str, str]]] = {}
+        self._statement_candidates: dict[tuple[int, str, str], list[tuple[str, str]]] = {}
         self._decision_props: dict[tuple[Any, ...], dict[str, Any]] = {}  # stored properties per decision
+        self._assume_props: dict[tuple[Any, ...], dict[str, Any] | None] = {}  # see can_assume
+        self._plain_props: dict[str, dict[str, Any]] = {}  # stored properties of a type's plain relationship
         self._hits: dict[tuple[int, str], set[str]] = {}  # (id(statement), workload kind) -> ARNs it names
+        self._pattern_hits: dict[tuple[str, str], set[str]] = {}  # (pattern, workload kind) -> ARNs it matches
         self._granted: dict[tuple[str, str], tuple[set[str], list[str]]] = {}  # (pattern, account) -> pool, ARNs
 
     # ------------------------------------------------------------ helpers
@@ -421,7 +498,13 @@ class _Builder:
         return node_id
 
     def edge(self, source: str, rel: str, target: str, **props: Any) -> None:
-        self.put_edge(source, rel, target, self.edge_props(rel, props))
+        if props:
+            self.put_edge(source, rel, target, self.edge_props(rel, props))
+            return
+        plain = self._plain_props.get(rel)  # one shared dict per type for relationships without properties
+        if plain is None:
+            plain = self._plain_props[rel] = self.edge_props(rel, {})
+        self.put_edge(source, rel, target, plain)
 
     @staticmethod
     def edge_props(rel: str, props: Mapping[str, Any]) -> dict[str, Any]:
@@ -848,20 +931,43 @@ class _Builder:
                 continue
             policy_set = self.policy_set(assume, principal.boundary, (ASSUME_ACTION,))
             who = principal.who
-            for role_arn in sorted(candidates):
+            found: list[tuple[str, dict[str, Any]]] = []
+            ordered = sorted(candidates)
+            for role_arn, matched in zip(ordered, policy_set.keys(ordered), strict=True):
                 role = self.roles[role_arn]
                 if role.principal.node == principal.node:
                     continue
-                decision = may_assume(
-                    role.trust,
-                    who,
+                own = policy_set.decided(matched)[0]
+                # the answer depends on the principal only through its account and kind, unless the
+                # trust policy names its ARN or holds a pattern (see policy.arns_named)
+                if role.named is None:
+                    role.named = arns_named(role.trust)
+                names, patterned = role.named
+                specific = principal.arn if patterned or principal.arn in names else None
+                key = (
                     role_arn,
-                    role.principal.account,
-                    principal.statements,
-                    boundary=principal.boundary,
-                    own=policy_set.decisions(role_arn)[0],
+                    principal.account,
+                    principal.kind,
+                    specific,
+                    own.effect,
+                    own.conditional,
+                    own.condition_keys,
                 )
-                self.decision_edge(principal.node, "CAN_ASSUME", role.principal.node, decision)
+                clean = self._assume_props.get(key, _UNSET)
+                if clean is _UNSET:
+                    decision = may_assume(
+                        role.trust,
+                        who,
+                        role_arn,
+                        role.principal.account,
+                        principal.statements,
+                        boundary=principal.boundary,
+                        own=own,
+                    )
+                    clean = self._assume_props[key] = self.decision_props("CAN_ASSUME", decision)
+                if clean is not None:
+                    found.append((role.principal.node, clean))
+            self.fan_out(principal.node, "CAN_ASSUME", found)
         for key, role_arns in outside.items():
             self.outside_principal(key, role_arns)
 
@@ -922,15 +1028,17 @@ class _Builder:
         for stmt in statements:
             services = self._stmt_services.get(id(stmt))
             if services is None:
-                services = tuple(
-                    service
-                    for service, (_, actions) in DATA_ACTIONS.items()
-                    if any(statement_matches_action(stmt, a) for a in actions)
-                )
-                self._stmt_services[id(stmt)] = services
+                services = self._stmt_services[id(stmt)] = _data_services(stmt.actions, stmt.not_actions)
             for service in services:
                 out.setdefault(service, []).append(stmt)
         return out
+
+    def actions_of(self, stmt: Statement) -> frozenset[str]:
+        """The modelled actions the statement covers (kept per statement)."""
+        found = self._stmt_actions.get(id(stmt))
+        if found is None:
+            found = self._stmt_actions[id(stmt)] = _covered(stmt.actions, stmt.not_actions)
+        return found
 
     def covers(self, stmt: Statement, action: str) -> bool:
         """`statement_matches_action`, answered from a per-statement set for the modelled actions."""
@@ -980,15 +1088,24 @@ class _Builder:
             else:
                 found = set()
                 for pattern in stmt.resources:
-                    cut = min((i for i in (pattern.find("*"), pattern.find("?")) if i >= 0), default=len(pattern))
-                    prefix = pattern[:cut]
-                    for index in range(bisect_left(sorted_arns, prefix), len(sorted_arns)):
-                        arn = sorted_arns[index]
-                        if not arn.startswith(prefix):
-                            break
-                        if resource_matches(pattern, arn):
-                            found.add(arn)
+                    found |= self.pattern_hits(pattern, kind, sorted_arns)
             self._hits[key] = found
+        return found
+
+    def pattern_hits(self, pattern: str, kind: str, sorted_arns: Sequence[str]) -> set[str]:
+        """The ARNs among `sorted_arns` (the workloads of one kind) `pattern` matches, found once per pattern."""
+        key = (pattern, kind)
+        found = self._pattern_hits.get(key)
+        if found is None:
+            found = self._pattern_hits[key] = set()
+            cut = min((i for i in (pattern.find("*"), pattern.find("?")) if i >= 0), default=len(pattern))
+            prefix = pattern[:cut]
+            for index in range(bisect_left(sorted_arns, prefix), len(sorted_arns)):
+                arn = sorted_arns[index]
+                if not arn.startswith(prefix):
+                    break
+                if resource_matches(pattern, arn):
+                    found.add(arn)
         return found
 
     def index_trust(self, role: _Role, kind: str, entry: str, index: _TrustIndex) -> None:
@@ -1085,11 +1202,12 @@ class _Builder:
     def decision_edge(self, source: str, rel: str, target: str, decision: Decision, **extra: Any) -> None:
         clean = self.decision_props(rel, decision, **extra)
         if clean is not None:
-            self.put_edge(source, rel, target, dict(clean))
+            self.put_edge(source, rel, target, clean)
 
     def decision_props(self, rel: str, decision: Decision, **extra: Any) -> dict[str, Any] | None:
         """The stored properties of a relationship for `decision` (None: no allow, no relationship); one
-        dict per distinct decision, which callers copy."""
+        dict per distinct decision, shared by its relationships (a stored properties dict is never changed:
+        `put_edge` replaces, and the bulk load packs each shared dict once)."""
         if decision.effect is Effect.NONE:
             return None
         key = (rel, decision, *((k, tuple(v) if isinstance(v, list) else v) for k, v in extra.items()))
@@ -1121,58 +1239,82 @@ class _Builder:
                 key = ("read", principal.account)
                 found = policy_set.results.get(key)
                 if found is None:
-                    found = [
-                        (target, clean)
-                        for target, best, allowed in self.read_edges(principal, service, kind, statements, policy_set)
-                        if (clean := self.decision_props("CAN_READ", best, actions=allowed)) is not None
-                    ]
+                    found = self.read_edges(principal, service, kind, statements, policy_set)
                     policy_set.results[key] = found
-                node = principal.node
-                for target, clean in found:
-                    self.put_edge(node, "CAN_READ", target, dict(clean))
+                self.fan_out(principal.node, "CAN_READ", found)
+
+    def fan_out(self, source: str, rel: str, found: list[tuple[str, dict[str, Any]]]) -> None:
+        """`put_edge(source, rel, target, props)` for each (target, props)."""
+        edges = self.edges
+        for target, clean in found:
+            key = (source, rel, target)
+            if key in edges:
+                self.put_edge(source, rel, target, clean)
+            else:
+                edges[key] = clean
 
     def read_edges(
         self, principal: _Principal, service: str, kind: str, statements: list[Statement], policy_set: _PolicySet
-    ) -> list[tuple[str, Decision, list[str]]]:
-        """(asset node, decision, allowed actions) for one policy set's reads in the principal's account."""
-        out: list[tuple[str, Decision, list[str]]] = []
-        actions = policy_set.actions
-        for target, test_arn in self.read_candidates(principal, service, kind, statements):
-            decisions = policy_set.decisions(test_arn)
-            best: Decision | None = None
-            allowed: list[str] = []
-            for action, d in zip(actions, decisions, strict=True):
-                if d.effect is Effect.ALLOW:
-                    allowed.append(action)
-                    if best is None or (best.conditional and not d.conditional):
-                        best = d
-                elif d.effect is Effect.DENY and best is None:
-                    best = d
-            if best is None:
-                continue
-            if best.effect is Effect.DENY and allowed:
-                best = decisions[actions.index(allowed[0])]
-            out.append((target, best, allowed))
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """(asset node, stored properties) for one policy set's reads in the principal's account."""
+        out: list[tuple[str, dict[str, Any]]] = []
+        answer, make = policy_set.answer_for, self.read_props
+        candidates = self.read_candidates(principal, service, kind, statements)
+        keys = policy_set.keys([test_arn for _, test_arn in candidates])
+        for (target, _), key in zip(candidates, keys, strict=True):
+            clean = answer(key, make)
+            if clean is not None:
+                out.append((target, clean))
         return out
+
+    def read_props(self, actions: tuple[str, ...], decisions: tuple[Decision, ...]) -> dict[str, Any] | None:
+        """The stored properties of CAN_READ for the decisions on a data service's actions (None: no allow)."""
+        best: Decision | None = None
+        allowed: list[str] = []
+        for action, d in zip(actions, decisions, strict=True):
+            if d.effect is Effect.ALLOW:
+                allowed.append(action)
+                if best is None or (best.conditional and not d.conditional):
+                    best = d
+            elif d.effect is Effect.DENY and best is None:
+                best = d
+        if best is None:
+            return None
+        if best.effect is Effect.DENY and allowed:
+            best = decisions[actions.index(allowed[0])]
+        return self.decision_props("CAN_READ", best, actions=allowed)
 
     def read_candidates(
         self, principal: _Principal, service: str, kind: str, statements: list[Statement]
     ) -> list[tuple[str, str]]:
         """(asset node, ARN to evaluate) for every asset an Allow statement may reach."""
+        lists = [self.statement_candidates(principal, service, kind, s) for s in statements if s.effect == "Allow"]
+        if len(lists) == 1:
+            return lists[0]
         out: dict[str, str] = {}
-        for stmt in statements:
-            if stmt.effect != "Allow":
-                continue
-            patterns = stmt.resources if stmt.not_resources is None else ("*",)
-            for pattern in patterns:
-                key = (pattern, service, kind, principal.account)
-                found = self._pattern_candidates.get(key)
-                if found is None:
-                    found = self.pattern_candidates(principal, service, kind, pattern)
-                    self._pattern_candidates[key] = found
-                for asset, test in found:
-                    out.setdefault(asset, test)
+        for found in lists:
+            for asset, test in found:
+                out.setdefault(asset, test)
         return list(out.items())
+
+    def statement_candidates(
+        self, principal: _Principal, service: str, kind: str, stmt: Statement
+    ) -> list[tuple[str, str]]:
+        """`read_candidates` for one Allow statement (kept per statement, service and account)."""
+        key = (id(stmt), service, principal.account)
+        out = self._statement_candidates.get(key)
+        if out is not None:
+            return out
+        merged: dict[str, str] = {}
+        for pattern in stmt.resources if stmt.not_resources is None else ("*",):
+            found = self._pattern_candidates.get((pattern, service, kind, principal.account))
+            if found is None:
+                found = self.pattern_candidates(principal, service, kind, pattern)
+                self._pattern_candidates[(pattern, service, kind, principal.account)] = found
+            for asset, test in found:
+                merged.setdefault(asset, test)
+        out = self._statement_candidates[key] = list(merged.items())
+        return out
 
     def pattern_candidates(self, principal: _Principal, service: str, kind: str, pattern: str) -> list[tuple[str, str]]:
         """(asset node, ARN to evaluate), in order, for one Resource pattern of an Allow statement.
@@ -1296,7 +1438,9 @@ class _Builder:
                 statements = self.derived(
                     user,
                     kind,
-                    lambda p, acts=actions: [s for s in p.statements if any(self.covers(s, a) for a in acts)],
+                    lambda p, acts=frozenset(actions): [
+                        s for s in p.statements if not acts.isdisjoint(self.actions_of(s))
+                    ],
                 )
                 if not any(s.effect == "Allow" for s in statements):
                     continue
@@ -1305,27 +1449,40 @@ class _Builder:
                 if found is None:
                     found = self.access_edges(kind, targets[kind], policy_set)
                     policy_set.results[("access", kind)] = found
-                for node, best, allowed in found:
-                    clean = self.edge_props(
-                        "CAN_ACCESS",
-                        {
-                            "actions": allowed,
-                            "conditional": best.conditional or None,
-                            "condition_keys": list(best.condition_keys),
-                        },
-                    )
+                if len(sessions) == 1:
+                    self.fan_out(sessions[0], "CAN_ACCESS", found)
+                    continue
+                for node, clean in found:
                     for session in sessions:
-                        self.put_edge(
-                            session,
-                            "CAN_ACCESS",
-                            node,
-                            dict(clean),
-                        )
+                        self.put_edge(session, "CAN_ACCESS", node, clean)
 
-    def access_edges(
-        self, kind: str, targets: _Targets, policy_set: _PolicySet
-    ) -> list[tuple[str, Decision, list[str]]]:
-        """(workload node, decision, allowed actions) for the workloads of one kind a policy set reaches.
+    def access_props(self, actions: tuple[str, ...], decisions: tuple[Decision, ...]) -> dict[str, Any] | None:
+        """The stored properties of CAN_ACCESS for the decisions on a workload's actions (None: no allow);
+        one shared dict per distinct answer."""
+        allowed: list[str] = []
+        best: Decision | None = None
+        for action, d in zip(actions, decisions, strict=True):
+            if d.effect is Effect.ALLOW:
+                allowed.append(action)
+                if best is None or (best.conditional and not d.conditional):
+                    best = d
+        if best is None:
+            return None
+        key = ("access", best, tuple(allowed))
+        clean = self._decision_props.get(key)
+        if clean is None:
+            clean = self._decision_props[key] = self.edge_props(
+                "CAN_ACCESS",
+                {
+                    "actions": allowed,
+                    "conditional": best.conditional or None,
+                    "condition_keys": list(best.condition_keys),
+                },
+            )
+        return clean
+
+    def access_edges(self, kind: str, targets: _Targets, policy_set: _PolicySet) -> list[tuple[str, dict[str, Any]]]:
+        """(workload node, stored properties) for the workloads of one kind a policy set reaches.
 
         Workloads no specific statement names all get the answer of the first of them, so when
         that answer is no allow only the named ones are looked at.
@@ -1333,29 +1490,20 @@ class _Builder:
         named: set[str] = set()
         for stmt in policy_set.varying:
             named |= self.statement_hits(stmt, kind, targets.sorted_arns)
-
-        def answer(arn: str) -> tuple[Decision, list[str]] | None:
-            allowed: list[str] = []
-            best: Decision | None = None
-            for action, d in zip(policy_set.actions, policy_set.decisions(arn), strict=True):
-                if d.effect is Effect.ALLOW:
-                    allowed.append(action)
-                    if best is None or (best.conditional and not d.conditional):
-                        best = d
-            return None if best is None else (best, allowed)
+        answer, make = policy_set.answer, self.access_props
 
         rest = next((arn for _, arn in targets.pairs if arn not in named), None)
-        shared = answer(rest) if rest is not None else None
+        shared = answer(rest, make) if rest is not None else None
         if shared is None:  # only the named workloads, in the workloads' order
             places = sorted(i for arn in named for i in targets.places[arn])
             pairs = [targets.pairs[i] for i in places]
         else:
             pairs = targets.pairs
-        out: list[tuple[str, Decision, list[str]]] = []
+        out: list[tuple[str, dict[str, Any]]] = []
         for node, arn in pairs:
-            found = answer(arn) if arn in named else shared
+            found = answer(arn, make) if arn in named else shared
             if found is not None:
-                out.append((node, found[0], found[1]))
+                out.append((node, found))
         return out
 
     # ------------------------------------------------------------ findings
