@@ -1,10 +1,26 @@
 import os
 import sys
+import types
 
-# BlastShield's models use no pydantic plugin, and looking for one reads the metadata of every
-# installed package (about 30 ms of each command). Set the variable to re-enable plugins.
+# BlastShield's models use no pydantic plugin. Looking for one reads the metadata of every
+# installed package, and importing pydantic's plugin loader imports `importlib.metadata`
+# (together about 30 ms of each command). With plugins off (the default here; set
+# PYDANTIC_DISABLE_PLUGINS to turn them back on) the loader's one function answers "no
+# plugins", which is what pydantic's own loader answers for "__all__", so it is given as that.
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+if os.environ["PYDANTIC_DISABLE_PLUGINS"] == "__all__" and "pydantic.plugin._loader" not in sys.modules:
+    _no_plugins = types.ModuleType("pydantic.plugin._loader")
+    _no_plugins.get_plugins = lambda: ()  # type: ignore[attr-defined]
+    sys.modules["pydantic.plugin._loader"] = _no_plugins
 
-from .cli import main
+from . import cli
 
-sys.exit(main())
+code = cli.main()
+if cli.quick_exit:
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except OSError:  # a closed pipe: the reader has gone
+        pass
+    os._exit(code)
+sys.exit(code)

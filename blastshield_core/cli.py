@@ -611,6 +611,14 @@ def _read_command(args: argparse.Namespace, settings: Any) -> int:
         return _fail(args.json, Status.QUERY_FAILED, str(exc), EXIT_FAILED)
     finally:
         services.close()
+        global quick_exit  # noqa: PLW0603 - read by __main__ once main() returns
+        quick_exit = True
+
+
+# Set by a read command once its store is closed and its answer written: nothing is left
+# for the interpreter's shutdown to do but free every loaded module, about 80 ms (a fifth
+# of the command), which `python -m blastshield_core` then skips.
+quick_exit = False
 
 
 def main(argv: Sequence[str] | None = None) -> int:

