@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .model import ENDPOINTS, Label, domain_label
 from .results import (
@@ -47,7 +47,7 @@ from .results import (
     ToolResult,
 )
 from .rules import RULE_SET, assess
-from .store import QueryFailed, Store
+from .store import QueryFailed, Store, decode_cell
 from .templates import path_template
 from .trace import Tracer
 
@@ -139,38 +139,63 @@ def _node(row: dict[str, Any]) -> NodeView:
 _ENDS = {rel.value: (source.value, target.value) for rel, (source, target) in ENDPOINTS.items()}
 
 
-def _paths_from_rows(rows: list[dict[str, Any]]) -> list[AccessPath]:
-    """Slim path rows (node properties; relationship [type, properties]) as models.
+_NODE_LIST = TypeAdapter(list[NodeView])
+_REL_LIST = TypeAdapter(list[RelView])
+_PATH_LIST = TypeAdapter(list[AccessPath])
+
+
+def _paths_from_records(
+    records: list[list[Any]], nodes_at: int, rels_at: int, first: NodeView | None = None
+) -> list[AccessPath]:
+    """Slim path records (node properties; relationship [type, properties]), still in the
+    compact format, as models. With `first`, the records leave out every path's first node
+    (the same for all: the caller knows it).
 
     A path runs forward from its first node, so relationship i joins nodes i and
     i + 1, and each node's label is the one its relationship type implies. A node
-    or relationship met on several paths is built once.
+    or relationship met on several paths is decoded and validated once, and all of
+    them in one call per model (a model built one call at a time cost about twice as much).
     """
-    nodes: dict[str, NodeView] = {}
-    relationships: dict[tuple[str, str, str], RelView] = {}
-    paths = []
-    for row in rows:
-        rels = row["rels"]
-        types = [rel[0] for rel in rels]
-        labels = [_ENDS[types[0]][0], *(_ENDS[t][1] for t in types)]
-        path_nodes = []
-        for stored, label in zip(row["nodes"], labels, strict=True):
-            found = nodes.get(stored["id"])
-            if found is None:
-                props = dict(stored)
-                node_id = props.pop("id")
+    node_specs: dict[str, dict[str, Any]] = {}
+    rel_specs: dict[tuple[str, str, str], dict[str, Any]] = {}
+    shapes: list[tuple[list[str], list[tuple[str, str, str]]]] = []
+    for record in records:
+        rel_cells = record[rels_at][1]  # each [ARRAY, [[STRING, type], [MAP, properties]]]
+        types = [cell[1][0][1] for cell in rel_cells]
+        labels = [_ENDS[rel_type][1] for rel_type in types]
+        if first is None:
+            labels.insert(0, _ENDS[types[0]][0])
+            ids = []
+        else:
+            ids = [first.id]
+        for cell, label in zip(record[nodes_at][1], labels, strict=True):
+            pairs = cell[1]  # a MAP's flat [key, value cell, ...]: keys are strings, value cells lists
+            node_id = pairs[pairs.index("id") + 1][1]
+            if node_id not in node_specs:
+                props = decode_cell(cell)
+                del props["id"]
                 name = props.pop("name", None)
-                found = nodes[node_id] = NodeView(id=node_id, label=label, name=name or node_id, properties=props)
-            path_nodes.append(found)
-        path_rels = []
-        for i, (rel_type, rel) in enumerate(zip(types, rels, strict=True)):
-            key = (path_nodes[i].id, rel_type, path_nodes[i + 1].id)
-            found_rel = relationships.get(key)
-            if found_rel is None:
-                found_rel = relationships[key] = RelView(type=rel_type, source=key[0], target=key[2], properties=rel[1])
-            path_rels.append(found_rel)
-        paths.append(AccessPath(nodes=path_nodes, relationships=path_rels))
-    return paths
+                node_specs[node_id] = {"id": node_id, "label": label, "name": name or node_id, "properties": props}
+            ids.append(node_id)
+        keys = []
+        for i, (rel_type, cell) in enumerate(zip(types, rel_cells, strict=True)):
+            key = (ids[i], rel_type, ids[i + 1])
+            if key not in rel_specs:
+                rel_specs[key] = {
+                    "type": rel_type,
+                    "source": key[0],
+                    "target": key[2],
+                    "properties": decode_cell(cell[1][1]),
+                }
+            keys.append(key)
+        shapes.append((ids, keys))
+    nodes = dict(zip(node_specs, _NODE_LIST.validate_python(list(node_specs.values())), strict=True))
+    if first is not None:
+        nodes[first.id] = first
+    rels = dict(zip(rel_specs, _REL_LIST.validate_python(list(rel_specs.values())), strict=True))
+    return _PATH_LIST.validate_python(
+        [{"nodes": [nodes[i] for i in ids], "relationships": [rels[k] for k in keys]} for ids, keys in shapes]
+    )
 
 
 # Paths of 1..3 relationships are few from any start, so the deepening starts there.
@@ -259,8 +284,8 @@ class ReadTools:
         )
         if kind == "sensitive":
             query["sensitivities"] = SENSITIVE
-        rows = self.store.read_text(path_template(kind, depth).text, query)
-        paths = _paths_from_rows(rows)
+        names, records = self.store.read_records(path_template(kind, depth).name, query)
+        paths = _paths_from_records(records, names.index("nodes"), names.index("rels")) if records else []
         return paths[:cap], len(paths) > cap
 
     def evidence(self, alert_id: str, *, exclude_routes: Iterable[str] = ()) -> Evidence:
@@ -268,7 +293,7 @@ class ReadTools:
 
         Raises QueryFailed, or Unknown for an unknown alert or entity.
         """
-        rows = self.store.read(
+        names, records = self.store.read_records(
             "alert_evidence",
             {
                 "id": alert_id,
@@ -277,14 +302,17 @@ class ReadTools:
                 "limit": self.path_cap + 1,
             },
         )
-        head = next((row for row in rows if row["kind"] == "alert"), None)
-        if head is None:
+        kind_at = names.index("kind") if records else 0
+        head_record = next((record for record in records if record[kind_at][1] == "alert"), None)
+        if head_record is None:
             raise Unknown(Status.UNKNOWN_ALERT, f"no alert with id {alert_id!r}")
+        head = {name: decode_cell(cell) for name, cell in zip(names, head_record, strict=True)}
         alert = _alert_record(head["props"])
         if head["id"] is None:
             raise Unknown(Status.UNKNOWN_SOURCE, f"no entity with id {alert.entity_id!r} in the graph")
         entity = _node({"id": head["id"], "labels": head["labels"], "props": head["entity_props"]})
-        paths = _paths_from_rows([row for row in rows if row["kind"] == "path"])
+        path_records = [record for record in records if record[kind_at][1] == "path"]
+        paths = _paths_from_records(path_records, names.index("nodes"), names.index("rels"), first=entity)
         return Evidence(alert=alert, entity=entity, paths=paths[: self.path_cap], truncated=len(paths) > self.path_cap)
 
     def _alert_view(self, evidence: Evidence) -> AlertView:

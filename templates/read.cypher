@@ -218,7 +218,7 @@ MATCH (a:Alert {id: $id})
 RETURN properties(a) AS props
 
 // name: alert_evidence
-// description: the start of every investigation in one round trip: a row of kind 'alert' with alert $id and, when it exists, the entity it names; then rows of kind 'path', the qualifying paths of 1..6 relationships from that entity to a DataAsset whose sensitivity is in $sensitivities, shortest first, at most $limit (the same paths as paths_to_sensitive_d6)
+// description: the start of every investigation in one round trip: a row of kind 'alert' with alert $id and, when it exists, the entity it names; then rows of kind 'path', the qualifying paths of 1..6 relationships from that entity to a DataAsset whose sensitivity is in $sensitivities, shortest first, at most $limit (the same paths as paths_to_sensitive_d6; a path row leaves out its first node, the entity of the alert row)
 MATCH (al:Alert {id: $id})
 OPTIONAL MATCH (n:Entity {id: al.entity_id})
 RETURN 'alert' AS kind, properties(al) AS props, n.id AS id, labels(n) AS labels, properties(n) AS entity_props,
@@ -239,7 +239,7 @@ WITH p, ns
 ORDER BY length(p), [x IN ns | x.id]
 LIMIT $limit
 RETURN 'path' AS kind, null AS props, null AS id, null AS labels, null AS entity_props,
-       [n IN ns | properties(n)] AS nodes,
+       [n IN ns[1..] | properties(n)] AS nodes,
        [r IN relationships(p) | [type(r), properties(r)]] AS rels
 
 // name: list_alerts
