@@ -139,9 +139,23 @@ def _node(row: dict[str, Any]) -> NodeView:
 _ENDS = {rel.value: (source.value, target.value) for rel, (source, target) in ENDPOINTS.items()}
 
 
+_TARGET_LABEL = {rel_type: ends[1] for rel_type, ends in _ENDS.items()}
 _NODE_LIST = TypeAdapter(list[NodeView])
 _REL_LIST = TypeAdapter(list[RelView])
 _PATH_LIST = TypeAdapter(list[AccessPath])
+
+
+def _cell_id(cell: list[Any]) -> str:
+    """The `id` of a compact node-properties cell [MAP, [key, value cell, ...]], without decoding it."""
+    pairs = cell[1]  # keys are strings and value cells lists, so only a key can equal "id"
+    return pairs[1][1] if pairs[0] == "id" else pairs[pairs.index("id") + 1][1]
+
+
+def _node_spec(cell: list[Any], node_id: str, label: str) -> dict[str, Any]:
+    props = decode_cell(cell)
+    del props["id"]
+    name = props.pop("name", None)
+    return {"id": node_id, "label": label, "name": name or node_id, "properties": props}
 
 
 def _paths_from_records(
@@ -153,41 +167,36 @@ def _paths_from_records(
 
     A path runs forward from its first node, so relationship i joins nodes i and
     i + 1, and each node's label is the one its relationship type implies. A node
-    or relationship met on several paths is decoded and validated once, and all of
-    them in one call per model (a model built one call at a time cost about twice as much).
+    or relationship met on several paths is decoded and validated once, and each
+    kind of model in one call (one call per model cost about twice as much).
     """
     node_specs: dict[str, dict[str, Any]] = {}
     rel_specs: dict[tuple[str, str, str], dict[str, Any]] = {}
     shapes: list[tuple[list[str], list[tuple[str, str, str]]]] = []
     for record in records:
         rel_cells = record[rels_at][1]  # each [ARRAY, [[STRING, type], [MAP, properties]]]
-        types = [cell[1][0][1] for cell in rel_cells]
-        labels = [_ENDS[rel_type][1] for rel_type in types]
+        node_cells = record[nodes_at][1]  # each [MAP, [key, value cell, ...]]
         if first is None:
-            labels.insert(0, _ENDS[types[0]][0])
-            ids = []
+            start, node_cells = node_cells[0], node_cells[1:]
+            source = _cell_id(start)
+            if source not in node_specs:
+                node_specs[source] = _node_spec(start, source, _ENDS[rel_cells[0][1][0][1]][0])
         else:
-            ids = [first.id]
-        for cell, label in zip(record[nodes_at][1], labels, strict=True):
-            pairs = cell[1]  # a MAP's flat [key, value cell, ...]: keys are strings, value cells lists
-            node_id = pairs[pairs.index("id") + 1][1]
-            if node_id not in node_specs:
-                props = decode_cell(cell)
-                del props["id"]
-                name = props.pop("name", None)
-                node_specs[node_id] = {"id": node_id, "label": label, "name": name or node_id, "properties": props}
-            ids.append(node_id)
+            source = first.id
+        ids = [source]
         keys = []
-        for i, (rel_type, cell) in enumerate(zip(types, rel_cells, strict=True)):
-            key = (ids[i], rel_type, ids[i + 1])
+        for rel_cell, cell in zip(rel_cells, node_cells, strict=True):
+            rel_type = rel_cell[1][0][1]
+            node_id = _cell_id(cell)
+            if node_id not in node_specs:
+                node_specs[node_id] = _node_spec(cell, node_id, _TARGET_LABEL[rel_type])
+            key = (source, rel_type, node_id)
             if key not in rel_specs:
-                rel_specs[key] = {
-                    "type": rel_type,
-                    "source": key[0],
-                    "target": key[2],
-                    "properties": decode_cell(cell[1][1]),
-                }
+                properties = decode_cell(rel_cell[1][1])
+                rel_specs[key] = {"type": rel_type, "source": source, "target": node_id, "properties": properties}
+            ids.append(node_id)
             keys.append(key)
+            source = node_id
         shapes.append((ids, keys))
     nodes = dict(zip(node_specs, _NODE_LIST.validate_python(list(node_specs.values())), strict=True))
     if first is not None:
