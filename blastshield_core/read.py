@@ -151,45 +151,37 @@ def _cell_id(cell: list[Any]) -> str:
     return pairs[1][1] if pairs[0] == "id" else pairs[pairs.index("id") + 1][1]
 
 
-def _node_spec(cell: list[Any], node_id: str, label: str) -> dict[str, Any]:
-    props = decode_cell(cell)
-    del props["id"]
+def _node_spec(props: dict[str, Any], label: str) -> dict[str, Any]:
+    """A NodeView's fields from a node's stored properties (taken over)."""
+    node_id = props.pop("id")
     name = props.pop("name", None)
     return {"id": node_id, "label": label, "name": name or node_id, "properties": props}
 
 
-def _paths_from_records(
-    records: list[list[Any]], nodes_at: int, rels_at: int, first: NodeView | None = None
-) -> list[AccessPath]:
+def _paths_from_records(records: list[list[Any]], nodes_at: int, rels_at: int) -> list[AccessPath]:
     """Slim path records (node properties; relationship [type, properties]), still in the
-    compact format, as models. With `first`, the records leave out every path's first node
-    (the same for all: the caller knows it).
+    compact format, as models.
 
     A path runs forward from its first node, so relationship i joins nodes i and
     i + 1, and each node's label is the one its relationship type implies. A node
-    or relationship met on several paths is decoded and validated once, and each
-    kind of model in one call (one call per model cost about twice as much).
+    or relationship met on several paths is decoded and validated once.
     """
     node_specs: dict[str, dict[str, Any]] = {}
     rel_specs: dict[tuple[str, str, str], dict[str, Any]] = {}
     shapes: list[tuple[list[str], list[tuple[str, str, str]]]] = []
     for record in records:
         rel_cells = record[rels_at][1]  # each [ARRAY, [[STRING, type], [MAP, properties]]]
-        node_cells = record[nodes_at][1]  # each [MAP, [key, value cell, ...]]
-        if first is None:
-            start, node_cells = node_cells[0], node_cells[1:]
-            source = _cell_id(start)
-            if source not in node_specs:
-                node_specs[source] = _node_spec(start, source, _ENDS[rel_cells[0][1][0][1]][0])
-        else:
-            source = first.id
+        start, *node_cells = record[nodes_at][1]  # each [MAP, [key, value cell, ...]]
+        source = _cell_id(start)
+        if source not in node_specs:
+            node_specs[source] = _node_spec(decode_cell(start), _ENDS[rel_cells[0][1][0][1]][0])
         ids = [source]
         keys = []
         for rel_cell, cell in zip(rel_cells, node_cells, strict=True):
             rel_type = rel_cell[1][0][1]
             node_id = _cell_id(cell)
             if node_id not in node_specs:
-                node_specs[node_id] = _node_spec(cell, node_id, _TARGET_LABEL[rel_type])
+                node_specs[node_id] = _node_spec(decode_cell(cell), _TARGET_LABEL[rel_type])
             key = (source, rel_type, node_id)
             if key not in rel_specs:
                 properties = decode_cell(rel_cell[1][1])
@@ -198,7 +190,67 @@ def _paths_from_records(
             keys.append(key)
             source = node_id
         shapes.append((ids, keys))
-    nodes = dict(zip(node_specs, _NODE_LIST.validate_python(list(node_specs.values())), strict=True))
+    return _validated_paths(node_specs, rel_specs, shapes)
+
+
+# Compact types of a node and a relationship: [NODE, [node id, [label ids], [[key id, type, value], ...]]]
+# and [EDGE, [edge id, type id, source node id, target node id, [[key id, type, value], ...]]].
+_NODE, _EDGE = 8, 7
+
+
+def _graph_properties(cells: list[list[Any]], keys: list[str]) -> dict[str, Any]:
+    """A node's or relationship's [[key id, type, value], ...] as a dict, keys named from the schema row."""
+    return {keys[key]: decode_cell([kind, value]) for key, kind, value in cells}
+
+
+def _paths_from_graph_records(
+    records: list[list[Any]], nodes_at: int, rels_at: int, *, first: NodeView, keys: list[str], types: list[str]
+) -> list[AccessPath]:
+    """Path records that carry nodes and relationships as the graph stores them (compact
+    NODE and EDGE cells, property keys and relationship types by id), every path's first
+    node left out (it is `first`), as models. `keys` and `types` are the graph's property
+    keys and relationship types in id order, read by the same query.
+
+    Projecting `nodes(p)` and `relationships(p)` as they are costs the server about a third
+    less than projecting their property maps. Each node and relationship is decoded and
+    validated once, found again by its id in the graph.
+    """
+    node_specs: dict[int, dict[str, Any]] = {}
+    rel_specs: dict[int, dict[str, Any]] = {}
+    shapes: list[tuple[list[str], list[int]]] = []
+    for record in records:
+        source = first.id
+        ids = [source]
+        edges = []
+        for rel_cell, node_cell in zip(record[rels_at][1], record[nodes_at][1], strict=True):
+            if rel_cell[0] != _EDGE or node_cell[0] != _NODE:
+                raise QueryFailed("a path record did not carry a relationship and a node")
+            edge, node = rel_cell[1], node_cell[1]
+            rel_type = types[edge[1]]
+            spec = node_specs.get(node[0])
+            if spec is None:
+                spec = node_specs[node[0]] = _node_spec(_graph_properties(node[2], keys), _TARGET_LABEL[rel_type])
+            node_id = spec["id"]
+            if edge[0] not in rel_specs:
+                properties = _graph_properties(edge[4], keys)
+                rel_specs[edge[0]] = {"type": rel_type, "source": source, "target": node_id, "properties": properties}
+            ids.append(node_id)
+            edges.append(edge[0])
+            source = node_id
+        shapes.append((ids, edges))
+    return _validated_paths(node_specs, rel_specs, shapes, first)
+
+
+def _validated_paths(
+    node_specs: dict[Any, dict[str, Any]],
+    rel_specs: dict[Any, dict[str, Any]],
+    shapes: list[tuple[list[str], list[Any]]],
+    first: NodeView | None = None,
+) -> list[AccessPath]:
+    """Paths as models, from the specs of their distinct nodes and relationships; each kind
+    of model is validated in one call (one call per model cost about twice as much)."""
+    specs = list(node_specs.values())
+    nodes = {spec["id"]: node for spec, node in zip(specs, _NODE_LIST.validate_python(specs), strict=True)}
     if first is not None:
         nodes[first.id] = first
     rels = dict(zip(rel_specs, _REL_LIST.validate_python(list(rel_specs.values())), strict=True))
@@ -312,16 +364,23 @@ class ReadTools:
             },
         )
         kind_at = names.index("kind") if records else 0
-        head_record = next((record for record in records if record[kind_at][1] == "alert"), None)
-        if head_record is None:
+        by_kind: dict[str, list[list[Any]]] = {"alert": [], "schema": [], "path": []}
+        for record in records:
+            by_kind[record[kind_at][1]].append(record)
+        if not by_kind["alert"]:
             raise Unknown(Status.UNKNOWN_ALERT, f"no alert with id {alert_id!r}")
-        head = {name: decode_cell(cell) for name, cell in zip(names, head_record, strict=True)}
+        head = {name: decode_cell(cell) for name, cell in zip(names, by_kind["alert"][0], strict=True)}
         alert = _alert_record(head["props"])
         if head["id"] is None:
             raise Unknown(Status.UNKNOWN_SOURCE, f"no entity with id {alert.entity_id!r} in the graph")
         entity = _node({"id": head["id"], "labels": head["labels"], "props": head["entity_props"]})
-        path_records = [record for record in records if record[kind_at][1] == "path"]
-        paths = _paths_from_records(path_records, names.index("nodes"), names.index("rels"), first=entity)
+        paths = []
+        if by_kind["path"]:
+            schema = {name: decode_cell(cell) for name, cell in zip(names, by_kind["schema"][0], strict=True)}
+            nodes_at, rels_at = names.index("nodes"), names.index("rels")
+            paths = _paths_from_graph_records(
+                by_kind["path"], nodes_at, rels_at, first=entity, keys=schema["props"], types=schema["labels"]
+            )
         return Evidence(alert=alert, entity=entity, paths=paths[: self.path_cap], truncated=len(paths) > self.path_cap)
 
     def _alert_view(self, evidence: Evidence) -> AlertView:

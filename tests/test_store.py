@@ -189,10 +189,11 @@ def test_read_tools_issue_no_write_command(seeded_store):
 
 def test_undecoded_records_decode_to_the_rows_read_returns(seeded_store):
     """`read_records` answers the same rows as `read`, cell by cell through `decode_cell`."""
-    params = {"id": "BH-1042", "sensitivities": ["high", "critical"], "exclude_routes": [], "limit": 101}
-    names, records = seeded_store.read_records("alert_evidence", params)
+    params = {"source_id": "analytics-poweruser", "sensitivities": ["high", "critical"], "include_blocked": False}
+    params.update(exclude_routes=[], limit=101)
+    names, records = seeded_store.read_records("paths_to_sensitive_d6", params)
     decoded = [dict(zip(names, [decode_cell(cell) for cell in record], strict=True)) for record in records]
-    assert len(decoded) > 1 and decoded == seeded_store.read("alert_evidence", params)
+    assert len(decoded) > 1 and decoded == seeded_store.read("paths_to_sensitive_d6", params)
 
 
 def test_undecoded_records_of_a_missing_graph_are_empty(seeded_store):
