@@ -196,11 +196,12 @@ def _paths_from_records(records: list[list[Any]], nodes_at: int, rels_at: int) -
 # Compact types of a node and a relationship: [NODE, [node id, [label ids], [[key id, type, value], ...]]]
 # and [EDGE, [edge id, type id, source node id, target node id, [[key id, type, value], ...]]].
 _NODE, _EDGE = 8, 7
+_AS_SENT = frozenset((2, 3))  # compact strings and integers: the value needs no decoding
 
 
 def _graph_properties(cells: list[list[Any]], keys: list[str]) -> dict[str, Any]:
     """A node's or relationship's [[key id, type, value], ...] as a dict, keys named from the schema row."""
-    return {keys[key]: decode_cell([kind, value]) for key, kind, value in cells}
+    return {keys[key]: value if kind in _AS_SENT else decode_cell([kind, value]) for key, kind, value in cells}
 
 
 def _paths_from_graph_records(
