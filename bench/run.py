@@ -338,6 +338,11 @@ def _targets(reports: Sequence[SizeReport]) -> list[str]:
             f"{r50:.2f}× at p50, {r95:.2f}× at p95",
             max(r50, r95) <= 3,
         )
+    for label in ("10k", "100k"):
+        if label in by_label:
+            t = by_label[label].tools["investigate_alert"]
+            r95 = _pct(t.falkordb_ms, 95) / _pct(t.networkx_ms, 95)
+            row(f"`investigate_alert` p95 ≤ 1.5× networkx at {label}", f"{r95:.2f}×", r95 <= 1.5)
     if "1m" in by_label:
         p95 = _pct(by_label["1m"].tools["get_blast_radius"].falkordb_ms, 95)
         row("`get_blast_radius` p95 ≤ 15 ms at 1m", f"{p95:.2f} ms", p95 <= 15)

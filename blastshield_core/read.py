@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .model import ENDPOINTS, Label, domain_label
 from .results import (
@@ -48,7 +48,7 @@ from .results import (
     ToolResult,
 )
 from .rules import RULE_SET, PathEnd, assess, combine, evidence_factors, signal_factors
-from .store import QueryFailed, Store
+from .store import QueryFailed, Store, decode_cell
 from .templates import path_template
 from .trace import Tracer
 
@@ -142,38 +142,125 @@ def _node(row: dict[str, Any]) -> NodeView:
 _ENDS = {rel.value: (source.value, target.value) for rel, (source, target) in ENDPOINTS.items()}
 
 
-def _paths_from_rows(rows: list[dict[str, Any]]) -> list[AccessPath]:
-    """Slim path rows (node properties; relationship [type, properties]) as models.
+_TARGET_LABEL = {rel_type: ends[1] for rel_type, ends in _ENDS.items()}
+_NODE_LIST = TypeAdapter(list[NodeView])
+_REL_LIST = TypeAdapter(list[RelView])
+_PATH_LIST = TypeAdapter(list[AccessPath])
+
+
+def _cell_id(cell: list[Any]) -> str:
+    """The `id` of a compact node-properties cell [MAP, [key, value cell, ...]], without decoding it."""
+    pairs = cell[1]  # keys are strings and value cells lists, so only a key can equal "id"
+    return pairs[1][1] if pairs[0] == "id" else pairs[pairs.index("id") + 1][1]
+
+
+def _node_spec(props: dict[str, Any], label: str) -> dict[str, Any]:
+    """A NodeView's fields from a node's stored properties (taken over)."""
+    node_id = props.pop("id")
+    name = props.pop("name", None)
+    return {"id": node_id, "label": label, "name": name or node_id, "properties": props}
+
+
+def _paths_from_records(records: list[list[Any]], nodes_at: int, rels_at: int) -> list[AccessPath]:
+    """Slim path records (node properties; relationship [type, properties]), still in the
+    compact format, as models.
 
     A path runs forward from its first node, so relationship i joins nodes i and
     i + 1, and each node's label is the one its relationship type implies. A node
-    or relationship met on several paths is built once.
+    or relationship met on several paths is decoded and validated once.
     """
-    nodes: dict[str, NodeView] = {}
-    relationships: dict[tuple[str, str, str], RelView] = {}
-    paths = []
-    for row in rows:
-        rels = row["rels"]
-        types = [rel[0] for rel in rels]
-        labels = [_ENDS[types[0]][0], *(_ENDS[t][1] for t in types)]
-        path_nodes = []
-        for stored, label in zip(row["nodes"], labels, strict=True):
-            found = nodes.get(stored["id"])
-            if found is None:
-                props = dict(stored)
-                node_id = props.pop("id")
-                name = props.pop("name", None)
-                found = nodes[node_id] = NodeView(id=node_id, label=label, name=name or node_id, properties=props)
-            path_nodes.append(found)
-        path_rels = []
-        for i, (rel_type, rel) in enumerate(zip(types, rels, strict=True)):
-            key = (path_nodes[i].id, rel_type, path_nodes[i + 1].id)
-            found_rel = relationships.get(key)
-            if found_rel is None:
-                found_rel = relationships[key] = RelView(type=rel_type, source=key[0], target=key[2], properties=rel[1])
-            path_rels.append(found_rel)
-        paths.append(AccessPath(nodes=path_nodes, relationships=path_rels))
-    return paths
+    node_specs: dict[str, dict[str, Any]] = {}
+    rel_specs: dict[tuple[str, str, str], dict[str, Any]] = {}
+    shapes: list[tuple[list[str], list[tuple[str, str, str]]]] = []
+    for record in records:
+        rel_cells = record[rels_at][1]  # each [ARRAY, [[STRING, type], [MAP, properties]]]
+        start, *node_cells = record[nodes_at][1]  # each [MAP, [key, value cell, ...]]
+        source = _cell_id(start)
+        if source not in node_specs:
+            node_specs[source] = _node_spec(decode_cell(start), _ENDS[rel_cells[0][1][0][1]][0])
+        ids = [source]
+        keys = []
+        for rel_cell, cell in zip(rel_cells, node_cells, strict=True):
+            rel_type = rel_cell[1][0][1]
+            node_id = _cell_id(cell)
+            if node_id not in node_specs:
+                node_specs[node_id] = _node_spec(decode_cell(cell), _TARGET_LABEL[rel_type])
+            key = (source, rel_type, node_id)
+            if key not in rel_specs:
+                properties = decode_cell(rel_cell[1][1])
+                rel_specs[key] = {"type": rel_type, "source": source, "target": node_id, "properties": properties}
+            ids.append(node_id)
+            keys.append(key)
+            source = node_id
+        shapes.append((ids, keys))
+    return _validated_paths(node_specs, rel_specs, shapes)
+
+
+# Compact types of a node and a relationship: [NODE, [node id, [label ids], [[key id, type, value], ...]]]
+# and [EDGE, [edge id, type id, source node id, target node id, [[key id, type, value], ...]]].
+_NODE, _EDGE = 8, 7
+_AS_SENT = frozenset((2, 3))  # compact strings and integers: the value needs no decoding
+
+
+def _graph_properties(cells: list[list[Any]], keys: list[str]) -> dict[str, Any]:
+    """A node's or relationship's [[key id, type, value], ...] as a dict, keys named from the schema row."""
+    return {keys[key]: value if kind in _AS_SENT else decode_cell([kind, value]) for key, kind, value in cells}
+
+
+def _paths_from_graph_records(
+    records: list[list[Any]], nodes_at: int, rels_at: int, *, first: NodeView, keys: list[str], types: list[str]
+) -> list[AccessPath]:
+    """Path records that carry nodes and relationships as the graph stores them (compact
+    NODE and EDGE cells, property keys and relationship types by id), every path's first
+    node left out (it is `first`), as models. `keys` and `types` are the graph's property
+    keys and relationship types in id order, read by the same query.
+
+    Projecting `nodes(p)` and `relationships(p)` as they are costs the server about a third
+    less than projecting their property maps. Each node and relationship is decoded and
+    validated once, found again by its id in the graph.
+    """
+    node_specs: dict[int, dict[str, Any]] = {}
+    rel_specs: dict[int, dict[str, Any]] = {}
+    shapes: list[tuple[list[str], list[int]]] = []
+    for record in records:
+        source = first.id
+        ids = [source]
+        edges = []
+        for rel_cell, node_cell in zip(record[rels_at][1], record[nodes_at][1], strict=True):
+            if rel_cell[0] != _EDGE or node_cell[0] != _NODE:
+                raise QueryFailed("a path record did not carry a relationship and a node")
+            edge, node = rel_cell[1], node_cell[1]
+            rel_type = types[edge[1]]
+            spec = node_specs.get(node[0])
+            if spec is None:
+                spec = node_specs[node[0]] = _node_spec(_graph_properties(node[2], keys), _TARGET_LABEL[rel_type])
+            node_id = spec["id"]
+            if edge[0] not in rel_specs:
+                properties = _graph_properties(edge[4], keys)
+                rel_specs[edge[0]] = {"type": rel_type, "source": source, "target": node_id, "properties": properties}
+            ids.append(node_id)
+            edges.append(edge[0])
+            source = node_id
+        shapes.append((ids, edges))
+    return _validated_paths(node_specs, rel_specs, shapes, first)
+
+
+def _validated_paths(
+    node_specs: dict[Any, dict[str, Any]],
+    rel_specs: dict[Any, dict[str, Any]],
+    shapes: list[tuple[list[str], list[Any]]],
+    first: NodeView | None = None,
+) -> list[AccessPath]:
+    """Paths as models, from the specs of their distinct nodes and relationships; each kind
+    of model is validated in one call (one call per model cost about twice as much)."""
+    specs = list(node_specs.values())
+    nodes = {spec["id"]: node for spec, node in zip(specs, _NODE_LIST.validate_python(specs), strict=True)}
+    if first is not None:
+        nodes[first.id] = first
+    rels = dict(zip(rel_specs, _REL_LIST.validate_python(list(rel_specs.values())), strict=True))
+    return _PATH_LIST.validate_python(
+        [{"nodes": [nodes[i] for i in ids], "relationships": [rels[k] for k in keys]} for ids, keys in shapes]
+    )
 
 
 # Paths of 1..3 relationships are few from any start, so the deepening starts there.
@@ -267,8 +354,8 @@ class ReadTools:
         )
         if kind == "sensitive":
             query["sensitivities"] = SENSITIVE
-        rows = self.store.read_text(path_template(kind, depth).text, query)
-        paths = _paths_from_rows(rows)
+        names, records = self.store.read_records(path_template(kind, depth).name, query)
+        paths = _paths_from_records(records, names.index("nodes"), names.index("rels")) if records else []
         return paths[:cap], len(paths) > cap
 
     def evidence(self, alert_id: str, *, exclude_routes: Iterable[str] = ()) -> Evidence:
@@ -276,7 +363,7 @@ class ReadTools:
 
         Raises QueryFailed, or Unknown for an unknown alert or entity.
         """
-        rows = self.store.read(
+        names, records = self.store.read_records(
             "alert_evidence",
             {
                 "id": alert_id,
@@ -285,14 +372,24 @@ class ReadTools:
                 "limit": self.path_cap + 1,
             },
         )
-        head = next((row for row in rows if row["kind"] == "alert"), None)
-        if head is None:
+        kind_at = names.index("kind") if records else 0
+        by_kind: dict[str, list[list[Any]]] = {"alert": [], "schema": [], "path": []}
+        for record in records:
+            by_kind[record[kind_at][1]].append(record)
+        if not by_kind["alert"]:
             raise Unknown(Status.UNKNOWN_ALERT, f"no alert with id {alert_id!r}")
+        head = {name: decode_cell(cell) for name, cell in zip(names, by_kind["alert"][0], strict=True)}
         alert = _alert_record(head["props"])
         if head["id"] is None:
             raise Unknown(Status.UNKNOWN_SOURCE, f"no entity with id {alert.entity_id!r} in the graph")
         entity = _node({"id": head["id"], "labels": head["labels"], "props": head["entity_props"]})
-        paths = _paths_from_rows([row for row in rows if row["kind"] == "path"])
+        paths = []
+        if by_kind["path"]:
+            schema = {name: decode_cell(cell) for name, cell in zip(names, by_kind["schema"][0], strict=True)}
+            nodes_at, rels_at = names.index("nodes"), names.index("rels")
+            paths = _paths_from_graph_records(
+                by_kind["path"], nodes_at, rels_at, first=entity, keys=schema["props"], types=schema["labels"]
+            )
         return Evidence(alert=alert, entity=entity, paths=paths[: self.path_cap], truncated=len(paths) > self.path_cap)
 
     def _alert_view(self, evidence: Evidence) -> AlertView:

@@ -36,7 +36,15 @@ from .embedded import SERVER_CONFIG, SERVER_ENVIRONMENT_KEYS, ReplyError, Startu
 from .settings import Settings
 from .templates import load_templates, template
 
-__all__ = ["GRAPH_VERSION_PREFIX", "QueryFailed", "Store", "StoreUnavailable", "WriteLock", "WriteLockLost"]
+__all__ = [
+    "GRAPH_VERSION_PREFIX",
+    "QueryFailed",
+    "Store",
+    "StoreUnavailable",
+    "WriteLock",
+    "WriteLockLost",
+    "decode_cell",
+]
 
 log = logging.getLogger(__name__)
 
@@ -270,9 +278,13 @@ class Store:
         `_value` below rather than by the client library's general parser (which
         also resolves nodes, edges and paths through schema look-ups, and took
         as long as the query itself for a page of paths)."""
+        return _rows(self._reply(command, text, params, graph))
+
+    def _reply(self, command: str, text: str, params: dict[str, Any] | None, graph: str | None) -> list[Any]:
+        """One GRAPH.QUERY / GRAPH.RO_QUERY in the compact format, the reply undecoded."""
         if self._closed:
             raise QueryFailed("the store is closed")
-        response = self._db.connection.execute_command(
+        return self._db.connection.execute_command(
             command,
             graph or self.settings.graph,
             _params_header(params) + text,
@@ -280,7 +292,6 @@ class Store:
             "timeout",
             self.settings.query_timeout_ms,
         )
-        return _rows(response)
 
     def read(self, name: str, params: dict[str, Any] | None = None, *, graph: str | None = None) -> list[dict]:
         """Run the named read template with GRAPH.RO_QUERY; rows as dicts."""
@@ -293,6 +304,21 @@ class Store:
         except _error_replies() as exc:
             if "empty key" in str(exc) or "Invalid graph operation on empty key" in str(exc):
                 return []  # the graph does not exist yet: no rows
+            raise QueryFailed(f"query failed: {exc}") from None
+        except _failures() as exc:
+            raise QueryFailed(f"query failed: {type(exc).__name__}: {exc}") from None
+
+    def read_records(
+        self, name: str, params: dict[str, Any] | None = None, *, graph: str | None = None
+    ) -> tuple[list[str], list[list[Any]]]:
+        """Run the named read template with GRAPH.RO_QUERY; the column names and the records
+        undecoded, each cell a compact `[type, value]` pair for `decode_cell`. For a reader
+        that decodes only what it uses (a node met on many paths is sent once per path)."""
+        try:
+            return _records(self._reply("GRAPH.RO_QUERY", template(name).text, params, graph))
+        except _error_replies() as exc:
+            if "empty key" in str(exc) or "Invalid graph operation on empty key" in str(exc):
+                return [], []  # the graph does not exist yet: no rows
             raise QueryFailed(f"query failed: {exc}") from None
         except _failures() as exc:
             raise QueryFailed(f"query failed: {type(exc).__name__}: {exc}") from None
@@ -612,14 +638,21 @@ def _literal(value: Any) -> str:
 _NULL, _STRING, _INTEGER, _BOOLEAN, _DOUBLE, _ARRAY, _MAP = 1, 2, 3, 4, 5, 6, 10
 
 
+_AS_SENT = frozenset((_STRING, _INTEGER))  # cells whose value needs no decoding
+
+
 def _value(cell: list[Any]) -> Any:
     kind, value = cell
-    if kind in (_STRING, _INTEGER):
+    if kind in _AS_SENT:
         return value
+    # Items of lists and maps are mostly strings and integers: taken inline, not by a call each.
     if kind == _ARRAY:
-        return [_value(item) for item in value]
+        return [item[1] if item[0] in _AS_SENT else _value(item) for item in value]
     if kind == _MAP:
-        return {value[i]: _value(value[i + 1]) for i in range(0, len(value), 2)}
+        return {
+            key: item[1] if item[0] in _AS_SENT else _value(item)
+            for key, item in zip(value[::2], value[1::2], strict=True)
+        }
     if kind == _NULL:
         return None
     if kind == _BOOLEAN:
@@ -629,16 +662,24 @@ def _value(cell: list[Any]) -> Any:
     raise QueryFailed(f"a query returned a value of compact type {kind}; templates return scalars, lists and maps")
 
 
-def _rows(response: list[Any]) -> list[dict]:
-    """Rows of a compact reply: [header, records, statistics], or [statistics] alone."""
+decode_cell = _value
+
+
+def _records(response: list[Any]) -> tuple[list[str], list[list[Any]]]:
+    """Column names and undecoded records of a compact reply: [header, records, statistics], or [statistics] alone."""
     if isinstance(response[0], Exception):  # an error reply, from either connection
         raise response[0]
     if isinstance(response[-1], Exception):  # a run-time error ends the reply
         raise response[-1]
     if len(response) < 3:
-        return []
-    names = [column[1] for column in response[0]]
-    return [dict(zip(names, [_value(cell) for cell in record], strict=True)) for record in response[1]]
+        return [], []
+    return [column[1] for column in response[0]], response[1]
+
+
+def _rows(response: list[Any]) -> list[dict]:
+    """Rows of a compact reply as dicts."""
+    names, records = _records(response)
+    return [dict(zip(names, [_value(cell) for cell in record], strict=True)) for record in records]
 
 
 def _redact(url: str) -> str:

@@ -61,6 +61,15 @@ def test_paths_carry_nodes_and_directed_relationships(tools):
     assert path.nodes[0].name == "Developer 07"
 
 
+@pytest.mark.parametrize("alert_id", ["BH-1042", "BH-IAM-2001", "BH-WORKLOAD-3001", "BH-CONTAINMENT-4001"])
+def test_investigation_paths_match_the_depth_six_template_field_for_field(tools, alert_id):
+    """The investigation reads nodes and relationships as stored (property keys and types by
+    id, named by the same query) and gives the same models as the depth-6 path template's maps."""
+    result = tools.investigate_alert(alert_id)
+    maps, truncated = tools._paths("sensitive", 6, {"source_id": result.alert.entity_id})
+    assert result.paths and result.paths == maps and result.truncated == truncated
+
+
 @pytest.mark.parametrize("depth", [1, 2, 3, 4])
 def test_bh1042_has_no_path_below_five_hops(tools, depth):
     """The five-hop chain is BH-1042's only path, so depths 1..4 answer no_path."""

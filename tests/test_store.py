@@ -13,6 +13,7 @@ import pytest
 
 from blastshield_core import QueryFailed, Store, StoreUnavailable, load_settings, seed
 from blastshield_core.read import ReadTools
+from blastshield_core.store import decode_cell
 from tests.conftest import server_gone
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -185,6 +186,20 @@ def test_read_tools_issue_no_write_command(seeded_store):
     tools.find_shortest_access_path("auditor_02", "staging-report", 6)
     assert graph_query_calls() == before
     assert int(seeded_store.command("INFO", "commandstats")["cmdstat_graph.RO_QUERY"]["calls"]) > ro_before + 20
+
+
+def test_undecoded_records_decode_to_the_rows_read_returns(seeded_store):
+    """`read_records` answers the same rows as `read`, cell by cell through `decode_cell`."""
+    params = {"source_id": "analytics-poweruser", "sensitivities": ["high", "critical"], "include_blocked": False}
+    params.update(exclude_routes=[], limit=101)
+    names, records = seeded_store.read_records("paths_to_sensitive_d6", params)
+    decoded = [dict(zip(names, [decode_cell(cell) for cell in record], strict=True)) for record in records]
+    assert len(decoded) > 1 and decoded == seeded_store.read("paths_to_sensitive_d6", params)
+
+
+def test_undecoded_records_of_a_missing_graph_are_empty(seeded_store):
+    """A graph that does not exist yet answers no records, as `read` answers no rows."""
+    assert seeded_store.read_records("alert_by_id", {"id": "BH-1042"}, graph="no_such_graph") == ([], [])
 
 
 def test_written_text_round_trips(store):
