@@ -17,9 +17,11 @@ process. Prints both and replaces the "Command line and MCP" section of BENCHMAR
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -48,6 +50,7 @@ READ_COMMANDS: dict[str, list[str]] = {
     "routes": ["routes", "BH-1042"],
     "candidates": ["candidates", "BH-1042"],
 }
+NO_BYTECODE = "investigate, no bytecode"
 MCP_CALL = {"name": "investigate_alert", "arguments": {"alert_id": "BH-1042"}}
 
 
@@ -55,9 +58,10 @@ def _cli(data_dir: str, *args: str) -> list[str]:
     return [sys.executable, "-m", "blastshield_core", *args, "--data-dir", data_dir]
 
 
-def _timed(argv: list[str], stdin: str | None = None, expect: int = 0) -> float:
+def _timed(argv: list[str], stdin: str | None = None, expect: int = 0, env: dict[str, str] | None = None) -> float:
     started = time.perf_counter()
-    proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, cwd=ROOT, check=False)
+    environ = {**os.environ, **env} if env else None
+    proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, cwd=ROOT, env=environ, check=False)
     wall = (time.perf_counter() - started) * 1000
     if proc.returncode != expect:
         raise AssertionError(f"{argv[3:]} exited {proc.returncode}: {proc.stderr[-400:]}")
@@ -89,9 +93,16 @@ def _median(walls: list[float]) -> float:
 
 def measure_cli(repeat: int = 7) -> dict[str, float]:
     """Median wall ms per command (`python` is a bare interpreter start)."""
-    figures: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as data_dir:
         _timed(_cli(data_dir, "seed"))
+        # First `investigate` with no bytecode of the package (none written meanwhile), then the
+        # package compiled as an install (and `make setup`) does: this machine sets
+        # PYTHONDONTWRITEBYTECODE=1, so without it every command compiles the package's modules.
+        for cache in (ROOT / "blastshield_core").rglob("__pycache__"):
+            shutil.rmtree(cache)
+        investigate, no_write = _cli(data_dir, *READ_COMMANDS["investigate"]), {"PYTHONDONTWRITEBYTECODE": "1"}
+        no_bytecode = _median([_timed(investigate, env=no_write) for _ in range(repeat + 1)][1:])
+        compileall.compile_dir(str(ROOT / "blastshield_core"), quiet=1)
         runs: dict[str, tuple[list[str], str | None, int]] = {
             name: (_cli(data_dir, *args), None, 0) for name, args in READ_COMMANDS.items()
         }
@@ -103,15 +114,18 @@ def measure_cli(repeat: int = 7) -> dict[str, float]:
         runs["mcp"] = (_cli(data_dir, "mcp"), _mcp_session(), 0)
         runs["import"] = (_cli(data_dir, "import", str(ROOT / "seeds" / "identity-access-path.json")), None, 0)
         runs["python"] = ([sys.executable, "-c", "pass"], None, 0)
-        for name, (argv, stdin, expect) in runs.items():
-            walls = []
-            for i in range(repeat + 1):
+        # Round robin: every round runs each command once, so a burst of other work on the
+        # machine falls on all of them alike; the first round warms the page cache.
+        walls: dict[str, list[float]] = {name: [] for name in runs}
+        for i in range(repeat + 1):
+            for name, (argv, stdin, expect) in runs.items():
                 if name == "contain":
                     _timed(_cli(data_dir, "seed", "--reset"))
                 wall = _timed(argv, stdin, expect)
-                if i:  # the first run warms the page cache
-                    walls.append(wall)
-            figures[name] = _median(walls)
+                if i:
+                    walls[name].append(wall)
+        figures = {name: _median(values) for name, values in walls.items()}
+        figures[NO_BYTECODE] = no_bytecode
     return figures
 
 
@@ -139,9 +153,12 @@ def render_section(figures: dict[str, float], mcp: dict[str, float], command: st
         "",
         "Each command is a whole `python -m blastshield_core ...` process on the seed graph (embedded:",
         "start-up, imports, starting and stopping the embedded server, the query, the output), median",
-        "wall of the runs after one warm-up. `contain` resets the scenarios before each run (not timed),",
+        "wall of the rounds after one warm-up round (each round runs every command once). `contain`",
+        "resets the scenarios before each run (not timed),",
         "`mcp` starts the stdio server, initializes, makes one `investigate_alert` call and exits,",
-        "`import` imports a seed document.",
+        "`import` imports a seed document. The package's bytecode is compiled first, as an install",
+        "(and `make setup`) does; this machine sets `PYTHONDONTWRITEBYTECODE=1`, and the",
+        f"`{NO_BYTECODE}` row is `investigate` compiling every module of the package each time.",
         "",
         *render_table(figures).splitlines(),
         "",

@@ -450,8 +450,8 @@ def _ensure_indexes(store: Store, graph: str) -> None:
     for name in (
         "create_entity_index",
         "create_alert_index",
-        "create_route_status_index_session",
-        "create_route_status_index_access",
+        "create_route_block_index_session",
+        "create_route_block_index_access",
     ):
         try:
             store.execute_write(template(name).text, graph=graph)

@@ -354,13 +354,13 @@ SKIP $skip
 LIMIT $limit
 
 // name: blastshield_blocks
-// description: every route BlastShield blocked (status blocked with a blocked_by_run), with who blocked it and when; one match per routed type, so each can use its status index
+// description: every route BlastShield blocked (status blocked with a blocked_by_run), with who blocked it and when; one match per routed type, each read from its blocked_by_run index (a range over every string is an index scan, IS NOT NULL is not; blocked_by_run is always a run id string)
 MATCH ()-[r:HAS_SESSION]->()
-WHERE r.status = 'blocked' AND r.blocked_by_run IS NOT NULL
+WHERE r.blocked_by_run >= '' AND r.status = 'blocked'
 RETURN r.route_id AS route_id, r.blocked_by_run AS blocked_by_run, r.blocked_at AS blocked_at,
        coalesce(r.blocked_by, '') AS blocked_by
 UNION ALL
 MATCH ()-[r:CAN_ACCESS]->()
-WHERE r.status = 'blocked' AND r.blocked_by_run IS NOT NULL
+WHERE r.blocked_by_run >= '' AND r.status = 'blocked'
 RETURN r.route_id AS route_id, r.blocked_by_run AS blocked_by_run, r.blocked_at AS blocked_at,
        coalesce(r.blocked_by, '') AS blocked_by

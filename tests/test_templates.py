@@ -64,6 +64,7 @@ INDEX_DRIVEN = {
     "expand_frontier_any_status": {"frontier": ["developer_07"], "limit": 10},
     "relationship_by_ends": {"source": "developer_07", "target": "sess-dev07", "type": "HAS_SESSION"},
     "identities_reaching": {"id": "deploy-role", "limit": 501},
+    "blastshield_blocks": {},  # imports and the Containment page: only the blocked routes are read
 }
 
 
