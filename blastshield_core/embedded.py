@@ -20,7 +20,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import shutil
 import socket
 import subprocess
 import tempfile
@@ -317,7 +316,7 @@ class EmbeddedServer:
         conn.close()
         _wait_for_exit(self.pid)
         if self.redis_dir and os.path.isdir(self.redis_dir):
-            shutil.rmtree(self.redis_dir, ignore_errors=True)
+            _remove_dir(self.redis_dir)
         try:
             os.remove(self.registry)
         except OSError:
@@ -420,7 +419,7 @@ def attach_or_start(database_file: Path, server_config: dict[str, Any] | None = 
         handle.write(config_text(**settings))
     env = {key: os.environ[key] for key in SERVER_ENVIRONMENT_KEYS if key in os.environ}
     if subprocess.call([server, config_file, "--loadmodule", module], env=env, umask=0o077):
-        shutil.rmtree(redis_dir, ignore_errors=True)
+        _remove_dir(redis_dir)
         raise ServerStartFailed(f"redis-server failed to start on {database_file}")
     deadline = time.monotonic() + START_TIMEOUT_S
     pid = 0
@@ -433,7 +432,7 @@ def attach_or_start(database_file: Path, server_config: dict[str, Any] | None = 
                 pid = 0
         if time.monotonic() > deadline or (pid and not _alive(pid)):
             log_tail = _tail(settings["logfile"])
-            shutil.rmtree(redis_dir, ignore_errors=True)
+            _remove_dir(redis_dir)
             raise ServerStartFailed(f"the embedded server did not start on {database_file}: {log_tail}")
         time.sleep(POLL_S)
     fd = os.open(registry, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -448,6 +447,18 @@ def attach_or_start(database_file: Path, server_config: dict[str, Any] | None = 
             handle,
         )
     return EmbeddedServer(pid=pid, socket_file=settings["unixsocket"], registry=registry, redis_dir=redis_dir)
+
+
+def _remove_dir(path: str) -> None:
+    """Remove a server directory made here: flat (its configuration and log; the server removes
+    its pid file and socket as it exits), so no recursive removal (or its import) is needed."""
+    try:
+        with os.scandir(path) as entries:
+            for entry in entries:
+                os.remove(entry.path)
+        os.rmdir(path)
+    except OSError:
+        pass
 
 
 def _tail(path: str, lines: int = 3) -> str:

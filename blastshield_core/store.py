@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import atexit
 import copy
-import logging
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -46,7 +44,11 @@ __all__ = [
     "decode_cell",
 ]
 
-log = logging.getLogger(__name__)
+
+def _warn(message: str, *args: object) -> None:
+    import logging  # only to warn: a read command that has nothing to report never loads it
+
+    logging.getLogger(__name__).warning(message, *args)
 
 
 def _failures() -> tuple[type[BaseException], ...]:
@@ -181,7 +183,7 @@ class Store:
                 self.close()
                 raise StoreUnavailable(f"the embedded FalkorDB stopped answering: {exc}") from None
             if not built:
-                log.warning("indexes of %s still building after %.0f s; queries scan meanwhile", graph, INDEX_WAIT_S)
+                _warn("indexes of %s still building after %.0f s; queries scan meanwhile", graph, INDEX_WAIT_S)
 
     def _open_remote(self, settings: Settings) -> Any:
         from falkordb import FalkorDB
@@ -530,7 +532,7 @@ class Store:
                 else:
                     self._close_embedded()
         except TimeoutError:  # pragma: no cover - another process holds the lock too long
-            log.warning("timed out waiting for the lock to stop the embedded server")
+            _warn("timed out waiting for the lock to stop the embedded server")
 
     def _close_embedded(self) -> None:
         client = self._embedded
@@ -563,6 +565,8 @@ class Store:
         registry = getattr(client, "settingregistryfile", None)
         if remove_dirs:
             if redis_dir and os.path.isdir(redis_dir):
+                import shutil
+
                 shutil.rmtree(redis_dir, ignore_errors=True)
             if registry and getattr(client, "cleanupregistry", False) and os.path.exists(registry):
                 try:

@@ -4,6 +4,7 @@ the server with full stores, answering as they do, and refusing writes."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -85,7 +86,7 @@ def test_read_only_store_answers_as_a_full_store_and_stops_its_server(seeded_dir
     finally:
         full.close()
     light = Store(_settings(seeded_dir), reads_only=True)
-    pid = light.server_pid()
+    pid, server_dir = light.server_pid(), light._embedded.redis_dir
     try:
         got = _answers(light)
         assert got == expected
@@ -94,6 +95,7 @@ def test_read_only_store_answers_as_a_full_store_and_stops_its_server(seeded_dir
         light.close()
     assert server_gone(pid)
     assert not (seeded_dir / "falkordb.rdb.settings").exists()
+    assert server_dir and not os.path.exists(server_dir)  # its socket, pid, config and log directory
 
 
 def test_full_and_read_only_stores_share_one_server(seeded_dir):
