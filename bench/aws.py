@@ -196,24 +196,16 @@ def render_aws_section(rows: Sequence[dict[str, Any]], command: str = "python -m
 
 def write_section(path: Path, lines: list[str]) -> None:
     """Replace the "AWS import" section of the report at `path` (or append it)."""
-    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
-    block = "\n".join(lines).rstrip() + "\n"
-    start = text.find(SECTION)
-    if start == -1:
-        text = text.rstrip() + "\n\n" + block
-    else:
-        end = text.find("\n## ", start + len(SECTION))
-        text = text[:start] + block + ("\n" + text[end + 1 :] if end != -1 else "")
-    path.write_text(text, encoding="utf-8")
+    from bench.cli import write_section as write_named_section
+
+    write_named_section(path, lines, SECTION)
 
 
 def carry_section(path: Path, previous: str) -> None:
     """Put the "AWS import" section of `previous` (the report before a rewrite) back into the report at `path`."""
-    start = previous.find(SECTION)
-    if start == -1:
-        return
-    end = previous.find("\n## ", start + len(SECTION))
-    write_section(path, previous[start : end if end != -1 else None].rstrip().splitlines())
+    from bench.cli import carry_section as carry_named_section
+
+    carry_named_section(path, previous, SECTION)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
