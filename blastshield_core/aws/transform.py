@@ -24,7 +24,7 @@ import io
 import re
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -1002,17 +1002,7 @@ class _Builder:
         """
         found = self._globbed.get(pattern)
         if found is None:
-            universe = self._universe()
-            cut = min((i for i in (pattern.find("*"), pattern.find("?")) if i >= 0), default=len(pattern))
-            prefix = pattern[:cut]
-            found = []
-            for index in range(bisect_left(universe, prefix), len(universe)):
-                arn = universe[index]
-                if not arn.startswith(prefix):
-                    break
-                if resource_matches(pattern, arn):
-                    found.append(arn)
-            self._globbed[pattern] = found
+            found = self._globbed[pattern] = list(_sorted_matches(pattern, self._universe()))
         return found
 
     def _universe(self) -> list[str]:
@@ -1097,15 +1087,7 @@ class _Builder:
         key = (pattern, kind)
         found = self._pattern_hits.get(key)
         if found is None:
-            found = self._pattern_hits[key] = set()
-            cut = min((i for i in (pattern.find("*"), pattern.find("?")) if i >= 0), default=len(pattern))
-            prefix = pattern[:cut]
-            for index in range(bisect_left(sorted_arns, prefix), len(sorted_arns)):
-                arn = sorted_arns[index]
-                if not arn.startswith(prefix):
-                    break
-                if resource_matches(pattern, arn):
-                    found.add(arn)
+            found = self._pattern_hits[key] = set(_sorted_matches(pattern, sorted_arns))
         return found
 
     def index_trust(self, role: _Role, kind: str, entry: str, index: _TrustIndex) -> None:
@@ -1636,3 +1618,16 @@ def build_from_sources(
     with paused_gc():
         doc = builder.build()
     return doc, builder.report
+
+
+def _sorted_matches(pattern: str, sorted_arns: Sequence[str]) -> Iterator[str]:
+    """The ARNs of `sorted_arns` (sorted) that `pattern` matches, in order: only those starting
+    with the pattern's literal prefix (before its first wildcard) are tried."""
+    cut = min((i for i in (pattern.find("*"), pattern.find("?")) if i >= 0), default=len(pattern))
+    prefix = pattern[:cut]
+    for index in range(bisect_left(sorted_arns, prefix), len(sorted_arns)):
+        arn = sorted_arns[index]
+        if not arn.startswith(prefix):
+            return
+        if resource_matches(pattern, arn):
+            yield arn
