@@ -6,7 +6,8 @@ Starts `python -m blastshield_core mcp` on an embedded database seeded with the
 built-in scenarios, speaks JSON-RPC to it over its stdin/stdout (one request, wait
 for its response line), and times `investigate_alert BH-1042` end to end, taking
 turns in blocks of 20 calls with the same call on `ReadTools` in this process against
-the same database and server. Both answers must be equal (the structured content is the
+the same database and server, over the same kind of store (the read-only one the MCP
+server opens). Both answers must be equal (the structured content is the
 result's JSON) or no figure is reported. Target: p50 over stdio ≤ p50 in process + 1 ms.
 """
 
@@ -35,7 +36,7 @@ BLOCK = 20
 class StdioClient:
     """A minimal JSON-RPC client of `python -m blastshield_core mcp` (settings from `env`)."""
 
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], protocol_version: str = "2025-06-18") -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("BLASTSHIELD_", "FALKORDB_", "GEMINI_"))} | env
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "blastshield_core", "mcp"],
@@ -47,8 +48,8 @@ class StdioClient:
         )
         self.reader = self.proc.stdout
         self.next_id = 0
-        params = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}
-        self.request("initialize", params)
+        client = {"name": "bench", "version": "1"}
+        self.request("initialize", {"protocolVersion": protocol_version, "capabilities": {}, "clientInfo": client})
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
     def send(self, message: dict[str, Any]) -> None:
@@ -59,16 +60,21 @@ class StdioClient:
     def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         self.next_id += 1
         self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        reply = self.reply(self.next_id)
+        if "error" in reply:
+            raise AssertionError(f"{method}: {reply['error']}")
+        return reply["result"]
+
+    def reply(self, request_id: int) -> dict[str, Any]:
+        """The whole JSON-RPC reply to `request_id` (lines for other ids are passed over)."""
         assert self.reader is not None
         while True:
             line = self.reader.readline()
             if not line:
                 raise AssertionError("the MCP server closed its output")
             reply = json.loads(line)
-            if reply.get("id") == self.next_id:
-                if "error" in reply:
-                    raise AssertionError(f"{method}: {reply['error']}")
-                return reply["result"]
+            if reply.get("id") == request_id:
+                return reply
 
     def close(self) -> None:
         assert self.proc.stdin is not None
@@ -100,7 +106,7 @@ def measure_mcp(calls: int = 300) -> dict[str, float]:
         client = StdioClient({"BLASTSHIELD_DATA_DIR": data_dir})
         store = None
         try:
-            store = Store(settings)
+            store = Store(settings, reads_only=True)  # the store the MCP server opens
             tools = ReadTools(store)
             stdio: list[float] = []
             direct: list[float] = []

@@ -442,13 +442,25 @@ def _audit_verify(services: Services, args: argparse.Namespace) -> int:
     return EXIT_OK if result.intact else 1
 
 
-def _serve_mcp(services: Services) -> int:
+def _serve_mcp(args: argparse.Namespace, settings: Any) -> int:
+    """Serve the MCP tools over stdio. They only read (select_response_candidate records its
+    proposal in this process), so the server opens the read-only store, as read commands do."""
     import logging
 
+    from .analysis import AnalysisTools
+    from .mcp_server import build_mcp_server
     from .mcp_stdio import serve_stdio
+    from .proposals import ProposalLog
 
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
-    serve_stdio(services.mcp_server())
+    try:
+        services = _ReadOnly(settings)
+    except QueryFailed as exc:
+        return _fail(args.json, Status.QUERY_FAILED, str(exc), EXIT_FAILED)
+    try:
+        serve_stdio(build_mcp_server(services.tools, ProposalLog(), AnalysisTools(services.tools)))
+    finally:
+        services.close()
     return EXIT_OK
 
 
@@ -633,6 +645,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(args.json, Status.INVALID_INPUT, str(exc), EXIT_INVALID)
     if args.command in READ_COMMANDS:
         return _read_command(args, settings)
+    if args.command == "mcp":
+        return _serve_mcp(args, settings)
 
     if args.command == "release" and not args.confirm:
         message = "release needs --confirm: the route's qualifying paths come back; nothing was done"
@@ -786,8 +800,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _check_briefing(services, args, proposed)
         if args.command == "report":
             return _report(services, args)
-        if args.command == "mcp":
-            return _serve_mcp(services)
         if args.command == "alert":
             assert alert_request is not None
             return _open_alert(services, args, alert_request)
