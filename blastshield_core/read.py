@@ -8,9 +8,9 @@ it succeeded, failed or was refused.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar
 
@@ -68,8 +68,21 @@ SENSITIVE = ["high", "critical"]
 BLAST_LABELS = (Label.WORKLOAD.value, Label.IAM_ROLE.value, Label.DATA_ASSET.value)
 LABEL_ORDER = tuple(label.value for label in Label)
 CANDIDATE_PREFIX = "block-route:"
-# Reads a tool runs beside its own (one call's independent queries, on another connection).
-_SIDE_READS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="blastshield-read")
+# Reads a tool runs beside its own (one call's independent queries, on another connection),
+# on a pool made at first use: most commands never need it, nor `concurrent.futures` (and
+# `logging`, which it imports), about 10 ms of a command's start.
+_side_pool: Any = None
+_side_pool_lock = threading.Lock()
+
+
+def _side_reads() -> Any:
+    global _side_pool  # noqa: PLW0603 - made once, on first use
+    with _side_pool_lock:
+        if _side_pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            _side_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="blastshield-read")
+        return _side_pool
 # The alert queue reads its entities' path ends in chunks of this many ids (one query each).
 QUEUE_CHUNK = 100
 # The drawn neighbourhood holds at most this many relationships (paths are always drawn whole).
@@ -553,7 +566,7 @@ class ReadTools:
             )
 
         found: dict[str, list[PathEnd]] = {}
-        answers = [chunk(chunks[0])] if len(chunks) == 1 else list(_SIDE_READS.map(chunk, chunks))
+        answers = [chunk(chunks[0])] if len(chunks) == 1 else list(_side_reads().map(chunk, chunks))
         for row in (row for rows in answers for row in rows):
             found[row["entity_id"]] = [PathEnd(int(h), a, str(s)) for h, a, s in row["ends"]]
         return found
@@ -660,7 +673,7 @@ class ReadTools:
             # path query runs here (the server answers reads on several threads).
             rows = self.store.read("alert_by_id", {"id": inp.alert_id})
             start = rows[0]["props"].get("entity_id") if rows else None
-            pending = _SIDE_READS.submit(self.reach, start) if isinstance(start, str) else None
+            pending = _side_reads().submit(self.reach, start) if isinstance(start, str) else None
             try:
                 ev = self.evidence(inp.alert_id)
             finally:
