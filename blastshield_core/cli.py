@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from .model import ANALYST_ALERT_KIND, DOCUMENT_NAME_PATTERN, DocumentError
-from .results import DECIDER_NAMES, DEFAULT_MAX_ACTIONS, AccessPath, RunRecord, RunState, Status, ToolResult
+from .results import DECIDER_NAMES, DEFAULT_MAX_ACTIONS, AccessPath, RunState, Status, ToolResult
 from .settings import SettingsError, load_settings
 from .store import QueryFailed
 
@@ -30,6 +30,7 @@ from .store import QueryFailed
 if TYPE_CHECKING:
     from .analyst_alert import AlertRequest
     from .checker import BriefingClaims, Flag
+    from .results_runs import RunRecord
     from .service import Services
 
 __all__ = ["EXIT_CODES", "READ_COMMANDS", "main"]

@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -30,13 +30,10 @@ from .results import (
     Candidate,
     CandidateCollateral,
     CandidatesResult,
-    CollateralResult,
     EvidenceGraphResult,
     GraphRel,
-    IdentityCollateral,
     InvestigateInput,
     InvestigationResult,
-    LostEntity,
     NodeView,
     PathInput,
     RelView,
@@ -51,6 +48,9 @@ from .rules import RULE_SET, PathEnd, assess, combine, evidence_factors, signal_
 from .store import QueryFailed, Store, decode_cell
 from .templates import path_template
 from .trace import Tracer
+
+if TYPE_CHECKING:
+    from .results_analysis import CollateralResult
 
 __all__ = [
     "SENSITIVE",
@@ -83,6 +83,8 @@ def _side_reads() -> Any:
 
             _side_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="blastshield-read")
         return _side_pool
+
+
 # The alert queue reads its entities' path ends in chunks of this many ids (one query each).
 QUEUE_CHUNK = 100
 # The drawn neighbourhood holds at most this many relationships (paths are always drawn whole).
@@ -456,6 +458,8 @@ class ReadTools:
         `baseline` caches the "now" side per identity across calls that share one moment;
         `skip_identity` (the alert's own entity, for a candidate) is not compared at all.
         """
+        from .results_analysis import CollateralResult, IdentityCollateral, LostEntity  # not in read commands
+
         cache = baseline if baseline is not None else {}
         if relationship is not None and relationship.properties.get("route_id") == route_id:
             rel = relationship  # a candidate's own relationship, just read with its paths

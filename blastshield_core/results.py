@@ -4,11 +4,12 @@ The field names here are a contract: the CLI prints these models as JSON and
 scripts rely on them (`status`, `alert.risk_score`, `paths[].nodes[].id`, ...).
 """
 
+import importlib
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from .model import ENTITY_ID_PATTERN
 
@@ -329,167 +330,6 @@ RouteIdInput = Annotated[StrictStr, Field(pattern=ENTITY_ID_PATTERN, description
 AlertIdInput = Annotated[StrictStr, Field(pattern=ENTITY_ID_PATTERN, description="Alert id, e.g. BH-1042")]
 
 
-def _unique(values: list[str]) -> list[str]:
-    seen: set[str] = set()
-    for value in values:
-        if value in seen:
-            raise ValueError(f"{value!r} is listed twice")
-        seen.add(value)
-    return values
-
-
-class ChokePointsInput(AlertInput):
-    """Choke points of an alert: the exact minimum set of relationships whose removal leaves no
-    qualifying path (depth 6) from the alert's entity to a high/critical asset, the paths each
-    one cuts, and every relationship ranked by the paths it carries. With routes_only, only
-    session routes (what a containment action can block) may be chosen; severable is false when
-    some path has no route. Read-only; status paths_found, no_path, unknown_alert,
-    unknown_source, invalid_input or query_failed."""
-
-    routes_only: StrictBool = False
-
-
-class WhatIfInput(AlertInput):
-    """Dry run: the qualifying paths that would remain if the listed session routes were
-    blocked, computed by a read-only query that excludes them; nothing is written. Every route
-    id must exist in the graph (unknown_route otherwise)."""
-
-    block: Annotated[
-        list[RouteIdInput],
-        Field(min_length=1, max_length=MAX_BLOCK_ROUTES, description="Route ids to treat as blocked"),
-    ]
-
-    _unique_block = field_validator("block")(_unique)
-
-
-class CollateralInput(_Input):
-    """Collateral of blocking one session route: every identity whose access uses it and the
-    sessions, workloads, roles and assets each would no longer reach (within 6 hops) once it is
-    blocked. Read-only; unknown_route for a route id not in the graph."""
-
-    route_id: RouteIdInput
-
-
-class MultiAlertInput(_Input):
-    """Several alerts together: their combined blast radius, the entities reached from more than
-    one alert, the relationships their paths share, and the minimum set of relationships (or
-    session routes with routes_only) that severs all their qualifying paths at once."""
-
-    alert_ids: Annotated[list[AlertIdInput], Field(min_length=1, max_length=MAX_MULTI_ALERTS, description="Alert ids")]
-    routes_only: StrictBool = False
-
-    _unique_alerts = field_validator("alert_ids")(_unique)
-
-
-class ChokeRelationship(_Out):
-    source: str
-    type: str
-    target: str
-    route_id: str | None = None
-    paths_cut: list[int] = Field(default_factory=list)
-
-
-class RelationshipLoad(_Out):
-    source: str
-    type: str
-    target: str
-    route_id: str | None = None
-    paths_carried: int
-    allowed: bool
-
-
-class ChokePointsResult(ToolResult):
-    alert_id: str | None = None
-    entity_id: str | None = None
-    routes_only: bool = False
-    severable: bool = False
-    relationships: list[ChokeRelationship] = Field(default_factory=list)
-    uncuttable_paths: list[int] = Field(default_factory=list)
-    ranking: list[RelationshipLoad] = Field(default_factory=list)
-    paths: list[AccessPath] = Field(default_factory=list)
-    qualifying_paths: int = 0
-    exact: bool = True
-    truncated: bool = False
-    path_cap: int = PATH_CAP
-
-
-class WhatIfResult(ToolResult):
-    alert_id: str | None = None
-    entity_id: str | None = None
-    blocked: list[str] = Field(default_factory=list)
-    not_on_paths: list[str] = Field(default_factory=list)
-    paths_before: int = 0
-    paths: list[AccessPath] = Field(default_factory=list)
-    path_count: int = 0
-    truncated: bool = False
-    path_cap: int = PATH_CAP
-
-
-class LostEntity(_Out):
-    id: str
-    label: str
-    name: str
-    sensitivity: str | None = None
-
-
-class IdentityCollateral(_Out):
-    identity_id: str
-    name: str
-    lost: list[LostEntity] = Field(default_factory=list)
-
-
-class CollateralResult(ToolResult):
-    route_id: str | None = None
-    relationship: RelView | None = None
-    route_status: str | None = None
-    identities: list[IdentityCollateral] = Field(default_factory=list)
-    lost_by_label: dict[str, int] = Field(default_factory=dict)
-    lost_sensitive_assets: list[str] = Field(default_factory=list)
-
-
-class MultiAlertMember(_Out):
-    alert_id: str
-    entity_id: str
-    path_count: int
-    truncated: bool = False
-
-
-class CombinedEntity(_Out):
-    id: str
-    label: str
-    name: str
-    alerts: list[str]
-    min_hops: int
-    on_critical_path: bool
-
-
-class SharedRelationship(_Out):
-    source: str
-    type: str
-    target: str
-    route_id: str | None = None
-    alerts: list[str]
-    paths_carried: int
-
-
-class MultiAlertResult(ToolResult):
-    alert_ids: list[str] = Field(default_factory=list)
-    routes_only: bool = False
-    members: list[MultiAlertMember] = Field(default_factory=list)
-    entities: list[CombinedEntity] = Field(default_factory=list)
-    shared_entities: list[CombinedEntity] = Field(default_factory=list)
-    shared_assets: list[CombinedEntity] = Field(default_factory=list)
-    common_relationships: list[SharedRelationship] = Field(default_factory=list)
-    choke_points: list[ChokeRelationship] = Field(default_factory=list)
-    severable: bool = False
-    uncuttable_paths: list[int] = Field(default_factory=list)
-    exact: bool = True
-    paths: list[AccessPath] = Field(default_factory=list)
-    path_alerts: list[str] = Field(default_factory=list)
-    qualifying_paths: int = 0
-    truncated: bool = False
-
-
 class TraceEntry(_Out):
     tool: str
     input: dict[str, Any]
@@ -520,120 +360,79 @@ class RunState(StrEnum):
         return self is not RunState.RUNNING
 
 
-class SelectInput(_Input):
-    """What `select_response_candidate` accepts: one proposal, nothing written."""
-
-    alert_id: Annotated[StrictStr, Field(pattern=ENTITY_ID_PATTERN, description="The alert being contained")]
-    candidate_id: Annotated[
-        StrictStr,
-        Field(pattern=CANDIDATE_ID_PATTERN, description="One candidate id from get_response_candidates"),
-    ]
-    rationale: Annotated[StrictStr, Field(min_length=1, max_length=2000, description="Why this candidate")]
-
-
-class SelectResult(ToolResult):
-    alert_id: str | None = None
-    candidate_id: str | None = None
-    among_current_candidates: bool = False
-
-
-class Proposal(_Out):
-    alert_id: str
-    candidate_id: str
-    rationale: str
-
-
-class Decision(_Out):
-    """A decider's answer: a proposal, or the reason there is none."""
-
-    decider: str
-    proposal: Proposal | None = None
-    reason: str = ""
-    turns: int = 0
-    tool_calls: list[dict[str, Any]] = Field(default_factory=list)
-
-
-class ActionResult(_Out):
-    operation: str
-    status: str  # applied | rejected | failed
-    reason: str
-    alert_id: str | None = None
-    route_id: str | None = None
-    relationship: RelView | None = None
-    paths_before: int | None = None
-    after: InvestigationResult | None = None
+# -- defined on first use --------------------------------------------------------
+# The analysis and containment models live in their own modules, loaded the first time
+# one of their names is read from here: a read command never defines them (each model
+# class costs about half a millisecond to create, a fifth of this module's import).
+_LATER = {
+    "ChokePointsInput": ".results_analysis",
+    "WhatIfInput": ".results_analysis",
+    "CollateralInput": ".results_analysis",
+    "MultiAlertInput": ".results_analysis",
+    "ChokeRelationship": ".results_analysis",
+    "RelationshipLoad": ".results_analysis",
+    "ChokePointsResult": ".results_analysis",
+    "WhatIfResult": ".results_analysis",
+    "LostEntity": ".results_analysis",
+    "IdentityCollateral": ".results_analysis",
+    "CollateralResult": ".results_analysis",
+    "MultiAlertMember": ".results_analysis",
+    "CombinedEntity": ".results_analysis",
+    "SharedRelationship": ".results_analysis",
+    "MultiAlertResult": ".results_analysis",
+    "SelectInput": ".results_runs",
+    "SelectResult": ".results_runs",
+    "Proposal": ".results_runs",
+    "Decision": ".results_runs",
+    "ActionResult": ".results_runs",
+    "RunAction": ".results_runs",
+    "RunStep": ".results_runs",
+    "RunOwner": ".results_runs",
+    "RouteRelease": ".results_runs",
+    "RunRecord": ".results_runs",
+    "AlertReopened": ".results_runs",
+    "ReleaseResult": ".results_runs",
+}
 
 
-class RunAction(_Out):
-    step: int
-    candidate_id: str
-    route_id: str
-    status: str
-    verified: bool
-    paths_before: int | None
-    paths_after: int | None
-    reason: str
+def __getattr__(name: str) -> Any:
+    module = _LATER.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __package__), name)
+    globals()[name] = value
+    return value
 
 
-class RunStep(_Out):
-    seq: int
-    kind: str
-    at: datetime
-    summary: str
-    data: dict[str, Any] = Field(default_factory=dict)
-    trace: list[TraceEntry] = Field(default_factory=list)
-
-
-class RunOwner(_Out):
-    """The process a run belongs to: pid, host and the process's start time (pid reuse shows)."""
-
-    pid: int
-    host: str
-    started: str
-
-
-class RouteRelease(_Out):
-    """A later release of a route a run blocked: by whom, why and when."""
-
-    route_id: str
-    actor: str
-    at: datetime
-    reason: str
-    event_id: str
-
-
-class RunRecord(_Out):
-    run_id: str
-    alert_id: str
-    decider: str
-    max_actions: int
-    state: RunState
-    reason: str
-    actions: list[RunAction] = Field(default_factory=list)
-    remaining_paths: int | None = None
-    started_at: datetime
-    finished_at: datetime | None = None
-    steps: list[RunStep] = Field(default_factory=list)
-    actor: str = ""  # who started the run
-    owner: RunOwner | None = None  # the process running it
-    releases: list[RouteRelease] = Field(default_factory=list)  # later releases of routes it blocked
-
-
-class AlertReopened(_Out):
-    alert_id: str
-    paths_before: int
-    paths_after: int
-
-
-class ReleaseResult(_Out):
-    """The answer of `release`: the route is active again, and which alerts have paths back."""
-
-    status: Status
-    message: str
-    route_id: str | None = None
-    state: str | None = None  # released
-    blocked_by_run: str | None = None
-    actor: str | None = None
-    reason: str | None = None
-    alerts_reopened: list[AlertReopened] = Field(default_factory=list)
-    event_id: str | None = None
+if TYPE_CHECKING:
+    from .results_analysis import (
+        ChokePointsInput,
+        ChokePointsResult,
+        ChokeRelationship,
+        CollateralInput,
+        CollateralResult,
+        CombinedEntity,
+        IdentityCollateral,
+        LostEntity,
+        MultiAlertInput,
+        MultiAlertMember,
+        MultiAlertResult,
+        RelationshipLoad,
+        SharedRelationship,
+        WhatIfInput,
+        WhatIfResult,
+    )
+    from .results_runs import (
+        ActionResult,
+        AlertReopened,
+        Decision,
+        Proposal,
+        ReleaseResult,
+        RouteRelease,
+        RunAction,
+        RunOwner,
+        RunRecord,
+        RunStep,
+        SelectInput,
+        SelectResult,
+    )

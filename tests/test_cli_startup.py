@@ -16,6 +16,7 @@ from tests.conftest import ROOT, run_cli
 # import path, the containment loop and the briefing checker (each costs start-up time).
 HEAVY = ("mcp", "google.genai", "blastshield_core.mcp_server", "blastshield_core.ingest", "blastshield_core.loop")
 HEAVY += ("blastshield_core.checker", "blastshield_core.audit", "blastshield_core.analysis")
+HEAVY += ("blastshield_core.results_runs",)
 
 PROBE = """
 import json, sys
@@ -79,3 +80,26 @@ def test_package_exports_resolve_lazily():
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "[] []"
+
+
+def test_result_models_of_analysis_and_runs_are_defined_on_first_use():
+    """`results` defines neither the analysis nor the containment models until one is read from it;
+    every name in its `__all__` resolves (to the class its own module defines) and others are errors."""
+    code = (
+        "import sys, blastshield_core.results as r\n"
+        "before = sorted(m for m in sys.modules if m.startswith('blastshield_core.results_'))\n"
+        "from blastshield_core.results import RunRecord, WhatIfResult\n"
+        "import blastshield_core.results_runs as runs\n"
+        "missing = [n for n in r.__all__ if getattr(r, n, None) is None]\n"
+        "try:\n"
+        "    r.NoSuchModel\n"
+        "    error = None\n"
+        "except AttributeError as exc:\n"
+        "    error = str(exc)\n"
+        "print(before, missing, RunRecord is runs.RunRecord, WhatIfResult.__module__, error)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    expected = (
+        "[] [] True blastshield_core.results_analysis module 'blastshield_core.results' has no attribute 'NoSuchModel'"
+    )
+    assert proc.stdout.strip() == expected
