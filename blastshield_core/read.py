@@ -85,6 +85,8 @@ def _side_reads() -> Any:
         return _side_pool
 
 
+# A breadth-first expansion is read again when the graph changed meanwhile, at most this often.
+REACH_ATTEMPTS = 3
 # The alert queue reads its entities' path ends in chunks of this many ids (one query each).
 QUEUE_CHUNK = 100
 # The drawn neighbourhood holds at most this many relationships (paths are always drawn whole).
@@ -425,22 +427,38 @@ class ReadTools:
     def reach(self, entity_id: str, exclude_routes: Iterable[str] = ()) -> list[Reached]:
         """Every entity reachable from `entity_id` over qualifying relationships within 6 hops,
         with its hop distance (breadth first), treating routes in `exclude_routes` as blocked.
-        Records are slim (id, label, name, sensitivity, hops): a dense graph reaches thousands."""
+        Records are slim (id, label, name, sensitivity, hops): a dense graph reaches thousands.
+
+        After the first level the frontier is sent as internal node ids, which name the same
+        nodes only while the graph does not change: the graph's version (which every write
+        bumps) is read before and after, and a changed graph is expanded again. Raises
+        QueryFailed when it changed every time."""
         excluded = sorted(exclude_routes)
+        for _ in range(REACH_ATTEMPTS):
+            version = self.store.graph_version()
+            found = self._expand(entity_id, excluded)
+            if self.store.graph_version() == version:
+                return found
+        raise QueryFailed(f"the graph changed during each of {REACH_ATTEMPTS} expansions from {entity_id!r}")
+
+    def _expand(self, entity_id: str, excluded: list[str]) -> list[Reached]:
         seen = {entity_id}
-        frontier = [entity_id]
+        frontier: list[int] = []
         found: list[Reached] = []
         for hop in range(1, MAX_DEPTH + 1):
-            if not frontier:
+            if hop == 1:
+                rows = self.store.read("expand_frontier", {"frontier": [entity_id], "exclude_routes": excluded})
+            elif frontier:
+                rows = self.store.read("expand_frontier_nodes", {"nodes": frontier, "exclude_routes": excluded})
+            else:
                 break
-            rows = self.store.read("expand_frontier", {"frontier": frontier, "exclude_routes": excluded})
             frontier = []
             for row in rows:
                 node_id = row["id"]
                 if node_id in seen:
                     continue
                 seen.add(node_id)
-                frontier.append(node_id)
+                frontier.append(row["node"])
                 found.append(Reached(node_id, _ENDS[row["type"]][1], row["name"] or node_id, row["sensitivity"], hop))
         return found
 

@@ -37,6 +37,7 @@ REQUIRED = frozenset(
         "alert_path_ends",
         "queue_alerts",
         "expand_frontier",
+        "expand_frontier_nodes",
         "expand_frontier_any_status",
         "identities_reaching",
         "export_nodes",

@@ -5,7 +5,10 @@ from __future__ import annotations
 import pytest
 
 from blastshield_core import Status, import_document, parse_document
-from blastshield_core.read import ReadTools, path_signature
+from blastshield_core.model import GraphDocument
+from blastshield_core.read import REACH_ATTEMPTS, ReadTools, path_signature
+from blastshield_core.seeds import seed
+from blastshield_core.store import QueryFailed
 
 BH_1042 = {("developer_07", "sess-dev07", "build-runner-07", "deploy-role", "prod-admin-role", "customer-db")}
 BH_IAM_2001 = {
@@ -329,3 +332,61 @@ def test_query_failure_is_query_failed_not_no_path(base_store):
         assert closed.tracer.entries()[-1].status is Status.QUERY_FAILED
     finally:
         view.command("DEL", "never_created")
+
+
+def _extra_asset(asset_id: str) -> GraphDocument:
+    """deploy-role (on developer_07's path) reads one more high asset: a change to the graph."""
+    return GraphDocument.model_validate(
+        {
+            "format": "blastshield-graph/v1",
+            "name": f"extra-{asset_id}",
+            "nodes": [
+                {"id": "deploy-role", "label": "IAMRole", "name": "deploy-role", "properties": {}},
+                {"id": asset_id, "label": "DataAsset", "name": asset_id, "properties": {"sensitivity": "high"}},
+            ],
+            "edges": [{"source": "deploy-role", "target": asset_id, "type": "CAN_READ", "properties": {}}],
+            "alerts": [],
+        }
+    )
+
+
+def _writing_during_expansions(store, times: int) -> tuple[list[str], list[str]]:
+    """Make each of the first `times` expansions of `store` meet a real import between two of its
+    levels; the assets written and the expansions begun (their first level's template)."""
+    original, written, begun = store.read, [], []
+
+    def read(name, params=None, **kwargs):
+        rows = original(name, params, **kwargs)
+        if name == "expand_frontier":
+            begun.append(name)
+        elif name == "expand_frontier_nodes" and len(written) < min(times, len(begun)):
+            written.append(f"extra-asset-{len(written)}")
+            import_document(store, _extra_asset(written[-1]))
+        return rows
+
+    store.read = read
+    return written, begun
+
+
+def test_reach_is_read_again_when_the_graph_changes_meanwhile(store):
+    """The frontier travels as internal node ids, so an expansion that met a write is done again
+    on the graph as it is now, and the answer is that of a fresh read."""
+    seed(store)
+    tools = ReadTools(store)
+    before = {r.id for r in tools.reach("developer_07")}
+    written, begun = _writing_during_expansions(store, 1)
+    reached = tools.reach("developer_07")
+    del store.read
+    assert written == ["extra-asset-0"] and len(begun) == 2 and "extra-asset-0" not in before
+    assert reached == tools.reach("developer_07") and {r.id for r in reached} == before | {"extra-asset-0"}
+
+
+def test_reach_that_never_sees_a_still_graph_fails(store):
+    """A graph written during every expansion is a query failure, never a partial reach."""
+    seed(store)
+    tools = ReadTools(store)
+    written, begun = _writing_during_expansions(store, REACH_ATTEMPTS)
+    with pytest.raises(QueryFailed, match=f"changed during each of {REACH_ATTEMPTS} expansions"):
+        tools.reach("developer_07")
+    del store.read
+    assert len(written) == len(begun) == REACH_ATTEMPTS

@@ -80,3 +80,14 @@ def test_per_alert_templates_start_from_an_index(seeded_store, name):
     plan = seeded_store.command("GRAPH.EXPLAIN", seeded_store.settings.graph, text)
     assert any("Index Scan" in line for line in plan), plan
     assert not [line for line in plan if "Label Scan" in line or "All Node Scan" in line], plan
+
+
+def test_expansion_by_node_id_seeks_each_node(seeded_store):
+    """Later levels of a breadth-first expansion find each frontier node by its internal id."""
+    from blastshield_core.store import _params_header
+    from blastshield_core.templates import template
+
+    text = _params_header({"nodes": [0, 1], "exclude_routes": []}) + template("expand_frontier_nodes").text
+    plan = seeded_store.command("GRAPH.EXPLAIN", seeded_store.settings.graph, text)
+    assert any("NodeByIdSeek" in line for line in plan), plan
+    assert not [line for line in plan if "Scan" in line], plan
