@@ -398,47 +398,68 @@ def _bulk_calls(segments: list[_BulkSegment]) -> Iterator[tuple[list[Any], int]]
         yield [nodes, rels, len(labels), len(types), *labels, *types], nodes + rels
 
 
-def _bulk_fill(store: Store, graph: str, doc: GraphDocument, step: Callable[[int], None]) -> None:
+def _bulk_fill(
+    store: Store, graph: str, doc: GraphDocument, step: Callable[[int], None], check: Callable[[], None]
+) -> None:
     """Write `doc` into the new graph `graph` with GRAPH.BULK.
 
-    The next call is packed while the server runs the previous one; calls stay
-    in order (node numbering depends on it), and none is left running on return.
+    The next call is packed while the server runs the previous one; calls stay in order
+    (node numbering depends on it), and none is left running on return. Nodes come first,
+    in calls of their own, and their id indexes are created right after them: the server
+    builds those while the relationships are packed, and relationship calls do not touch
+    them. `check` (the document's checks across items, which raises DocumentError) runs
+    while the server loads the nodes, before any relationship is packed, since packing
+    looks up each relationship's ends.
     """
     by_label: dict[Label, list[NodeSpec]] = {label: [] for label in Label}
     for node in doc.nodes:
         by_label[node.label].append(node)
     number: dict[str, int] = {}  # entity id -> the number the server gives its node
-    segments: list[_BulkSegment] = []
+    node_segments: list[_BulkSegment] = []
     for label, nodes in by_label.items():
         if nodes:
             first = len(number)
             number.update((node.id, first + i) for i, node in enumerate(nodes))
             extra = sorted({key for node in nodes for key in node.properties})
-            segments.append(
+            node_segments.append(
                 _BulkSegment(
                     True, f"Entity:{label.value}", ["id", "name", *extra], len(nodes), _node_packer(nodes, extra)
                 )
             )
     if doc.alerts:
         keys = ["id", "title", "entity_id", "kind", "signals"]
-        segments.append(_BulkSegment(True, "Alert", keys, len(doc.alerts), _alert_packer(doc.alerts)))
-    by_type: dict[RelType, list[EdgeSpec]] = {rel: [] for rel in RelType}
-    for edge in doc.edges:
-        by_type[edge.type].append(edge)
-    for rel_type, edges in by_type.items():
-        if edges:
-            extra, pack = _edge_packer(edges, number)
-            segments.append(_BulkSegment(False, rel_type.value, extra, len(edges), pack))
+        node_segments.append(_BulkSegment(True, "Alert", keys, len(doc.alerts), _alert_packer(doc.alerts)))
 
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="blastshield-bulk")
     pending: tuple[Future[Any], int] | None = None
+    calls = 0
+
+    def submit(fn: Callable[..., Any], *args: Any, count: int = 0) -> None:
+        nonlocal pending
+        if pending is not None:
+            pending[0].result()  # raises the call's QueryFailed
+            step(pending[1])
+        pending = (pool.submit(fn, *args), count)
+
+    def bulk(segments: list[_BulkSegment]) -> None:
+        nonlocal calls
+        for args, count in _bulk_calls(segments):
+            submit(store.command, "GRAPH.BULK", graph, *(["BEGIN"] if calls == 0 else []), *args, count=count)
+            calls += 1
+
     try:
-        for index, (args, count) in enumerate(_bulk_calls(segments)):
-            if pending is not None:
-                pending[0].result()  # raises the call's QueryFailed
-                step(pending[1])
-            call = ["GRAPH.BULK", graph, *(["BEGIN"] if index == 0 else []), *args]
-            pending = (pool.submit(store.command, *call), count)
+        bulk(node_segments)
+        check()  # while the server loads the last nodes
+        submit(_ensure_indexes, store, graph, NODE_INDEXES)  # built while the relationships are packed
+        by_type: dict[RelType, list[EdgeSpec]] = {rel: [] for rel in RelType}
+        for edge in doc.edges:
+            by_type[edge.type].append(edge)
+        edge_segments = []
+        for rel_type, edges in by_type.items():
+            if edges:
+                extra, pack = _edge_packer(edges, number)
+                edge_segments.append(_BulkSegment(False, rel_type.value, extra, len(edges), pack))
+        bulk(edge_segments)
         if pending is not None:
             pending[0].result()
             step(pending[1])
@@ -446,13 +467,13 @@ def _bulk_fill(store: Store, graph: str, doc: GraphDocument, step: Callable[[int
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _ensure_indexes(store: Store, graph: str) -> None:
-    for name in (
-        "create_entity_index",
-        "create_alert_index",
-        "create_route_block_index_session",
-        "create_route_block_index_access",
-    ):
+NODE_INDEXES = ("create_entity_index", "create_alert_index")
+RELATIONSHIP_INDEXES = ("create_route_block_index_session", "create_route_block_index_access")
+INDEXES = (*NODE_INDEXES, *RELATIONSHIP_INDEXES)
+
+
+def _ensure_indexes(store: Store, graph: str, names: tuple[str, ...] = INDEXES) -> None:
+    for name in names:
         try:
             store.execute_write(template(name).text, graph=graph)
         except QueryFailed as exc:
@@ -512,7 +533,9 @@ def import_document(
             existing: dict[str, str] = {}
         else:
             existing = _existing_labels(store, doc.referenced_ids(), live)
-        doc.check_internal(existing)
+        fresh = replace or not live_exists
+        if not fresh:  # a fresh import checks while the server loads its nodes (`_bulk_fill`)
+            doc.check_internal(existing)
         if live_exists and not replace:
             _check_routes_against_graph(store, doc, live)
         blocks = _blastshield_blocks(store, live) if live_exists else {}
@@ -530,17 +553,16 @@ def import_document(
             if progress is not None:
                 progress(done, total)
 
-        # A fresh import fills a new staging graph in bulk, then builds its indexes.
+        # A fresh import fills a new staging graph in bulk, building its indexes as it goes.
         # An upsert copies the live graph and MERGEs into the copy, finding ends by
         # the id index.
-        fresh = replace or not live_exists
         writer = _BatchWriter(store, staging, step)
         try:
             if fresh:
                 # The indexes are built once the data is in: keeping them up to date call by call
                 # instead cost the server a third more time on a large account.
-                _bulk_fill(store, staging, doc, step)
-                _ensure_indexes(store, staging)
+                _bulk_fill(store, staging, doc, step, lambda: doc.check_internal(existing))
+                _ensure_indexes(store, staging, RELATIONSHIP_INDEXES)
                 if not store.wait_for_indexes(staging, INDEX_WAIT_S):
                     raise QueryFailed(f"the indexes of the imported graph were not built within {INDEX_WAIT_S:.0f} s")
             else:

@@ -85,6 +85,24 @@ def test_invalid_document_is_rejected_and_changes_nothing(seeded_store, case, ch
     assert snapshot(seeded_store) == before
 
 
+CROSS_ITEM = ["duplicate id", "edge to missing node", "alert on missing entity", "duplicate route"]
+
+
+@pytest.mark.parametrize("case", CROSS_ITEM)
+def test_invalid_replacement_is_rejected_and_changes_nothing(store, case):
+    """A replacement checks the document across items while the server loads its nodes into the
+    staging graph: an error is refused the same way, the live graph is unchanged and the staging
+    graph is gone."""
+    changes, pointer = next((c, p) for name, c, p in BAD_DOCUMENTS if name == case)
+    seed(store)
+    before = snapshot(store)
+    with pytest.raises(DocumentError) as err:
+        import_document(store, parse_document(doc(**changes)), replace=True)
+    assert pointer in str(err.value)
+    assert snapshot(store) == before
+    assert not [g for g in store.command("GRAPH.LIST") if "__staging_" in g]
+
+
 def test_label_conflict_with_the_graph_is_rejected(store):
     """An id that exists under another label is an error, and nothing is written."""
     import_document(store, parse_document(doc()))
