@@ -559,8 +559,9 @@ def import_document(
         writer = _BatchWriter(store, staging, step)
         try:
             if fresh:
-                # The indexes are built once the data is in: keeping them up to date call by call
-                # instead cost the server a third more time on a large account.
+                # Each index is built once its data is in (node indexes after the last node call,
+                # the relationship ones at the end): keeping them up to date call by call instead
+                # cost the server a third more time on a large account.
                 _bulk_fill(store, staging, doc, step, lambda: doc.check_internal(existing))
                 _ensure_indexes(store, staging, RELATIONSHIP_INDEXES)
                 if not store.wait_for_indexes(staging, INDEX_WAIT_S):
