@@ -43,6 +43,7 @@ __all__ = [
     "config_text",
     "server_binaries",
     "server_environment",
+    "wait_for_exit",
 ]
 
 # The settings both ways of opening the embedded database give the server.
@@ -347,7 +348,7 @@ class EmbeddedServer:
         except Exception:  # the server closes the connection as it exits
             pass
         conn.close()
-        _wait_for_exit(self.pid)
+        wait_for_exit(self.pid)
         if self.redis_dir and os.path.isdir(self.redis_dir):
             _remove_dir(self.redis_dir)
         try:
@@ -401,7 +402,8 @@ def _alive(pid: int) -> bool:
         return True  # no /proc: the signal check is all there is
 
 
-def _wait_for_exit(pid: int, timeout: float = 10.0) -> None:
+def wait_for_exit(pid: int, timeout: float = 10.0) -> None:
+    """Wait until the process is gone or a zombie (exited, not yet reaped); kill it after `timeout`."""
     deadline = time.monotonic() + timeout
     while _alive(pid):
         if time.monotonic() > deadline:  # pragma: no cover - a server that ignores SHUTDOWN

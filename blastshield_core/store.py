@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-from .embedded import SERVER_CONFIG, ReplyError, RespConnection, StartupLock, server_environment
+from .embedded import SERVER_CONFIG, ReplyError, RespConnection, StartupLock, server_environment, wait_for_exit
 from .settings import Settings
 from .templates import load_templates, template
 
@@ -302,6 +302,11 @@ class Store:
             self.settings.query_timeout_ms,
         )
 
+    @property
+    def _read_connection(self) -> Any:
+        """Where reads go: a full embedded store's RESP connection, else the store's own."""
+        return self._reads if self._reads is not None else self._db.connection
+
     def _read(self, text: str, params: dict[str, Any] | None, graph: str | None, parse: Callable[[list[Any]], T]) -> T:
         """One GRAPH.RO_QUERY, its compact reply given to `parse` (an empty one when the graph
         does not exist yet). Templates return only scalars, lists and maps, so rows are parsed
@@ -310,9 +315,9 @@ class Store:
         for a page of paths)."""
         if self._closed:
             raise QueryFailed("the store is closed")
-        connection = self._reads if self._reads is not None else self._db.connection
         try:
-            return parse(connection.execute_command(*self._graph_command("GRAPH.RO_QUERY", text, params, graph)))
+            command = self._graph_command("GRAPH.RO_QUERY", text, params, graph)
+            return parse(self._read_connection.execute_command(*command))
         except _error_replies() as exc:
             if "empty key" in str(exc) or "Invalid graph operation on empty key" in str(exc):
                 return parse([[]])  # the graph does not exist yet: a reply of statistics alone, no rows
@@ -366,7 +371,7 @@ class Store:
         if self._closed:
             raise QueryFailed("the store is closed")
         try:
-            value = self._db.connection.get(self.version_key(graph))
+            value = self._read_connection.get(self.version_key(graph))
         except _failures() as exc:
             raise QueryFailed(f"query failed: {type(exc).__name__}: {exc}") from None
         return int(value or 0)
@@ -552,7 +557,7 @@ class Store:
                 client.execute_command("SHUTDOWN", "SAVE", "NOW", "FORCE")
             except _failures():
                 pass  # the server closes the connection as it exits
-            _wait_for_exit(pid)
+            wait_for_exit(pid)
         client.connection_pool.disconnect()
         self._forget_embedded(client, remove_dirs=True)
 
@@ -597,24 +602,6 @@ def _same_token(value: Any, token: str) -> bool:
     if isinstance(value, bytes):
         value = value.decode(errors="replace")
     return value == token
-
-
-def _wait_for_exit(pid: int, timeout: float = 10.0) -> None:
-    """Wait until the process is gone or a zombie (exited, not yet reaped)."""
-    import psutil  # only when stopping the embedded server: a read command need not import it
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
-                return
-        except psutil.NoSuchProcess:
-            return
-        time.sleep(0.01)
-    try:  # pragma: no cover - a server that ignores SHUTDOWN
-        os.kill(pid, 9)
-    except OSError:
-        pass
 
 
 def _params_header(params: dict[str, Any] | None) -> str:
