@@ -58,7 +58,49 @@ def _int_or_text(text: str) -> int | str:
     return int(text) if re.fullmatch(r"[+-]?\d{1,6}", text.strip()) else text
 
 
-def _parser() -> argparse.ArgumentParser:
+class _Skipped:
+    """Stands in for the parser of a command other than the one being run (see `_Commands`)."""
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def add_subparsers(self, **kwargs: Any) -> _Skipped:
+        return self
+
+    def add_parser(self, *args: Any, **kwargs: Any) -> _Skipped:
+        return self
+
+
+class _Commands:
+    """The subcommand registry of `_parser`: with `only`, every other command's parser is
+    skipped. Building all 27 of them (argparse looks up a translation for each help text)
+    costs several ms of every command, and a command line names its command first."""
+
+    def __init__(self, sub: Any, only: str | None) -> None:
+        self.sub, self.only, self.found = sub, only, False
+
+    def add_parser(self, name: str, **kwargs: Any) -> Any:
+        if self.only is not None and name != self.only:
+            return _Skipped()
+        self.found = True
+        return self.sub.add_parser(name, **kwargs)
+
+
+def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """`_parser().parse_args(argv)`, building only the named command's parser when the first
+    argument names one (the same namespace, help and errors: a test holds them equal)."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args and not args[0].startswith("-"):
+        parser = _parser(only=args[0])
+        if parser is not None:
+            return parser.parse_args(args)
+    full = _parser()
+    assert full is not None  # without `only` every command is there
+    return full.parse_args(args)
+
+
+def _parser(only: str | None = None) -> argparse.ArgumentParser | None:
+    """The command line's parser; with `only`, that command's alone (None for no such command)."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--json", action="store_true", help="print the result as JSON")
     common.add_argument("--data-dir", help="embedded database directory (BLASTSHIELD_DATA_DIR)")
@@ -68,7 +110,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m blastshield_core",
         description="BlastShield: access-path evidence for security alerts, from a FalkorDB graph.",
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = _Commands(parser.add_subparsers(dest="command", required=True, metavar="COMMAND"), only)
 
     p = sub.add_parser("seed", parents=[common], help="load the built-in scenarios")
     p.add_argument("--reset", action="store_true", help="restore every scenario to its original state")
@@ -192,7 +234,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="random seed: the same seed gives the same files")
     p.add_argument("--messy", action="store_true", help="add what real exports have: encoded documents, dangling names")
     p.add_argument("--out", required=True, help="folder to write the collection into")
-    return parser
+    return parser if sub.found else None
 
 
 def _emit(payload: dict[str, Any], as_json: bool, text: str) -> None:
@@ -635,7 +677,7 @@ quick_exit = False
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = _parse_args(argv)
     if args.command == "generate":
         return _generate(args)
     if args.command == "generate-aws":

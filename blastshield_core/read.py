@@ -50,7 +50,7 @@ from .templates import path_template
 from .trace import Tracer
 
 if TYPE_CHECKING:
-    from .results_analysis import CollateralResult
+    from .results_collateral import CollateralResult
 
 __all__ = [
     "SENSITIVE",
@@ -476,7 +476,7 @@ class ReadTools:
         `baseline` caches the "now" side per identity across calls that share one moment;
         `skip_identity` (the alert's own entity, for a candidate) is not compared at all.
         """
-        from .results_analysis import CollateralResult, IdentityCollateral, LostEntity  # not in read commands
+        from .results_collateral import CollateralResult, IdentityCollateral, LostEntity  # only where used
 
         cache = baseline if baseline is not None else {}
         if relationship is not None and relationship.properties.get("route_id") == route_id:

@@ -373,9 +373,9 @@ _LATER = {
     "RelationshipLoad": ".results_analysis",
     "ChokePointsResult": ".results_analysis",
     "WhatIfResult": ".results_analysis",
-    "LostEntity": ".results_analysis",
-    "IdentityCollateral": ".results_analysis",
-    "CollateralResult": ".results_analysis",
+    "LostEntity": ".results_collateral",
+    "IdentityCollateral": ".results_collateral",
+    "CollateralResult": ".results_collateral",
     "MultiAlertMember": ".results_analysis",
     "CombinedEntity": ".results_analysis",
     "SharedRelationship": ".results_analysis",
@@ -410,10 +410,7 @@ if TYPE_CHECKING:
         ChokePointsResult,
         ChokeRelationship,
         CollateralInput,
-        CollateralResult,
         CombinedEntity,
-        IdentityCollateral,
-        LostEntity,
         MultiAlertInput,
         MultiAlertMember,
         MultiAlertResult,
@@ -422,6 +419,7 @@ if TYPE_CHECKING:
         WhatIfInput,
         WhatIfResult,
     )
+    from .results_collateral import CollateralResult, IdentityCollateral, LostEntity
     from .results_runs import (
         ActionResult,
         AlertReopened,

@@ -1,7 +1,8 @@
 """Inputs and results of the analysis tools (choke points, what-if, collateral, multi-alert).
 
 Import them from `results`, which loads this module the first time one is used: read
-commands never define them."""
+commands never define them. The collateral results are defined in `results_collateral`
+(response candidates use them) and exported here too."""
 
 from typing import Annotated
 
@@ -14,12 +15,12 @@ from .results import (
     AccessPath,
     AlertIdInput,
     AlertInput,
-    RelView,
     RouteIdInput,
     ToolResult,
     _Input,
     _Out,
 )
+from .results_collateral import CollateralResult, IdentityCollateral, LostEntity
 
 __all__ = [
     "ChokePointsInput",
@@ -134,28 +135,6 @@ class WhatIfResult(ToolResult):
     path_count: int = 0
     truncated: bool = False
     path_cap: int = PATH_CAP
-
-
-class LostEntity(_Out):
-    id: str
-    label: str
-    name: str
-    sensitivity: str | None = None
-
-
-class IdentityCollateral(_Out):
-    identity_id: str
-    name: str
-    lost: list[LostEntity] = Field(default_factory=list)
-
-
-class CollateralResult(ToolResult):
-    route_id: str | None = None
-    relationship: RelView | None = None
-    route_status: str | None = None
-    identities: list[IdentityCollateral] = Field(default_factory=list)
-    lost_by_label: dict[str, int] = Field(default_factory=dict)
-    lost_sensitive_assets: list[str] = Field(default_factory=list)
 
 
 class MultiAlertMember(_Out):

@@ -16,7 +16,7 @@ from tests.conftest import ROOT, run_cli
 # import path, the containment loop and the briefing checker (each costs start-up time).
 HEAVY = ("mcp", "google.genai", "blastshield_core.mcp_server", "blastshield_core.ingest", "blastshield_core.loop")
 HEAVY += ("blastshield_core.checker", "blastshield_core.audit", "blastshield_core.analysis")
-HEAVY += ("blastshield_core.results_runs",)
+HEAVY += ("blastshield_core.results_runs", "blastshield_core.results_analysis")
 
 PROBE = """
 import json, sys
@@ -52,7 +52,7 @@ def cli_env(loopback_server):
 
 
 def test_read_commands_import_no_mcp_model_or_write_path(cli_env):
-    """Every read command answers without importing the MCP stack, google-genai, import, loop or checker."""
+    """Every read command answers without the MCP stack, google-genai, import, loop, checker or analysis models."""
     commands = [
         ["alerts", "--json"],
         ["investigate", "BH-1042", "--json"],
@@ -103,3 +103,44 @@ def test_result_models_of_analysis_and_runs_are_defined_on_first_use():
         "[] [] True blastshield_core.results_analysis module 'blastshield_core.results' has no attribute 'NoSuchModel'"
     )
     assert proc.stdout.strip() == expected
+
+
+def _outcome(parse, argv: list[str], capsys) -> tuple:
+    """The namespace `parse(argv)` returns, or its exit code and printed text."""
+    try:
+        return ("ok", vars(parse(argv)))
+    except SystemExit as exc:
+        out = capsys.readouterr()
+        return ("exit", exc.code, out.out, out.err)
+
+
+def test_one_command_parser_answers_as_the_full_parser(capsys):
+    """Building only the named command's parser gives the same namespace, help and errors for every command."""
+    from blastshield_core import cli
+
+    full = cli._parser()
+    commands = sorted(full._subparsers._group_actions[0].choices)  # every command the full parser knows
+    assert len(commands) >= 25 and "investigate" in commands and "alert" in commands
+    argvs = []
+    for name in commands:
+        argvs += [[name], [name, "--help"], [name, "X"], [name, "X", "Y", "--json"], [name, "X", "--bogus"]]
+        argvs += [[name, "X", "--data-dir", "d", "--confirm", "--reason", "r", "--decider", "rules"]]
+    argvs += [["alert", "open", "e1", "--title", "t", "--signal", "a=b"], ["investigate", "BH-1", "--depth", "3"]]
+    argvs += [["path", "a", "b", "--max-hops", "x"], ["what-if", "BH-1", "--block", "r1", "--block", "r2"]]
+    argvs += [["investigat", "BH-1"], ["nosuch"], ["--help"], [], ["-x", "investigate"]]
+    compared = 0
+    for argv in argvs:
+        expected = _outcome(lambda a: cli._parser().parse_args(a), argv, capsys)
+        got = _outcome(cli._parse_args, argv, capsys)
+        assert got == expected, argv
+        compared += expected[0] == "ok"
+    assert compared >= 10  # valid command lines are among them, not only errors
+
+
+def test_one_command_parser_builds_that_command_alone():
+    """With a command named, the parser knows that command only; an unknown name builds nothing."""
+    from blastshield_core import cli
+
+    one = cli._parser(only="investigate")
+    assert list(one._subparsers._group_actions[0].choices) == ["investigate"]
+    assert cli._parser(only="nosuch") is None
