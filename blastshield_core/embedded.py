@@ -34,6 +34,7 @@ import hiredis
 
 __all__ = [
     "SERVER_CONFIG",
+    "SHUTDOWN",
     "EmbeddedServer",
     "ReplyError",
     "RespConnection",
@@ -48,6 +49,12 @@ __all__ = [
 
 # The settings both ways of opening the embedded database give the server.
 SERVER_CONFIG = {"appendonly": "yes", "appendfsync": "always"}
+# Stopping the server. Every write is already in the append-only file, synced before it was
+# acknowledged, and that file is what the server loads when it starts (a snapshot is read only
+# when there is no append-only file), so writing a snapshot on the way out (SAVE) is work
+# nothing reads: several ms on the seed graph, seconds on a large one. The server still
+# flushes its append-only file before it exits.
+SHUTDOWN = ("SHUTDOWN", "NOSAVE", "NOW", "FORCE")
 START_TIMEOUT_S = 10.0
 POLL_S = 0.002
 RELEASE_TIMEOUT_S = 5.0
@@ -327,7 +334,7 @@ class EmbeddedServer:
                 time.sleep(POLL_S)
 
     def release(self, conn: RespConnection, client_name: str) -> None:
-        """Disconnect; stop the server (saving its file) when no other client is connected."""
+        """Disconnect; stop the server when no other client is connected."""
         try:
             others = sum(1 for entry in conn.client_list() if entry.get("name") != client_name)
         except Exception:
@@ -344,7 +351,7 @@ class EmbeddedServer:
             conn.close()
             return
         try:
-            conn.execute_command("SHUTDOWN", "SAVE", "NOW", "FORCE")
+            conn.execute_command(*SHUTDOWN)
         except Exception:  # the server closes the connection as it exits
             pass
         conn.close()

@@ -30,7 +30,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-from .embedded import SERVER_CONFIG, ReplyError, RespConnection, StartupLock, server_environment, wait_for_exit
+from .embedded import (
+    SERVER_CONFIG,
+    SHUTDOWN,
+    ReplyError,
+    RespConnection,
+    StartupLock,
+    server_environment,
+    wait_for_exit,
+)
 from .settings import Settings
 from .templates import load_templates, template
 
@@ -554,7 +562,7 @@ class Store:
             return
         if pid:
             try:
-                client.execute_command("SHUTDOWN", "SAVE", "NOW", "FORCE")
+                client.execute_command(*SHUTDOWN)
             except _failures():
                 pass  # the server closes the connection as it exits
             wait_for_exit(pid)

@@ -35,6 +35,28 @@ def test_embedded_graph_persists_across_restarts(tmp_path):
         store.close()
 
 
+def test_embedded_data_lives_in_the_append_only_file_and_stopping_writes_no_snapshot(tmp_path):
+    """The server loads the append-only file, not a snapshot, and stopping it writes none (SAVE would be unread work)."""
+    settings = load_settings(environ={}, data_dir=tmp_path)
+    store = Store(settings)
+    seed(store)
+    store.close()
+    snapshot = tmp_path / "falkordb.rdb"
+    snapshot.unlink(missing_ok=True)  # whatever a snapshot held, the data must come from elsewhere
+    store = Store(settings)
+    try:
+        assert ReadTools(store).investigate_alert("BH-1042").path_count == 1
+    finally:
+        store.close()
+    assert not snapshot.exists()
+    reader = Store(settings, reads_only=True)  # a read command's store stops the server the same way
+    try:
+        assert ReadTools(reader).investigate_alert("BH-1042").path_count == 1
+    finally:
+        reader.close()
+    assert not snapshot.exists()
+
+
 def test_close_is_quick_and_stops_the_server(tmp_path):
     """Closing the last client stops the embedded server in well under a second."""
     store = Store(load_settings(environ={}, data_dir=tmp_path))
