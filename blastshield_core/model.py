@@ -8,7 +8,7 @@ and relationship types come from when a query needs them.
 import math
 import re
 from enum import StrEnum
-from operator import attrgetter, eq
+from operator import attrgetter, eq, ne
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
@@ -301,16 +301,14 @@ class GraphDocument(BaseModel):
         Raises DocumentError naming the first offending item.
         """
         existing = existing or {}
-        labels: dict[str, Label] = {}
-        for index, node in enumerate(self.nodes):
-            item = f"nodes[{index}] (id {node.id!r})"
-            if node.id in labels:
-                raise DocumentError(item, "duplicate node id")
-            current = existing.get(node.id)
-            if current is not None and current != node.label.value:
-                raise DocumentError(item, f"id already exists in the graph as {current}, not {node.label}")
-            labels[node.id] = node.label
-        known: dict[str, str] = {**existing, **{k: v.value for k, v in labels.items()}}
+        # whole-list passes first (a label is a StrEnum, equal to its text); the loop, which
+        # names the first offending node, runs only when they fail
+        labels: dict[str, str] = dict(
+            zip(map(attrgetter("id"), self.nodes), map(attrgetter("label"), self.nodes), strict=True)
+        )
+        if len(labels) != len(self.nodes) or any(map(ne, map(existing.get, labels, labels.values()), labels.values())):
+            self._check_nodes(existing)
+        known: dict[str, str] = {**existing, **labels}
         if not _edges_pass(self.edges, known):
             self._check_edges(known)
         alert_ids: set[str] = set()
@@ -321,6 +319,18 @@ class GraphDocument(BaseModel):
             alert_ids.add(alert.id)
             if alert.entity_id not in known:
                 raise DocumentError(item, f"entity_id {alert.entity_id!r} is not a node of the document or the graph")
+
+    def _check_nodes(self, existing: dict[str, str]) -> None:
+        """The nodes' cross-item checks one by one: raises DocumentError naming the first offender."""
+        labels: dict[str, Label] = {}
+        for index, node in enumerate(self.nodes):
+            item = f"nodes[{index}] (id {node.id!r})"
+            if node.id in labels:
+                raise DocumentError(item, "duplicate node id")
+            current = existing.get(node.id)
+            if current is not None and current != node.label.value:
+                raise DocumentError(item, f"id already exists in the graph as {current}, not {node.label}")
+            labels[node.id] = node.label
 
     def _check_edges(self, known: dict[str, str]) -> None:
         """The relationships' cross-item checks one by one: raises DocumentError naming the first offender."""
