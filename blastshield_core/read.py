@@ -87,6 +87,10 @@ def _side_reads() -> Any:
 
 # A breadth-first expansion is read again when the graph changed meanwhile, at most this often.
 REACH_ATTEMPTS = 3
+# Blast radius orders its critical paths in Python from the relationships its expansion read
+# (`_critical_paths`); past this many steps of that search it answers as a query failure, as
+# the path query it stands in for would once the server's timeout ended it.
+CRITICAL_PATH_STEPS = 2_000_000
 # The alert queue reads its entities' path ends in chunks of this many ids (one query each).
 QUEUE_CHUNK = 100
 # The drawn neighbourhood holds at most this many relationships (paths are always drawn whole).
@@ -136,6 +140,66 @@ class Reached(NamedTuple):
     name: str
     sensitivity: str | None
     hops: int
+
+
+# What a breadth-first expansion read, by internal node id: each node -> the nodes one
+# qualifying relationship away (one relationship per ordered pair of nodes: a type has one
+# pair of labels, and a document or upsert holds one relationship per source, type and target).
+_Links = dict[int, list[int]]
+
+
+def _critical_paths(
+    start: int | None, links: _Links, targets: set[int], names: dict[int, str], cap: int
+) -> tuple[list[list[str]], bool]:
+    """The critical paths of blast radius from what an expansion read (`ReadTools._expand`): the
+    paths `evidence` reads, as entity ids (the start's first), and whether there were more than `cap`.
+
+    Those are the simple paths of 1..MAX_DEPTH qualifying relationships from `start` to a node of
+    `targets` (sensitive data assets), shortest first, then by their entity ids, cut at `cap`.
+    Lengths are searched in turn and the search stops after the first length that makes the
+    count exceed `cap`, so a dense graph never has its longer paths enumerated; a branch is cut
+    where even the nearest target is too far (hops to the nearest target, breadth first
+    backwards). Raises QueryFailed after CRITICAL_PATH_STEPS steps.
+    """
+    if start is None or not targets:
+        return [], False
+    back: _Links = {}
+    for source, nexts in links.items():
+        for node in nexts:
+            back.setdefault(node, []).append(source)
+    to_go = dict.fromkeys(targets, 0)
+    level = list(targets)
+    for hops in range(1, MAX_DEPTH):
+        level = list(dict.fromkeys(prev for node in level for prev in back.get(node, ()) if prev not in to_go))
+        to_go.update(dict.fromkeys(level, hops))
+    found: list[tuple[int, list[str]]] = []
+    steps = 0
+    path, on_path = [start], {start}
+
+    def walk(node: int, length: int) -> None:
+        nonlocal steps
+        depth = len(path)  # relationships once `node`'s next one is taken
+        for nxt in links.get(node, ()):
+            steps += 1
+            if nxt in on_path or depth + to_go.get(nxt, MAX_DEPTH + 1) > length:
+                continue
+            if depth == length:  # to_go is 0: a target
+                found.append((length, [names[n] for n in path] + [names[nxt]]))
+                continue
+            path.append(nxt)
+            on_path.add(nxt)
+            walk(nxt, length)
+            path.pop()
+            on_path.discard(nxt)
+        if steps > CRITICAL_PATH_STEPS:
+            raise QueryFailed(f"more than {CRITICAL_PATH_STEPS:,} steps to order the critical paths; not answered")
+
+    for length in range(1, MAX_DEPTH + 1):
+        walk(start, length)
+        if len(found) > cap:
+            break
+    found.sort()
+    return [ids for _, ids in found[:cap]], len(found) > cap
 
 
 class Unknown(Exception):
@@ -217,6 +281,7 @@ def _paths_from_records(records: list[list[Any]], nodes_at: int, rels_at: int) -
 # and [EDGE, [edge id, type id, source node id, target node id, [[key id, type, value], ...]]].
 _NODE, _EDGE = 8, 7
 _AS_SENT = frozenset((2, 3))  # compact strings and integers: the value needs no decoding
+_EXPAND_COLUMNS = ("source", "node", "id", "type", "name", "sensitivity")  # of expand_frontier(_nodes)
 
 
 def _graph_properties(cells: list[list[Any]], keys: list[str]) -> dict[str, Any]:
@@ -441,25 +506,55 @@ class ReadTools:
                 return found
         raise QueryFailed(f"the graph changed during each of {REACH_ATTEMPTS} expansions from {entity_id!r}")
 
-    def _expand(self, entity_id: str, excluded: list[str]) -> list[Reached]:
+    def _expand(
+        self, entity_id: str, excluded: list[str], links: _Links | None = None, names: dict[int, str] | None = None
+    ) -> list[Reached]:
+        """One breadth-first expansion (see `reach`). With `links` and `names` it also keeps what it
+        read of the graph by internal node id: each qualifying relationship leaving a node within
+        MAX_DEPTH - 1 hops (source -> targets), and each node's entity id."""
         seen = {entity_id}
         frontier: list[int] = []
         found: list[Reached] = []
         for hop in range(1, MAX_DEPTH + 1):
             if hop == 1:
-                rows = self.store.read("expand_frontier", {"frontier": [entity_id], "exclude_routes": excluded})
+                columns, records = self.store.read_records(
+                    "expand_frontier", {"frontier": [entity_id], "exclude_routes": excluded}
+                )
             elif frontier:
-                rows = self.store.read("expand_frontier_nodes", {"nodes": frontier, "exclude_routes": excluded})
+                columns, records = self.store.read_records(
+                    "expand_frontier_nodes", {"nodes": frontier, "exclude_routes": excluded}
+                )
             else:
                 break
             frontier = []
-            for row in rows:
-                node_id = row["id"]
+            if not records:
+                continue
+            # Cells read in place: ids, types and internal ids are compact strings and integers (a
+            # dense graph sends thousands of rows); name and sensitivity are decoded if they are not.
+            at_source, at_node, at_id, at_type, at_name, at_sensitivity = map(columns.index, _EXPAND_COLUMNS)
+            for record in records:
+                node = record[at_node][1]
+                if links is not None:
+                    links.setdefault(record[at_source][1], []).append(node)
+                node_id = record[at_id][1]
                 if node_id in seen:
                     continue
                 seen.add(node_id)
-                frontier.append(row["node"])
-                found.append(Reached(node_id, _ENDS[row["type"]][1], row["name"] or node_id, row["sensitivity"], hop))
+                frontier.append(node)
+                name, sensitivity = record[at_name], record[at_sensitivity]
+                found.append(
+                    Reached(
+                        node_id,
+                        _TARGET_LABEL[record[at_type][1]],
+                        (name[1] if name[0] in _AS_SENT else decode_cell(name)) or node_id,
+                        sensitivity[1] if sensitivity[0] in _AS_SENT else decode_cell(sensitivity),
+                        hop,
+                    )
+                )
+                if names is not None:
+                    names[node] = node_id
+            if names is not None and hop == 1:
+                names[records[0][at_source][1]] = entity_id
         return found
 
     def route_collateral(
@@ -690,19 +785,30 @@ class ReadTools:
         """Workloads, roles and assets reachable over qualifying relationships within 6 hops."""
 
         def body(inp: AlertInput) -> BlastRadiusResult:
-            # The breadth-first expansion and the path query are independent once the
-            # entity is known, so the expansion runs on a second connection while the
-            # path query runs here (the server answers reads on several threads).
-            rows = self.store.read("alert_by_id", {"id": inp.alert_id})
-            start = rows[0]["props"].get("entity_id") if rows else None
-            pending = _side_reads().submit(self.reach, start) if isinstance(start, str) else None
-            try:
-                ev = self.evidence(inp.alert_id)
-            finally:
-                reached = pending.result() if pending is not None else None  # never left running
-            if start != ev.entity.id or reached is None:  # the alert changed in between (an import)
-                reached = self.reach(ev.entity.id)
-            on_path = {n.id for p in ev.paths for n in p.nodes[1:]}
+            # One breadth-first expansion answers both questions: what the entity reaches, and,
+            # from the relationships it read, the critical paths (those `evidence` reads; on a
+            # dense graph the path query cost as much as the expansion). Alert, entity and
+            # expansion are read at one graph version.
+            for _ in range(REACH_ATTEMPTS):
+                version = self.store.graph_version()
+                rows = self.store.read("alert_by_id", {"id": inp.alert_id})
+                if not rows:
+                    raise Unknown(Status.UNKNOWN_ALERT, f"no alert with id {inp.alert_id!r}")
+                alert = _alert_record(rows[0]["props"])
+                if not self.store.read("entities_by_ids", {"ids": [alert.entity_id]}):
+                    raise Unknown(Status.UNKNOWN_SOURCE, f"no entity with id {alert.entity_id!r} in the graph")
+                links: _Links = {}
+                names: dict[int, str] = {}
+                reached = self._expand(alert.entity_id, [], links, names)
+                if self.store.graph_version() == version:
+                    break
+            else:
+                raise QueryFailed(f"the graph changed during each of {REACH_ATTEMPTS} reads of alert {inp.alert_id!r}")
+            start = next((node for node, entity in names.items() if entity == alert.entity_id), None)
+            sensitive = {r.id for r in reached if r.label == Label.DATA_ASSET and r.sensitivity in SENSITIVE}
+            targets = {node for node, entity in names.items() if entity in sensitive}
+            paths, truncated = _critical_paths(start, links, targets, names, self.path_cap)
+            on_path = {entity for path in paths for entity in path[1:]}
             # Plain rows validated in one call: thousands of entities on a dense graph.
             found = [
                 {"id": r.id, "label": r.label, "name": r.name, "hops": r.hops, "on_critical_path": r.id in on_path}
@@ -717,11 +823,11 @@ class ReadTools:
                 tool="get_blast_radius",
                 status=Status.OK,
                 message=f"{len(found)} workload/role/asset entities reachable within {MAX_DEPTH} hops",
-                alert_id=ev.alert.id,
-                entity_id=ev.entity.id,
+                alert_id=alert.id,
+                entity_id=alert.entity_id,
                 entities=found,
                 by_label=by_label,
-                critical_paths_truncated=ev.truncated,
+                critical_paths_truncated=truncated,
             )
 
         return self._run("get_blast_radius", BlastRadiusResult, AlertInput, {"alert_id": alert_id}, body)

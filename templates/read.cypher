@@ -279,7 +279,7 @@ CALL {
 RETURN s.id AS entity_id, ends
 
 // name: expand_frontier
-// description: one level of reachability expansion: entities one qualifying relationship (not carrying a route in $exclude_routes) away from the entities in $frontier, with their internal node id (for expand_frontier_nodes) and the type of the relationship that reached them (an entity reached by two types comes twice; the caller drops those already seen). Each frontier id is looked up by index first, so the plan starts from the frontier rather than scanning candidate targets. The traversal is untyped and the allowlist is a filter: matching five types in the pattern ran one traversal per type and took 1.5-1.7x as long on a dense graph
+// description: one level of reachability expansion: the qualifying relationships (not carrying a route in $exclude_routes) leaving the entities in $frontier, one row each: the internal node ids of its source and of the entity it reaches (`node`, for expand_frontier_nodes; blast radius orders its critical paths from these pairs), that entity, and the relationship's type (an entity reached from two frontier entities comes twice; the caller drops those already seen). Each frontier id is looked up by index first, so the plan starts from the frontier rather than scanning candidate targets. The traversal is untyped and the allowlist is a filter: matching five types in the pattern ran one traversal per type and took 1.5-1.7x as long on a dense graph
 UNWIND $frontier AS fid
 MATCH (n:Entity {id: fid})
 WITH n
@@ -288,7 +288,7 @@ WHERE coalesce(r.status, 'active') <> 'blocked'
   AND coalesce(r.permission, 'allow') <> 'deny'
   AND NOT coalesce(r.route_id, '') IN $exclude_routes
   AND type(r) IN ['HAS_SESSION', 'CAN_ACCESS', 'RUNS_AS', 'CAN_ASSUME', 'CAN_READ']
-RETURN DISTINCT ID(m) AS node, m.id AS id, type(r) AS type, m.name AS name, m.sensitivity AS sensitivity
+RETURN DISTINCT ID(n) AS source, ID(m) AS node, m.id AS id, type(r) AS type, m.name AS name, m.sensitivity AS sensitivity
 
 // name: expand_frontier_nodes
 // description: expand_frontier from the nodes with the internal ids in $nodes (as expand_frontier and this template returned them in `node`): each is found by id, without the index lookup by entity id, which was about a quarter of a breadth-first expansion on a dense graph. An internal id names a node only while the graph does not change; the caller checks the graph's version around the whole expansion
@@ -301,7 +301,7 @@ WHERE coalesce(r.status, 'active') <> 'blocked'
   AND coalesce(r.permission, 'allow') <> 'deny'
   AND NOT coalesce(r.route_id, '') IN $exclude_routes
   AND type(r) IN ['HAS_SESSION', 'CAN_ACCESS', 'RUNS_AS', 'CAN_ASSUME', 'CAN_READ']
-RETURN DISTINCT ID(m) AS node, m.id AS id, type(r) AS type, m.name AS name, m.sensitivity AS sensitivity
+RETURN DISTINCT ID(n) AS source, ID(m) AS node, m.id AS id, type(r) AS type, m.name AS name, m.sensitivity AS sensitivity
 
 // name: relationship_by_ends
 // description: the relationships of type $type from $source to $target, found through the ends' id index

@@ -5,10 +5,14 @@ from __future__ import annotations
 import pytest
 
 from blastshield_core import Status, import_document, parse_document
+from blastshield_core import read as read_module
+from blastshield_core.generate import GenerateOptions, generate
 from blastshield_core.model import GraphDocument
 from blastshield_core.read import REACH_ATTEMPTS, ReadTools, path_signature
+from blastshield_core.results import PATH_CAP
 from blastshield_core.seeds import seed
 from blastshield_core.store import QueryFailed
+from tests.small_graphs import small_graph_document
 
 BH_1042 = {("developer_07", "sess-dev07", "build-runner-07", "deploy-role", "prod-admin-role", "customer-db")}
 BH_IAM_2001 = {
@@ -353,18 +357,18 @@ def _extra_asset(asset_id: str) -> GraphDocument:
 def _writing_during_expansions(store, times: int) -> tuple[list[str], list[str]]:
     """Make each of the first `times` expansions of `store` meet a real import between two of its
     levels; the assets written and the expansions begun (their first level's template)."""
-    original, written, begun = store.read, [], []
+    original, written, begun = store.read_records, [], []
 
-    def read(name, params=None, **kwargs):
-        rows = original(name, params, **kwargs)
+    def read_records(name, params=None, **kwargs):
+        answer = original(name, params, **kwargs)
         if name == "expand_frontier":
             begun.append(name)
         elif name == "expand_frontier_nodes" and len(written) < min(times, len(begun)):
             written.append(f"extra-asset-{len(written)}")
             import_document(store, _extra_asset(written[-1]))
-        return rows
+        return answer
 
-    store.read = read
+    store.read_records = read_records
     return written, begun
 
 
@@ -376,7 +380,7 @@ def test_reach_is_read_again_when_the_graph_changes_meanwhile(store):
     before = {r.id for r in tools.reach("developer_07")}
     written, begun = _writing_during_expansions(store, 1)
     reached = tools.reach("developer_07")
-    del store.read
+    del store.read_records
     assert written == ["extra-asset-0"] and len(begun) == 2 and "extra-asset-0" not in before
     assert reached == tools.reach("developer_07") and {r.id for r in reached} == before | {"extra-asset-0"}
 
@@ -388,5 +392,52 @@ def test_reach_that_never_sees_a_still_graph_fails(store):
     written, begun = _writing_during_expansions(store, REACH_ATTEMPTS)
     with pytest.raises(QueryFailed, match=f"changed during each of {REACH_ATTEMPTS} expansions"):
         tools.reach("developer_07")
-    del store.read
+    del store.read_records
     assert len(written) == len(begun) == REACH_ATTEMPTS
+
+
+def test_blast_radius_read_again_when_the_graph_changes_meanwhile(store):
+    """Blast radius reads alert, entity and expansion at one graph version: one that met a write
+    is read again and answers as a fresh read; one that met a write every time is a query failure."""
+    seed(store)
+    tools = ReadTools(store)
+    written, begun = _writing_during_expansions(store, 1)
+    met = tools.get_blast_radius("BH-1042")
+    del store.read_records
+    assert written == ["extra-asset-0"] and len(begun) == 2
+    fresh = tools.get_blast_radius("BH-1042")
+    assert met.status is Status.OK and met == fresh and "extra-asset-0" in {e.id for e in met.entities}
+    written, begun = _writing_during_expansions(store, REACH_ATTEMPTS)
+    failed = tools.get_blast_radius("BH-1042")
+    del store.read_records
+    assert failed.status is Status.QUERY_FAILED and "changed during each" in failed.message
+    assert len(written) == len(begun) == REACH_ATTEMPTS
+
+
+def test_blast_radius_critical_paths_are_the_investigations(store):
+    """Blast radius orders its critical paths from its own expansion: on random graphs (role cycles,
+    blocked and denied relationships) and a dense generated one, the entities it marks on them and
+    whether they were cut equal the investigation's path query, at the default cap and at 1 and 3."""
+    docs = [parse_document(small_graph_document(seed)) for seed in range(20)]
+    docs.append(parse_document(generate(GenerateOptions(edges=2000, seed=5, dense=True)).to_document()))
+    compared = cut = marked = 0
+    for doc in docs:
+        import_document(store, doc, replace=True)
+        for cap in (PATH_CAP, 1, 3):
+            tools = ReadTools(store, path_cap=cap)
+            for alert in doc.alerts[:8]:
+                blast, evidence = tools.get_blast_radius(alert.id), tools.evidence(alert.id)
+                reached = {e.id for e in blast.entities}
+                on_path = {node.id for path in evidence.paths for node in path.nodes[1:]} & reached
+                assert {e.id for e in blast.entities if e.on_critical_path} == on_path, (doc.name, alert.id, cap)
+                assert blast.critical_paths_truncated is evidence.truncated, (doc.name, alert.id, cap)
+                compared, cut, marked = compared + 1, cut + evidence.truncated, marked + bool(on_path)
+    assert compared >= 80 and cut >= 10 and marked >= 40  # cut and uncut path sets, most with paths
+
+
+def test_blast_radius_whose_paths_are_too_many_to_order_is_a_query_failure(tools, monkeypatch):
+    """Past its step budget the search for critical paths stops as a query failure, not a partial answer."""
+    assert tools.get_blast_radius("BH-CONTAINMENT-4001").status is Status.OK
+    monkeypatch.setattr(read_module, "CRITICAL_PATH_STEPS", 2)
+    result = tools.get_blast_radius("BH-CONTAINMENT-4001")
+    assert result.status is Status.QUERY_FAILED and "steps to order the critical paths" in result.message
