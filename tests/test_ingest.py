@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import copy
+import time
 
 import pytest
 
 from blastshield_core import DocumentError, Status, import_document, parse_document
 from blastshield_core.read import ReadTools, path_signature
 from blastshield_core.seeds import seed, seed_documents
+from blastshield_core.store import WriteLockLost
 
 BASE = {
     "format": "blastshield-graph/v1",
@@ -325,3 +327,47 @@ def test_indexes_of_a_fresh_import_in_many_calls_cover_every_call(store, monkeyp
         assert sum(1 for e in document.edges if e.type.value == rel) > 0
         (row,) = store.read_text(query)
         assert row["n"] == 0
+
+
+def _copies(store) -> int:
+    """How many GRAPH.COPY commands the server has run."""
+    return int(store.command("INFO", "commandstats").get("cmdstat_graph.COPY", {}).get("calls", 0))
+
+
+def test_alerts_alone_are_written_in_place_without_copying_the_graph(store):
+    """A document of alerts alone (new and updated) lands on the live graph without a copy,
+    bumps the graph's version and is audited; one with a node still goes through a copy."""
+    import_document(store, parse_document(doc()))
+    copies, version = _copies(store), store.graph_version()
+    alerts = [
+        {"id": "T-1", "title": "tiny, retitled", "entity_id": "u1", "kind": "test", "signals": {}},
+        {"id": "T-2", "title": "second", "entity_id": "w1", "kind": "test", "signals": {"score": 3}},
+    ]
+    report = import_document(store, parse_document(doc(name="alerts", nodes=[], edges=[], alerts=alerts)))
+    assert _copies(store) == copies and store.graph_version() > version
+    assert (report.alerts, bool(report.event_id), report.audit_error) == (2, True, "")
+    rows = {r["id"]: r for r in store.read_text("MATCH (a:Alert) RETURN a.id AS id, a.title AS title")}
+    assert rows["T-1"]["title"] == "tiny, retitled" and "T-2" in rows
+    assert counts(store) == {"nodes": 7, "relationships": 4, "alerts": 2}
+    import_document(store, parse_document(doc(name="node", edges=[], alerts=[], nodes=BASE["nodes"][:1])))
+    assert _copies(store) == copies + 1
+
+
+def test_alerts_alone_that_fail_their_checks_or_lose_the_lock_write_nothing(store):
+    """An alert on an unknown entity is refused, and one whose write lock expired before the
+    write raises WriteLockLost: neither changes the graph."""
+    import_document(store, parse_document(doc()))
+    before = snapshot(store)
+    stray = [{"id": "T-9", "title": "stray", "entity_id": "nobody", "kind": "test", "signals": {}}]
+    with pytest.raises(DocumentError, match="nobody"):
+        import_document(store, parse_document(doc(name="stray", nodes=[], edges=[], alerts=stray)))
+    store.write_lock_ttl_s = 0.4
+
+    def stall(lock):
+        lock.stop_renewing()  # as if the process were frozen: the lock expires
+        time.sleep(0.7)
+
+    late = [{"id": "T-9", "title": "late", "entity_id": "u1", "kind": "test", "signals": {}}]
+    with pytest.raises(WriteLockLost):
+        import_document(store, parse_document(doc(name="late", nodes=[], edges=[], alerts=late)), before_commit=stall)
+    assert snapshot(store) == before
