@@ -127,15 +127,19 @@ class DirectCalls:
         tool = self._tools.get_tool(name)
         if tool is None or tool.context_kwarg is not None or tool.resolved_params:
             return False
-        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id}
-        reply.update(await _run(tool, name, arguments))
-        self._out.write(_to_json(reply) + b"\n")
+        outcome = await _run(tool, name, arguments)
+        if isinstance(outcome, bytes):  # the result, already JSON
+            line = b'{"jsonrpc":"2.0","id":' + _to_json(request_id) + b',"result":' + outcome + b"}"
+        else:
+            line = _to_json({"jsonrpc": "2.0", "id": request_id, **outcome})
+        self._out.write(line + b"\n")
         self._out.flush()
         return True
 
 
-async def _run(tool: Any, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """`{"result": ...}` or `{"error": ...}` as the SDK's `tools/call` handler would answer."""
+async def _run(tool: Any, name: str, arguments: dict[str, Any]) -> dict[str, Any] | bytes:
+    """`{"result": ...}` or `{"error": ...}` as the SDK's `tools/call` handler would answer; for a
+    declared result model, the result itself as JSON bytes."""
     from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
     from mcp.shared.exceptions import MCPError
     from mcp.types import CallToolResult, TextContent
@@ -145,12 +149,19 @@ async def _run(tool: Any, name: str, arguments: dict[str, Any]) -> dict[str, Any
         value = await tool.run(arguments, None, convert_result=False)  # the tool takes no request context
         meta = tool.fn_metadata
         if type(value) is meta.output_model and not meta.wrap_output:
-            # What `convert_result` makes of the declared result model, without building a CallToolResult
-            # and dumping its structured content a second time.
-            text = _to_json(value, fallback=str, indent=2).decode()
-            structured = value.model_dump(mode="json", by_alias=True)
-            content = [{"type": "text", "text": text}]
-            return {"result": {"content": content, "structuredContent": structured, "isError": False}}
+            # What `convert_result` makes of the declared result model, without building a CallToolResult:
+            # the model serialised twice (indented as the text content, compact as the structured
+            # content) and joined as JSON, not dumped to Python objects and encoded again.
+            text = _to_json(_to_json(value, fallback=str, indent=2).decode())
+            structured = _to_json(value, by_alias=True)
+            return (
+                b'{"content":[{"type":"text","text":'
+                + text
+                + b'}],"structuredContent":'
+                + structured
+                + b',"isError":false}'
+            )
+
         try:
             result = meta.convert_result(value)
         except MCPError:
