@@ -99,6 +99,7 @@ GRAPH_RELATIONSHIP_CAP = 300
 COLLATERAL_IDENTITY_CAP = 500
 
 R = TypeVar("R", bound=ToolResult)
+_T = TypeVar("_T")
 
 
 def candidate_id(route_id: str) -> str:
@@ -499,12 +500,17 @@ class ReadTools:
         bumps) is read before and after, and a changed graph is expanded again. Raises
         QueryFailed when it changed every time."""
         excluded = sorted(exclude_routes)
+        return self._at_one_version(lambda: self._expand(entity_id, excluded), f"expansions from {entity_id!r}")
+
+    def _at_one_version(self, read: Callable[[], _T], what: str) -> _T:
+        """`read()`, done again while the graph's version (which every write bumps) differs
+        before and after it, at most REACH_ATTEMPTS times; then QueryFailed naming `what`."""
         for _ in range(REACH_ATTEMPTS):
             version = self.store.graph_version()
-            found = self._expand(entity_id, excluded)
+            answer = read()
             if self.store.graph_version() == version:
-                return found
-        raise QueryFailed(f"the graph changed during each of {REACH_ATTEMPTS} expansions from {entity_id!r}")
+                return answer
+        raise QueryFailed(f"the graph changed during each of {REACH_ATTEMPTS} {what}")
 
     def _expand(
         self, entity_id: str, excluded: list[str], links: _Links | None = None, names: dict[int, str] | None = None
@@ -789,8 +795,7 @@ class ReadTools:
             # from the relationships it read, the critical paths (those `evidence` reads; on a
             # dense graph the path query cost as much as the expansion). Alert, entity and
             # expansion are read at one graph version.
-            for _ in range(REACH_ATTEMPTS):
-                version = self.store.graph_version()
+            def read() -> tuple[AlertRecord, list[Reached], _Links, dict[int, str]]:
                 rows = self.store.read("alert_by_id", {"id": inp.alert_id})
                 if not rows:
                     raise Unknown(Status.UNKNOWN_ALERT, f"no alert with id {inp.alert_id!r}")
@@ -799,11 +804,9 @@ class ReadTools:
                     raise Unknown(Status.UNKNOWN_SOURCE, f"no entity with id {alert.entity_id!r} in the graph")
                 links: _Links = {}
                 names: dict[int, str] = {}
-                reached = self._expand(alert.entity_id, [], links, names)
-                if self.store.graph_version() == version:
-                    break
-            else:
-                raise QueryFailed(f"the graph changed during each of {REACH_ATTEMPTS} reads of alert {inp.alert_id!r}")
+                return alert, self._expand(alert.entity_id, [], links, names), links, names
+
+            alert, reached, links, names = self._at_one_version(read, f"reads of alert {inp.alert_id!r}")
             start = next((node for node, entity in names.items() if entity == alert.entity_id), None)
             sensitive = {r.id for r in reached if r.label == Label.DATA_ASSET and r.sensitivity in SENSITIVE}
             targets = {node for node, entity in names.items() if entity in sensitive}
