@@ -15,6 +15,7 @@ if os.environ["PYDANTIC_DISABLE_PLUGINS"] == "__all__" and "pydantic.plugin._loa
 
 from . import prestart
 
+prestart.pause_collector(sys.argv[1:])  # a read command's imports; resumed before its query
 # Only the standard library and hiredis so far: start the embedded server of a read command now,
 # so it loads its file while the rest is imported.
 prestart.prestart(sys.argv[1:], os.environ)

