@@ -66,6 +66,33 @@ def test_data_directory_and_files_are_private(embedded):
     assert {p.name: stat.S_IMODE(p.stat().st_mode) & 0o077 for p in files} == {p.name: 0 for p in files}
 
 
+def test_opening_makes_a_loose_data_directory_private_and_leaves_links_alone(tmp_path):
+    """Files and directories of ours in the data directory become 0600 and 0700 (nested ones too),
+    those already private are not touched, and a symbolic link (and what it points to) is left as it is."""
+    from blastshield_core.store import _tighten
+
+    data, outside = tmp_path / "data", tmp_path / "outside.txt"
+    (data / "nested" / "deeper").mkdir(parents=True)
+    outside.write_text("not ours to change")
+    for path, mode in ((data, 0o755), (data / "nested", 0o775), (data / "nested" / "deeper", 0o755)):
+        path.chmod(mode)
+    loose, private = data / "nested" / "deeper" / "loose.aof", data / "private.rdb"
+    loose.write_text("x")
+    loose.chmod(0o644)
+    private.write_text("y")
+    private.chmod(0o600)
+    outside.chmod(0o644)
+    (data / "link").symlink_to(outside)
+    before = private.stat().st_ctime_ns
+    _tighten(data)
+    modes = {p.relative_to(data).as_posix(): stat.S_IMODE(p.lstat().st_mode) for p in data.rglob("*")}
+    assert stat.S_IMODE(data.stat().st_mode) == 0o700
+    assert modes["nested"] == modes["nested/deeper"] == 0o700
+    assert modes["nested/deeper/loose.aof"] == modes["private.rdb"] == 0o600
+    assert stat.S_IMODE(outside.stat().st_mode) == 0o644  # the link was not followed
+    assert private.stat().st_ctime_ns == before  # already private: no chmod
+
+
 def test_embedded_server_gets_a_minimal_environment(embedded):
     """The embedded redis-server does not inherit GEMINI_API_KEY (or anything but PATH)."""
     store, _ = embedded

@@ -46,6 +46,29 @@ def test_missing_template_fails_at_load(tmp_path):
         load_templates.__wrapped__(tmp_path)
 
 
+def test_template_file_parsing_keeps_query_lines_and_drops_comments(tmp_path):
+    """A template is the lines after its name: the first description line before any query text,
+    other comment lines dropped, text before the first name ignored; no text or no description fails."""
+    from blastshield_core.templates import _parse
+
+    path = tmp_path / "t.cypher"
+    path.write_text(
+        "RETURN 'before any name'\n// name: first\n// description:  the first \n// a comment\n"
+        "MATCH (n)\n\n  // indented, kept\nRETURN n\n// description: not a description after text\n"
+        "// name: second   \n// description: two\nRETURN 2\n"
+    )
+    first, second = _parse(path)
+    assert (first.name, first.description, first.source) == ("first", "the first", "t.cypher")
+    assert first.text == "MATCH (n)\n\n  // indented, kept\nRETURN n"
+    assert (second.name, second.description, second.text) == ("second", "two", "RETURN 2")
+    path.write_text("// name: empty\n// description: d\n// only a comment\n")
+    with pytest.raises(TemplateError, match="no query text"):
+        _parse(path)
+    path.write_text("// name: nodesc\nRETURN 1\n")
+    with pytest.raises(TemplateError, match="no description"):
+        _parse(path)
+
+
 PATH_PARAMS = {"include_blocked": False, "exclude_routes": [], "limit": 101}
 INDEX_DRIVEN = {
     **{
