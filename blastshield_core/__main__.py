@@ -1,6 +1,13 @@
+import gc
 import os
 import sys
 import types
+
+# The collector is off while `prestart` is imported (it imports most of the standard library the
+# command needs); `pause_collector` then keeps it off through a read command's imports, or turns it
+# back on for any other command.
+_collector_on = gc.isenabled()
+gc.disable()
 
 # BlastShield's models use no pydantic plugin. Looking for one reads the metadata of every
 # installed package, and importing pydantic's plugin loader imports `importlib.metadata`
@@ -13,9 +20,9 @@ if os.environ["PYDANTIC_DISABLE_PLUGINS"] == "__all__" and "pydantic.plugin._loa
     _no_plugins.get_plugins = lambda: ()  # type: ignore[attr-defined]
     sys.modules["pydantic.plugin._loader"] = _no_plugins
 
-from . import prestart
+from . import prestart  # noqa: E402 - after the collector is off
 
-prestart.pause_collector(sys.argv[1:])  # a read command's imports; resumed before its query
+prestart.pause_collector(sys.argv[1:], was_enabled=_collector_on)  # resumed before a read command's query
 # Only the standard library and hiredis so far: start the embedded server of a read command now,
 # so it loads its file while the rest is imported.
 prestart.prestart(sys.argv[1:], os.environ)

@@ -37,11 +37,16 @@ _begun: list[tuple[Path, EmbeddedServer, StartupLock]] = []  # at most one: the 
 _paused: list[bool] = []  # the collector was paused here and is not yet resumed
 
 
-def pause_collector(argv: Sequence[str]) -> None:
-    """Pause the cyclic garbage collector for a read command's imports (an enabled collector only)."""
-    if argv and argv[0] in READ_COMMANDS and gc.isenabled() and not _paused:
+def pause_collector(argv: Sequence[str], *, was_enabled: bool | None = None) -> None:
+    """Pause the cyclic garbage collector for a read command's imports (a collector that is on, or
+    `was_enabled` before its caller turned it off for its own imports). For any other command, a
+    collector that was on is on again on return."""
+    enabled = gc.isenabled() if was_enabled is None else was_enabled
+    if argv and argv[0] in READ_COMMANDS and enabled and not _paused:
         gc.disable()
         _paused.append(True)
+    elif enabled and not _paused:
+        gc.enable()
 
 
 def resume_collector() -> None:

@@ -194,6 +194,18 @@ def test_collector_paused_for_a_read_command_imports_only(monkeypatch):
         assert gc.isenabled() and gc.get_freeze_count() > frozen
         prestart.resume_collector()
         assert gc.isenabled()
+        gc.unfreeze()
+        # As `python -m blastshield_core` calls it: the collector already off for the first imports.
+        gc.disable()
+        prestart.pause_collector(["seed"], was_enabled=True)
+        assert gc.isenabled()  # another command: on again
+        gc.disable()
+        prestart.pause_collector(["seed"], was_enabled=False)
+        assert not gc.isenabled()  # it was off before: left off
+        prestart.pause_collector(["routes", "BH-1042"], was_enabled=True)
+        assert not gc.isenabled()
+        prestart.resume_collector()
+        assert gc.isenabled() and gc.get_freeze_count() > frozen
     finally:
         gc.enable()
         gc.unfreeze()
@@ -217,3 +229,21 @@ def test_read_command_process_resumes_the_collector_before_its_query(tmp_path):
         [sys.executable, "-c", probe, str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
     )
     assert "collector True True" in proc.stderr, proc.stderr[-2000:]
+
+
+@pytest.mark.parametrize(("command", "paused"), [("investigate", True), ("seed", False), ("mcp", False)])
+def test_collector_as_main_is_paused_for_read_commands_alone(command, paused, tmp_path):
+    """`python -m blastshield_core` enters the command line with the collector off for a read
+    command (its imports go on inside) and on for any other command."""
+    probe = (
+        "import gc, runpy, sys\n"
+        "from blastshield_core import cli\n"
+        "cli.main = lambda: print('collector on', gc.isenabled()) or 0\n"
+        f"sys.argv = ['blastshield_core', {command!r}, '--data-dir', {str(tmp_path / 'none')!r}]\n"
+        "runpy.run_module('blastshield_core', run_name='__main__')\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == f"collector on {not paused}"
