@@ -736,8 +736,8 @@ def _private_server_start() -> Iterator[None]:
 def _tighten(data_dir: Path) -> None:
     """The data directory 0700 and everything in it private (files 0600, directories 0700), when ours."""
     uid = os.getuid()
-    # os.walk rather than Path.rglob, and a chmod only where the mode differs: every command opening
-    # the store runs this (about 2 ms of a read command before).
+    # A chmod only where the mode differs: every command opening the store runs this, and changed
+    # the metadata (ctime) of every database file each time.
     paths = [str(data_dir)]
     for root, dirs, files in os.walk(data_dir):
         paths += (os.path.join(root, name) for name in (*dirs, *files))

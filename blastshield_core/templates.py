@@ -110,10 +110,6 @@ def _parse(path: Path) -> list[Template]:
         templates.append(Template(name, description, text, path.name))
 
     for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.startswith("//"):  # most lines: query text (the patterns below match comments only)
-            if name is not None:
-                body.append(line)
-            continue
         match = _NAME_RE.match(line)
         if match:
             flush()
