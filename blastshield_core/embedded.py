@@ -22,6 +22,7 @@ which they import) cost a read command about 10 ms, and none of them is needed o
 
 from __future__ import annotations
 
+import _signal
 import _socket
 import fcntl
 import json
@@ -479,8 +480,9 @@ def begin(database_file: Path, server_config: dict[str, Any] | None = None) -> E
 
 
 def private_dir() -> str:
-    """A new directory only this user can enter: in the directory `TMPDIR`, `TEMP` or `TMP` names,
-    else /tmp, as `tempfile.mkdtemp()` would pick it (which does so where neither can be written)."""
+    """A new directory only this user can enter, in the directory `TMPDIR`, `TEMP` or `TMP` names,
+    else /tmp, as `tempfile.mkdtemp()` picks it; where that directory cannot be written,
+    `tempfile.mkdtemp()` itself (which then tries its other candidates)."""
     base = next((os.environ[key] for key in ("TMPDIR", "TEMP", "TMP") if os.environ.get(key)), "/tmp")  # noqa: S108
     for _ in range(100):
         path = os.path.join(base, "tmp" + os.urandom(6).hex())
@@ -499,10 +501,12 @@ def private_dir() -> str:
 def run_private(argv: list[str]) -> int:
     """Run `argv` to its end with `server_environment()` and umask 077, and return its exit code.
     A shell sets the umask and replaces itself with the program, so this process's own umask is
-    never changed (other threads may be creating files). redis-server daemonises: it returns once
-    the server runs in the background."""
+    never changed (other threads may be creating files). As with `subprocess`, SIGPIPE and
+    SIGXFSZ, which Python ignores, are back to their defaults in the program. redis-server
+    daemonises: it returns once the server runs in the background."""
     shell = ["/bin/sh", "-c", 'umask 077 && exec "$0" "$@"', *argv]
-    pid = os.posix_spawn(shell[0], shell, server_environment())
+    defaults = (_signal.SIGPIPE, _signal.SIGXFSZ)
+    pid = os.posix_spawn(shell[0], shell, server_environment(), setsigdef=defaults)
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 
 

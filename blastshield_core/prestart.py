@@ -11,7 +11,7 @@ registered to run at exit), and any failure here only means the store starts the
 
 It also pauses Python's cyclic garbage collector through a read command's imports
 (`pause_collector`): importing pydantic and the read tools creates some 100,000 objects, none of
-them garbage, and the collector would walk them again and again (about 5% of the command). Once
+them garbage, and the collector would walk them again and again (about a tenth of the command). Once
 the read tools are imported, `resume_collector` moves everything made so far out of the
 collector's sight (`gc.freeze`) and turns it back on for the query.
 """

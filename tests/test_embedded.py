@@ -321,7 +321,7 @@ def test_run_private_gives_path_alone_umask_077_and_the_exit_code(tmp_path, monk
 
     monkeypatch.setenv("GEMINI_API_KEY", "not-for-the-server")
     out = tmp_path / "out.txt"
-    script = 'umask > "$1"; env >> "$1"; exit 3'
+    script = 'umask > "$1"; env >> "$1"; grep -E "^Sig(Ign|Blk):" /proc/self/status >> "$1"; exit 3'
     before = os.umask(0o022)
     try:
         assert run_private(["/bin/sh", "-c", script, "sh", str(out)]) == 3
@@ -330,7 +330,9 @@ def test_run_private_gives_path_alone_umask_077_and_the_exit_code(tmp_path, monk
         os.umask(before)
     lines = out.read_text().splitlines()
     assert lines[0] == "0077"
-    names = {line.partition("=")[0] for line in lines[1:]}
+    ignored = next(line for line in lines if line.startswith("SigIgn:"))
+    assert int(ignored.split()[1], 16) & (1 << (13 - 1) | 1 << (25 - 1)) == 0  # SIGPIPE, SIGXFSZ: default
+    names = {line.partition("=")[0] for line in lines[1:] if not line.startswith("Sig")}
     assert "PATH" in names and "GEMINI_API_KEY" not in names
     assert names <= {"PATH", "PWD", "SHLVL", "_", "OLDPWD"}  # what a shell adds by itself
     assert stat.S_IMODE(out.stat().st_mode) == 0o600
