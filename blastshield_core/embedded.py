@@ -29,7 +29,6 @@ import json
 import os
 import threading
 import time
-from dataclasses import dataclass
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
@@ -281,15 +280,28 @@ def _reply(reply: Any) -> Any:
     return reply
 
 
-@dataclass
 class EmbeddedServer:
-    """A running embedded server: its process, socket and the files that describe it."""
+    """A running embedded server: its process, socket and the files that describe it. (A plain
+    class: defining a dataclass costs a read command's start more; see `read.AlertRecord`.)"""
 
-    pid: int
-    socket_file: str
-    registry: str
-    redis_dir: str | None  # the directory holding its socket, pid file and log, when started here
-    pending: dict[str, str] | None = None  # started, not yet seen running (`wait_started`)
+    __slots__ = ("pending", "pid", "redis_dir", "registry", "socket_file")
+
+    def __init__(
+        self,
+        pid: int,
+        socket_file: str,
+        registry: str,
+        redis_dir: str | None,  # the directory holding its socket, pid file and log, when started here
+        pending: dict[str, str] | None = None,  # started, not yet seen running (`wait_started`)
+    ) -> None:
+        self.pid = pid
+        self.socket_file = socket_file
+        self.registry = registry
+        self.redis_dir = redis_dir
+        self.pending = pending
+
+    def __repr__(self) -> str:
+        return f"EmbeddedServer(pid={self.pid}, socket_file={self.socket_file!r}, registry={self.registry!r})"
 
     def wait_started(self) -> None:
         """Wait until a server `begin` started has written its pid file and opened its socket,

@@ -11,7 +11,6 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -114,8 +113,10 @@ def describe_input_error(exc: ValidationError) -> str:
     return "invalid input: " + "; ".join(parts)
 
 
-@dataclass(frozen=True)
-class AlertRecord:
+# Records here and in `rules`, `templates` and `embedded` are named tuples or plain classes, not
+# dataclasses: defining a dataclass execs its generated methods, and the five of them took about
+# 2.5 ms of every read command's start on this machine.
+class AlertRecord(NamedTuple):
     id: str
     title: str
     entity_id: str
@@ -123,8 +124,7 @@ class AlertRecord:
     signals: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class Evidence:
+class Evidence(NamedTuple):
     """The standard investigation of one alert, as the tools and the action service see it."""
 
     alert: AlertRecord

@@ -38,7 +38,6 @@ Every other alert keeps `demo-rules-v1` exactly.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from .results import AccessPath, ScoreFactor
@@ -77,8 +76,7 @@ SIGNAL_POINTS: dict[str, int] = {
 _BANDS = ((80, "critical"), (60, "high"), (30, "medium"), (0, "low"))
 
 
-@dataclass(frozen=True)
-class Assessment:
+class Assessment(NamedTuple):
     score: int
     severity: str
     rule_set: str

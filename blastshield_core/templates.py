@@ -10,9 +10,9 @@ templates rather than being written into one.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import NamedTuple
 
 from .model import Label, RelType
 
@@ -85,8 +85,7 @@ class TemplateError(RuntimeError):
     """A template file is malformed or a required template is missing."""
 
 
-@dataclass(frozen=True)
-class Template:
+class Template(NamedTuple):
     name: str
     description: str
     text: str
