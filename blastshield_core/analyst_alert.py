@@ -129,9 +129,11 @@ def parse_signals(items: list[str]) -> dict[str, Any]:
 
 
 def new_alert_id(now: datetime | None = None) -> str:
-    """A fresh analyst alert id: `AN-<UTC time>-<6 hex>`, valid under ALERT_ID_PATTERN."""
+    """A fresh analyst alert id: `AN-<UTC time>-<12 hex>`, valid under ALERT_ID_PATTERN. 48 random
+    bits: with 24, two of 200 ids made in one second were equal about once in 800 tries (a test
+    met it), and `open_alert`'s check for a taken id cannot see a concurrent opener's."""
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%S")
-    alert_id = f"{ALERT_ID_PREFIX}-{stamp}-{secrets.token_hex(3)}"
+    alert_id = f"{ALERT_ID_PREFIX}-{stamp}-{secrets.token_hex(6)}"
     assert re.fullmatch(ALERT_ID_PATTERN, alert_id)
     return alert_id
 

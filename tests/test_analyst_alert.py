@@ -81,7 +81,7 @@ def test_generated_ids_are_valid_and_distinct():
     """Generated alert ids match ALERT_ID_PATTERN and do not repeat."""
     ids = {new_alert_id() for _ in range(200)}
     assert len(ids) == 200
-    assert all(re.fullmatch(ALERT_ID_PATTERN, i) and i.startswith("AN-") for i in ids)
+    assert all(re.fullmatch(ALERT_ID_PATTERN, i) and re.fullmatch(r"AN-\d{8}T\d{6}-[0-9a-f]{12}", i) for i in ids)
 
 
 def test_open_alert_adds_exactly_one_alert(store):
