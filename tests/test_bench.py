@@ -37,5 +37,3 @@ def test_bench_report_includes_the_loop_and_pages(store):
     assert f"| {loop['runs']} | {loop['p50_ms']:.1f} |" in text
     assert "| `pages/containment.py` |" in text
     assert "not measured" not in text
-    assert all(ms > 0 for ms in report.loop)  # the machine's speed, measured around the size
-    assert f"| {report.loop[0]:.0f} / {report.loop[1]:.0f} |" in text and "loop ms before/after" in text
