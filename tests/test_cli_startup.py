@@ -225,9 +225,7 @@ def test_read_command_process_resumes_the_collector_before_its_query(tmp_path):
         "sys.argv = ['blastshield_core', 'investigate', 'BH-NONE', '--data-dir', sys.argv[1]]\n"
         "runpy.run_module('blastshield_core', run_name='__main__')\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", probe, str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
-    )
+    proc = _as_main(probe, str(tmp_path))
     assert "collector True True" in proc.stderr, proc.stderr[-2000:]
 
 
@@ -242,8 +240,12 @@ def test_collector_as_main_is_paused_for_read_commands_alone(command, paused, tm
         f"sys.argv = ['blastshield_core', {command!r}, '--data-dir', {str(tmp_path / 'none')!r}]\n"
         "runpy.run_module('blastshield_core', run_name='__main__')\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
-    )
+    proc = _as_main(probe)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip() == f"collector on {not paused}"
+
+
+def _as_main(probe: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`probe` run as a process from the project's root (it runs `python -m blastshield_core` by runpy)."""
+    argv = [sys.executable, "-c", probe, *args]
+    return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
