@@ -102,15 +102,20 @@ def _pct(values: Sequence[float], q: float) -> float:
     return ordered[min(rank, len(ordered)) - 1]
 
 
-def _timed(fn: Callable[[], Any], repeat: int) -> tuple[Any, float]:
-    """The answer and the fastest of `repeat` runs, in ms."""
-    best = float("inf")
-    value = None
+def _timed(fn: Callable[[], Any], ref_fn: Callable[[], Any], repeat: int) -> tuple[Any, float, Any, float]:
+    """Both answers and the fastest of `repeat` runs of each side, in ms. The two sides take
+    turns run by run, so a burst of other work on the machine falls on both alike rather than
+    on all of one side's runs."""
+    best, ref_best = float("inf"), float("inf")
+    value = ref_value = None
     for _ in range(repeat):
         started = time.perf_counter()
         value = fn()
         best = min(best, (time.perf_counter() - started) * 1000)
-    return value, best
+        started = time.perf_counter()
+        ref_value = ref_fn()
+        ref_best = min(ref_best, (time.perf_counter() - started) * 1000)
+    return value, best, ref_value, ref_best
 
 
 def _sig(paths: Any) -> list[tuple[str, ...]]:
@@ -183,8 +188,9 @@ def _bench_alert(report: SizeReport, tools: ReadTools, ref: Reference, alert_id:
         if not ok and len(entry.disagreements) < 5:
             entry.disagreements.append(f"{alert_id}: {note}")
 
-    inv, db_ms = _timed(lambda: tools.investigate_alert(alert_id, MAX_DEPTH), repeat)
-    ref_inv, nx_ms = _timed(lambda: ref.investigate(alert_id), repeat)
+    inv, db_ms, ref_inv, nx_ms = _timed(
+        lambda: tools.investigate_alert(alert_id, MAX_DEPTH), lambda: ref.investigate(alert_id), repeat
+    )
     failed = inv.status is Status.QUERY_FAILED
     ok = (
         not failed
@@ -202,8 +208,9 @@ def _bench_alert(report: SizeReport, tools: ReadTools, ref: Reference, alert_id:
         note=f"{inv.status} {inv.message}",
     )
 
-    blast, db_ms = _timed(lambda: tools.get_blast_radius(alert_id), repeat)
-    (ref_found, ref_on_path), nx_ms = _timed(lambda: ref.blast_radius(alert_id), repeat)
+    blast, db_ms, (ref_found, ref_on_path), nx_ms = _timed(
+        lambda: tools.get_blast_radius(alert_id), lambda: ref.blast_radius(alert_id), repeat
+    )
     failed = blast.status is Status.QUERY_FAILED
     got = {(e.id, e.hops) for e in blast.entities}
     got_on_path = {e.id for e in blast.entities if e.on_critical_path}
@@ -225,8 +232,11 @@ def _bench_alert(report: SizeReport, tools: ReadTools, ref: Reference, alert_id:
         target = max(ref_found, key=lambda pair: (pair[1], pair[0]))[0]
     else:
         target = sorted(ref.sensitive)[0]
-    sp, db_ms = _timed(lambda: tools.find_shortest_access_path(source, target, MAX_DEPTH), repeat)
-    ref_sp, nx_ms = _timed(lambda: ref.shortest(source, target, MAX_DEPTH), repeat)
+    sp, db_ms, ref_sp, nx_ms = _timed(
+        lambda: tools.find_shortest_access_path(source, target, MAX_DEPTH),
+        lambda: ref.shortest(source, target, MAX_DEPTH),
+        repeat,
+    )
     failed = sp.status is Status.QUERY_FAILED
     ok = not failed and _sig(sp.paths) == ref_sp.paths and sp.truncated == ref_sp.truncated
     record(
@@ -239,8 +249,9 @@ def _bench_alert(report: SizeReport, tools: ReadTools, ref: Reference, alert_id:
         note=f"{sp.status} {sp.message}",
     )
 
-    cands, db_ms = _timed(lambda: tools.get_response_candidates(alert_id), repeat)
-    ref_cands, nx_ms = _timed(lambda: ref.candidates(alert_id), repeat)
+    cands, db_ms, ref_cands, nx_ms = _timed(
+        lambda: tools.get_response_candidates(alert_id), lambda: ref.candidates(alert_id), repeat
+    )
     failed = cands.status is Status.QUERY_FAILED
     ok = not failed and {c.route_id: c.cut_paths for c in cands.candidates} == ref_cands
     record(
@@ -406,8 +417,9 @@ def render_markdown(
         "",
         "Graphs come from `python -m blastshield_core generate` (seed 7). Times are end to end through",
         "`ReadTools` (validation, every `GRAPH.RO_QUERY`, result models), in ms, over every alert start point",
-        f"after a warm-up. Each start point is timed {repeat} times on each side and the fastest kept, because",
-        "other work may share the two cores (see `load` below); p50/p95/max are over the start points.",
+        f"after a warm-up. Each start point is timed {repeat} times on each side, the two sides taking turns run",
+        "by run, and the fastest of each side kept, because other work may share the two cores (see `load`",
+        "below); p50/p95/max are over the start points.",
         "networkx answers the same questions in the same process over the same document",
         "(a `DiGraph` with every property, relationships filtered while traversing); `x` is FalkorDB ÷ networkx.",
         "`check` compares the answers: path lists in answer order with the 100-path cap and `truncated`,",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.run import bench_size, parse_size, render_markdown, render_table
+from bench.run import _timed, bench_size, parse_size, render_markdown, render_table
 
 
 def test_bench_10k_answers_agree(store):
@@ -12,6 +12,28 @@ def test_bench_10k_answers_agree(store):
     assert report.alerts_timed == 30 and report.edges == 10_000
     for tool, times in report.tools.items():
         assert (tool, times.agree, times.failed, times.disagreements) == (tool, 30, 0, [])
+
+
+def test_timed_sides_take_turns_and_keep_their_fastest_run(monkeypatch):
+    """The two sides of a comparison run in turns (a burst of other work falls on both alike);
+    each side's answer is its last and its figure the fastest of its runs."""
+    calls: list[str] = []
+    clock = iter([0.0, 0.004, 0.0, 0.001, 0.0, 0.002, 0.0, 0.003, 0.0, 0.003, 0.0, 0.005])
+
+    def side(name: str):
+        def run() -> str:
+            calls.append(name)
+            return f"{name}{len(calls)}"
+
+        return run
+
+    import bench.run as run_module
+
+    monkeypatch.setattr(run_module.time, "perf_counter", lambda: next(clock))
+    value, best, ref_value, ref_best = _timed(side("db"), side("nx"), 3)
+    assert calls == ["db", "nx"] * 3
+    assert (value, ref_value) == ("db5", "nx6")
+    assert (round(best, 6), round(ref_best, 6)) == (2.0, 1.0)
 
 
 def test_bench_dense_answers_agree_with_truncation(store):
