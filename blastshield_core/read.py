@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -90,6 +90,9 @@ REACH_ATTEMPTS = 3
 # (`_critical_paths`); past this many steps of that search it answers as a query failure, as
 # the path query it stands in for would once the server's timeout ended it.
 CRITICAL_PATH_STEPS = 2_000_000
+# A breadth-first expansion reads a frontier of at least this many nodes in this many parts at once.
+SPLIT_FRONTIER = 64
+SPLIT_PARTS = 2
 # The alert queue reads its entities' path ends in chunks of this many ids (one query each).
 QUEUE_CHUNK = 100
 # The drawn neighbourhood holds at most this many relationships (paths are always drawn whole).
@@ -522,46 +525,69 @@ class ReadTools:
         frontier: list[int] = []
         found: list[Reached] = []
         for hop in range(1, MAX_DEPTH + 1):
-            if hop == 1:
-                columns, records = self.store.read_records(
-                    "expand_frontier", {"frontier": [entity_id], "exclude_routes": excluded}
-                )
-            elif frontier:
-                columns, records = self.store.read_records(
-                    "expand_frontier_nodes", {"nodes": frontier, "exclude_routes": excluded}
-                )
-            else:
+            if hop > 1 and not frontier:
                 break
-            frontier = []
-            if not records:
-                continue
-            # Cells read in place: ids, types and internal ids are compact strings and integers (a
-            # dense graph sends thousands of rows); name and sensitivity are decoded if they are not.
-            at_source, at_node, at_id, at_type, at_name, at_sensitivity = map(columns.index, _EXPAND_COLUMNS)
-            for record in records:
-                node = record[at_node][1]
-                if links is not None:
-                    links.setdefault(record[at_source][1], []).append(node)
-                node_id = record[at_id][1]
-                if node_id in seen:
+            level, frontier = frontier, []
+            for columns, records in self._expand_level(hop, entity_id, level, excluded):
+                if not records:
                     continue
-                seen.add(node_id)
-                frontier.append(node)
-                name, sensitivity = record[at_name], record[at_sensitivity]
-                found.append(
-                    Reached(
-                        node_id,
-                        _TARGET_LABEL[record[at_type][1]],
-                        (name[1] if name[0] in _AS_SENT else decode_cell(name)) or node_id,
-                        sensitivity[1] if sensitivity[0] in _AS_SENT else decode_cell(sensitivity),
-                        hop,
+                # Cells read in place: ids, types and internal ids are compact strings and integers (a
+                # dense graph sends thousands of rows); name and sensitivity are decoded if they are not.
+                at_source, at_node, at_id, at_type, at_name, at_sensitivity = map(columns.index, _EXPAND_COLUMNS)
+                for record in records:
+                    node = record[at_node][1]
+                    if links is not None:
+                        links.setdefault(record[at_source][1], []).append(node)
+                    node_id = record[at_id][1]
+                    if node_id in seen:
+                        continue
+                    seen.add(node_id)
+                    frontier.append(node)
+                    name, sensitivity = record[at_name], record[at_sensitivity]
+                    found.append(
+                        Reached(
+                            node_id,
+                            _TARGET_LABEL[record[at_type][1]],
+                            (name[1] if name[0] in _AS_SENT else decode_cell(name)) or node_id,
+                            sensitivity[1] if sensitivity[0] in _AS_SENT else decode_cell(sensitivity),
+                            hop,
+                        )
                     )
-                )
-                if names is not None:
-                    names[node] = node_id
-            if names is not None and hop == 1:
-                names[records[0][at_source][1]] = entity_id
+                    if names is not None:
+                        names[node] = node_id
+                if names is not None and hop == 1:
+                    names[records[0][at_source][1]] = entity_id
         return found
+
+    def _expand_level(
+        self, hop: int, entity_id: str, frontier: list[int], excluded: list[str]
+    ) -> Iterator[tuple[list[str], list[list[Any]]]]:
+        """The rows of one level of `_expand` as (columns, records) parts, in frontier order: from the
+        entity at hop 1 (`expand_frontier`), then from the internal node ids of the frontier
+        (`expand_frontier_nodes`). A frontier of SPLIT_FRONTIER nodes or more is read in SPLIT_PARTS
+        parts at once, each on its own connection, so the server expands them on several of its
+        threads while the parts already answered are processed here. A part that fails raises once
+        every part has ended (none is left running)."""
+        if hop == 1:
+            yield self.store.read_records("expand_frontier", {"frontier": [entity_id], "exclude_routes": excluded})
+            return
+        if len(frontier) < SPLIT_FRONTIER:
+            yield self.store.read_records("expand_frontier_nodes", {"nodes": frontier, "exclude_routes": excluded})
+            return
+        size = -(-len(frontier) // SPLIT_PARTS)
+        parts = [frontier[i : i + size] for i in range(0, len(frontier), size)]
+        pool = _side_reads()
+        others = [
+            pool.submit(self.store.read_records, "expand_frontier_nodes", {"nodes": part, "exclude_routes": excluded})
+            for part in parts[1:]
+        ]
+        try:
+            yield self.store.read_records("expand_frontier_nodes", {"nodes": parts[0], "exclude_routes": excluded})
+            for other in others:
+                yield other.result()
+        finally:
+            for other in others:
+                other.exception()  # waits; a failure already raised (or to be ignored) needs no second report
 
     def route_collateral(
         self,

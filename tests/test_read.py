@@ -441,3 +441,81 @@ def test_blast_radius_whose_paths_are_too_many_to_order_is_a_query_failure(tools
     monkeypatch.setattr(read_module, "CRITICAL_PATH_STEPS", 2)
     result = tools.get_blast_radius("BH-CONTAINMENT-4001")
     assert result.status is Status.QUERY_FAILED and "steps to order the critical paths" in result.message
+
+
+def test_large_frontiers_read_in_parts_answer_as_one_read(store, monkeypatch):
+    """A frontier read in parts at once (several connections, several server threads) gives the
+    answers of one read: blast radius (entities, hops, critical paths) and reach, on a dense graph."""
+    doc = parse_document(generate(GenerateOptions(edges=2000, seed=5, dense=True)).to_document())
+    import_document(store, doc, replace=True)
+    tools = ReadTools(store)
+    alerts = doc.alerts[:8]
+    reads: list[int] = []
+    read_records = store.read_records
+
+    def counting(name, params=None, **kwargs):
+        if name == "expand_frontier_nodes":
+            reads.append(len(params["nodes"]))
+        return read_records(name, params, **kwargs)
+
+    def answers() -> list[tuple[object, object]]:
+        reads.clear()
+        return [(tools.get_blast_radius(alert.id), tools.reach(alert.entity_id)) for alert in alerts]
+
+    monkeypatch.setattr(store, "read_records", counting)
+    monkeypatch.setattr(read_module, "SPLIT_FRONTIER", 10**9)
+    whole, whole_reads = answers(), list(reads)
+    assert all(blast.status is Status.OK for blast, _ in whole)
+    assert sum(len(blast.entities) for blast, _ in whole) >= 100  # a graph wide enough to split
+    for parts in (2, 3):
+        monkeypatch.setattr(read_module, "SPLIT_FRONTIER", 2)
+        monkeypatch.setattr(read_module, "SPLIT_PARTS", parts)
+        assert answers() == whole, parts
+        assert sum(reads) == sum(whole_reads) and len(reads) > len(whole_reads), parts  # the same nodes, in parts
+
+
+def _parts_with_one_failing(read_records, failing: str):
+    """A `read_records` for a frontier split in two whose `failing` part ("first", read by the
+    calling thread, or "second", by a side reader) fails while the other is still reading, and the
+    parts started and ended."""
+    import threading
+    import time
+
+    started: list[str] = []
+    ended: list[str] = []
+    guard = threading.Lock()
+
+    def parts(name, params=None, **kwargs):
+        if name != "expand_frontier_nodes":
+            return read_records(name, params, **kwargs)
+        which = "first" if threading.current_thread() is threading.main_thread() else "second"
+        with guard:
+            started.append(which)
+        try:
+            if which == failing:
+                raise QueryFailed("query failed: a part failed")
+            time.sleep(0.05)  # still reading when the failure is known
+            return read_records(name, params, **kwargs)
+        finally:
+            with guard:
+                ended.append(which)
+
+    return parts, started, ended
+
+
+def test_a_failed_part_of_a_frontier_fails_the_expansion_once_every_part_ended(store, monkeypatch):
+    """A part of a split frontier that fails is the tool's query failure, whichever part it is, and
+    the tool answers only once every part it started has ended (nothing is left reading)."""
+    seed(store)
+    tools = ReadTools(store)
+    monkeypatch.setattr(read_module, "SPLIT_FRONTIER", 2)
+    monkeypatch.setattr(read_module, "SPLIT_PARTS", 2)
+    read_records = store.read_records
+    for failing in ("first", "second"):
+        parts, started, ended = _parts_with_one_failing(read_records, failing)
+        monkeypatch.setattr(store, "read_records", parts)
+        result = tools.get_blast_radius("BH-CONTAINMENT-4001")
+        assert sorted(started) == sorted(ended) == ["first", "second"], failing  # ended before the answer
+        assert result.status is Status.QUERY_FAILED and "a part failed" in result.message, failing
+    monkeypatch.setattr(store, "read_records", read_records)
+    assert tools.get_blast_radius("BH-CONTAINMENT-4001").status is Status.OK
