@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import copy
 import time
+from typing import Any
 
 import pytest
 
 from blastshield_core import DocumentError, Status, import_document, parse_document
+from blastshield_core.model import GraphDocument
 from blastshield_core.read import ReadTools, path_signature
 from blastshield_core.seeds import seed, seed_documents
 from blastshield_core.store import WriteLockLost
@@ -304,6 +306,64 @@ def test_relationships_sharing_one_properties_object_each_store_them(store, monk
         (e.source, e.type.value, e.target): e.properties for e in document.edges
     }
     assert sum(1 for r in rels if r["p"] == shared) == 4
+
+
+def _mixed_relationships() -> GraphDocument:
+    """Relationships whose properties mix kinds in one column (text, missing, empty text, booleans
+    next to integers, 0.0 next to -0.0, lists), many distinct texts, and one shared properties object."""
+    shared = {"note": "shared", "weight": 2}
+    edges = []
+    for i in range(60):
+        props: dict[str, Any] = shared if i % 10 == 9 else {"note": f"n{i} ☃" if i % 6 else ""}
+        if i % 10 != 9:
+            if i % 4:
+                props["reason"] = f"reason {i} é"
+            props["weight"] = [1, True, 1.0, -0.0, 0.0, False][i % 6]
+            if i % 5 == 0:
+                props["keys"] = ["k", str(i), i]
+        edges.append({"source": f"w{i}", "type": "RUNS_AS", "target": f"r{i % 7}", "properties": props})
+    nodes = [{"id": f"w{i}", "label": "Workload", "name": f"W{i}"} for i in range(60)]
+    nodes += [{"id": f"r{i}", "label": "IAMRole", "name": f"R{i}"} for i in range(7)]
+    return parse_document({"format": "blastshield-graph/v1", "name": "mixed", "nodes": nodes, "edges": edges})
+
+
+@pytest.mark.parametrize("table_max", [4096, 2])
+def test_relationship_blocks_are_their_rows_packed_value_by_value(monkeypatch, table_max):
+    """Packing relationships a column at a time gives, for any block, exactly the rows packed one
+    value at a time (`_bulk_value`): text from a table or piece by piece (with NULLs for missing
+    values), booleans apart from integers, -0.0 apart from 0.0, lists, a shared properties object."""
+    from blastshield_core import ingest
+
+    monkeypatch.setattr(ingest, "TABLE_MAX", table_max)
+    document = _mixed_relationships()
+    number = {node.id: i for i, node in enumerate(document.nodes)}
+    keys, pack = ingest._edge_packer(document.edges, number)
+    assert keys == ["keys", "note", "reason", "status", "weight"]
+
+    def row(edge: Any) -> bytes:
+        values = b"".join(ingest._bulk_value(edge.properties.get(key)) for key in keys)
+        return ingest._BULK_ENDS.pack(number[edge.source], number[edge.target]) + values
+
+    for start, stop in [(0, 60), (0, 1), (7, 31), (59, 60), (50, 99), (60, 60)]:
+        assert pack(start, stop) == b"".join(map(row, document.edges[start:stop])), (start, stop)
+
+
+@pytest.mark.parametrize("table_max", [4096, 2])
+def test_relationships_of_mixed_kinds_read_back_as_written(store, monkeypatch, table_max):
+    """The same relationships through a fresh import, in several bulk calls, read back as the document has them."""
+    from blastshield_core import ingest
+
+    monkeypatch.setattr(ingest, "TABLE_MAX", table_max)
+    monkeypatch.setattr(ingest, "BULK_BATCH", 16)
+    document = _mixed_relationships()
+    import_document(store, document, replace=True)
+    _, rels = snapshot(store)
+    stored = {(r["a"], r["b"]): r["p"] for r in rels}
+    for edge in document.edges:
+        props = stored.pop((edge.source, edge.target))
+        assert props == edge.properties
+        assert [type(props[key]) for key in sorted(props)] == [type(edge.properties[key]) for key in sorted(props)]
+    assert not stored
 
 
 def test_indexes_of_a_fresh_import_in_many_calls_cover_every_call(store, monkeypatch):
