@@ -186,6 +186,11 @@ def _check_routes_against_graph(store: Store, doc: GraphDocument, graph: str) ->
                 )
 
 
+def _route_ids(edges: list[EdgeSpec]) -> set[str]:
+    """The route ids the relationships carry (a route id is never empty)."""
+    return set(filter(None, map(dict.get, map(attrgetter("properties"), edges), repeat("route_id"))))
+
+
 def _upsert_rows(
     doc: GraphDocument,
 ) -> tuple[dict[Label, list[dict[str, Any]]], dict[RelType, list[EdgeSpec]], list[dict[str, Any]]]:
@@ -463,7 +468,7 @@ def _bulk_fill(
         if nodes:
             first = len(number)
             number.update((node.id, first + i) for i, node in enumerate(nodes))
-            extra = sorted({key for node in nodes for key in node.properties})
+            extra = sorted(set(chain.from_iterable(map(attrgetter("properties"), nodes))))
             node_segments.append(
                 _BulkSegment(
                     True, f"Entity:{label.value}", ["id", "name", *extra], len(nodes), _node_packer(nodes, extra)
@@ -584,7 +589,7 @@ def import_document(
         if live_exists and not replace:
             _check_routes_against_graph(store, doc, live)
         blocks = _blastshield_blocks(store, live) if live_exists else {}
-        doc_routes = {e.properties["route_id"] for e in doc.edges if "route_id" in e.properties}
+        doc_routes = _route_ids(doc.edges) if blocks else set()  # only compared with blocked routes
         reopened = sorted(r for r in blocks if r in doc_routes) if reset_blocks else []
         keep = {r: b for r, b in blocks.items() if r not in reopened}
 
