@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import chain, repeat
-from operator import attrgetter, is_
+from itertools import chain, compress, repeat
+from operator import attrgetter, is_, is_not, sub
 from pathlib import Path
 from typing import Any
 
@@ -338,34 +338,43 @@ def _text_pieces(column: list[str | None]) -> list[list[bytes]]:
 
 
 def _property_pieces(props: list[dict[str, Any]], keys: list[str]) -> list[list[bytes]]:
-    """The packed values of `keys` (in order) of each properties dict, as columns of pieces. Text
-    and missing values are packed a column at a time; any other value once per distinct dict
-    (a large AWS import shares one dict among many relationships; the document does not change
-    while it is written, so a dict's id is its key)."""
+    """The packed values of `keys` (in order) of each properties dict, as columns of pieces.
+
+    Where rows come in runs sharing one dict (a large AWS import shares one per decision), each
+    distinct dict is packed once, as one piece; the document does not change while it is
+    written, so a dict's id is its key. Otherwise text and missing values are packed a column at
+    a time, and any other value once per dict."""
+    firsts = [0, *compress(range(1, len(props)), map(is_not, props[1:], props[:-1]))] if props else []
+    if 2 * len(firsts) <= len(props):
+        lengths = list(map(sub, [*firsts[1:], len(props)], firsts))
+        ids = list(map(id, map(props.__getitem__, firsts)))
+        distinct = {object_id: props[first] for object_id, first in zip(ids, firsts, strict=True)}
+        rows = {object_id: b"".join([_bulk_value(one.get(key)) for key in keys]) for object_id, one in distinct.items()}
+        return [list(chain.from_iterable(map(repeat, map(rows.__getitem__, ids), lengths)))]
     pieces: list[list[bytes]] = []
-    ids: list[int] = []
+    object_ids: list[int] = []
     objects: dict[int, dict[str, Any]] = {}
     for key in keys:
         column = list(map(dict.get, props, repeat(key)))
         if _TEXT_KINDS.issuperset(map(type, column)):
             pieces += _text_pieces(column)
             continue
-        if not ids:
-            ids = list(map(id, props))
-            objects = dict(zip(ids, props, strict=True))
-        packed = {object_id: _bulk_value(one.get(key)) for object_id, one in objects.items()}
-        pieces.append(list(map(packed.__getitem__, ids)))
+        if not object_ids:
+            object_ids = list(map(id, props))
+            objects = dict(zip(object_ids, props, strict=True))
+        values = {object_id: _bulk_value(one.get(key)) for object_id, one in objects.items()}
+        pieces.append(list(map(values.__getitem__, object_ids)))
     return pieces
 
 
-def _interleaved(columns: list[list[bytes]], start: int, stop: int) -> bytes:
-    """Rows start..stop-1, each its pieces in column order (a block at a time: joining a whole
-    column's pieces at once took several times as long)."""
-    width = len(columns)
-    stop = min(stop, len(columns[0]))  # as a slice would
-    pieces: list[bytes] = [b""] * (width * max(0, stop - start))
-    for at, column in enumerate(columns):
-        pieces[at::width] = column[start:stop]
+def _interleaved(lead: list[bytes], columns: list[list[bytes]], start: int) -> bytes:
+    """Rows start..start+len(lead)-1, each its `lead` piece, then its pieces in column order (a block
+    at a time: joining a whole column's pieces at once took several times as long)."""
+    width = 1 + len(columns)
+    pieces: list[bytes] = [b""] * (width * len(lead))
+    pieces[::width] = lead
+    for at, column in enumerate(columns, 1):
+        pieces[at::width] = column[start : start + len(lead)]
     return b"".join(pieces)
 
 
@@ -404,10 +413,14 @@ def _edge_packer(edges: list[EdgeSpec], number: dict[str, int]) -> tuple[list[st
     led by its ends' numbers, then its values (`_property_pieces`)."""
     props = list(map(attrgetter("properties"), edges))
     extra = sorted(set(chain.from_iterable(props)))
-    starts = map(number.__getitem__, map(attrgetter("source"), edges))
-    stops = map(number.__getitem__, map(attrgetter("target"), edges))
-    columns = [list(map(_BULK_ENDS.pack, starts, stops)), *_property_pieces(props, extra)]
-    return extra, lambda start, stop: _interleaved(columns, start, stop)
+    starts = list(map(number.__getitem__, map(attrgetter("source"), edges)))
+    stops = list(map(number.__getitem__, map(attrgetter("target"), edges)))
+    pieces = _property_pieces(props, extra)
+
+    def pack(start: int, stop: int) -> bytes:
+        return _interleaved(list(map(_BULK_ENDS.pack, starts[start:stop], stops[start:stop])), pieces, start)
+
+    return extra, pack
 
 
 def _bulk_calls(segments: list[_BulkSegment]) -> Iterator[tuple[list[Any], int]]:
