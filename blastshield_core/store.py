@@ -735,10 +735,10 @@ def _tighten(data_dir: Path) -> None:
     uid = os.getuid()
     for path in (data_dir, *data_dir.rglob("*")):
         try:
-            info = path.lstat()
-            if info.st_uid != uid or path.is_symlink():
+            info = path.lstat()  # one stat per path: a link is skipped, so its kind is the path's own
+            if info.st_uid != uid or stat.S_ISLNK(info.st_mode):
                 continue
-            mode = 0o700 if path.is_dir() else 0o600
+            mode = 0o700 if stat.S_ISDIR(info.st_mode) else 0o600
             if stat.S_IMODE(info.st_mode) != mode:  # every command opens the store: no needless metadata write
                 path.chmod(mode)
         except OSError:
