@@ -63,10 +63,10 @@ def _alarm(_signum: int, _frame: Any) -> None:
 
 def _phases(row: dict[str, Any], folder: Path, timeout_s: float | None, log: Callable[[str], None]) -> dict[str, Any]:
     """Parse, evaluate and load one generated account, each phase timed (into `row`)."""
-    from blastshield_core.aws import build_document, read_sources
-    from blastshield_core.ingest import import_document
-    from blastshield_core.settings import load_settings
-    from blastshield_core.store import Store
+    from blastshield_core.base.settings import load_settings
+    from blastshield_core.graph.ingest import import_document
+    from blastshield_core.graph.store import Store
+    from blastshield_core.sources.aws import build_document, read_sources
 
     cpu, started = time.process_time(), time.perf_counter()
     sources = read_sources([folder])
@@ -124,8 +124,8 @@ def measure_aws_import(
     log: Callable[[str], None] = print,
 ) -> dict[str, Any]:
     """Generate the account and import it phase by phase into a fresh embedded database."""
-    from blastshield_core.aws_generate import AwsGenerateOptions, write_aws_collection
-    from blastshield_core.ingest import paused_gc
+    from blastshield_core.graph.ingest import paused_gc
+    from blastshield_core.sources.aws.generate import AwsGenerateOptions, write_aws_collection
 
     users, roles, policies, buckets = size
     row: dict[str, Any] = {

@@ -15,7 +15,7 @@ __all__ = ["measure_containment"]
 
 def measure_containment(repeat: int = 15) -> dict[str, float]:
     from blastshield_core import load_settings, open_services, seed
-    from blastshield_core.decide import RulesDecider
+    from blastshield_core.respond.decide import RulesDecider
     from blastshield_core.results import RunState
 
     with tempfile.TemporaryDirectory() as data_dir:

@@ -89,10 +89,10 @@ def _p(values: list[float], q: float) -> float:
 
 def measure_mcp(calls: int = 300) -> dict[str, float]:
     """p50/p95 ms of `investigate_alert` over stdio and in process, and the p50 difference."""
-    from blastshield_core.read import ReadTools
-    from blastshield_core.seeds import seed
-    from blastshield_core.settings import load_settings
-    from blastshield_core.store import Store
+    from blastshield_core.base.settings import load_settings
+    from blastshield_core.graph.seeds import seed
+    from blastshield_core.graph.store import Store
+    from blastshield_core.read.tools import ReadTools
 
     with tempfile.TemporaryDirectory() as data_dir:
         settings = load_settings(environ={}, data_dir=data_dir)

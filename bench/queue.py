@@ -28,8 +28,8 @@ SECTION = "## Alert queue"
 
 
 def _document(edges: int, alerts: int):
-    from blastshield_core.generate import GenerateOptions, generate
-    from blastshield_core.ingest import parse_document
+    from blastshield_core.graph.generate import GenerateOptions, generate
+    from blastshield_core.graph.ingest import parse_document
 
     graph = generate(GenerateOptions(edges=edges, seed=7))
     base = list(graph.alerts)
@@ -82,9 +82,9 @@ def _bump(services) -> None:
 def _distinct_entities_ms(data_dir: str, doc, count: int) -> float:
     """The queue's path reads (`ReadTools.path_ends`) for `count` distinct identities, workloads
     and roles of the graph: what the first run reads when every alert names its own entity."""
-    from blastshield_core.read import ReadTools
-    from blastshield_core.settings import load_settings
-    from blastshield_core.store import Store
+    from blastshield_core.base.settings import load_settings
+    from blastshield_core.graph.store import Store
+    from blastshield_core.read.tools import ReadTools
 
     candidates = [n.id for n in doc.nodes if n.label in ("Identity", "Workload", "IAMRole")]
     ids = candidates[:: max(1, len(candidates) // count)][:count]  # spread over the three kinds
@@ -103,11 +103,11 @@ def _distinct_entities_ms(data_dir: str, doc, count: int) -> float:
 
 def measure_queue(size: str = "1m", alerts: int = 10_000, repeat: int = 5, log=print) -> dict[str, float]:
     from bench.run import parse_size
-    from blastshield_core.ingest import import_document
-    from blastshield_core.read import QUEUE_CHUNK
-    from blastshield_core.seeds import seed
-    from blastshield_core.settings import load_settings
-    from blastshield_core.store import Store
+    from blastshield_core.base.settings import load_settings
+    from blastshield_core.graph.ingest import import_document
+    from blastshield_core.graph.seeds import seed
+    from blastshield_core.graph.store import Store
+    from blastshield_core.read.tools import QUEUE_CHUNK
 
     spec = parse_size(size)
     previous = {k: os.environ.get(k) for k in ("BLASTSHIELD_DATA_DIR", "FALKORDB_URL")}

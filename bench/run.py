@@ -27,13 +27,13 @@ from typing import Any
 
 import psutil
 
-from blastshield_core.generate import GenerateOptions, generate
-from blastshield_core.ingest import import_document, load_document
-from blastshield_core.model import GraphDocument
-from blastshield_core.read import ReadTools
+from blastshield_core.base.settings import load_settings
+from blastshield_core.graph.generate import GenerateOptions, generate
+from blastshield_core.graph.ingest import import_document, load_document
+from blastshield_core.graph.model import GraphDocument
+from blastshield_core.graph.store import Store
+from blastshield_core.read.tools import ReadTools
 from blastshield_core.results import MAX_DEPTH, Status
-from blastshield_core.settings import load_settings
-from blastshield_core.store import Store
 
 from .reference import Reference
 

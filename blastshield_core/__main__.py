@@ -20,14 +20,14 @@ if os.environ["PYDANTIC_DISABLE_PLUGINS"] == "__all__" and "pydantic.plugin._loa
     _no_plugins.get_plugins = lambda: ()  # type: ignore[attr-defined]
     sys.modules["pydantic.plugin._loader"] = _no_plugins
 
-from . import prestart  # noqa: E402 - after the collector is off
+from .graph import prestart  # noqa: E402 - after the collector is off
 
 prestart.pause_collector(sys.argv[1:], was_enabled=_collector_on)  # resumed before a read command's query
 # Only the standard library and hiredis so far: start the embedded server of a read command now,
 # so it loads its file while the rest is imported.
 prestart.prestart(sys.argv[1:], os.environ)
 
-from . import cli  # noqa: E402 - after the server has begun starting
+from .interfaces import cli  # noqa: E402 - after the server has begun starting
 
 code = cli.main()
 prestart.abandon()  # a server begun for a command that never opened its store

@@ -1,4 +1,4 @@
-"""Who is using the dashboard and what they may do: the page side of blastshield_core.access.
+"""Who is using the dashboard and what they may do: the page side of blastshield_core.base.access.
 
 `gate()` runs in app.py before any page: it refuses to serve beyond loopback without sign-in and
 asks for sign-in when it is configured. `page_banner()` (called by every page through
@@ -16,7 +16,7 @@ import streamlit as st
 from streamlit import config as st_config
 
 from blastshield_core import SettingsError, load_settings
-from blastshield_core.access import (
+from blastshield_core.interfaces.service import (
     ALLOW_UNAUTHENTICATED_ENV,
     Access,
     Exposure,
@@ -26,9 +26,10 @@ from blastshield_core.access import (
     decide_exposure,
     load_roles,
     local_access,
+    md_code,
+    md_text,
     role_for,
 )
-from blastshield_core.safetext import md_code, md_text
 
 __all__ = ["current_access", "current_user", "exposure", "gate", "page_banner", "require", "sign_in_configured"]
 

@@ -10,10 +10,7 @@ import weakref
 import streamlit as st
 
 from blastshield_core import QueryFailed, SettingsError, Status, load_settings, open_services
-from blastshield_core.access import Permission
-from blastshield_core.actor import local_actor
-from blastshield_core.model import is_valid_id
-from blastshield_core.safetext import md_text, safe_markdown
+from blastshield_core.interfaces.service import Permission, is_valid_id, local_actor, md_text, safe_markdown
 
 SEVERITY_BADGE = {"critical": "■■■■ critical", "high": "■■■□ high", "medium": "■■□□ medium", "low": "■□□□ low"}
 
@@ -102,7 +99,7 @@ def show_briefing(svc, alert_id: str, run_id: str | None = None, *, key: str) ->
 
     Kept per alert/run in the session so a rerun does not ask the model again.
     """
-    from blastshield_core.checker import EvidenceUnavailable
+    from blastshield_core.interfaces.service import EvidenceUnavailable
 
     cache = st.session_state.setdefault("briefings", {})
     cache_key = (key, alert_id, run_id)
@@ -266,7 +263,7 @@ def query_state(**widgets: str) -> None:
 
     `query_state(depth="graph_depth")` sets the `graph_depth` widget from `?depth=` the first time
     the page sees that value; afterwards the widget works normally. Invalid values are ignored."""
-    from blastshield_core.walkthrough import PageQuery
+    from blastshield_core.interfaces.service import PageQuery
 
     query = PageQuery.from_params(st.query_params.to_dict())
     applied = st.session_state.setdefault("_query_applied", {})
@@ -286,11 +283,11 @@ def go_to(page: str, params: dict[str, str]) -> None:
 
 def seen_log():
     """What the pages rendered in this session (read by the walkthrough's check marks)."""
-    from blastshield_core.walkthrough import SeenLog
+    from blastshield_core.interfaces.service import SeenLog
 
     return st.session_state.setdefault("walkthrough_seen", SeenLog())
 
 
 def record_seen(item) -> None:
-    """Record what a page just rendered (a `blastshield_core.walkthrough` record)."""
+    """Record what a page just rendered (a `blastshield_core.interfaces.walkthrough` record)."""
     seen_log().record(item)

@@ -5,12 +5,20 @@ import json
 import streamlit as st
 
 from blastshield_core import DocumentError, QueryFailed, Status, export_document, import_document, seed
-from blastshield_core.access import Permission
-from blastshield_core.analyst_alert import AlertInputError, UnknownEntity, build_request, open_alert
-from blastshield_core.aws import AwsInputError, import_aws
-from blastshield_core.ingest import parse_bytes
-from blastshield_core.queue import QUEUE_SORTS, QueueQuery
-from blastshield_core.safetext import md_code, md_text
+from blastshield_core.interfaces.service import (
+    QUEUE_SORTS,
+    AlertInputError,
+    AwsInputError,
+    Permission,
+    QueueQuery,
+    UnknownEntity,
+    build_request,
+    import_aws,
+    md_code,
+    md_text,
+    open_alert,
+    parse_bytes,
+)
 from pages._auth import current_access, require
 from pages._services import SEVERITY_BADGE, get_services, init_state, page_actor
 

@@ -3,9 +3,7 @@
 import streamlit as st
 
 from blastshield_core import QueryFailed
-from blastshield_core.checker import EvidenceUnavailable
-from blastshield_core.report import render_markdown
-from blastshield_core.safetext import md_text, safe_markdown
+from blastshield_core.interfaces.service import EvidenceUnavailable, md_text, render_markdown, safe_markdown
 from pages._services import (
     get_services,
     init_state,

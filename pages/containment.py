@@ -3,12 +3,8 @@
 import streamlit as st
 
 from blastshield_core import QueryFailed, Status
-from blastshield_core.access import Permission
-from blastshield_core.decide import RULES_PLAYBOOK, AnalystDecider
-from blastshield_core.loop import RunRefused
+from blastshield_core.interfaces.service import RULES_PLAYBOOK, AnalystDecider, Permission, RunRefused, RunSeen, md_text
 from blastshield_core.results import RunState
-from blastshield_core.safetext import md_text
-from blastshield_core.walkthrough import RunSeen
 from pages._auth import current_access, require
 from pages._graphview import LEGEND, draw
 from pages._services import (

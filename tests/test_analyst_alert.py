@@ -7,8 +7,12 @@ import re
 
 import pytest
 
-from blastshield_core import cli, seed
-from blastshield_core.analyst_alert import (
+from blastshield_core import seed
+from blastshield_core.graph.model import ALERT_ID_PATTERN
+from blastshield_core.interfaces import cli
+from blastshield_core.read.tools import ReadTools
+from blastshield_core.results import Status
+from blastshield_core.sources.analyst_alert import (
     ANALYST_ALERT_KIND,
     AlertInputError,
     UnknownEntity,
@@ -18,9 +22,6 @@ from blastshield_core.analyst_alert import (
     parse_signal,
     parse_signals,
 )
-from blastshield_core.model import ALERT_ID_PATTERN
-from blastshield_core.read import ReadTools
-from blastshield_core.results import Status
 from tests.conftest import free_port, graph_snapshot, run_cli, seeded_loopback_graph
 
 

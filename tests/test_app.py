@@ -10,7 +10,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from blastshield_core.safetext import WORD_JOINER
+from blastshield_core.base.safetext import WORD_JOINER
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -14,7 +14,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.util import patch_config_options
 
-from blastshield_core.access import ALLOW_UNAUTHENTICATED_ENV
+from blastshield_core.base.access import ALLOW_UNAUTHENTICATED_ENV
 from tests.conftest import free_port
 from tests.test_app import ROOT, _close_cached_services
 

@@ -89,7 +89,7 @@ TWO_ACCOUNTS = {
 
 def test_path_graph_shows_arn_kind_and_account_boundaries(app):
     """AWS nodes hover with ARN and kind, carry their account as label and border colour; cross-account edges are marked."""
-    from blastshield_core.ingest import import_document, parse_document
+    from blastshield_core.graph.ingest import import_document, parse_document
     from pages._services import services
 
     app.run()
@@ -128,7 +128,7 @@ def _bundle(**extra) -> dict[str, bytes]:
     """A small generated AWS account as file name -> bytes (what an analyst would upload)."""
     import json
 
-    from blastshield_core.aws_generate import AwsGenerateOptions, generate_aws
+    from blastshield_core.sources.aws.generate import AwsGenerateOptions, generate_aws
 
     options = AwsGenerateOptions(users=30, roles=20, policies=20, buckets=8, findings=3, seed=5, **extra)
     return {name: json.dumps(data).encode() for name, data in generate_aws(options).items()}

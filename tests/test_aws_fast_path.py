@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from blastshield_core.aws import read_sources
-from blastshield_core.aws.policy import (
+from blastshield_core.graph.ingest import paused_gc
+from blastshield_core.sources.aws import read_sources
+from blastshield_core.sources.aws.generate import AwsGenerateOptions, write_aws_collection
+from blastshield_core.sources.aws.policy import (
     ASSUME_ACTION,
     Decision,
     Effect,
@@ -24,7 +26,7 @@ from blastshield_core.aws.policy import (
     resource_matches,
     statement_matches_action,
 )
-from blastshield_core.aws.transform import (
+from blastshield_core.sources.aws.transform import (
     ACCESS_ACTIONS,
     DATA_ACTIONS,
     _Builder,
@@ -32,8 +34,6 @@ from blastshield_core.aws.transform import (
     _TrustIndex,
     build_from_sources,
 )
-from blastshield_core.aws_generate import AwsGenerateOptions, write_aws_collection
-from blastshield_core.ingest import paused_gc
 
 
 class _Reference(_Builder):
@@ -202,7 +202,7 @@ def test_resource_list_filter_agrees_with_resource_matches() -> None:
 
 def test_statement_filter_agrees_with_statement_matches_resource() -> None:
     """A statement's filter (Resource, NotResource, or none) keeps the ARNs the statement covers."""
-    from blastshield_core.aws.policy import parse_policy, statement_matches_resource
+    from blastshield_core.sources.aws.policy import parse_policy, statement_matches_resource
 
     for statement in (
         {"Effect": "Allow", "Action": "*", "Resource": PATTERNS[:3]},

@@ -24,8 +24,8 @@ import boto3
 import pytest
 from botocore.model import ListShape, MapShape, Shape, StructureShape
 
-from blastshield_core import cli
-from blastshield_core.aws_generate import AWS_FILES, AwsGenerateOptions, generate_aws, write_aws_collection
+from blastshield_core.interfaces import cli
+from blastshield_core.sources.aws.generate import AWS_FILES, AwsGenerateOptions, generate_aws, write_aws_collection
 
 ACCOUNT = "123456789012"
 DOCUMENT_KEYS = {"PolicyDocument", "AssumeRolePolicyDocument", "Document"}

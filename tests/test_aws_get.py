@@ -8,8 +8,8 @@ import zipfile
 
 import pytest
 
-from blastshield_core.aws import AwsInputError, read_sources
-from blastshield_core.aws.get import recognise
+from blastshield_core.sources.aws import AwsInputError, read_sources
+from blastshield_core.sources.aws.get import recognise
 
 GAAD = {"UserDetailList": [], "GroupDetailList": [], "RoleDetailList": [], "Policies": []}
 

@@ -11,9 +11,9 @@ import zipfile
 import pytest
 
 from blastshield_core import Status, build_services, seed
-from blastshield_core.aws import AwsInputError, build_document, import_aws, read_sources
-from blastshield_core.decide import RulesDecider
+from blastshield_core.respond.decide import RulesDecider
 from blastshield_core.results import RunState
+from blastshield_core.sources.aws import AwsInputError, build_document, import_aws, read_sources
 from tests.aws_bundle import SENSITIVITY, A, B, bundle_dir
 from tests.conftest import run_cli
 

@@ -7,7 +7,7 @@ from urllib.parse import quote
 
 import pytest
 
-from blastshield_core.aws.policy import (
+from blastshield_core.sources.aws.policy import (
     Decision,
     Effect,
     PolicyFormatError,

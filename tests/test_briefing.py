@@ -6,11 +6,11 @@ import time
 
 import pytest
 
-from blastshield_core.audit import AuditLog
-from blastshield_core.briefing import NO_KEY_REASON, Briefer, BriefingInputError, parse_briefing
-from blastshield_core.checker import BriefingClaims, EvidenceUnavailable, FlagKind, check_claims, check_text
-from blastshield_core.decide import RulesDecider
-from blastshield_core.read import ReadTools
+from blastshield_core.brief.briefing import NO_KEY_REASON, Briefer, BriefingInputError, parse_briefing
+from blastshield_core.brief.checker import BriefingClaims, EvidenceUnavailable, FlagKind, check_claims, check_text
+from blastshield_core.graph.audit import AuditLog
+from blastshield_core.read.tools import ReadTools
+from blastshield_core.respond.decide import RulesDecider
 from blastshield_core.results import RunState, Status
 from tests.gemini_fake import Delay, HttpStatus, Raw, json_text
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from blastshield_core.decide import RulesDecider
+from blastshield_core.respond.decide import RulesDecider
 from blastshield_core.results import Status
 from tests.gemini_fake import json_text
 from tests.test_app import app  # noqa: F401 - the shared AppTest fixture

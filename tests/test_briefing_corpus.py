@@ -8,12 +8,12 @@ from collections import Counter
 
 import pytest
 
-from blastshield_core.checker import EvidenceSummary, FlagKind, check_text
-from blastshield_core.decide import RulesDecider
-from blastshield_core.read import ReadTools
-from blastshield_core.seeds import seed
-from blastshield_core.service import build_services
-from blastshield_core.store import Store
+from blastshield_core.brief.checker import EvidenceSummary, FlagKind, check_text
+from blastshield_core.graph.seeds import seed
+from blastshield_core.graph.store import Store
+from blastshield_core.interfaces.service import build_services
+from blastshield_core.read.tools import ReadTools
+from blastshield_core.respond.decide import RulesDecider
 from tests.briefing_corpus import KINDS, generate, measure, split
 
 ALERTS = ("BH-1042", "BH-IAM-2001", "BH-WORKLOAD-3001", "BH-CONTAINMENT-4001")

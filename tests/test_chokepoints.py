@@ -8,10 +8,10 @@ from itertools import combinations
 import pytest
 
 from blastshield_core import Status
-from blastshield_core.analysis import AnalysisTools
-from blastshield_core.chokepoints import _greedy, minimum_hitting_set
-from blastshield_core.ingest import import_document, parse_document
-from blastshield_core.read import ReadTools
+from blastshield_core.graph.ingest import import_document, parse_document
+from blastshield_core.read.analysis import AnalysisTools
+from blastshield_core.read.chokepoints import _greedy, minimum_hitting_set
+from blastshield_core.read.tools import ReadTools
 from tests.small_graphs import brute_force_minimum, qualifying_paths, route_of, small_graph_document
 
 SEEDS = range(48)
@@ -243,7 +243,7 @@ ALERTS_PER_GRAPH = 4
 @pytest.mark.parametrize("seed", GENERATED_SEEDS)
 def test_generated_graphs_choke_points_equal_brute_force(store, seed):
     """On small generated graphs, both modes equal the brute-force minimum (and alerts without paths say no_path)."""
-    from blastshield_core.generate import GenerateOptions, generate
+    from blastshield_core.graph.generate import GenerateOptions, generate
 
     doc = generate(GenerateOptions(edges=150, seed=seed)).to_document()
     analysis = _analysis_on(store, doc)
@@ -267,7 +267,7 @@ def test_generated_graphs_choke_points_equal_brute_force(store, seed):
 
 def test_generated_graphs_exercise_the_search():
     """Across the generated seeds, most graphs give several alerts paths to cut (the test above is not vacuous)."""
-    from blastshield_core.generate import GenerateOptions, generate
+    from blastshield_core.graph.generate import GenerateOptions, generate
 
     counts = []
     for seed in GENERATED_SEEDS:

@@ -14,13 +14,19 @@ from tests.conftest import ROOT, run_cli
 
 # Modules a read command never needs: the MCP server stack, the model client, the
 # import path, the containment loop and the briefing checker (each costs start-up time).
-HEAVY = ("mcp", "google.genai", "blastshield_core.mcp_server", "blastshield_core.ingest", "blastshield_core.loop")
-HEAVY += ("blastshield_core.checker", "blastshield_core.audit", "blastshield_core.analysis")
-HEAVY += ("blastshield_core.results_runs", "blastshield_core.results_analysis")
+HEAVY = (
+    "mcp",
+    "google.genai",
+    "blastshield_core.interfaces.mcp_server",
+    "blastshield_core.graph.ingest",
+    "blastshield_core.respond.loop",
+)
+HEAVY += ("blastshield_core.brief.checker", "blastshield_core.graph.audit", "blastshield_core.read.analysis")
+HEAVY += ("blastshield_core.results.runs", "blastshield_core.results.analysis")
 
 PROBE = """
 import json, sys
-from blastshield_core.cli import main
+from blastshield_core.interfaces.cli import main
 codes = [main(argv) for argv in json.loads(sys.argv[1])]
 heavy = sorted(m for m in sys.modules if m.split(".")[0] == "mcp" or m.startswith(tuple(json.loads(sys.argv[2]))))
 print(json.dumps({"codes": codes, "heavy": heavy}))
@@ -67,7 +73,7 @@ def test_read_commands_import_no_mcp_model_or_write_path(cli_env):
 def test_analysis_command_loads_the_analysis_tools(cli_env):
     """The probe can fail: a command that uses the analysis tools does import them."""
     result = _probe(cli_env, [["choke-points", "BH-1042", "--json"]])
-    assert result["codes"] == [0] and "blastshield_core.analysis" in result["heavy"]
+    assert result["codes"] == [0] and "blastshield_core.read.analysis" in result["heavy"]
 
 
 def test_package_exports_resolve_lazily():
@@ -87,9 +93,10 @@ def test_result_models_of_analysis_and_runs_are_defined_on_first_use():
     every name in its `__all__` resolves (to the class its own module defines) and others are errors."""
     code = (
         "import sys, blastshield_core.results as r\n"
-        "before = sorted(m for m in sys.modules if m.startswith('blastshield_core.results_'))\n"
+        "later = ('blastshield_core.results.analysis', 'blastshield_core.results.runs', 'blastshield_core.results.collateral')\n"
+        "before = sorted(m for m in sys.modules if m in later)\n"
         "from blastshield_core.results import RunRecord, WhatIfResult\n"
-        "import blastshield_core.results_runs as runs\n"
+        "import blastshield_core.results.runs as runs\n"
         "missing = [n for n in r.__all__ if getattr(r, n, None) is None]\n"
         "try:\n"
         "    r.NoSuchModel\n"
@@ -100,7 +107,7 @@ def test_result_models_of_analysis_and_runs_are_defined_on_first_use():
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     expected = (
-        "[] [] True blastshield_core.results_analysis module 'blastshield_core.results' has no attribute 'NoSuchModel'"
+        "[] [] True blastshield_core.results.analysis module 'blastshield_core.results' has no attribute 'NoSuchModel'"
     )
     assert proc.stdout.strip() == expected
 
@@ -116,7 +123,7 @@ def _outcome(parse, argv: list[str], capsys) -> tuple:
 
 def test_one_command_parser_answers_as_the_full_parser(capsys):
     """Building only the named command's parser gives the same namespace, help and errors for every command."""
-    from blastshield_core import cli
+    from blastshield_core.interfaces import cli
 
     full = cli._parser()
     commands = sorted(full._subparsers._group_actions[0].choices)  # every command the full parser knows
@@ -139,7 +146,7 @@ def test_one_command_parser_answers_as_the_full_parser(capsys):
 
 def test_one_command_parser_builds_that_command_alone():
     """With a command named, the parser knows that command only; an unknown name builds nothing."""
-    from blastshield_core import cli
+    from blastshield_core.interfaces import cli
 
     one = cli._parser(only="investigate")
     assert list(one._subparsers._group_actions[0].choices) == ["investigate"]
@@ -153,7 +160,7 @@ def test_help_formatter_takes_the_width_shutil_gives_and_writes_the_same_help(co
     import argparse
     import shutil
 
-    from blastshield_core import cli
+    from blastshield_core.interfaces import cli
 
     if columns is None:
         monkeypatch.delenv("COLUMNS", raising=False)
@@ -175,7 +182,7 @@ def test_collector_paused_for_a_read_command_imports_only(monkeypatch):
     alone, and resuming turns it back on with what the imports made frozen out of its walks."""
     import gc
 
-    from blastshield_core import prestart
+    from blastshield_core.graph import prestart
 
     assert gc.isenabled()
     frozen = gc.get_freeze_count()

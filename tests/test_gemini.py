@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from blastshield_core.mcp_server import TOOL_NAMES
+from blastshield_core.interfaces.mcp_server import TOOL_NAMES
 from blastshield_core.results import RunState
 from tests.conftest import graph_state
 from tests.gemini_fake import Delay, HttpStatus, Raw, call, calls, text

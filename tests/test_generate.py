@@ -8,9 +8,9 @@ from collections import Counter
 import pytest
 
 from blastshield_core import Status, import_document, parse_document
-from blastshield_core.generate import GenerateOptions, generate, write_generated
-from blastshield_core.model import RelType
-from blastshield_core.read import ReadTools
+from blastshield_core.graph.generate import GenerateOptions, generate, write_generated
+from blastshield_core.graph.model import RelType
+from blastshield_core.read.tools import ReadTools
 from tests.conftest import run_cli
 
 

@@ -9,8 +9,8 @@ import pytest
 import redis
 
 from blastshield_core import QueryFailed, Status, Store, import_document, load_settings, parse_document
-from blastshield_core.generate import GenerateOptions, generate
-from blastshield_core.read import ReadTools
+from blastshield_core.graph.generate import GenerateOptions, generate
+from blastshield_core.read.tools import ReadTools
 from blastshield_core.results import PATH_CAP
 
 

@@ -17,7 +17,7 @@ import psutil
 import pytest
 
 from blastshield_core import Store, StoreUnavailable, build_services, load_settings, open_services, seed
-from blastshield_core.decide import RulesDecider
+from blastshield_core.respond.decide import RulesDecider
 from blastshield_core.results import RunState
 from tests.conftest import LoopbackFalkorDB, run_cli, server_gone
 from tests.gemini_fake import FakeGemini
@@ -86,8 +86,8 @@ def test_bulk_import_survives_a_hard_kill(tmp_path):
     """A fresh import (GRAPH.BULK, index build, RENAME) is in the append-only file when it
     returns: after a SIGKILL and a restart the graph, its indexes and its answers are all there."""
     from blastshield_core import import_document, parse_document
-    from blastshield_core.generate import GenerateOptions, generate
-    from blastshield_core.read import ReadTools
+    from blastshield_core.graph.generate import GenerateOptions, generate
+    from blastshield_core.read.tools import ReadTools
 
     settings = load_settings(environ={}, data_dir=tmp_path)
     document = parse_document(generate(GenerateOptions(edges=3000, seed=5)).to_document())

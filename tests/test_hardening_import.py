@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from blastshield_core import DocumentError, Store, import_document, load_settings, parse_document
-from blastshield_core.ingest import parse_bytes
-from blastshield_core.read import ReadTools
+from blastshield_core.graph.ingest import parse_bytes
+from blastshield_core.read.tools import ReadTools
 from tests.conftest import graph_snapshot
 
 BUDGET = settings(

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from mcp import Client
 
 from blastshield_core import Status, build_services
-from blastshield_core.loop import RunRefused
-from blastshield_core.model import is_valid_id
-from blastshield_core.read import ReadTools, path_signature
+from blastshield_core.graph.model import is_valid_id
+from blastshield_core.read.tools import ReadTools, path_signature
+from blastshield_core.respond.loop import RunRefused
 from tests.conftest import graph_snapshot, run_cli, seeded_loopback_graph
 
 # A fixed, seeded budget: the suite must stay within a few minutes on a shared 2-core runner.

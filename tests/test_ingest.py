@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from blastshield_core import DocumentError, Status, import_document, parse_document
-from blastshield_core.model import GraphDocument
-from blastshield_core.read import ReadTools, path_signature
-from blastshield_core.seeds import seed, seed_documents
-from blastshield_core.store import WriteLockLost
+from blastshield_core.graph.model import GraphDocument
+from blastshield_core.graph.seeds import seed, seed_documents
+from blastshield_core.graph.store import WriteLockLost
+from blastshield_core.read.tools import ReadTools, path_signature
 
 BASE = {
     "format": "blastshield-graph/v1",
@@ -211,8 +211,8 @@ def test_seed_documents_are_valid():
 
 def test_many_small_batches_import_the_same_graph(store, monkeypatch):
     """A fresh import split into many bulk calls lands whole and answers as one call does."""
-    from blastshield_core import ingest
-    from blastshield_core.generate import GenerateOptions, generate
+    from blastshield_core.graph import ingest
+    from blastshield_core.graph.generate import GenerateOptions, generate
 
     document = parse_document(generate(GenerateOptions(edges=600, seed=3)).to_document())
     monkeypatch.setattr(ingest, "BULK_BATCH", 7)
@@ -225,8 +225,8 @@ def test_many_small_batches_import_the_same_graph(store, monkeypatch):
 
 def test_failed_replace_with_batches_in_flight_leaves_the_graph(store, monkeypatch):
     """A replace failing while a bulk call is in flight leaves the live graph and no staging graph."""
-    from blastshield_core import ingest
-    from blastshield_core.generate import GenerateOptions, generate
+    from blastshield_core.graph import ingest
+    from blastshield_core.graph.generate import GenerateOptions, generate
 
     seed(store)
     before = snapshot(store)
@@ -247,7 +247,7 @@ def test_fresh_import_stores_every_value_as_the_document_has_it(store, monkeypat
     """Bulk calls split labels and types at any point, and every label, name, property and
     relationship reads back exactly: text with quotes and non-ASCII, 64-bit integers, floats,
     booleans and lists (empty and mixed)."""
-    from blastshield_core import ingest
+    from blastshield_core.graph import ingest
 
     values = {
         "text": 'say "hi" \\ ☃ é 漢字',
@@ -288,7 +288,7 @@ def test_fresh_import_stores_every_value_as_the_document_has_it(store, monkeypat
 def test_relationships_sharing_one_properties_object_each_store_them(store, monkeypatch):
     """Relationships built with one shared properties object (as a large AWS import builds them) each
     read back with those properties, across bulk calls and next to relationships with their own."""
-    from blastshield_core import ingest
+    from blastshield_core.graph import ingest
 
     data = doc()
     data["nodes"] += [{"id": f"r{k}", "label": "IAMRole", "name": f"Role {k}"} for k in range(2, 7)]
@@ -337,7 +337,7 @@ def test_relationship_blocks_are_their_rows_packed_value_by_value(monkeypatch, t
     """Packing relationships a column at a time gives, for any block, exactly the rows packed one
     value at a time (`_bulk_value`): text from a table or piece by piece (with NULLs for missing
     values), booleans apart from integers, -0.0 apart from 0.0, lists, a shared properties object."""
-    from blastshield_core import ingest
+    from blastshield_core.graph import ingest
 
     monkeypatch.setattr(ingest, "TABLE_MAX", table_max)
     document = _mixed_relationships(mostly_shared)
@@ -358,7 +358,7 @@ def test_relationship_blocks_are_their_rows_packed_value_by_value(monkeypatch, t
 @pytest.mark.parametrize("table_max", [4096, 2])
 def test_relationships_of_mixed_kinds_read_back_as_written(store, monkeypatch, table_max, mostly_shared):
     """The same relationships through a fresh import, in several bulk calls, read back as the document has them."""
-    from blastshield_core import ingest
+    from blastshield_core.graph import ingest
 
     monkeypatch.setattr(ingest, "TABLE_MAX", table_max)
     monkeypatch.setattr(ingest, "BULK_BATCH", 16)
@@ -376,8 +376,8 @@ def test_relationships_of_mixed_kinds_read_back_as_written(store, monkeypatch, t
 def test_indexes_of_a_fresh_import_in_many_calls_cover_every_call(store, monkeypatch):
     """A fresh import in many bulk calls finds every entity through its index, and the routed types
     have their block index (no route of a document is blocked by BlastShield)."""
-    from blastshield_core import ingest
-    from blastshield_core.generate import GenerateOptions, generate
+    from blastshield_core.graph import ingest
+    from blastshield_core.graph.generate import GenerateOptions, generate
 
     document = parse_document(generate(GenerateOptions(edges=400, seed=5)).to_document())
     monkeypatch.setattr(ingest, "BULK_BATCH", 9)

@@ -16,13 +16,13 @@ import time
 import pytest
 
 from blastshield_core import build_services, import_document, seed
-from blastshield_core.decide import AnalystDecider, RulesDecider
-from blastshield_core.ingest import load_document, parse_document
-from blastshield_core.loop import WaitingRuns
-from blastshield_core.model import DocumentError
+from blastshield_core.graph.ingest import load_document, parse_document
+from blastshield_core.graph.model import DocumentError
+from blastshield_core.graph.store import WriteLockLost
+from blastshield_core.interfaces.service import open_services
+from blastshield_core.respond.decide import AnalystDecider, RulesDecider
+from blastshield_core.respond.loop import WaitingRuns
 from blastshield_core.results import RunState, Status
-from blastshield_core.service import open_services
-from blastshield_core.store import WriteLockLost
 from tests.conftest import ROOT, run_cli, seeded_loopback_graph
 
 ALERT = "BH-CONTAINMENT-4001"
@@ -154,7 +154,7 @@ def test_every_block_names_a_run_whose_audit_has_the_intent_first(svc):
 
 def test_a_run_whose_intent_cannot_be_recorded_blocks_nothing(svc):
     """When the intent step cannot be written, the run fails and the route stays active."""
-    from blastshield_core.store import QueryFailed
+    from blastshield_core.graph.store import QueryFailed
 
     audit = svc.audit
     original = audit.add_step
@@ -315,7 +315,7 @@ def test_cli_audit_verify_exit_codes(loopback_server):
 
 def test_incident_report_names_actor_release_and_chain_head(svc):
     """A run's incident report says who started it, the later release, and the audit chain head."""
-    from blastshield_core.report import render_markdown
+    from blastshield_core.brief.report import render_markdown
 
     run = contained(svc, actor="ops-3")
     svc.actions.release_route("route-c11-alternate", "maintenance window", confirm=True, actor="lead-4")

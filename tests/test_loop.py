@@ -8,10 +8,10 @@ import uuid
 import pytest
 
 from blastshield_core import Status
-from blastshield_core.act import ActionService
-from blastshield_core.decide import AnalystDecider, DecisionContext, RulesDecider
-from blastshield_core.loop import ContainmentController, RunRefused
-from blastshield_core.read import path_signature
+from blastshield_core.read.tools import path_signature
+from blastshield_core.respond.act import ActionService
+from blastshield_core.respond.decide import AnalystDecider, DecisionContext, RulesDecider
+from blastshield_core.respond.loop import ContainmentController, RunRefused
 from blastshield_core.results import Decision, Proposal, RunState
 from tests.conftest import graph_state, run_cli
 from tests.test_act import ALTERNATE_PATH, PRIMARY_PATH

@@ -8,7 +8,7 @@ import sys
 
 from mcp import Client, StdioServerParameters
 
-from blastshield_core.mcp_server import READ_TOOL_NAMES, SELECT_TOOL_NAME, TOOL_NAMES
+from blastshield_core.interfaces.mcp_server import READ_TOOL_NAMES, SELECT_TOOL_NAME, TOOL_NAMES
 from blastshield_core.results import (
     AlertInput,
     ChokePointsInput,

@@ -13,11 +13,11 @@ import pytest
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from bench.mcp import CALL, StdioClient
-from blastshield_core.mcp_server import build_mcp_server
-from blastshield_core.mcp_stdio import DIRECT_VERSIONS, DirectCalls, plain_tool_call
-from blastshield_core.read import ReadTools
-from blastshield_core.settings import load_settings
-from blastshield_core.store import Store
+from blastshield_core.base.settings import load_settings
+from blastshield_core.graph.store import Store
+from blastshield_core.interfaces.mcp_server import build_mcp_server
+from blastshield_core.interfaces.mcp_stdio import DIRECT_VERSIONS, DirectCalls, plain_tool_call
+from blastshield_core.read.tools import ReadTools
 from tests.conftest import run_cli
 from tests.test_mcp import CALLS, EXPECTED_STATUS
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from blastshield_core import DocumentError, parse_document
-from blastshield_core.ingest import parse_bytes
-from blastshield_core.model import ENDPOINTS, Label, RelType, is_valid_id
+from blastshield_core.graph.ingest import parse_bytes
+from blastshield_core.graph.model import ENDPOINTS, Label, RelType, is_valid_id
 
 
 def test_endpoints_cover_every_relationship_type():
@@ -118,7 +118,7 @@ class _SameHash:
 
 def test_distinct_rows_survive_a_hash_collision():
     """Rows whose hashes collide are told apart by comparing them; equal rows are not distinct."""
-    from blastshield_core.model import _distinct
+    from blastshield_core.graph.model import _distinct
 
     assert _distinct([_SameHash(1), _SameHash(2)], ["a", "a"])
     assert not _distinct([_SameHash(1), _SameHash(1)], ["a", "a"])

@@ -11,10 +11,10 @@ import pytest
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from blastshield_core.export import export_document
-from blastshield_core.ingest import import_document, parse_document
-from blastshield_core.model import Label
-from blastshield_core.opengraph import (
+from blastshield_core.graph.export import export_document
+from blastshield_core.graph.ingest import import_document, parse_document
+from blastshield_core.graph.model import Label
+from blastshield_core.graph.opengraph import (
     ALERT_EDGE_KIND,
     ALERT_KIND,
     alert_node_id,
@@ -22,7 +22,7 @@ from blastshield_core.opengraph import (
     primitive_properties,
     to_opengraph,
 )
-from blastshield_core.seeds import merge_documents, seed_documents
+from blastshield_core.graph.seeds import merge_documents, seed_documents
 from tests.conftest import run_cli
 
 SCHEMAS = Path(__file__).parent / "data" / "opengraph"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from blastshield_core.ingest import import_document
-from blastshield_core.model import GraphDocument
-from blastshield_core.queue import QueueQuery
+from blastshield_core.graph.ingest import import_document
+from blastshield_core.graph.model import GraphDocument
+from blastshield_core.read.queue import QueueQuery
 
 
 def _paths(page, alert_id):

@@ -7,13 +7,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from blastshield_core import read
-from blastshield_core.generate import GenerateOptions, generate
-from blastshield_core.ingest import import_document, parse_document
-from blastshield_core.read import ReadTools
+from blastshield_core.graph.generate import GenerateOptions, generate
+from blastshield_core.graph.ingest import import_document, parse_document
+from blastshield_core.graph.store import Store
+from blastshield_core.read import tools as read
+from blastshield_core.read.rules import RULE_SET
+from blastshield_core.read.tools import ReadTools
 from blastshield_core.results import AlertSummary, Status
-from blastshield_core.rules import RULE_SET
-from blastshield_core.store import Store
 
 GONE = "wl-000003"  # its node is deleted after the import: its alert names an entity no longer in the graph
 CONTAINED = "decoy-user-0000"  # its only session is blocked

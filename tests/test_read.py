@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from blastshield_core import Status, import_document, parse_document
-from blastshield_core import read as read_module
-from blastshield_core.generate import GenerateOptions, generate
-from blastshield_core.model import GraphDocument
-from blastshield_core.read import REACH_ATTEMPTS, ReadTools, path_signature
+from blastshield_core.graph.generate import GenerateOptions, generate
+from blastshield_core.graph.model import GraphDocument
+from blastshield_core.graph.seeds import seed
+from blastshield_core.graph.store import QueryFailed
+from blastshield_core.read import tools as read_module
+from blastshield_core.read.tools import REACH_ATTEMPTS, ReadTools, path_signature
 from blastshield_core.results import PATH_CAP
-from blastshield_core.seeds import seed
-from blastshield_core.store import QueryFailed
 from tests.small_graphs import small_graph_document
 
 BH_1042 = {("developer_07", "sess-dev07", "build-runner-07", "deploy-role", "prod-admin-role", "customer-db")}

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from blastshield_core.checker import EvidenceUnavailable
-from blastshield_core.decide import RulesDecider
-from blastshield_core.report import IncidentReport, render_markdown
+from blastshield_core.brief.checker import EvidenceUnavailable
+from blastshield_core.brief.report import IncidentReport, render_markdown
+from blastshield_core.respond.decide import RulesDecider
 from blastshield_core.results import Status
 from tests.gemini_fake import json_text
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from blastshield_core.read.rules import assess, severity_for
 from blastshield_core.results import AccessPath, NodeView, RelView
-from blastshield_core.rules import assess, severity_for
 
 
 def path(hops: int, sensitivity: str, asset: str = "a") -> AccessPath:

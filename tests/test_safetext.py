@@ -1,4 +1,4 @@
-"""Untrusted text stays text (blastshield_core.safetext): escaping data, disarming Markdown."""
+"""Untrusted text stays text (blastshield_core.base.safetext): escaping data, disarming Markdown."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from blastshield_core.safetext import WORD_JOINER, md_code, md_text, safe_markdown
+from blastshield_core.base.safetext import WORD_JOINER, md_code, md_text, safe_markdown
 
 HOSTILE = [
     "[Re-authenticate here](https://evil.example/login)",

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from blastshield_core import QueryFailed, Store, StoreUnavailable, load_settings, seed
-from blastshield_core.read import ReadTools
-from blastshield_core.store import decode_cell
+from blastshield_core.graph.store import decode_cell
+from blastshield_core.read.tools import ReadTools
 from tests.conftest import server_gone
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -266,7 +266,7 @@ def test_reopening_waits_for_the_rebuilt_indexes(tmp_path):
     """A restarted embedded server rebuilds its indexes in the background; the store is returned
     only once they are built, so the first investigations use them instead of scanning."""
     from blastshield_core import import_document, parse_document
-    from blastshield_core.generate import GenerateOptions, generate
+    from blastshield_core.graph.generate import GenerateOptions, generate
 
     settings = load_settings(environ={}, data_dir=tmp_path)
     store = Store(settings)
@@ -284,7 +284,7 @@ def test_reopening_waits_for_the_rebuilt_indexes(tmp_path):
 
 def test_graph_copy_waits_for_a_background_save(tmp_path):
     """An upsert during a background save (the server's other fork) waits for it instead of failing."""
-    from blastshield_core.ingest import import_document, parse_document
+    from blastshield_core.graph.ingest import import_document, parse_document
 
     store = Store(load_settings(environ={}, data_dir=tmp_path))
     server = store._db.connection

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from blastshield_core.model import Label, RelType
-from blastshield_core.templates import REQUIRED, TemplateError, load_templates, path_template, render
+from blastshield_core.graph.model import Label, RelType
+from blastshield_core.graph.templates import REQUIRED, TemplateError, load_templates, path_template, render
 
 
 def test_every_required_template_is_present_and_described():
@@ -49,7 +49,7 @@ def test_missing_template_fails_at_load(tmp_path):
 def test_template_file_parsing_keeps_query_lines_and_drops_comments(tmp_path):
     """A template is the lines after its name: the first description line before any query text,
     other comment lines dropped, text before the first name ignored; no text or no description fails."""
-    from blastshield_core.templates import _parse
+    from blastshield_core.graph.templates import _parse
 
     path = tmp_path / "t.cypher"
     path.write_text(
@@ -96,8 +96,8 @@ def test_per_alert_templates_start_from_an_index(seeded_store, name):
     """Every query an investigation runs starts from the id index, never a label scan, so its
     cost follows what the alert touches rather than the graph's size (a plan that started from
     every DataAsset once made each investigation scan the whole graph)."""
-    from blastshield_core.store import _params_header
-    from blastshield_core.templates import template
+    from blastshield_core.graph.store import _params_header
+    from blastshield_core.graph.templates import template
 
     text = _params_header(INDEX_DRIVEN[name]) + template(name).text
     plan = seeded_store.command("GRAPH.EXPLAIN", seeded_store.settings.graph, text)
@@ -107,8 +107,8 @@ def test_per_alert_templates_start_from_an_index(seeded_store, name):
 
 def test_expansion_by_node_id_seeks_each_node(seeded_store):
     """Later levels of a breadth-first expansion find each frontier node by its internal id."""
-    from blastshield_core.store import _params_header
-    from blastshield_core.templates import template
+    from blastshield_core.graph.store import _params_header
+    from blastshield_core.graph.templates import template
 
     text = _params_header({"nodes": [0, 1], "exclude_routes": []}) + template("expand_frontier_nodes").text
     plan = seeded_store.command("GRAPH.EXPLAIN", seeded_store.settings.graph, text)

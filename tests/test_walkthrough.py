@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from blastshield_core.decide import RulesDecider
-from blastshield_core.results import RunState, Status
-from blastshield_core.walkthrough import (
+from blastshield_core.interfaces.walkthrough import (
     CONTAINMENT_ALERT,
     STEPS,
     PageQuery,
@@ -13,6 +11,8 @@ from blastshield_core.walkthrough import (
     check_sample_briefings,
     reset_demo,
 )
+from blastshield_core.respond.decide import RulesDecider
+from blastshield_core.results import RunState, Status
 
 
 def _run(services, cap: int):

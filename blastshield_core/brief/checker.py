@@ -1,0 +1,662 @@
+"""The briefing checker: a proposed briefing held against fresh graph evidence.
+
+A briefing is either structured claims (`BriefingClaims`, what the model fills)
+or free text. Free text is parsed for the claims that matter to an analyst:
+entity ids, risk scores, severities, relationship types, path and asset counts,
+and containment or exposure statements (including paraphrases such as
+"no access remains" or "fully mitigated"). Each claim that the evidence
+contradicts becomes a `Flag` carrying the offending text and the evidence.
+
+The evidence is always a fresh standard investigation (depth 6) with the blast
+radius and the route statuses (`gather_evidence`). Only a fresh `no_path`
+supports "contained"; unknown, invalid and failed answers raise
+`EvidenceUnavailable` and are never read as safe.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+
+from ..base.settings import ENVIRONMENT_VARIABLES
+from ..graph.audit import RUN_ID_PATTERN
+from ..graph.model import RelType
+from ..graph.store import QueryFailed
+from ..read.rules import AWS_RULE_NAMES, AWS_RULE_SET, RULE_SET, SIGNAL_POINTS
+from ..read.tools import ReadTools
+from ..results import MAX_DEPTH, BlastEntity, RouteStatus, RunRecord, RunState, ScoreFactor, Status
+from .lexicon import CLOSE_FORMS
+from .prose import ProseClaim, read_prose
+
+__all__ = [
+    "MAX_TEXT_CHARS",
+    "BriefingClaims",
+    "ContainmentState",
+    "EvidenceSummary",
+    "EvidenceUnavailable",
+    "Flag",
+    "FlagKind",
+    "PathSummary",
+    "RunSummary",
+    "check_claims",
+    "check_text",
+    "gather_evidence",
+]
+
+MAX_TEXT_CHARS = 20_000
+SEVERITIES = ("low", "medium", "high", "critical")
+RULE_NAMES = (
+    "E1-critical-reach",
+    "E1-high-reach",
+    "E2-short-path",
+    "E2-medium-path",
+    "E2-long-path",
+    "E3-multiple-paths",
+    "E4-breadth",
+    *(f"S-{s}" for s in SIGNAL_POINTS),
+)
+ContainmentState = Literal["contained", "exposed", "unknown"]
+
+
+class FlagKind(StrEnum):
+    UNKNOWN_ENTITY = "unknown_entity"
+    WRONG_SCORE = "wrong_score"
+    WRONG_SEVERITY = "wrong_severity"
+    UNKNOWN_RELATIONSHIP = "unknown_relationship"
+    WRONG_COUNT = "wrong_count"
+    FALSE_CONTAINMENT = "false_containment"
+    FALSE_EXPOSURE = "false_exposure"
+    SELF_CONTRADICTION = "self_contradiction"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class BriefingClaims(_Model):
+    """What a briefing asserts, in a form the checker can hold against the graph."""
+
+    entity_ids: list[Annotated[StrictStr, Field(max_length=200)]] = Field(
+        default_factory=list, max_length=200, description="Every entity id the briefing names"
+    )
+    relationship_types: list[Annotated[StrictStr, Field(max_length=100)]] = Field(
+        default_factory=list, max_length=50, description="Relationship types on the qualifying paths"
+    )
+    risk_score: StrictInt | None = Field(default=None, description="The alert's computed risk score")
+    severity: Literal["low", "medium", "high", "critical"] | None = Field(
+        default=None, description="The alert's computed severity"
+    )
+    path_count: StrictInt | None = Field(default=None, description="Qualifying paths that exist now")
+    asset_count: StrictInt | None = Field(default=None, description="Distinct high/critical assets those paths reach")
+    containment_state: ContainmentState | None = Field(
+        default=None, description="contained only when no qualifying path remains; exposed while any remains"
+    )
+    prose: Annotated[StrictStr, Field(max_length=MAX_TEXT_CHARS)] = Field(
+        default="", description="The briefing for the analyst, in plain Markdown"
+    )
+
+
+class Flag(_Model):
+    """One claim the evidence contradicts."""
+
+    kind: FlagKind
+    offending_text: str
+    evidence: str
+    context: str = ""
+
+
+class PathSummary(_Model):
+    nodes: list[str]
+    relationships: list[str]
+    hops: int
+
+
+class RunSummary(_Model):
+    run_id: str
+    state: RunState
+    reason: str
+    decider: str
+    max_actions: int
+    actions: list[dict[str, object]]
+    paths_at_start: int | None
+    remaining_paths: int | None
+
+
+class EvidenceSummary(_Model):
+    """The fresh evidence a briefing is checked against (and the model is given)."""
+
+    alert_id: str
+    title: str
+    entity_id: str
+    entity_label: str | None
+    status: Status
+    risk_score: int
+    severity: str
+    rule_set: str
+    factors: list[ScoreFactor]
+    paths: list[PathSummary]
+    path_count: int
+    truncated: bool
+    assets: list[str]
+    critical_assets: list[str]
+    high_assets: list[str]
+    blast_radius: list[BlastEntity]
+    blast_by_label: dict[str, int]
+    routes: list[RouteStatus]
+    cut_off_entities: list[str] = Field(
+        default_factory=list, description="entities on paths that exist only through blocked relationships"
+    )
+    cut_off_path_count: int = Field(
+        default=0, description="qualifying paths that exist only through blocked relationships (cut by a block)"
+    )
+    modelled_relationship_types: list[str] = Field(
+        default_factory=list,
+        description="types on the alert's paths including blocked ones, and on its session routes",
+    )
+    containment_state: ContainmentState
+    run: RunSummary | None = None
+
+    @property
+    def asset_count(self) -> int:
+        return len(self.assets)
+
+    @property
+    def relationship_types(self) -> set[str]:
+        return {t for p in self.paths for t in p.relationships}
+
+    @property
+    def known_ids(self) -> set[str]:
+        ids = {self.alert_id, self.entity_id}
+        ids |= {n for p in self.paths for n in p.nodes}
+        ids |= {e.id for e in self.blast_radius}
+        ids |= set(self.cut_off_entities)
+        for r in self.routes:
+            ids |= {r.route_id, r.source, r.target, f"block-route:{r.route_id}"}
+        if self.run is not None:
+            ids.add(self.run.run_id)
+        return ids
+
+
+class EvidenceUnavailable(Exception):
+    """The graph gave no answer that a briefing could rest on (unknown alert, failed query...)."""
+
+    def __init__(self, status: Status, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _require(result, what: str) -> None:
+    if not result.status.is_answer:
+        raise EvidenceUnavailable(result.status, f"{what}: {result.status.value}: {result.message}")
+
+
+def gather_evidence(tools: ReadTools, alert_id: str, run: RunRecord | None = None) -> EvidenceSummary:
+    """A fresh standard investigation, blast radius and route statuses, summarised."""
+    inv = tools.investigate_alert(alert_id)
+    _require(inv, "investigation")
+    blast = tools.get_blast_radius(alert_id)
+    _require(blast, "blast radius")
+    routes = tools.get_containment_route_statuses(alert_id)
+    _require(routes, "route statuses")
+    assert inv.alert is not None
+    critical = sorted({p.nodes[-1].id for p in inv.paths if p.nodes[-1].properties.get("sensitivity") == "critical"})
+    high = sorted({p.nodes[-1].id for p in inv.paths if p.nodes[-1].properties.get("sensitivity") == "high"})
+    # Paths that blocked routes cut are still part of this alert's story (e.g. after a run).
+    try:
+        every, _ = tools._paths("sensitive", MAX_DEPTH, {"source_id": inv.alert.entity_id}, include_blocked=True)
+    except QueryFailed as exc:
+        raise EvidenceUnavailable(Status.QUERY_FAILED, f"cut-off paths: {exc}") from None
+    live = {n for p in inv.paths for n in p.node_ids}
+    cut_off = sorted({n for p in every for n in p.node_ids} - live)
+    summary_run = None
+    if run is not None:
+        start = next((s for s in run.steps if s.kind == "investigate"), None)
+        summary_run = RunSummary(
+            run_id=run.run_id,
+            state=run.state,
+            reason=run.reason,
+            decider=run.decider,
+            max_actions=run.max_actions,
+            actions=[a.model_dump() for a in run.actions],
+            paths_at_start=start.data.get("paths") if start else None,
+            remaining_paths=run.remaining_paths,
+        )
+    return EvidenceSummary(
+        alert_id=inv.alert.id,
+        title=inv.alert.title,
+        entity_id=inv.alert.entity_id,
+        entity_label=inv.alert.entity_label,
+        status=inv.status,
+        risk_score=inv.alert.risk_score,
+        severity=inv.alert.severity,
+        rule_set=inv.alert.rule_set,
+        factors=inv.alert.factors,
+        paths=[
+            PathSummary(nodes=list(p.node_ids), relationships=[r.type for r in p.relationships], hops=p.hops)
+            for p in inv.paths
+        ],
+        path_count=inv.path_count,
+        truncated=inv.truncated,
+        assets=sorted(set(critical) | set(high)),
+        critical_assets=critical,
+        high_assets=high,
+        blast_radius=blast.entities,
+        blast_by_label=blast.by_label,
+        routes=routes.routes,
+        cut_off_entities=cut_off,
+        cut_off_path_count=max(len(every) - len(inv.paths), 0),
+        modelled_relationship_types=sorted(
+            {r.type for p in every for r in p.relationships} | {r.type for r in routes.routes}
+        ),
+        containment_state="contained" if inv.status is Status.NO_PATH else "exposed",
+        run=summary_run,
+    )
+
+
+# -- text parsing ------------------------------------------------------------------
+
+_TOKEN_RE = re.compile(r"(?<![A-Za-z0-9_.:@-])[A-Za-z0-9][A-Za-z0-9_.:@-]*[A-Za-z0-9]")
+_REL_LIKE_RE = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$|^[a-z]+(?:_[a-z]+)+$")
+_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+_VERSION_RE = re.compile(r"^v?\d+(?:\.\d+)+[a-z]?$")
+_UNIT_RE = re.compile(r"^\d+[-.]?[A-Za-z]{1,6}$")  # 5-hop, 24h, 2nd
+_EXPOSE_WORDS = frozenset({"active", "open", "live"})
+
+
+def _distance(a: str, b: str, limit: int = 2) -> int:
+    """Levenshtein distance, stopping early above `limit`."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        if min(cur) > limit:
+            return limit + 1
+        prev = cur
+    return prev[-1]
+
+
+def _has_closing(clause: str) -> bool:
+    return any(w in CLOSE_FORMS for w in re.findall(r"[a-z]+", clause.lower()))
+
+
+class _Checker:
+    def __init__(self, evidence: EvidenceSummary, tools: ReadTools | None, extra_allowed: set[str]):
+        self.ev = evidence
+        self.tools = tools
+        self.flags: list[Flag] = []
+        self.known = evidence.known_ids
+        self.known_lower = {k.lower(): k for k in self.known}
+        self.allowed = {
+            RULE_SET,
+            "rules-v1",
+            *RULE_NAMES,
+            AWS_RULE_SET,
+            *AWS_RULE_NAMES,
+            *SIGNAL_POINTS,
+            *ENVIRONMENT_VARIABLES,
+            *extra_allowed,
+        }
+        self._graph_cache: dict[str, bool] = {}
+        self._blast_ids = {e.id for e in evidence.blast_radius}
+        self.prose_types = set(evidence.relationship_types) | set(evidence.modelled_relationship_types)
+        self._kinds: dict[str, str] = {}
+        for node_id in self.known:
+            self._kinds[node_id] = "node"
+        for asset in {*evidence.assets, *(e.id for e in evidence.blast_radius if e.label == "DataAsset")}:
+            self._kinds[asset] = "asset"
+        for r in evidence.routes:
+            self._kinds[r.route_id] = self._kinds[f"block-route:{r.route_id}"] = "route"
+        self._kinds[evidence.alert_id] = self._kinds[evidence.entity_id] = "alert"
+        if evidence.run is not None:
+            self._kinds[evidence.run.run_id] = "run"
+        self.route_words = {
+            i: " ".join(re.split(r"[-_]", i)) for i in self.known if i.startswith(("route-", "sess-", "sess_"))
+        }
+
+    # -- helpers -------------------------------------------------------------------
+    def flag(self, kind: FlagKind, text: str, evidence: str, context: str = "") -> None:
+        if any(f.kind is kind and f.offending_text == text for f in self.flags):
+            return
+        self.flags.append(Flag(kind=kind, offending_text=text, evidence=evidence, context=context.strip()[:300]))
+
+    def _in_graph(self, entity_id: str) -> bool:
+        if self.tools is None:
+            return False
+        if entity_id not in self._graph_cache:
+            if len(self._graph_cache) >= 100:
+                return False
+            try:
+                rows = self.tools.store.read("entity_by_id", {"id": entity_id})
+            except QueryFailed as exc:
+                raise EvidenceUnavailable(Status.QUERY_FAILED, f"entity lookup: {exc}") from None
+            self._graph_cache[entity_id] = bool(rows)
+        return self._graph_cache[entity_id]
+
+    def _near(self, token: str) -> str | None:
+        if len(token) < 5:
+            return None
+        best = min(self.known, key=lambda k: _distance(token.lower(), k.lower()), default=None)
+        if best is not None and _distance(token.lower(), best.lower()) <= 2:
+            return best
+        return None
+
+    def _entity_evidence(self) -> str:
+        ids = sorted(self.known - {self.ev.alert_id})
+        return f"the graph returned these entities for {self.ev.alert_id}: " + ", ".join(ids)
+
+    # -- structured claims -----------------------------------------------------------
+    def entity(self, entity_id: str, context: str = "") -> None:
+        if entity_id in self.known or entity_id in self.allowed:
+            return
+        near = self._near(entity_id)
+        hint = f" (closest in the evidence: {near})" if near else ""
+        self.flag(
+            FlagKind.UNKNOWN_ENTITY,
+            entity_id,
+            f"{entity_id} is not among the entities the graph returned for {self.ev.alert_id}{hint}; "
+            + self._entity_evidence(),
+            context,
+        )
+
+    def relationship(self, rel_type: str, context: str = "", text: str = "") -> None:
+        """A structured claim must name a type of a qualifying path; prose may also name a route's or a cut path's."""
+        allowed = self.ev.relationship_types if not text else self.prose_types
+        if rel_type in allowed:
+            return
+        present = sorted(allowed)
+        where = (
+            "not a relationship type of the graph model"
+            if rel_type not in {t.value for t in RelType}
+            else "not on any qualifying path of this alert"
+        )
+        self.flag(
+            FlagKind.UNKNOWN_RELATIONSHIP,
+            text or rel_type,
+            f"{rel_type} is {where}; the evidence uses {', '.join(present) or 'no relationship (no qualifying path)'}",
+            context,
+        )
+
+    def score(self, value: int, text: str, context: str = "") -> None:
+        if value != self.ev.risk_score:
+            self.flag(
+                FlagKind.WRONG_SCORE,
+                text,
+                f"computed risk score is {self.ev.risk_score} ({self.ev.rule_set}: "
+                + ", ".join(f"+{f.points} {f.rule}" for f in self.ev.factors)
+                + ")",
+                context,
+            )
+
+    def severity(self, value: str, text: str, context: str = "") -> None:
+        if value.lower() != self.ev.severity:
+            self.flag(
+                FlagKind.WRONG_SEVERITY,
+                text,
+                f"computed severity is {self.ev.severity} (score {self.ev.risk_score})",
+                context,
+            )
+
+    def path_count(self, value: int, text: str, context: str = "") -> None:
+        if value != self.ev.path_count:
+            self.flag(
+                FlagKind.WRONG_COUNT,
+                text,
+                f"the fresh investigation has {self.ev.path_count} qualifying path(s)"
+                + (" (truncated)" if self.ev.truncated else ""),
+                context,
+            )
+
+    def asset_count(self, value: int, text: str, qualifier: str = "", context: str = "") -> None:
+        q = qualifier.lower()
+        accepted = {self.ev.asset_count}
+        if "critical" in q and "high" not in q:
+            accepted = {len(self.ev.critical_assets)}
+        elif "high" in q and "critical" not in q and "sensitiv" not in q:
+            accepted = {len(self.ev.high_assets), self.ev.asset_count}
+        elif not any(w in q for w in ("critical", "high", "sensitiv", "qualifying")):
+            accepted.add(self.ev.blast_by_label.get("DataAsset", 0))
+        if value not in accepted:
+            self.flag(
+                FlagKind.WRONG_COUNT,
+                text,
+                f"qualifying paths reach {self.ev.asset_count} distinct high/critical asset(s)"
+                f" ({', '.join(self.ev.assets) or 'none'}); critical: {len(self.ev.critical_assets)};"
+                f" the blast radius holds {self.ev.blast_by_label.get('DataAsset', 0)} data asset(s)",
+                context,
+            )
+
+    def containment(self, claimed: str, text: str, context: str = "", scoped: bool = False) -> None:
+        """A containment or exposure claim that is false (of the whole alert, or of what it names when scoped)."""
+        paths = self.ev.path_count
+        if claimed == "contained" and (scoped or self.ev.containment_state != "contained"):
+            self.flag(
+                FlagKind.FALSE_CONTAINMENT,
+                text,
+                f"a fresh investigation ({self.ev.status.value}) still finds {paths} qualifying path(s)"
+                + (" through what this names" if scoped else "")
+                + ": "
+                + "; ".join(" -> ".join(p.nodes) for p in self.ev.paths[:5]),
+                context,
+            )
+        elif claimed == "exposed" and (scoped or self.ev.containment_state == "contained"):
+            self.flag(
+                FlagKind.FALSE_EXPOSURE,
+                text,
+                f"a fresh investigation returned {self.ev.status.value}: no qualifying path"
+                + (" through what this names" if scoped else f" from {self.ev.entity_id}")
+                + " to a high/critical asset within 6 hops",
+                context,
+            )
+
+    # -- free text -------------------------------------------------------------------
+    def text(self, text: str) -> list[ProseClaim]:
+        """Check free text; returns the claims read from it (for the self-consistency check)."""
+        lines = [line for line in text.splitlines() if not self._quotes_title(line)]
+        text = "\n".join(lines)
+        for m in _TOKEN_RE.finditer(text):
+            self._id(m.group(0), self._sentence_at(text, m.start()))
+        claims = read_prose(text, self.id_kind, self.route_words, self.allowed)
+        for claim in claims:
+            self.prose_claim(claim)
+        return claims
+
+    def _quotes_title(self, line: str) -> bool:
+        """The briefing's own heading, `Briefing: ALERT — TITLE`, quotes the alert's title as data."""
+        m = re.fullmatch(r"\s*#+\s*Briefing:\s*(\S+)\s+[—-]\s+(.*?)\s*", line)
+        return bool(m) and m.group(1) == self.ev.alert_id and m.group(2) == self.ev.title
+
+    @staticmethod
+    def _sentence_at(text: str, pos: int) -> str:
+        start = max(text.rfind(". ", 0, pos), text.rfind("\n", 0, pos)) + 1
+        ends = [e for e in (text.find(". ", pos), text.find("\n", pos)) if e != -1]
+        return text[start : min(ends) if ends else len(text)].strip()
+
+    def id_kind(self, token: str) -> str | None:
+        """What an id in the text names: the alert, a route, an asset, another node, a run; None for a word."""
+        return self._kinds.get(token)
+
+    def _id(self, token: str, clause: str) -> None:
+        if token in self.known or token in self.allowed or len(token) < 4:
+            return
+        if _REL_LIKE_RE.match(token):
+            return  # a relationship type: read by the prose grammar
+        if _DATE_RE.match(token) or _UNIT_RE.match(token) or _VERSION_RE.match(token):
+            return
+        if re.fullmatch(RUN_ID_PATTERN, token):
+            return
+        if token.startswith("block-route:") and token.removeprefix("block-route:") in self.known:
+            return
+        if token.lower() in self.known_lower:
+            self.entity(token, clause)  # wrong case is a different id
+            return
+        if not re.search(r"[A-Za-z]", token):
+            return
+        if not re.search(r"[_.:@-]", token):
+            # a separator swapped for a letter ("paymentsxvault"): one edit from a known id
+            near = self._near(token) if len(token) >= 6 else None
+            if near is not None and _distance(token.lower(), near.lower()) <= 1:
+                self.entity(token, clause)
+            return
+        strong = "_" in token or (re.search(r"\d", token) is not None)
+        if strong or self._near(token) is not None or self._in_graph(token):
+            self.entity(token, clause)
+
+    def prose_claim(self, claim: ProseClaim) -> None:
+        ev = self.ev
+        if claim.kind == "relationship":
+            if str(claim.value) not in self.prose_types and not any(
+                f.kind is FlagKind.UNKNOWN_RELATIONSHIP and f.evidence.startswith(f"{claim.value} is")
+                for f in self.flags
+            ):
+                self.relationship(str(claim.value), claim.clause, claim.text)
+        elif claim.kind == "score":
+            self.score(int(claim.value), claim.text, claim.clause)  # type: ignore[call-overload]
+        elif claim.kind == "severity":
+            self.severity(str(claim.value), claim.text, claim.clause)
+        elif claim.kind == "path_count":
+            accepted = {ev.path_count}
+            if _has_closing(claim.clause):  # "both paths were cut": the paths a block removed
+                accepted |= set(range(1, ev.cut_off_path_count + 1)) | {ev.cut_off_path_count + ev.path_count}
+                if ev.run is not None and ev.run.paths_at_start is not None:
+                    accepted.add(ev.run.paths_at_start)
+            if claim.value not in accepted:
+                self.path_count(int(claim.value), claim.text, claim.clause)  # type: ignore[call-overload]
+        elif claim.kind == "asset_count":
+            self.asset_count(int(claim.value), claim.text, claim.qualifier, claim.clause)  # type: ignore[call-overload]
+        elif claim.kind == "route_count":
+            self.route_count(int(claim.value), claim.text, claim.qualifier, claim.clause)  # type: ignore[call-overload]
+        elif claim.kind == "state" and not self.state_holds(claim):
+            scoped = bool(claim.scope or claim.assets or claim.depth)
+            self.containment(str(claim.value), claim.text, claim.clause, scoped=scoped)
+
+    def route_count(self, value: int, text: str, qualifier: str, context: str) -> None:
+        routes = self.ev.routes
+        active = sum(1 for r in routes if r.status == "active")
+        carrying = sum(1 for r in routes if r.status == "active" and r.paths_carried)
+        blocked = sum(1 for r in routes if r.status != "active")
+        words = set(re.findall(r"[a-z]+", (qualifier + " " + context).lower()))
+        if _has_closing(context):
+            accepted = set(range(1, blocked + 1))  # "both routes were blocked": some of the blocked ones
+        elif words & _EXPOSE_WORDS:
+            accepted = {active, carrying}
+        else:
+            accepted = {len(routes), active, carrying, blocked}
+        if value not in accepted:
+            self.flag(
+                FlagKind.WRONG_COUNT,
+                text,
+                f"the alert has {len(routes)} session route(s): {active} active ({carrying} carrying a qualifying"
+                f" path), {blocked} blocked",
+                context,
+            )
+
+    def _live(self, depth: int | None) -> list[PathSummary]:
+        return [p for p in self.ev.paths if depth is None or p.hops <= depth]
+
+    def _open(self, entity: str, depth: int | None) -> bool:
+        route = next((r for r in self.ev.routes if r.route_id == entity.removeprefix("block-route:")), None)
+        if route is not None:
+            return route.status == "active" or route.paths_carried > 0
+        on_path = any(entity in p.nodes for p in self._live(depth))
+        return on_path or (depth is None and entity in self._blast_ids)
+
+    def _closed(self, entity: str, depth: int | None) -> bool:
+        route = next((r for r in self.ev.routes if r.route_id == entity.removeprefix("block-route:")), None)
+        if route is not None:
+            return route.paths_carried == 0
+        return not any(entity in p.nodes for p in self._live(depth))
+
+    def state_holds(self, claim: ProseClaim) -> bool:
+        """Whether a containment or exposure claim is true of what it is about."""
+        about = list(claim.scope) or list(claim.assets)
+        if claim.value == "contained":
+            if about:
+                return all(self._closed(x, claim.depth) for x in about)
+            return not self._live(claim.depth)
+        if about:
+            return all(self._open(x, claim.depth) for x in about)
+        return bool(self._live(claim.depth))
+
+
+def _strip_run_reason(text: str, evidence: EvidenceSummary) -> str:
+    """The run's recorded reason, on its own `Recorded reason:` line, is quoted data, not a claim."""
+    if evidence.run is None or not evidence.run.reason:
+        return text
+    return text.replace(f"Recorded reason: {evidence.run.reason}", "Recorded reason: (quoted)")
+
+
+def check_text(
+    text: str, evidence: EvidenceSummary, tools: ReadTools | None = None, allowed: set[str] | None = None
+) -> list[Flag]:
+    """Flags for a free-text briefing against the evidence."""
+    checker = _Checker(evidence, tools, allowed or set())
+    checker.text(_strip_run_reason(text[:MAX_TEXT_CHARS], evidence))
+    return checker.flags
+
+
+def _disagreements(claims: BriefingClaims, prose: list[ProseClaim]) -> list[tuple[ProseClaim, str, object]]:
+    """Prose claims about the whole alert that disagree with the same briefing's structured claims."""
+    fields = {
+        "state": claims.containment_state if claims.containment_state != "unknown" else None,
+        "score": claims.risk_score,
+        "severity": claims.severity,
+        "path_count": claims.path_count,
+    }
+    out = []
+    for claim in prose:
+        if claim.kind == "state" and (claim.scope or claim.assets or claim.depth):
+            continue
+        if claim.kind in ("path_count", "asset_count") and _has_closing(claim.clause):
+            continue  # "both paths were cut" counts what was removed, not what remains
+        structured = fields.get(claim.kind)
+        if structured is not None and claim.value != structured:
+            out.append((claim, claim.kind, structured))
+        if claim.kind == "asset_count" and claims.asset_count is not None:
+            q = claim.qualifier
+            plain = not any(w in q for w in ("critical", "high", "data")) or "qualifying" in q
+            if plain and claim.value != claims.asset_count:
+                out.append((claim, "asset_count", claims.asset_count))
+    return out
+
+
+def check_claims(
+    claims: BriefingClaims, evidence: EvidenceSummary, tools: ReadTools | None = None, allowed: set[str] | None = None
+) -> list[Flag]:
+    """Flags for structured claims (checked exactly), their prose, and prose that disagrees with them."""
+    checker = _Checker(evidence, tools, allowed or set())
+    for entity_id in claims.entity_ids:
+        checker.entity(entity_id, "entity_ids")
+    for rel_type in claims.relationship_types:
+        checker.relationship(rel_type, "relationship_types")
+    if claims.risk_score is not None:
+        checker.score(claims.risk_score, f"risk_score: {claims.risk_score}", "risk_score")
+    if claims.severity is not None:
+        checker.severity(claims.severity, f"severity: {claims.severity}", "severity")
+    if claims.path_count is not None:
+        checker.path_count(claims.path_count, f"path_count: {claims.path_count}", "path_count")
+    if claims.asset_count is not None and claims.asset_count != evidence.asset_count:
+        checker.asset_count(claims.asset_count, f"asset_count: {claims.asset_count}", "qualifying", "asset_count")
+    if claims.containment_state in ("contained", "exposed"):
+        checker.containment(
+            claims.containment_state, f"containment_state: {claims.containment_state}", "containment_state"
+        )
+    elif claims.containment_state == "unknown":
+        # the fresh query answered: "unknown" understates exposure (or denies containment)
+        opposite = "contained" if evidence.containment_state == "exposed" else "exposed"
+        checker.containment(opposite, "containment_state: unknown", "containment_state")
+    prose = checker.text(_strip_run_reason(claims.prose, evidence))
+    for claim, name, structured in _disagreements(claims, prose):
+        checker.flag(
+            FlagKind.SELF_CONTRADICTION,
+            claim.text,
+            f"the prose says {name} {claim.value} but the briefing's own claims say {structured}",
+            claim.clause,
+        )
+    return checker.flags

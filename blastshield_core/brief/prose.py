@@ -1,0 +1,504 @@
+"""Reading a briefing's prose into claims: a small grammar over the lexicon.
+
+A sentence is split into clauses and comma segments. Each clause is read as
+subject classes x predicate classes x modifiers:
+
+- predicates: closing (a verb of `lexicon.CLOSE_FORMS` in any form, a phrasal
+  verb with its particle, a closed state, a closing noun with a completion word,
+  "no/zero <path noun>") and exposure (`lexicon.EXPOSE_FORMS`, open states);
+- polarity: a negation before the predicate flips it ("not contained" is a claim
+  of exposure, "no longer reaches" one of containment);
+- modifiers that make a clause no claim at all: a question, a condition, a
+  modal, a recommendation or an imperative, an explicitly earlier time, a
+  partial quantity; a depth bound turns the claim into one about that depth;
+- scope: ids of routes, sessions, workloads or roles make the claim about them,
+  asset ids about reaching that asset, otherwise it is about the whole exposure.
+
+Relationship types are read in every notation (arrows with or without brackets,
+`[:T]`, `(T)`, "via T", bare, lower-case, spaced or CamelCase), numbers in digits
+and words, scores as points, fractions or percentages, severities as adjectives
+or nouns. The checker (`checker.py`) decides which claims the evidence denies.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import pairwise
+
+from ..graph.model import RelType
+from .lexicon import (
+    CLOSE_ADJECTIVES,
+    CLOSE_FORMS,
+    CLOSE_NOUNS,
+    COMPLETION_WORDS,
+    CONDITIONAL_WORDS,
+    COPULAS,
+    EARLIER_WORDS,
+    EXPOSE_ADJECTIVES,
+    EXPOSE_FORMS,
+    MODALS,
+    NEGATIONS,
+    PHRASAL_FORMS,
+    RECOMMEND_FORMS,
+    REL_VERBS,
+    SUBJECT_NOUNS,
+    ZERO_NOUNS,
+    number_value,
+)
+
+
+def _w(text: str) -> list[str]:
+    return text.split()
+
+
+__all__ = ["ProseClaim", "normalise_type", "read_prose"]
+
+# An id's role in the evidence: "alert", "route", "node", "asset", "run" or None (not an id).
+IdKind = Callable[[str], str | None]
+
+
+@dataclass(frozen=True)
+class ProseClaim:
+    """One claim read from prose: what it asserts, about what, and the text that asserts it."""
+
+    kind: str  # state | relationship | score | severity | path_count | asset_count | route_count
+    value: object
+    text: str
+    clause: str
+    scope: tuple[str, ...] = ()
+    assets: tuple[str, ...] = ()
+    depth: int | None = None
+    qualifier: str = ""
+
+
+_NUM_WORDS = (
+    r"zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a\s+single|single|a\s+pair\s+of|"
+    r"a\s+couple\s+of|both"
+)
+_TENS = r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+_NUM = rf"(\d{{1,4}}|(?:{_TENS})(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?|{_NUM_WORDS})"
+_ID_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9]|[A-Za-z0-9]|'s|[,;]")
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+|\n+")
+_CLAUSE_RE = re.compile(
+    r"(?<=;)\s+|\s+(?:but|however|although|though|whereas|while|because|since|thus|hence|therefore)\b,?\s*"
+    r"|,\s+(?:and|which|so|as)\s+|\s+and\s+(?=(?:the|all|every|no|its|their|it|they|access|paths?|we|nothing)\b)"
+    r"|\s+[—–]\s+|\s+-\s+",
+    re.I,
+)
+_MARKUP_RE = re.compile(r"^[\s>#*+-]*(?:\d+[.)]\s+)?|[`*]{1,3}|(?<!\w)_{1,2}(?=\S)|(?<=\S)_{1,2}(?!\w)")
+_DETERMINERS = frozenset(_w("a an the this that each every any its their minimal minimum one single"))
+_NOUNISH_VERBS = frozenset(
+    _w("cut block end stop lock break fix drop ban bar plug seal shut close kill halt strip cap")
+)
+_STATE_LEADS = COPULAS | frozenset(
+    _w("fully completely totally entirely now all effectively already successfully finally and truly")
+)
+_PREPOSITIONS = frozenset(_w("by after via for of through from without before upon on in with"))
+_CAN_OK = frozenset(
+    _w(
+        "read access assume reach get go move pivot hop travel use see touch escalate be become still no not "
+        "also only then now directly again longer never both either in from through continue"
+    )
+)
+_REL_PREFIX = r"(?:can|has|have|runs?|may|owns?|member|assumes?|reads?|writes?|admin|is)"
+_REL_CAPS = re.compile(r"(?<![\w:/-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w-])")
+_REL_SNAKE = re.compile(rf"(?<![\w-]){_REL_PREFIX}_[a-z][a-z_]*(?![\w-])")
+_REL_CAMEL = re.compile(
+    r"(?<![\w-])(?:Can|Has|Runs|May|Owns|Member|Assumes|Reads|Writes)[ _-]?(?:[A-Z][a-z]+)+(?![\w-])"
+)
+_REL_ARROW = re.compile(r"(?<![\w.])(?:<-+|[-—–]+)\s*\[?\s*:?\s*([A-Za-z][A-Za-z0-9_ ]{0,40}?)\s*\]?\s*(?:-+>|→)")
+_REL_BRACKET = re.compile(
+    r"[\[(]\s*:\s*([A-Za-z][A-Za-z0-9_]*)\s*[\])]|[\[(]\s*([A-Za-z][A-Za-z0-9_]*_[A-Za-z0-9_]+)\s*[\])]"
+)
+_REL_VIA = re.compile(
+    rf"\b(?:via|over|through|using|along)\s+(?:an?\s+|the\s+)?({_REL_PREFIX}[\s_-]+(?!as\b)[a-z]+|runs[\s_-]+as)\b",
+    re.I,
+)
+_REL_NOUN = re.compile(
+    rf"\b(?:the|an?)\s+`?({_REL_PREFIX}[\s_-]+[a-z]+)`?\s+(?:relationships?|edges?|links?|relations?)\b", re.I
+)
+_REL_SINGLE = re.compile(
+    r"(?:(?<![\w.])[-—–]+\s*\[?:?|[\[(]\s*:?)\s*([A-Za-z]+)\s*(?:\]?\s*-+>|[\])])"
+    r"|\b(?:via|over|through|using)\s+(?:an?\s+|the\s+)?([A-Za-z]+)\b"
+    r"|\b([A-Z][a-z]+|[A-Z]{3,}|[a-z]+)\s+(?:relationships?|edges?|links?|relations?)\b"
+    r"|(?<![\w-])([A-Z]{3,})(?![\w-])"
+)
+_PAST_EXPOSE = frozenset(_w("remained existed led reached persisted stayed"))
+_PAST_AUX = frozenset(["was", "were", "had"])
+_POSSESSED = ZERO_NOUNS | frozenset(_w("route routes foothold footholds"))
+_MODEL_TYPES = frozenset(t.value for t in RelType)
+_COMMON_VERBS = frozenset(_w("has have runs reads holds grants controls manages writes accesses assumes"))
+_CAN_VERB = re.compile(r"\bcan\s+([a-z]+)\s+(?:to\s+|from\s+|into\s+)?([A-Za-z0-9][\w.:@-]*[A-Za-z0-9])")
+_SCORE_RES = (
+    re.compile(
+        r"\bscor(?:e|es|ed|ing)\b[^.\d\n+]{0,25}?(?<![\w+.-])(\d{1,3})\b(?![.,]\d)(?!\s*(?:points?|pts|%|hops?|/))",
+        re.I,
+    ),
+    re.compile(
+        rf"\bscor(?:e|es|ed|ing)\b(?:\s+(?:of|is|was|at|now|stands|sits|a|an|the|risk)){{0,3}}\s+({_NUM})\b(?![.,]\d)",
+        re.I,
+    ),
+    re.compile(r"(?<![\w.+-])(\d{1,3})\s*(?:/\s*100|out\s+of\s+(?:a\s+)?(?:100|hundred)|percent|per\s+cent|%)", re.I),
+    re.compile(
+        r"(?<![\w-])risk(?:\s+(?:level|rating|of|is|at|=|:))*\s+(\d{1,3})\b(?!\s*-?\s*(?:points?|hops?|paths?|assets?))",
+        re.I,
+    ),
+)
+_FRACTION_RE = re.compile(r"(?<![\w.])(0?\.\d{1,2})(?!\d)(?!\.\d)")
+_SEV = r"(low|medium|moderate|high|critical)"
+_SEVERITY_RES = (
+    re.compile(
+        rf"\b(?:severity|criticality|priority)\b\W{{0,3}}(?:(?:is|was|of|level|rated|now|at|a|an|rating|=)\s+){{0,3}}"
+        rf"\W{{0,2}}{_SEV}\b",
+        re.I,
+    ),
+    re.compile(rf"\b{_SEV}[\s-]+(?:severity|priority|risk|rated)\b", re.I),
+    re.compile(
+        rf"\b(?:rated|classed|classified|graded|ranked|triaged|categori[sz]ed|labell?ed|assessed)\s+(?:as\s+)?"
+        rf"(?:an?\s+)?{_SEV}\b",
+        re.I,
+    ),
+    re.compile(rf"\b(?:an?|this)\s+{_SEV}\s+(?:alert|incident|finding|case|issue|event)\b", re.I),
+    re.compile(
+        rf"\bscore\b[^.\n]{{0,25}}?\d{{1,3}}\s*(?:/\s*100)?\s*[(,]?\s*{_SEV}\b(?![\s-]+(?:sensitivity|data|assets?))",
+        re.I,
+    ),
+)
+_COUNT_ADJ = (
+    r"qualifying|access|attack|distinct|remaining|active|separate|independent|modell?ed|open|critical|sensitive|"
+    r"high|high-sensitivity|high/critical|data|or|and|current|live|different|unique|exposed|reachable|session|"
+    r"valuable|target|important|more|further|other|additional|total|blockable|known|existing|standing|viable"
+)
+_COUNT_RE = re.compile(
+    rf"(?<![\w.-]){_NUM}\s+((?:(?:{_COUNT_ADJ})[\s-]+){{0,4}})(paths?|assets?|routes?)\b(?!\s+of\b)", re.I
+)
+_COUNT_NOUN_FIRST = re.compile(
+    rf"\b(?:number\s+of|count\s+of)\s+(?:(?:{_COUNT_ADJ})\s+){{0,3}}(paths|assets|routes)\s+(?:is|was|stands\s+at|=|:)\s+"
+    rf"{_NUM}\b|\b(path|asset|route)\s+count\s*(?:is|was|of|=|:)?\s*{_NUM}\b",
+    re.I,
+)
+_COUNT_SKIP_BEFORE = re.compile(
+    r"\b(?:before|initially|originally|at\s+the\s+start|started|previously|had|of|cut|cuts|cutting|carried|carries|"
+    r"carry|carrying|was|were|from|blocking|blocked|removed|severed|among|than|by|within|in|last|first)\W*(?:\w+\W+)?$",
+    re.I,
+)
+_DEPTH_RE = re.compile(
+    r"\b(?:within|at\s+depth|at\s+a\s+depth\s+of|depth|up\s+to|at\s+most|in)\s+(\d|one|two|three|four|five|six)\b"
+    r"(?:\s*-?\s*hops?)?",
+    re.I,
+)
+_EARLIER_RE = re.compile(
+    r"\b(?:at\s+the\s+(?:start|outset|beginning)|at\s+first|used\s+to|had\s+been|had\s+(?:\w+ed|cut|shut)|ago|"
+    r"before\s+the|prior\s+to)\b",
+    re.I,
+)
+_PARTIAL_RE = re.compile(r"\b(?:one|some|part|two|\d+)\s+of\b|\bpartial(?:ly)?\b|\bpartly\b|\bsome\b|\bhalf\b", re.I)
+_IDIOMS = re.compile(
+    r"\b(?:(?:exposure|access|(?:remaining\s+|qualifying\s+|access\s+)?paths?)\s*:\s*(?:none|nil|zero|0|no)\b|under\s+control|in\s+the\s+clear|taken\s+care\s+of|dealt\s+with|a\s+thing\s+of\s+the\s+past|all\s+clear|"
+    r"nothing\s+(?:\w+\s+)?(?:remains?|is\s+left|left|reaches|can\s+reach|leads|exists)|"
+    r"(?:out\s+of|beyond)\s+(?:\w+\s+)?reach|off[\s-]limits|poses?\s+no\s+(?:further\s+|more\s+|remaining\s+)?(?:risk|threat|danger)|"
+    r"(?:no\s+longer|not)\s+(?:a|an)\s+(?:threat|risk|concern|issue|problem|danger))\b",
+    re.I,
+)
+_CLOSE_BASE = frozenset(f for f in CLOSE_FORMS if not f.endswith(("s", "ed", "ing")) or f in ("close", "cut", "shut"))
+
+
+def normalise_type(raw: str) -> str:
+    """A relationship type as the model spells it: CamelCase, spaced, dashed or lower-case to UPPER_SNAKE."""
+    text = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", raw.strip(" `:[]()"))
+    return re.sub(r"[\s_-]+", "_", text).upper()
+
+
+@dataclass
+class _Tok:
+    word: str  # lower case, or the id as written
+    start: int
+    kind: str | None  # id kind, or None for a word
+
+
+def _tokens(segment: str, id_kind: IdKind) -> list[_Tok]:
+    out: list[_Tok] = []
+    for m in _ID_TOKEN.finditer(segment):
+        raw = m.group(0)
+        kind = id_kind(raw)
+        if kind is not None:
+            out.append(_Tok(raw, m.start(), kind))
+            continue
+        offset = m.start()
+        for part in re.split(r"([-/])", raw):
+            if part and part not in "-/":
+                out.append(_Tok(part.lower(), offset, None))
+            offset += len(part)
+    return out
+
+
+class _Reader:
+    def __init__(self, id_kind: IdKind, route_words: dict[str, str], allowed: set[str]):
+        self.id_kind = id_kind
+        self.route_words = route_words  # id -> its words ("route-c11-primary" -> "c11 primary")
+        self.allowed = allowed
+        self.claims: list[ProseClaim] = []
+
+    def add(self, kind: str, value: object, text: str, clause: str, **extra: object) -> None:
+        self.claims.append(ProseClaim(kind, value, text.strip()[:160], clause.strip()[:300], **extra))  # type: ignore[arg-type]
+
+    # -- sentences ---------------------------------------------------------------------------
+    def sentence(self, raw: str) -> None:
+        sentence = _MARKUP_RE.sub("", raw).strip()
+        if not sentence:
+            return
+        self.relationships(sentence)
+        question = "?" in sentence
+        first = sentence.split(None, 1)[0].lower().strip(",") if sentence.split() else ""
+        conditional = first in CONDITIONAL_WORDS
+        for clause in _CLAUSE_RE.split(sentence):
+            if clause and clause.strip():
+                self.clause(clause, conditional, question)
+
+    def relationships(self, s: str) -> None:
+        found: list[tuple[str, str]] = []
+        for m in _REL_ARROW.finditer(s):
+            found.append((m.group(1), m.group(0)))
+        for m in _REL_BRACKET.finditer(s):
+            found.append((m.group(1) or m.group(2), m.group(0)))
+        for rx in (_REL_VIA, _REL_NOUN):
+            for m in rx.finditer(s):
+                found.append((m.group(1), m.group(0)))
+        for rx in (_REL_CAPS, _REL_SNAKE, _REL_CAMEL):
+            for m in rx.finditer(s):
+                if m.group(0) not in self.allowed and self.id_kind(m.group(0)) is None:
+                    found.append((m.group(0), m.group(0)))
+        for m in _REL_SINGLE.finditer(s):
+            word = next(g for g in m.groups() if g)
+            common = m.group(3) == word and word.islower() and word in _COMMON_VERBS
+            following = re.match(r"[\s_-]+([A-Za-z]+)", s[m.end() :])
+            if following and normalise_type(f"{word}_{following.group(1)}") in _MODEL_TYPES:
+                continue  # "via runs as": the first word of a two-word type
+            if word.lower() in REL_VERBS and not common:
+                found.append((word, m.group(0)))
+        for m in _CAN_VERB.finditer(s):
+            if m.group(1).lower() not in _CAN_OK and self.id_kind(m.group(2)) is not None:
+                found.append((f"CAN_{m.group(1)}", m.group(0)))
+        for raw, text in found:
+            if (
+                raw.strip()
+                and not raw.isdigit()
+                and self.id_kind(raw.strip()) is None
+                and raw.strip() not in self.allowed
+            ):
+                self.add("relationship", normalise_type(raw), text, s)
+
+    # -- clauses -------------------------------------------------------------------------
+    def clause(self, clause: str, conditional: bool, question: bool = False) -> None:
+        low = clause.lower()
+        words = set(re.findall(r"[a-z']+", low))
+        hypothetical = conditional or bool(words & CONDITIONAL_WORDS)
+        recommended = bool(words & RECOMMEND_FORMS) or re.search(r"\b(?:in\s+order\s+to|so\s+as\s+to|let's)\b", low)
+        earlier = bool(words & EARLIER_WORDS) or bool(_EARLIER_RE.search(clause))
+        partial = bool(_PARTIAL_RE.search(clause))
+        m = _DEPTH_RE.search(clause)
+        depth = number_value(m.group(1)) if m and re.search(r"depth|hop", m.group(0), re.I) else None
+        if depth is not None and depth >= 6:
+            depth = None
+        purpose = bool(re.match(r"\s*(?:in\s+order\s+)?to\s+(\w+)", clause, re.I)) and (
+            re.match(r"\s*(?:in\s+order\s+)?to\s+(\w+)", clause, re.I).group(1).lower() in _CLOSE_BASE  # type: ignore[union-attr]
+        )
+        checking = bool(re.search(r"\bto\s+(?:confirm|verify|ensure|check|make\s+sure|see|validate|test)\b", low))
+        first_word = re.match(r"\s*(\w+)", clause)
+        imperative_clause = bool(first_word) and first_word.group(1).lower() in _CLOSE_BASE  # type: ignore[union-attr]
+        quiet = hypothetical or recommended or earlier or purpose or checking or imperative_clause
+        if not quiet:
+            self.numbers(clause)
+        segments = [s for s in re.split(r",\s*", clause) if s.strip()]
+        clause_scope = self.scope(_tokens(clause, self.id_kind), clause)
+        for segment in segments:
+            toks = _tokens(segment, self.id_kind)
+            if not toks:
+                continue
+            scope = self.scope(toks, segment) if any(t.kind or t.word in ("route", "session") for t in toks) else None
+            local, assets = scope if scope is not None and (scope[0] or scope[1]) else clause_scope
+            imperative = toks[0].kind is None and toks[0].word in _CLOSE_BASE
+            gerund_subject = toks[0].kind is None and toks[0].word.endswith("ing") and self._closing_at(toks, 0)
+            for state, text, past in self.states(toks, segment):
+                if quiet or imperative or gerund_subject or question:
+                    continue
+                if state == "contained" and partial and not local and not assets:
+                    continue
+                if state == "exposed" and past:
+                    continue  # past exposure is not remaining exposure
+                self.add("state", state, text, clause, scope=tuple(local), assets=tuple(assets), depth=depth)
+
+    def scope(self, toks: list[_Tok], segment: str) -> tuple[list[str], list[str]]:
+        local = [t.word for t in toks if t.kind == "route"] or [t.word for t in toks if t.kind == "node"]
+        assets = [t.word for t in toks if t.kind == "asset"]
+        for i, t in enumerate(toks):
+            if t.kind is None and t.word in ("route", "routes", "session", "sessions") and i > 0:
+                adjectives = []
+                j = i - 1
+                while j >= 0 and toks[j].kind is None and toks[j].word not in _DETERMINERS and j >= i - 3:
+                    adjectives.append(toks[j].word)
+                    j -= 1
+                prefix = "route" if t.word.startswith("route") else "sess"
+                matches = [
+                    rid
+                    for rid, words in self.route_words.items()
+                    if rid.startswith(prefix) and adjectives and all(a in words.split() for a in adjectives)
+                ]
+                if matches:
+                    shortest = min(len(self.route_words[r].split()) for r in matches)
+                    local += [r for r in matches if len(self.route_words[r].split()) == shortest]
+        return local, assets
+
+    def _predicate_at(self, toks: list[_Tok], i: int) -> bool:
+        w = toks[i].word
+        return toks[i].kind is None and (self._closing_at(toks, i) or w in EXPOSE_FORMS or w in EXPOSE_ADJECTIVES)
+
+    def _closing_at(self, toks: list[_Tok], i: int) -> bool:
+        w = toks[i].word
+        if toks[i].kind is not None:
+            return False
+        particles = PHRASAL_FORMS.get(w)
+        if w in CLOSE_FORMS or (particles and any(t.word in particles for t in toks[i + 1 : i + 4])):
+            return True
+        # a closed state ("is over", "fully safe") needs a copula or an adverb before it
+        return w in CLOSE_ADJECTIVES and i > 0 and toks[i - 1].word in _STATE_LEADS
+
+    def states(self, toks: list[_Tok], segment: str) -> list[tuple[str, str, bool]]:
+        """(contained|exposed, text) for each containment or exposure predicate in a segment."""
+        words = [t.word for t in toks]
+        has_subject = any(
+            t.kind in ("alert", "route", "node", "asset") or t.word in SUBJECT_NOUNS or t.word in CLOSE_NOUNS
+            for t in toks
+        )
+        out: list[tuple[str, str, bool]] = []
+        consumed: set[int] = set()
+        # "no / zero <path noun>", "nothing remains": an existence claim of containment.
+        for i, w in enumerate(words):
+            if toks[i].kind is None and w in ("no", "zero", "0"):
+                for j in range(i + 1, min(i + 5, len(words))):
+                    if toks[j].kind is not None:
+                        break
+                    if words[j] in ZERO_NOUNS:
+                        # "no path is blocked": the predicate that follows carries the claim, "no" negates it
+                        if not any(self._predicate_at(toks, k) for k in range(j + 1, min(j + 8, len(toks)))):
+                            end = toks[min(j + 3, len(toks) - 1)]
+                            out.append(("contained", segment[toks[i].start : end.start + len(end.word)], False))
+                            consumed.update(range(i, j + 3))
+                        break
+                    if words[j] == "longer" and j == i + 1 and words[j + 1 : j + 2] != ["any"]:
+                        break
+        m = _IDIOMS.search(segment)
+        if m:
+            out.append(("contained", m.group(0), False))
+            consumed.update(i for i, t in enumerate(toks) if m.start() <= t.start < m.end())
+        for i, t in enumerate(toks):
+            if i in consumed or t.kind is not None:
+                continue
+            w = t.word
+            closing = self._closing_at(toks, i)
+            if closing and i > 0 and w in _NOUNISH_VERBS and (words[i - 1] in _DETERMINERS | SUBJECT_NOUNS):
+                continue  # "a cut", "the block", "a route block": nouns
+            if closing and w.endswith("ing") and (i == 0 or words[i - 1] in _PREPOSITIONS):
+                continue  # "by blocking X": the action, not a state
+            if closing and i > 0 and words[i - 1] == "to" and w in _CLOSE_BASE:
+                continue  # "to block X": a purpose
+            if not closing and w in COMPLETION_WORDS:
+                closing = any(x in CLOSE_NOUNS for x in words)  # "containment is complete", "achieved isolation"
+            exposing = not closing and (w in EXPOSE_ADJECTIVES or w in EXPOSE_FORMS)
+            if not closing and w in ("has", "have", "holds", "hold", "keeps", "retains", "still"):
+                # "has a working path", "has access to": possession of a path is exposure (not "has no path")
+                ahead = words[i + 1 : i + 4]
+                noun = next((k for k, x in enumerate(ahead) if x in _POSSESSED), None)
+                exposing = noun is not None and not any(x in NEGATIONS for x in ahead[:noun])
+            if not closing and i > 0 and (w, words[i - 1]) in (("risk", "at"), ("reach", "within"), ("reach", "in")):
+                exposing = True  # "at risk", "within reach"
+            elif exposing and w in ("access", "reach", "read", "lead", "assume"):
+                exposing = i > 0 and words[i - 1] in {
+                    "can",
+                    "still",
+                    "also",
+                    "could",
+                    "cannot",
+                    "will",
+                    "and",
+                    "longer",
+                }
+            if exposing and w in EXPOSE_ADJECTIVES and i + 1 < len(words) and words[i + 1] in SUBJECT_NOUNS:
+                exposing = False  # "the live paths": an attribute, not a predicate
+            if (
+                exposing
+                and i > 1
+                and words[i - 1] == "can"
+                and words[i - 2] in ("via", "through", "over", "using", "the")
+            ):
+                exposing = False  # "through can assume": a relationship type written in words
+            if not (closing or exposing) or not has_subject:
+                continue
+            window = words[max(0, i - 8) : i]
+            modal = [x for x in window[-4:] if x in MODALS]
+            can_no_longer = bool(modal) and modal[-1] == "can" and any(x in ("no", "not", "never") for x in window)
+            if modal and (closing or modal[-1] != "can") and not can_no_longer:
+                continue
+            if "cannot" in window[-4:] and closing:
+                continue
+            yet_to = any(a == "yet" and b == "to" for a, b in pairwise(window))  # "has yet to be"
+            negated = (sum(1 for x in window if x in NEGATIONS and x not in ("zero", "nothing")) + yet_to) % 2 == 1
+            partly = any(x in ("partially", "partly") for x in window)
+            state = "contained" if closing != (negated or partly) else "exposed"
+            past = exposing and (w in _PAST_EXPOSE or any(x in _PAST_AUX for x in window[-3:]))
+            out.append((state, segment[toks[max(0, i - 4)].start : t.start + len(t.word) + 8], past))
+        return out
+
+    # -- numbers ---------------------------------------------------------------------------
+    def numbers(self, clause: str) -> None:
+        for rx in _SCORE_RES:
+            for m in rx.finditer(clause):
+                value = number_value(m.group(1))
+                if value is not None:
+                    self.add("score", value, m.group(0), clause)
+        if re.search(r"\b(?:risk|score)", clause, re.I):
+            for m in _FRACTION_RE.finditer(clause):
+                self.add("score", round(float(m.group(1)) * 100), m.group(0), clause)
+        for rx in _SEVERITY_RES:
+            for m in rx.finditer(clause):
+                sev = m.group(1).lower()
+                self.add("severity", "medium" if sev == "moderate" else sev, m.group(0), clause)
+        for m in _COUNT_RE.finditer(clause):
+            before = clause[: m.start()]
+            if _COUNT_SKIP_BEFORE.search(before) or re.match(r"\s*(?:were|was|had|before|cut)\b", clause[m.end() :]):
+                continue
+            value = number_value(m.group(1))
+            noun = m.group(3).lower()
+            if value is None or re.search(r"\bblocked|cut\b", m.group(2), re.I):
+                continue
+            kind = (
+                "path_count"
+                if noun.startswith("path")
+                else "asset_count"
+                if noun.startswith("asset")
+                else "route_count"
+            )
+            self.add(kind, value, m.group(0), clause, qualifier=m.group(2).lower())
+        for m in _COUNT_NOUN_FIRST.finditer(clause):
+            noun = (m.group(1) or m.group(3)).lower()
+            value = number_value(m.group(2) or m.group(4))
+            if value is not None:
+                kind = (
+                    "path_count"
+                    if noun.startswith("path")
+                    else "asset_count"
+                    if noun.startswith("asset")
+                    else "route_count"
+                )
+                self.add(kind, value, m.group(0), clause, qualifier="qualifying")
+
+
+def read_prose(text: str, id_kind: IdKind, route_words: dict[str, str], allowed: set[str]) -> list[ProseClaim]:
+    """Every claim the prose makes, in order."""
+    reader = _Reader(id_kind, route_words, allowed)
+    for line in text.splitlines():
+        for sentence in _SENTENCE_RE.split(_MARKUP_RE.sub("", line)):
+            reader.sentence(sentence)
+    return reader.claims

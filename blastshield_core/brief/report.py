@@ -1,0 +1,242 @@
+"""Incident reports for a containment run or an alert, as Markdown and as JSON.
+
+A run report carries the evidence before and after (from the run's recorded
+steps), every action with its verification, the full tool trace, the verdict,
+and the briefing (with its label and flags) over fresh evidence. An alert
+report carries the current evidence, blast radius, routes, candidates and the
+briefing. The JSON form is the `IncidentReport` model; the Markdown form is
+rendered from it, so both always say the same thing.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..base.safetext import safe_markdown
+from ..graph.audit import RUN_ID_PATTERN
+from ..read.tools import ReadTools
+from ..results import CandidatesResult, RouteRelease, RunAction, RunRecord, RunStep, TraceEntry
+from .briefing import Briefer, Briefing
+from .checker import EvidenceSummary, EvidenceUnavailable
+
+__all__ = [
+    "REPORT_FORMAT",
+    "AuditChainHead",
+    "IncidentReport",
+    "Reporter",
+    "RunEvidence",
+    "render_markdown",
+    "run_evidence",
+]
+
+REPORT_FORMAT = "blastshield-report/v1"
+
+
+class RunEvidence(BaseModel):
+    """What the run's recorded steps say about the paths, before and after its actions."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status_before: str | None = None
+    paths_before: int | None = None
+    paths_before_detail: list[list[str]] = Field(default_factory=list)
+    status_after: str | None = None
+    paths_after: int | None = None
+    paths_after_detail: list[list[str]] = Field(default_factory=list)
+
+
+class AuditChainHead(BaseModel):
+    """The audit's hash-chain head when the report was made: `audit verify` recomputes up to it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    seq: int
+    hash: str
+
+
+class IncidentReport(BaseModel):
+    """An incident report (the JSON download); the Markdown is rendered from it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["blastshield-report/v1"] = REPORT_FORMAT
+    kind: Literal["run", "alert"]
+    generated_at: datetime
+    alert_id: str
+    run_id: str | None = None
+    verdict: str | None = None
+    verdict_reason: str | None = None
+    run_evidence: RunEvidence | None = None
+    actions: list[RunAction] = Field(default_factory=list)
+    steps: list[RunStep] = Field(default_factory=list)
+    evidence: EvidenceSummary = Field(description="fresh evidence: paths, blast radius, routes, score")
+    candidates: CandidatesResult | None = None
+    briefing: Briefing
+    trace: list[TraceEntry] = Field(default_factory=list)
+    actor: str | None = None  # who started the run
+    releases: list[RouteRelease] = Field(default_factory=list)  # later releases of routes the run blocked
+    audit_chain_head: AuditChainHead | None = None
+
+
+def run_evidence(run: RunRecord) -> RunEvidence:
+    """Before: the initial investigation (and the paths the first decision saw); after: the last re-query."""
+    out = RunEvidence()
+    start = next((s for s in run.steps if s.kind == "investigate"), None)
+    if start is not None:
+        out.status_before = start.data.get("status")
+        out.paths_before = start.data.get("paths")
+    first_proposal = next((s for s in run.steps if s.kind == "proposal"), None)
+    if first_proposal is not None:
+        out.paths_before_detail = [list(p) for p in first_proposal.data.get("evidence_paths", [])]
+    last_requery = next((s for s in reversed(run.steps) if s.kind == "requery"), None)
+    if last_requery is not None:
+        out.status_after = last_requery.data.get("status")
+        out.paths_after = last_requery.data.get("paths_after")
+        out.paths_after_detail = [list(p) for p in last_requery.data.get("remaining_paths", [])]
+    else:
+        out.status_after, out.paths_after = out.status_before, run.remaining_paths
+        out.paths_after_detail = out.paths_before_detail
+    return out
+
+
+class Reporter:
+    """Builds incident reports; `report(target)` takes a run id or an alert id."""
+
+    def __init__(self, tools: ReadTools, briefer: Briefer):
+        self.tools = tools
+        self.briefer = briefer
+
+    def report(self, target: str) -> IncidentReport:
+        if re.fullmatch(RUN_ID_PATTERN, target or ""):
+            return self.for_run(target)
+        return self.for_alert(target)
+
+    def for_run(self, run_id: str) -> IncidentReport:
+        run = self.briefer.run_record(run_id)
+        briefing = self.briefer.brief(run.alert_id, run.run_id)
+        return IncidentReport(
+            kind="run",
+            generated_at=datetime.now(UTC),
+            alert_id=run.alert_id,
+            run_id=run.run_id,
+            verdict=run.state.value,
+            verdict_reason=run.reason,
+            run_evidence=run_evidence(run),
+            actions=run.actions,
+            steps=run.steps,
+            evidence=briefing.evidence,
+            briefing=briefing,
+            trace=[entry for step in run.steps for entry in step.trace],
+            actor=run.actor or None,
+            releases=run.releases,
+            audit_chain_head=self._chain_head(),
+        )
+
+    def _chain_head(self) -> AuditChainHead:
+        seq, head = self.briefer.audit.head()
+        return AuditChainHead(seq=seq, hash=head)
+
+    def for_alert(self, alert_id: str) -> IncidentReport:
+        mark = self.tools.tracer.mark()
+        briefing = self.briefer.brief(alert_id)
+        candidates = self.tools.get_response_candidates(alert_id)
+        if not candidates.status.is_answer:
+            raise EvidenceUnavailable(candidates.status, f"candidates: {candidates.message}")
+        return IncidentReport(
+            kind="alert",
+            generated_at=datetime.now(UTC),
+            alert_id=alert_id,
+            evidence=briefing.evidence,
+            candidates=candidates,
+            briefing=briefing,
+            trace=self.tools.tracer.since(mark),
+        )
+
+
+def _paths(detail: list[list[str]], count: int | None) -> list[str]:
+    if count == 0:
+        return ["- none: no qualifying path"]
+    lines = [f"- {' → '.join(f'`{n}`' for n in nodes)}" for nodes in detail]
+    if count is not None and len(detail) < count:
+        lines.append(f"- … {count - len(detail)} more not recorded")
+    return lines or ["- (not recorded)"]
+
+
+def render_markdown(report: IncidentReport) -> str:
+    """The report as Markdown (the same facts as the JSON)."""
+    ev = report.evidence
+    subject = f"run `{report.run_id}`" if report.kind == "run" else f"alert `{report.alert_id}`"
+    lines = [
+        f"# Incident report: {subject}",
+        "",
+        f"- alert: `{ev.alert_id}` — {ev.title}",
+        f"- entity: `{ev.entity_id}` ({ev.entity_label or 'entity'})",
+        f"- computed now: score {ev.risk_score}/100, severity {ev.severity} ({ev.rule_set})",
+        f"- generated: {report.generated_at.isoformat(timespec='seconds')}",
+    ]
+    if report.kind == "run":
+        before = report.run_evidence or RunEvidence()
+        lines += [
+            f"- verdict: **{report.verdict}** — {report.verdict_reason}",
+            f"- started by: {report.actor or 'not recorded'}",
+            *[
+                f"- released later: route `{r.route_id}` by {r.actor} at {r.at.isoformat(timespec='seconds')}"
+                f" — {r.reason}"
+                for r in report.releases
+            ],
+            *(
+                [f"- audit chain head: record {report.audit_chain_head.seq}, `{report.audit_chain_head.hash}`"]
+                if report.audit_chain_head
+                else []
+            ),
+            "",
+            "## Evidence before the run",
+            f"Initial investigation: {before.status_before}, qualifying paths: {before.paths_before}.",
+            *_paths(before.paths_before_detail, before.paths_before),
+            "",
+            "## Actions and verification",
+        ]
+        lines += [
+            f"{a.step}. `{a.candidate_id}` (route `{a.route_id}`): {a.status}, verified **{a.verified}**;"
+            f" qualifying paths before {a.paths_before}, after {a.paths_after}. {a.reason}"
+            for a in report.actions
+        ] or ["No action was taken."]
+        lines += [
+            "",
+            "## Evidence after the run",
+            f"Last re-query: {before.status_after}, qualifying paths: {before.paths_after}.",
+            *_paths(before.paths_after_detail, before.paths_after),
+            "",
+            "## Steps",
+        ]
+        lines += [f"{s.seq}. [{s.kind}] {s.summary}" for s in report.steps]
+    else:
+        lines += ["", "## Response candidates"]
+        cands = report.candidates.candidates if report.candidates else []
+        lines += [f"- `{c.id}`: cuts {c.paths_cut}, {c.remaining_if_applied} would remain" for c in cands] or [
+            "- none: no active session route carries a qualifying path"
+        ]
+    flags = report.briefing.flags
+    lines += [
+        "",
+        f"## Briefing ({report.briefing.label}"
+        + (f": {report.briefing.reason}" if report.briefing.reason else "")
+        + ")",
+        "",
+        report.briefing.markdown.replace("\n## ", "\n### ").removeprefix("## ").strip(),
+    ]
+    if flags:
+        lines += ["", "### Checker flags on the model's briefing"]
+        lines += [f"- **{f.kind.value}**: “{f.offending_text}” — {f.evidence}" for f in flags]
+    lines += ["", "## Tool trace", "", "| # | tool | input | status | results | ms |", "|---|---|---|---|---|---|"]
+    for i, t in enumerate(report.trace, 1):
+        inputs = ", ".join(f"{k}={v}" for k, v in t.input.items()).replace("|", "\\|")
+        lines.append(f"| {i} | {t.tool} | {inputs} | {t.status.value} | {t.result_count} | {t.duration_ms:.1f} |")
+    if not report.trace:
+        lines.append("| - | (no tool call recorded) | | | | |")
+    # Titles, names, reasons and the briefing come from data or the model: no link, image or HTML.
+    return safe_markdown("\n".join(lines) + "\n")

@@ -1,0 +1,480 @@
+"""The audit of containment runs and admin actions, persisted in FalkorDB (a graph of its own).
+
+Each run and each of its steps is written as it happens, so the record of what
+was done survives a crash or a restart; nothing about a run lives only in
+process memory. Imports, resets and releases are recorded as events with
+their actor. Writes go only to the audit graph (`Store.execute_audit_write`).
+
+Tamper evidence: every record (run, step, event) is appended to one hash chain.
+A record's hash covers its content and the previous record's hash; a step also
+names the previous record of its own run (`run_prev_hash`). The append is a
+compare-and-set on the chain head inside the write query, so concurrent
+writers never fork the chain. `verify` recomputes it from the first record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import socket
+import threading
+from datetime import UTC, datetime
+from typing import Any
+
+import psutil
+from pydantic import BaseModel
+
+from ..results import RouteRelease, RunAction, RunOwner, RunRecord, RunState, RunStep, TraceEntry
+from .store import QueryFailed, Store
+
+__all__ = [
+    "GENESIS_HASH",
+    "RUN_ID_PATTERN",
+    "AuditEvent",
+    "AuditLog",
+    "AuditVerification",
+    "ChainBreak",
+    "owner_gone",
+    "this_process",
+]
+
+RUN_ID_PATTERN = r"^run-[0-9]{8}T[0-9]{6}-[0-9a-f]{6}$"
+GENESIS_HASH = "0" * 64
+CAS_ATTEMPTS = 64  # appends retried when another writer moved the chain head first
+CHAIN_PAGE = 5000
+STATE_STEPS = frozenset({"verdict", "interrupted"})  # steps that carry a run's final state
+
+
+def _dt(text: str | None) -> datetime | None:
+    return datetime.fromisoformat(text) if text else None
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def chain_hash(prev_hash: str, content: dict[str, Any]) -> str:
+    """sha256 over the previous hash and the record's content as canonical JSON."""
+    body = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(f"{prev_hash}\n{body}".encode()).hexdigest()
+
+
+# What each kind of record's hash covers (the stored property names).
+_RUN_FIELDS = (
+    "run_id",
+    "alert_id",
+    "decider",
+    "max_actions",
+    "started_at",
+    "actor",
+    "owner_pid",
+    "owner_host",
+    "owner_started",
+)
+_STEP_FIELDS = ("run_id", "seq", "kind", "at", "summary", "data", "trace", "run_prev_hash")
+_EVENT_FIELDS = ("event_id", "kind", "at", "actor", "graph", "run_id", "route_id", "summary", "data")
+_FIELDS = {"Run": _RUN_FIELDS, "Step": _STEP_FIELDS, "Event": _EVENT_FIELDS}
+
+
+def _content(label: str, props: dict[str, Any]) -> dict[str, Any]:
+    return {"record": label, **{name: props.get(name) for name in _FIELDS[label]}}
+
+
+def owner_gone(owner: RunOwner) -> bool:
+    """True only when this host can tell the owning process is gone (or its pid was reused)."""
+    if owner.host != socket.gethostname():
+        return False  # another machine's process: never marked from here
+    try:
+        proc = psutil.Process(owner.pid)
+        if proc.status() == psutil.STATUS_ZOMBIE:
+            return True
+        return f"{proc.create_time():.3f}" != owner.started
+    except psutil.NoSuchProcess:
+        return True
+    except psutil.Error:
+        return False
+
+
+def this_process() -> RunOwner:
+    """This process as a run owner."""
+    proc = psutil.Process()
+    return RunOwner(pid=proc.pid, host=socket.gethostname(), started=f"{proc.create_time():.3f}")
+
+
+class AuditEvent(BaseModel):
+    """An admin action in the audit: an import, a reset, or a route release."""
+
+    event_id: str
+    kind: str
+    at: datetime
+    actor: str
+    graph: str
+    run_id: str
+    route_id: str
+    summary: str
+    data: dict[str, Any]
+
+
+class ChainBreak(BaseModel):
+    """The first record whose chain does not hold."""
+
+    chain_seq: int
+    record: str  # Run, Step, Event, or ChainHead
+    id: str
+    reason: str
+
+
+class AuditVerification(BaseModel):
+    """The result of recomputing the audit's hash chain."""
+
+    intact: bool
+    records: int
+    head_seq: int
+    head_hash: str
+    broken: ChainBreak | None = None
+    unchained: int = 0  # runs and steps written before the chain existed (not covered)
+
+
+class AuditLog:
+    """Runs, steps and admin events in the audit graph, on one hash chain."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self._indexed = False
+        self._run_last: dict[str, tuple[int, str]] = {}  # run id -> (last step seq, last record hash)
+        self._guard = threading.Lock()
+
+    def _ensure_index(self) -> None:
+        if self._indexed:
+            return
+        for name in ("audit_run_index", "audit_event_index"):
+            try:
+                self.store.execute_audit_write(name)
+            except QueryFailed as exc:
+                if "already indexed" not in str(exc).lower():
+                    raise
+        self.store.execute_audit_write("audit_chain_init", {"genesis": GENESIS_HASH})
+        self._indexed = True
+
+    # -- the chain ---------------------------------------------------------------
+    def head(self) -> tuple[int, str]:
+        """The chain head: the last record's sequence number and hash (0 and the genesis hash when empty)."""
+        rows = self.store.read_audit("audit_chain_head")
+        return (rows[0]["seq"], rows[0]["hash"]) if rows else (0, GENESIS_HASH)
+
+    def _append(self, template_name: str, label: str, params: dict[str, Any]) -> str | None:
+        """Append one record with a compare-and-set on the chain head; its hash, or None when
+        the template's own condition (not the head) refused the write."""
+        self._ensure_index()
+        for _ in range(CAS_ATTEMPTS):
+            prev_seq, prev_hash = self.head()
+            record_hash = chain_hash(prev_hash, _content(label, params))
+            full = {
+                **params,
+                "prev_seq": prev_seq,
+                "prev_hash": prev_hash,
+                "chain_seq": prev_seq + 1,
+                "hash": record_hash,
+            }
+            if self.store.execute_audit_write(template_name, full):
+                return record_hash
+            if self.head() == (prev_seq, prev_hash):
+                return None  # the head did not move: the write's own condition failed
+        raise QueryFailed(f"the audit chain head kept moving; {label} not written after {CAS_ATTEMPTS} attempts")
+
+    def _last_of_run(self, run_id: str) -> tuple[int, str]:
+        with self._guard:
+            known = self._run_last.get(run_id)
+        if known is not None:
+            return known
+        rows = self.store.read_audit("audit_run_last", {"run_id": run_id})
+        if not rows:
+            raise QueryFailed(f"run {run_id} is not in the audit")
+        row = rows[0]
+        if row["seq"] is None:
+            return 0, row["run_hash"] or GENESIS_HASH
+        return row["seq"], row["step_hash"] or GENESIS_HASH
+
+    # -- runs ----------------------------------------------------------------------
+    def create(self, run: RunRecord) -> None:
+        owner = run.owner or this_process()
+        params = {
+            "run_id": run.run_id,
+            "alert_id": run.alert_id,
+            "decider": run.decider,
+            "max_actions": run.max_actions,
+            "state": run.state.value,
+            "reason": run.reason,
+            "started_at": run.started_at.isoformat(),
+            "remaining_paths": -1 if run.remaining_paths is None else run.remaining_paths,
+            "actions": "[]",
+            "actor": run.actor,
+            "owner_pid": owner.pid,
+            "owner_host": owner.host,
+            "owner_started": owner.started,
+        }
+        record_hash = self._append("audit_create_run", "Run", params)
+        if record_hash is None:  # pragma: no cover - the create has no condition besides the head
+            raise QueryFailed(f"run {run.run_id} was not recorded")
+        with self._guard:
+            self._run_last[run.run_id] = (0, record_hash)
+
+    def update(self, run: RunRecord) -> None:
+        self.store.execute_audit_write(
+            "audit_update_run",
+            {
+                "run_id": run.run_id,
+                "state": run.state.value,
+                "reason": run.reason,
+                "finished_at": run.finished_at.isoformat() if run.finished_at else "",
+                "remaining_paths": -1 if run.remaining_paths is None else run.remaining_paths,
+                "actions": json.dumps([a.model_dump(mode="json") for a in run.actions]),
+            },
+        )
+        if run.state.terminal:
+            with self._guard:
+                self._run_last.pop(run.run_id, None)
+
+    def add_step(self, run_id: str, step: RunStep) -> None:
+        _, run_prev = self._last_of_run(run_id)
+        params = {
+            "run_id": run_id,
+            "seq": step.seq,
+            "kind": step.kind,
+            "at": step.at.isoformat(),
+            "summary": step.summary,
+            "data": json.dumps(step.data, default=str),
+            "trace": json.dumps([t.model_dump(mode="json") for t in step.trace]),
+            "run_prev_hash": run_prev,
+        }
+        record_hash = self._append("audit_add_step", "Step", params)
+        if record_hash is None:
+            raise QueryFailed(f"run {run_id} is not in the audit; step {step.seq} not written")
+        with self._guard:
+            self._run_last[run_id] = (step.seq, record_hash)
+
+    def end_running(self, run_id: str, state: RunState, kind: str, summary: str, data: dict[str, Any]) -> bool:
+        """End a run still marked running (interrupted, abandoned) with one closing step; False if
+        it was no longer running (another process ended it first)."""
+        last_seq, run_prev = self._last_of_run(run_id)
+        at = _now().isoformat()
+        params = {
+            "run_id": run_id,
+            "seq": last_seq + 1,
+            "kind": kind,
+            "at": at,
+            "summary": summary,
+            "data": json.dumps({**data, "state": state.value}, default=str),
+            "trace": "[]",
+            "run_prev_hash": run_prev,
+            "state": state.value,
+            "reason": summary,
+        }
+        ended = self._append("audit_end_running_run", "Step", params) is not None
+        with self._guard:
+            self._run_last.pop(run_id, None)
+        return ended
+
+    def recover_interrupted(self) -> list[str]:
+        """Runs left `running` by a process that is gone become `interrupted`, with their last step
+        named. A run whose owner is alive, or on another host, or unrecorded, is left alone."""
+        ended = []
+        for row in self.store.read_audit("audit_running_runs"):
+            props = row["run"]
+            if props.get("owner_pid") is None:
+                continue
+            owner = RunOwner(
+                pid=props["owner_pid"], host=props.get("owner_host") or "", started=props.get("owner_started") or ""
+            )
+            if not owner_gone(owner):
+                continue
+            run_id = props["run_id"]
+            steps = self.store.read_audit("audit_get_steps", {"run_id": run_id})
+            last = steps[-1]["step"] if steps else None
+            last_text = f"step {last['seq']} ({last['kind']}: {last['summary']})" if last else "no step"
+            summary = (
+                f"interrupted: the process running it (pid {owner.pid} on {owner.host}) is gone;"
+                f" last step written: {last_text}"
+            )
+            data = {
+                "owner_pid": owner.pid,
+                "owner_host": owner.host,
+                "last_step": last["seq"] if last else None,
+                "last_kind": last["kind"] if last else None,
+            }
+            if self.end_running(run_id, RunState.INTERRUPTED, "interrupted", summary, data):
+                ended.append(run_id)
+        return ended
+
+    # -- events ----------------------------------------------------------------------
+    def add_event(
+        self,
+        kind: str,
+        actor: str,
+        summary: str,
+        data: dict[str, Any],
+        *,
+        graph: str = "",
+        run_id: str = "",
+        route_id: str = "",
+    ) -> AuditEvent:
+        """Record an admin action (import, reset, release) with its actor."""
+        event = AuditEvent(
+            event_id=f"evt-{_now().strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(4)}",
+            kind=kind,
+            at=_now(),
+            actor=actor,
+            graph=graph,
+            run_id=run_id,
+            route_id=route_id,
+            summary=summary,
+            data=data,
+        )
+        params = {**event.model_dump(mode="json"), "data": json.dumps(data, default=str, sort_keys=True)}
+        params["at"] = event.at.isoformat()
+        self._append("audit_add_event", "Event", params)
+        return event
+
+    @staticmethod
+    def _event(props: dict[str, Any]) -> AuditEvent:
+        return AuditEvent.model_validate({**props, "data": json.loads(props.get("data") or "{}")})
+
+    def events(self, limit: int = 200) -> list[AuditEvent]:
+        return [self._event(r["event"]) for r in self.store.read_audit("audit_list_events", {"limit": limit})]
+
+    def events_for_run(self, run_id: str) -> list[AuditEvent]:
+        """Events naming a run: releases of the routes it blocked."""
+        return [self._event(r["event"]) for r in self.store.read_audit("audit_events_for_run", {"run_id": run_id})]
+
+    # -- reading ---------------------------------------------------------------------
+    @staticmethod
+    def _run(props: dict[str, Any], steps: list[RunStep] | None = None) -> RunRecord:
+        remaining = props.get("remaining_paths", -1)
+        owner = None
+        if props.get("owner_pid") is not None:
+            owner = RunOwner(
+                pid=props["owner_pid"], host=props.get("owner_host") or "", started=props.get("owner_started") or ""
+            )
+        return RunRecord(
+            run_id=props["run_id"],
+            alert_id=props["alert_id"],
+            decider=props["decider"],
+            max_actions=props["max_actions"],
+            state=RunState(props["state"]),
+            reason=props.get("reason", ""),
+            actions=[RunAction.model_validate(a) for a in json.loads(props.get("actions") or "[]")],
+            remaining_paths=None if remaining is None or remaining < 0 else remaining,
+            started_at=_dt(props["started_at"]),
+            finished_at=_dt(props.get("finished_at")),
+            steps=steps or [],
+            actor=props.get("actor") or "",
+            owner=owner,
+        )
+
+    def list_runs(self, limit: int = 200) -> list[RunRecord]:
+        return [self._run(row["run"]) for row in self.store.read_audit("audit_list_runs", {"limit": limit})]
+
+    def get(self, run_id: str) -> RunRecord | None:
+        rows = self.store.read_audit("audit_get_run", {"run_id": run_id})
+        if not rows:
+            return None
+        steps = []
+        for row in self.store.read_audit("audit_get_steps", {"run_id": run_id}):
+            s = row["step"]
+            steps.append(
+                RunStep(
+                    seq=s["seq"],
+                    kind=s["kind"],
+                    at=_dt(s["at"]),
+                    summary=s["summary"],
+                    data=json.loads(s.get("data") or "{}"),
+                    trace=[TraceEntry.model_validate(t) for t in json.loads(s.get("trace") or "[]")],
+                )
+            )
+        run = self._run(rows[0]["run"], steps)
+        run.releases = [
+            RouteRelease(
+                route_id=e.route_id, actor=e.actor, at=e.at, reason=e.data.get("reason", ""), event_id=e.event_id
+            )
+            for e in self.events_for_run(run_id)
+            if e.kind == "release" and e.data.get("status") == "released"
+        ]
+        return run
+
+    # -- verification ----------------------------------------------------------------
+    def verify(self) -> AuditVerification:
+        """Recompute the chain from the first record: every hash, every link (to the previous
+        record and to the previous record of the same run), no gap, the head at the end, and
+        each ended run's state equal to the state its closing step recorded."""
+        head_seq, head_hash = self.head()
+        expected_prev, expected_seq = GENESIS_HASH, 1
+        run_last: dict[str, str] = {}
+        run_state_step: dict[str, str] = {}
+        runs: dict[str, tuple[int, dict[str, Any]]] = {}
+        records = 0
+
+        def broken(seq: int, label: str, ident: str, reason: str) -> AuditVerification:
+            return AuditVerification(
+                intact=False,
+                records=records,
+                head_seq=head_seq,
+                head_hash=head_hash,
+                broken=ChainBreak(chain_seq=seq, record=label, id=ident, reason=reason),
+            )
+
+        skip = 0
+        while True:
+            page = self.store.read_audit("audit_chain_page", {"skip": skip, "limit": CHAIN_PAGE})
+            for row in page:
+                label, props = row["label"], row["props"]
+                seq = props.get("chain_seq")
+                ident = _record_id(label, props)
+                if label not in _FIELDS:
+                    return broken(seq, label, ident, "not an audit record kind")
+                if seq != expected_seq:
+                    return broken(seq, label, ident, f"expected record {expected_seq} here: a record is missing")
+                if props.get("prev_hash") != expected_prev:
+                    return broken(seq, label, ident, "does not link to the previous record's hash")
+                if chain_hash(expected_prev, _content(label, props)) != props.get("hash"):
+                    return broken(seq, label, ident, "its content does not match its hash (edited)")
+                if label == "Run":
+                    run_last[props["run_id"]] = props["hash"]
+                    runs[props["run_id"]] = (seq, props)
+                elif label == "Step":
+                    run_id = props.get("run_id")
+                    if run_last.get(run_id) != props.get("run_prev_hash"):
+                        return broken(seq, label, ident, "does not link to the previous record of its run")
+                    run_last[run_id] = props["hash"]
+                    if props.get("kind") in STATE_STEPS:
+                        run_state_step[run_id] = json.loads(props.get("data") or "{}").get("state", "")
+                expected_prev, expected_seq = props["hash"], expected_seq + 1
+                records += 1
+            if len(page) < CHAIN_PAGE:
+                break
+            skip += CHAIN_PAGE
+        if (head_seq, head_hash) != (expected_seq - 1, expected_prev):
+            return broken(
+                head_seq, "ChainHead", "head", f"the head does not match the last record ({expected_seq - 1})"
+            )
+        for run_id, (seq, props) in runs.items():
+            state = props.get("state")
+            recorded = run_state_step.get(run_id)
+            if state != "running" and recorded is not None and state != recorded:
+                return broken(seq, "Run", run_id, f"state {state!r} differs from its closing step's {recorded!r}")
+        unchained = self.store.read_audit("audit_unchained_count")
+        return AuditVerification(
+            intact=True,
+            records=records,
+            head_seq=head_seq,
+            head_hash=head_hash,
+            unchained=unchained[0]["n"] if unchained else 0,
+        )
+
+
+def _record_id(label: str, props: dict[str, Any]) -> str:
+    if label == "Step":
+        return f"{props.get('run_id')} step {props.get('seq')}"
+    if label == "Event":
+        return str(props.get("event_id"))
+    return str(props.get("run_id"))

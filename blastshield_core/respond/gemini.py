@@ -1,0 +1,24 @@
+"""The google-genai client, built the one way every Gemini caller uses it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base.settings import Settings
+
+__all__ = ["gemini_client"]
+
+
+def gemini_client(settings: Settings) -> Any:
+    """A client with the configured key, base URL and timeout, and no retries (a caller with a
+    key only: check `settings.gemini_api_key` first)."""
+    from google import genai
+    from google.genai import types
+
+    assert settings.gemini_api_key is not None
+    http = types.HttpOptions(
+        base_url=settings.gemini_base_url,
+        timeout=int(settings.gemini_timeout_s * 1000),
+        retry_options=types.HttpRetryOptions(attempts=1),
+    )
+    return genai.Client(api_key=settings.gemini_api_key.get_secret_value(), http_options=http)
