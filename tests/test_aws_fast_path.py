@@ -26,14 +26,9 @@ from blastshield_core.sources.aws.policy import (
     resource_matches,
     statement_matches_action,
 )
-from blastshield_core.sources.aws.transform import (
-    ACCESS_ACTIONS,
-    DATA_ACTIONS,
-    _Builder,
-    _resource_filter,
-    _TrustIndex,
-    build_from_sources,
-)
+from blastshield_core.sources.aws.policy_sets import _resource_filter
+from blastshield_core.sources.aws.transform import ACCESS_ACTIONS, DATA_ACTIONS, _Builder, build_from_sources
+from blastshield_core.sources.aws.trust import _TrustIndex
 
 
 class _Reference(_Builder):

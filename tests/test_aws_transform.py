@@ -9,7 +9,7 @@ import pytest
 
 from blastshield_core.graph.model import GraphDocument, is_valid_id
 from blastshield_core.sources.aws import AwsSources, SourceFile, build_document, entity_id, read_sources
-from blastshield_core.sources.aws.transform import _date
+from blastshield_core.sources.aws.common import _date
 from tests.aws_bundle import SENSITIVITY, A, B, bundle_dir
 
 
