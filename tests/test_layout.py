@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "blastshield_core"
 MAX_LINES = 800
 # Split in the next commits (by tool family, by command group, by builder concern)
-SPLITTING = {"interfaces/cli.py", "read/tools.py", "sources/aws/generate.py", "sources/aws/transform.py"}
+SPLITTING = {"interfaces/cli.py", "sources/aws/generate.py", "sources/aws/transform.py"}
 
 # Each folder and the folders it may import (README, "Layout"). The package's own `__init__`
 # and `__main__` sit above every folder.
