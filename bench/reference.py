@@ -16,7 +16,7 @@ from typing import Any
 import networkx as nx
 
 from blastshield_core.graph.model import GraphDocument
-from blastshield_core.read.tools import BLAST_LABELS, SENSITIVE
+from blastshield_core.read.paths import BLAST_LABELS, SENSITIVE
 from blastshield_core.results import MAX_DEPTH, PATH_CAP
 
 __all__ = ["RefPaths", "Reference"]

@@ -22,7 +22,7 @@ _EXPORTS = {
     "ChokePointsResult": "results",
     "CollateralResult": "results",
     "DocumentError": "graph.model",
-    "Evidence": "read.tools",
+    "Evidence": "read.paths",
     "EvidenceSummary": "brief.checker",
     "EvidenceUnavailable": "brief.checker",
     "Flag": "brief.checker",

@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from blastshield_core import Status
-from blastshield_core.read.tools import path_signature
+from blastshield_core.read.paths import path_signature
 from tests.conftest import graph_state
 
 PRIMARY_PATH = ("contractor_11", "sess-c11-vpn", "bastion-01", "ops-role", "payments-vault")

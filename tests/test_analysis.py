@@ -9,7 +9,8 @@ import pytest
 from blastshield_core import Status
 from blastshield_core.graph.ingest import import_document, parse_document
 from blastshield_core.read.analysis import AnalysisTools
-from blastshield_core.read.tools import ReadTools, path_signature
+from blastshield_core.read.paths import path_signature
+from blastshield_core.read.tools import ReadTools
 from tests.conftest import graph_state
 from tests.small_graphs import qualifying_paths, small_graph_document
 

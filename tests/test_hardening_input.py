@@ -13,7 +13,8 @@ from mcp import Client
 
 from blastshield_core import Status, build_services
 from blastshield_core.graph.model import is_valid_id
-from blastshield_core.read.tools import ReadTools, path_signature
+from blastshield_core.read.paths import path_signature
+from blastshield_core.read.tools import ReadTools
 from blastshield_core.respond.loop import RunRefused
 from tests.conftest import graph_snapshot, run_cli, seeded_loopback_graph
 

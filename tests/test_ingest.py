@@ -12,7 +12,8 @@ from blastshield_core import DocumentError, Status, import_document, parse_docum
 from blastshield_core.graph.model import GraphDocument
 from blastshield_core.graph.seeds import seed, seed_documents
 from blastshield_core.graph.store import WriteLockLost
-from blastshield_core.read.tools import ReadTools, path_signature
+from blastshield_core.read.paths import path_signature
+from blastshield_core.read.tools import ReadTools
 
 BASE = {
     "format": "blastshield-graph/v1",

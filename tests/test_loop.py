@@ -8,7 +8,7 @@ import uuid
 import pytest
 
 from blastshield_core import Status
-from blastshield_core.read.tools import path_signature
+from blastshield_core.read.paths import path_signature
 from blastshield_core.respond.act import ActionService
 from blastshield_core.respond.decide import AnalystDecider, DecisionContext, RulesDecider
 from blastshield_core.respond.loop import ContainmentController, RunRefused

@@ -9,8 +9,10 @@ from blastshield_core.graph.generate import GenerateOptions, generate
 from blastshield_core.graph.model import GraphDocument
 from blastshield_core.graph.seeds import seed
 from blastshield_core.graph.store import QueryFailed
-from blastshield_core.read import tools as read_module
-from blastshield_core.read.tools import REACH_ATTEMPTS, ReadTools, path_signature
+from blastshield_core.read import reach as reach_module
+from blastshield_core.read.paths import path_signature
+from blastshield_core.read.reach import REACH_ATTEMPTS
+from blastshield_core.read.tools import ReadTools
 from blastshield_core.results import PATH_CAP
 from tests.small_graphs import small_graph_document
 
@@ -438,7 +440,7 @@ def test_blast_radius_critical_paths_are_the_investigations(store):
 def test_blast_radius_whose_paths_are_too_many_to_order_is_a_query_failure(tools, monkeypatch):
     """Past its step budget the search for critical paths stops as a query failure, not a partial answer."""
     assert tools.get_blast_radius("BH-CONTAINMENT-4001").status is Status.OK
-    monkeypatch.setattr(read_module, "CRITICAL_PATH_STEPS", 2)
+    monkeypatch.setattr(reach_module, "CRITICAL_PATH_STEPS", 2)
     result = tools.get_blast_radius("BH-CONTAINMENT-4001")
     assert result.status is Status.QUERY_FAILED and "steps to order the critical paths" in result.message
 
@@ -463,13 +465,13 @@ def test_large_frontiers_read_in_parts_answer_as_one_read(store, monkeypatch):
         return [(tools.get_blast_radius(alert.id), tools.reach(alert.entity_id)) for alert in alerts]
 
     monkeypatch.setattr(store, "read_records", counting)
-    monkeypatch.setattr(read_module, "SPLIT_FRONTIER", 10**9)
+    monkeypatch.setattr(reach_module, "SPLIT_FRONTIER", 10**9)
     whole, whole_reads = answers(), list(reads)
     assert all(blast.status is Status.OK for blast, _ in whole)
     assert sum(len(blast.entities) for blast, _ in whole) >= 100  # a graph wide enough to split
     for parts in (2, 3):
-        monkeypatch.setattr(read_module, "SPLIT_FRONTIER", 2)
-        monkeypatch.setattr(read_module, "SPLIT_PARTS", parts)
+        monkeypatch.setattr(reach_module, "SPLIT_FRONTIER", 2)
+        monkeypatch.setattr(reach_module, "SPLIT_PARTS", parts)
         assert answers() == whole, parts
         assert sum(reads) == sum(whole_reads) and len(reads) > len(whole_reads), parts  # the same nodes, in parts
 
@@ -508,8 +510,8 @@ def test_a_failed_part_of_a_frontier_fails_the_expansion_once_every_part_ended(s
     the tool answers only once every part it started has ended (nothing is left reading)."""
     seed(store)
     tools = ReadTools(store)
-    monkeypatch.setattr(read_module, "SPLIT_FRONTIER", 2)
-    monkeypatch.setattr(read_module, "SPLIT_PARTS", 2)
+    monkeypatch.setattr(reach_module, "SPLIT_FRONTIER", 2)
+    monkeypatch.setattr(reach_module, "SPLIT_PARTS", 2)
     read_records = store.read_records
     for failing in ("first", "second"):
         parts, started, ended = _parts_with_one_failing(read_records, failing)

@@ -282,7 +282,7 @@ def _reply(reply: Any) -> Any:
 
 class EmbeddedServer:
     """A running embedded server: its process, socket and the files that describe it. (A plain
-    class: defining a dataclass costs a read command's start more; see `read.AlertRecord`.)"""
+    class: defining a dataclass costs a read command's start more; see `read.paths.AlertRecord`.)"""
 
     __slots__ = ("pending", "pid", "redis_dir", "registry", "socket_file")
 

@@ -536,7 +536,7 @@ def _serve_mcp(args: argparse.Namespace, settings: Any) -> int:
 
 def _generate(args: argparse.Namespace) -> int:
     from ..graph.generate import GenerateOptions, write_generated
-    from ..read.tools import describe_input_error
+    from ..read.paths import describe_input_error
 
     try:
         options = GenerateOptions(edges=args.edges, seed=args.seed, dense=args.dense, name=args.name)
@@ -589,7 +589,7 @@ def _open_alert(services: Services, args: argparse.Namespace, request: AlertRequ
 
 
 def _generate_aws(args: argparse.Namespace) -> int:
-    from ..read.tools import describe_input_error
+    from ..read.paths import describe_input_error
     from ..sources.aws.generate import AwsGenerateOptions, write_aws_collection
 
     try:

@@ -22,7 +22,8 @@ from mcp.types import ToolAnnotations
 from pydantic import BaseModel, ValidationError
 
 from ..read.analysis import ANALYSIS_TOOL_NAMES, AnalysisTools
-from ..read.tools import ReadTools, describe_input_error
+from ..read.paths import describe_input_error
+from ..read.tools import ReadTools
 from ..respond.proposals import MAX_PROPOSALS, ProposalLog
 from ..results import (
     DEFAULT_DEPTH,

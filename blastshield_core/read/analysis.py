@@ -26,7 +26,8 @@ from ..results import (
     WhatIfResult,
 )
 from .chokepoints import analyse_paths, rel_key
-from .tools import BLAST_LABELS, LABEL_ORDER, ReadTools, Unknown
+from .paths import BLAST_LABELS, LABEL_ORDER, Unknown
+from .tools import ReadTools
 
 __all__ = ["ANALYSIS_TOOL_NAMES", "AnalysisTools"]
 

@@ -27,7 +27,8 @@ from ..graph.audit import AuditLog
 from ..graph.model import is_valid_id
 from ..graph.store import QueryFailed, Store
 from ..graph.templates import template
-from ..read.tools import SENSITIVE, ReadTools, Unknown
+from ..read.paths import SENSITIVE, Unknown
+from ..read.tools import ReadTools
 from ..results import ActionResult, AlertReopened, ReleaseResult, RelView, Status
 
 __all__ = ["MAX_REASON", "OPERATIONS", "ActionService"]

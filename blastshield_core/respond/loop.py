@@ -44,7 +44,8 @@ from ..base.actor import check_actor, local_actor
 from ..graph.audit import AuditLog, this_process
 from ..graph.model import ENTITY_ID_PATTERN
 from ..graph.store import QueryFailed
-from ..read.tools import ReadTools, describe_input_error
+from ..read.paths import describe_input_error
+from ..read.tools import ReadTools
 from ..read.trace import Tracer
 from ..results import (
     DEFAULT_MAX_ACTIONS,
