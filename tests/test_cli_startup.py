@@ -223,12 +223,12 @@ def test_read_command_process_resumes_the_collector_before_its_query(tmp_path):
     """As run, a read command reaches its query with the collector on again."""
     probe = (
         "import gc, runpy, sys\n"
-        "from blastshield_core import read\n"
-        "original = read.ReadTools.investigate_alert\n"
+        "from blastshield_core.read import tools\n"
+        "original = tools.ReadTools.investigate_alert\n"
         "def spy(self, *a, **k):\n"
         "    print('collector', gc.isenabled(), gc.get_freeze_count() > 0, file=sys.stderr)\n"
         "    return original(self, *a, **k)\n"
-        "read.ReadTools.investigate_alert = spy\n"
+        "tools.ReadTools.investigate_alert = spy\n"
         "sys.argv = ['blastshield_core', 'investigate', 'BH-NONE', '--data-dir', sys.argv[1]]\n"
         "runpy.run_module('blastshield_core', run_name='__main__')\n"
     )
@@ -242,7 +242,7 @@ def test_collector_as_main_is_paused_for_read_commands_alone(command, paused, tm
     command (its imports go on inside) and on for any other command."""
     probe = (
         "import gc, runpy, sys\n"
-        "from blastshield_core import cli\n"
+        "from blastshield_core.interfaces import cli\n"
         "cli.main = lambda: print('collector on', gc.isenabled()) or 0\n"
         f"sys.argv = ['blastshield_core', {command!r}, '--data-dir', {str(tmp_path / 'none')!r}]\n"
         "runpy.run_module('blastshield_core', run_name='__main__')\n"

