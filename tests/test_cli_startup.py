@@ -160,7 +160,7 @@ def test_help_formatter_takes_the_width_shutil_gives_and_writes_the_same_help(co
     import argparse
     import shutil
 
-    from blastshield_core.interfaces import cli
+    from blastshield_core.interfaces import cli, cli_parser
 
     if columns is None:
         monkeypatch.delenv("COLUMNS", raising=False)
@@ -171,7 +171,7 @@ def test_help_formatter_takes_the_width_shutil_gives_and_writes_the_same_help(co
     names = sorted(ours._subparsers._group_actions[0].choices)
     argvs = [["--help"], ["nosuch"]] + [[name, "--help"] for name in names] + [[name, "X", "--bogus"] for name in names]
     got = [_outcome(ours.parse_args, argv, capsys) for argv in argvs]
-    monkeypatch.setattr(cli, "_HelpFormatter", argparse.HelpFormatter)
+    monkeypatch.setattr(cli_parser, "_HelpFormatter", argparse.HelpFormatter)
     theirs = cli._parser()
     assert got == [_outcome(theirs.parse_args, argv, capsys) for argv in argvs]
     assert any("usage:" in outcome[2] for outcome in got)  # help texts were compared, not only codes
@@ -223,12 +223,12 @@ def test_read_command_process_resumes_the_collector_before_its_query(tmp_path):
     """As run, a read command reaches its query with the collector on again."""
     probe = (
         "import gc, runpy, sys\n"
-        "from blastshield_core.read import tools as read\n"
-        "original = read.ReadTools.investigate_alert\n"
+        "from blastshield_core.read import tools\n"
+        "original = tools.ReadTools.investigate_alert\n"
         "def spy(self, *a, **k):\n"
         "    print('collector', gc.isenabled(), gc.get_freeze_count() > 0, file=sys.stderr)\n"
         "    return original(self, *a, **k)\n"
-        "read.ReadTools.investigate_alert = spy\n"
+        "tools.ReadTools.investigate_alert = spy\n"
         "sys.argv = ['blastshield_core', 'investigate', 'BH-NONE', '--data-dir', sys.argv[1]]\n"
         "runpy.run_module('blastshield_core', run_name='__main__')\n"
     )

@@ -1,0 +1,271 @@
+"""The handlers of commands that are not read commands (containment, release, audit verify,
+briefings, reports, analyst alerts, generating graphs and AWS accounts, importing AWS exports)
+and the text of a run. The command line imports this module only for the command that uses it,
+so a read command never loads it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import ValidationError
+
+from ..graph.model import DocumentError
+from ..results import RunState, Status
+from .cli_output import EXIT_CODES, EXIT_INVALID, EXIT_OK, EXIT_UNKNOWN, _emit, _fail
+
+if TYPE_CHECKING:
+    from ..brief.checker import BriefingClaims, Flag
+    from ..results.runs import RunRecord
+    from ..sources.analyst_alert import AlertRequest
+    from .service import Services
+
+
+def _run_text(run: RunRecord, with_steps: bool) -> str:
+    lines = [
+        f"{run.run_id}  {run.state.value.upper()}  alert {run.alert_id}  decider {run.decider}  cap {run.max_actions}",
+        f"actor: {run.actor or '-'}",
+        f"reason: {run.reason}",
+        f"remaining qualifying paths: {'-' if run.remaining_paths is None else run.remaining_paths}",
+    ]
+    lines += [
+        f"  action {a.step}: {a.candidate_id} -> {a.status}, verified {a.verified}"
+        f" ({a.paths_before} -> {a.paths_after} paths)"
+        for a in run.actions
+    ]
+    if with_steps:
+        lines += [f"  {s.seq:>2}. [{s.kind}] {s.summary}" for s in run.steps]
+    lines += [
+        f"  released later: {r.route_id} by {r.actor} at {r.at.isoformat(timespec='seconds')}: {r.reason}"
+        for r in run.releases
+    ]
+    return "\n".join(lines)
+
+
+def _contain(services: Services, args: argparse.Namespace) -> int:
+    from ..base.actor import local_actor
+    from ..respond.loop import RunRefused
+
+    if args.decider == "analyst" and not args.choose:
+        return _fail(args.json, Status.INVALID_INPUT, "--decider analyst needs --choose CANDIDATE_ID", EXIT_INVALID)
+    if args.choose and args.decider != "analyst":
+        return _fail(args.json, Status.INVALID_INPUT, "--choose is only for --decider analyst", EXIT_INVALID)
+
+    def progress(run: RunRecord, step) -> None:
+        if not args.json:
+            print(f"  {step.seq:>2}. [{step.kind}] {step.summary}", file=sys.stderr, flush=True)
+
+    decider = services.decider(args.decider, args.choose)
+    try:
+        run = services.controller.run(
+            args.alert_id, decider, args.max_actions, args.confirm, on_step=progress, actor=local_actor()
+        )
+    except RunRefused as exc:
+        return _fail(args.json, Status.INVALID_INPUT, str(exc), EXIT_INVALID)
+    _emit(run.model_dump(mode="json"), args.json, _run_text(run, with_steps=False))
+    return EXIT_OK if run.state is RunState.COMPLETED else 1
+
+
+def _brief(services: Services, args: argparse.Namespace) -> int:
+    briefing = services.briefer.brief(args.alert_id, args.run_id)
+    text = f"[{briefing.label}] " + (briefing.reason or f"model {briefing.model}") + "\n\n" + briefing.markdown
+    if briefing.flags:
+        text += "\nflags on the model's briefing:\n" + _flags_text(briefing.flags)
+    _emit({"status": "ok", **briefing.model_dump(mode="json")}, args.json, text.rstrip())
+    return EXIT_OK
+
+
+def _flags_text(flags: list[Flag]) -> str:
+    return "\n".join(f"  {f.kind.value}: {f.offending_text!r} — {f.evidence}" for f in flags)
+
+
+def _check_briefing(services: Services, args: argparse.Namespace, proposed: str | BriefingClaims) -> int:
+    from ..brief.checker import BriefingClaims
+
+    flags = services.briefer.check(args.alert_id, proposed)
+    payload = {
+        "status": "ok",
+        "alert_id": args.alert_id,
+        "input": "claims" if isinstance(proposed, BriefingClaims) else "text",
+        "clean": not flags,
+        "flags": [f.model_dump(mode="json") for f in flags],
+    }
+    text = (
+        "clean: nothing contradicts the graph evidence"
+        if not flags
+        else f"{len(flags)} flag(s):\n" + _flags_text(flags)
+    )
+    _emit(payload, args.json, text)
+    return EXIT_OK if not flags else 1
+
+
+def _report(services: Services, args: argparse.Namespace) -> int:
+    from ..base.privatefile import write_private
+    from ..brief.report import render_markdown
+
+    report = services.reporter.report(args.target)
+    as_json = args.json or args.format == "json"
+    body = report.model_dump_json(indent=2) if as_json else render_markdown(report)
+    if args.out:
+        try:
+            write_private(args.out, body)  # 0600, atomic, never through a symbolic link
+        except OSError as exc:
+            return _fail(args.json, Status.INVALID_INPUT, f"cannot write {args.out}: {exc}", EXIT_INVALID)
+        message = f"wrote the {report.kind} report ({'json' if as_json else 'md'}) to {args.out}"
+        _emit({"status": "ok", "out": args.out, "kind": report.kind}, args.json, message)
+    else:
+        print(body.rstrip())
+    return EXIT_OK
+
+
+def _release(services: Services, args: argparse.Namespace) -> int:
+    from ..base.actor import local_actor
+
+    result = services.actions.release_route(args.route_id, args.reason, confirm=args.confirm, actor=local_actor())
+    if result.status is not Status.OK:
+        return _fail(args.json, result.status, result.message, EXIT_CODES[result.status])
+    lines = [f"[released] {result.message}", f"blocked by {result.blocked_by_run}; released by {result.actor}"]
+    lines += [f"  {a.alert_id}: {a.paths_before} -> {a.paths_after} qualifying path(s)" for a in result.alerts_reopened]
+    _emit(result.model_dump(mode="json"), args.json, "\n".join(lines))
+    return EXIT_OK
+
+
+def _audit_verify(services: Services, args: argparse.Namespace) -> int:
+    result = services.audit.verify()
+    payload = {"status": "ok", **result.model_dump(mode="json")}
+    if result.intact:
+        text = f"intact: {result.records} record(s); chain head {result.head_seq} {result.head_hash}"
+        if result.unchained:
+            text += f"\n{result.unchained} record(s) predate the chain and are not covered"
+    else:
+        assert result.broken is not None
+        b = result.broken
+        text = f"BROKEN at record {b.chain_seq} ({b.record} {b.id}): {b.reason}"
+    _emit(payload, args.json, text)
+    return EXIT_OK if result.intact else 1
+
+
+def _generate(args: argparse.Namespace) -> int:
+    from ..graph.generate import GenerateOptions, write_generated
+    from ..read.paths import describe_input_error
+
+    try:
+        options = GenerateOptions(edges=args.edges, seed=args.seed, dense=args.dense, name=args.name)
+    except ValidationError as exc:
+        return _fail(args.json, Status.INVALID_INPUT, describe_input_error(exc), EXIT_INVALID)
+    try:
+        graph = write_generated(options, args.out)
+    except OSError as exc:
+        return _fail(args.json, Status.INVALID_INPUT, f"cannot write {args.out}: {exc.strerror or exc}", EXIT_INVALID)
+    report = {
+        "status": "ok",
+        "out": str(args.out),
+        "name": options.document_name,
+        "nodes": len(graph.nodes),
+        "edges": len(graph.edges),
+        "alerts": len(graph.alerts),
+        "hubs": len(graph.hubs),
+    }
+    text = (
+        f"wrote {args.out}: {report['nodes']} nodes, {report['edges']} relationships, {report['alerts']} alerts"
+        f" ({report['hubs']} hub roles{', dense' if options.dense else ''})"
+    )
+    _emit(report, args.json, text)
+    return EXIT_OK
+
+
+def _alert_request(args: argparse.Namespace) -> AlertRequest:
+    """The validated `alert open` request (AlertInputError for bad input)."""
+    from ..sources.analyst_alert import build_request, parse_signals
+
+    return build_request(args.entity_id, args.title, args.kind, parse_signals(args.signal))
+
+
+def _open_alert(services: Services, args: argparse.Namespace, request: AlertRequest) -> int:
+    from ..base.actor import local_actor
+    from ..sources.analyst_alert import AlertInputError, UnknownEntity, open_alert
+
+    try:
+        opened = open_alert(services.store, request, actor=local_actor())
+    except UnknownEntity as exc:
+        return _fail(args.json, Status.UNKNOWN_SOURCE, str(exc), EXIT_UNKNOWN)
+    except (AlertInputError, DocumentError) as exc:
+        return _fail(args.json, Status.INVALID_INPUT, f"{exc}; nothing written", EXIT_INVALID)
+    text = (
+        f"{opened.alert_id}\nopened alert {opened.alert_id} ({opened.kind}) on {opened.entity_id}"
+        f" ({opened.entity_label}): {opened.title}"
+    )
+    _emit(opened.model_dump(mode="json"), args.json, text)
+    return EXIT_OK
+
+
+def _generate_aws(args: argparse.Namespace) -> int:
+    from ..read.paths import describe_input_error
+    from ..sources.aws.generate import AwsGenerateOptions, write_aws_collection
+
+    try:
+        options = AwsGenerateOptions(
+            users=args.users,
+            roles=args.roles,
+            policies=args.policies,
+            buckets=args.buckets,
+            groups=args.groups,
+            instances=args.instances,
+            functions=args.functions,
+            findings=args.findings,
+            account_id=args.account_id,
+            seed=args.seed,
+            messy=args.messy,
+        )
+    except ValidationError as exc:
+        return _fail(args.json, Status.INVALID_INPUT, describe_input_error(exc), EXIT_INVALID)
+    try:
+        report = write_aws_collection(options, args.out)
+    except OSError as exc:
+        return _fail(args.json, Status.INVALID_INPUT, f"cannot write {args.out}: {exc.strerror or exc}", EXIT_INVALID)
+    counts = ", ".join(f"{value} {key}" for key, value in report.counts.items())
+    size = sum(report.files.values())
+    _emit(report.to_dict(), args.json, f"wrote {len(report.files)} files ({size} bytes) to {args.out}: {counts}")
+    return EXIT_OK
+
+
+def _import_aws(services: Services, args: argparse.Namespace) -> int:
+    from ..base.actor import local_actor
+    from ..sources.aws import AwsInputError, import_aws
+
+    def progress(done: int, total: int) -> None:
+        if not args.json and total:
+            percent = 100 * done // total
+            bar = "#" * (percent // 5)
+            print(f"\rimporting [{bar:<20}] {percent:3d}% {done}/{total} items", end="", file=sys.stderr)
+
+    try:
+        report = import_aws(
+            services.store,
+            args.paths,
+            sensitivity_file=Path(args.sensitivity) if args.sensitivity else None,
+            replace=args.replace,
+            progress=progress,
+            actor=local_actor(),
+        )
+    except (AwsInputError, DocumentError) as exc:
+        return _fail(args.json, Status.INVALID_INPUT, f"nothing written: {exc}", EXIT_INVALID)
+    finally:
+        if not args.json:
+            print(file=sys.stderr)
+    counts = report.counts
+    lines = [
+        f"imported accounts {', '.join(report.accounts)}: "
+        + ", ".join(f"{n} {label}" for label, n in sorted(counts["nodes"].items()))
+        + "; "
+        + ", ".join(f"{n} {rel}" for rel, n in sorted(counts["relationships"].items()))
+        + f"; {counts['alerts']} alerts",
+        f"removed (gone from the snapshot): {report.removed['nodes']} nodes, {report.removed['relationships']}"
+        f" relationships; preserved blocks: {len(report.preserved_blocks)}",
+        *(f"warning: {w['file']}: {w['item']}: {w['message']}" for w in report.warnings),
+        *(f"skipped: {s['file']}: {s['reason']}" for s in report.skipped),
+    ]
+    _emit(report.to_dict(), args.json, "\n".join(lines))
+    return EXIT_OK
