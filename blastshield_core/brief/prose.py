@@ -106,6 +106,7 @@ _ALL_WORDS = frozenset(_w("all every any last only remaining entire whole"))
 _PAST_FORMS = frozenset(
     _w("cut shut broke broken took taken lost wound tore torn shot put brought undid undone led made left got kept")
 )
+_CONTAINERS = frozenset(_w("radius list set table graph evidence output briefing still also"))
 _FINITE_PAST = frozenset(_w("did didn't has have had was were"))
 _WHOLE_ACCESS = frozenset(_w("access reach path paths route routes exposure sessions"))
 _PREPOSITIONS = frozenset(_w("by after via for of through from without before upon on in with"))
@@ -140,7 +141,9 @@ _REL_SINGLE = re.compile(
 )
 _PAST_EXPOSE = frozenset(_w("remained existed led reached persisted stayed"))
 _PAST_AUX = frozenset(["was", "were", "had"])
-_POSSESSED = ZERO_NOUNS | frozenset(_w("route routes foothold footholds"))
+_POSSESSED = (ZERO_NOUNS - frozenset(_w("risk risks danger dangers threat threats"))) | frozenset(
+    _w("route routes foothold footholds")
+)
 _MODEL_TYPES = frozenset(t.value for t in RelType)
 _COMMON_VERBS = frozenset(_w("has have runs reads holds grants controls manages writes accesses assumes"))
 _CAN_VERB = re.compile(r"\bcan\s+([a-z]+)\s+(?:to\s+|from\s+|into\s+)?([A-Za-z0-9][\w.:@-]*[A-Za-z0-9])")
@@ -471,6 +474,8 @@ class _Reader:
                 and (i == 0 or words[i - 1] in _DETERMINERS | _PREPOSITIONS | {"no", "zero", "of", "both", "all"})
             ):
                 continue  # "the list of blocked routes": an attribute, not a predicate
+            if closing and w in ("contains", "contain") and i > 0 and words[i - 1] in _CONTAINERS:
+                continue  # "the blast radius contains data assets": holds, not contains an exposure
             if not closing and w == "passed" and i > 0 and words[i - 1] in ("has", "have"):
                 closing = True  # "the danger has passed"
             if closing and i > 0 and words[i - 1] == "to" and w in _CLOSE_BASE:
