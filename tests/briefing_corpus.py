@@ -384,6 +384,170 @@ def generate(evidence: dict[tuple[str, str], EvidenceSummary], other_ids: dict[s
     return corpus
 
 
+# -- third round: structure, verdicts, emptiness, actions on other entities, unfamiliar names ----------------
+
+ROUND3_KINDS = ("structure", "verdict", "emptiness", "action", "name")
+
+
+def _state_forms(ev: EvidenceSummary, v: str) -> list[str]:
+    """Markdown structure that states the alert is `v` (contained or exposed)."""
+    yes_no = {"contained": ("yes", "no"), "exposed": ("no", "yes")}[v]
+    forms = [
+        f"| state | {v} |",
+        f"| Status | {v.capitalize()} |",
+        f"Status: {v}",
+        f"- **Containment state:** {v}",
+        f"## Verdict\n{v.capitalize()}.",
+        f"### Containment status\n**{v.capitalize()}**",
+        f"**{v.upper()}**",
+        f"| Alert | State |\n|---|---|\n| {ev.alert_id} | {v} |",
+        f"Verdict: **{v}**",
+        f"Contained: {yes_no[0]}",
+        f"Exposed: {yes_no[1]}",
+        f"## Outcome\n{'Fully contained' if v == 'contained' else 'Still exposed'}.",
+    ]
+    if v == "contained":
+        forms += ["- **Risk:** none", "| Remaining paths | 0 |"]
+    return forms
+
+
+def _verdict_forms(e: str, asset: str, v: str) -> list[str]:
+    if v == "contained":
+        return [
+            f"{e} no longer poses any risk.",
+            "All clear.",
+            f"{asset} is safe now.",
+            f"There is no further danger to {asset}.",
+            f"{asset} is secured.",
+            "The risk has passed.",
+            f"{asset} is out of danger.",
+            f"{e} presents no danger anymore.",
+        ]
+    return [
+        f"{e} still poses a risk to {asset}.",
+        f"{asset} is not safe yet.",
+        f"{asset} remains in danger.",
+        f"{asset} is still at risk.",
+        "The danger persists.",
+        f"{asset} is not yet secured.",
+        f"{asset} is unsafe.",
+        f"{e} remains a threat to {asset}.",
+    ]
+
+
+def _emptiness_forms(exposed0: EvidenceSummary, asset: str, v: str) -> list[str]:
+    if v == "contained":
+        return [
+            "The blast radius is now empty.",
+            "Blast radius: empty.",
+            "The blast radius holds no assets.",
+            "The list of exposed assets is empty.",
+            "There are no reachable assets.",
+            "None of the assets is reachable.",
+            "The path count is now zero.",
+            "The qualifying path list is empty.",
+        ]
+    return [
+        f"The blast radius still holds {exposed0.blast_by_label.get('DataAsset', 0)} assets.",
+        "The blast radius is not empty.",
+        f"{asset} is still in the blast radius.",
+        "The blast radius still contains data assets.",
+    ]
+
+
+def _action_forms(x: str, v: str) -> list[str]:
+    if v == "contained":
+        return [
+            f"We took {x} offline, ending the exposure.",
+            f"{x} was revoked, which ended the exposure.",
+            f"Disabling {x} stopped the exposure.",
+            f"We detached {x}, and the exposure is over.",
+            f"Blocking {x} closed every path.",
+            f"The analyst shut down {x}, closing the exposure.",
+        ]
+    return [
+        f"Disabling {x} did not end the exposure.",
+        f"Revoking {x} has not ended the exposure.",
+        f"{x} is still active, so the exposure persists.",
+    ]
+
+
+_NAME_VARIANTS = ("{x}-replica", "{x}-backup", "prod-{x}", "{x}.internal", "arn:aws:iam::role/{x}")
+_NAME_TRUTHFUL = (
+    "{x} was reviewed off-hours in a follow-up.",
+    "{x} holds a read-only, cross-account grant.",
+    "{x} is a well-known, internet-facing, multi-tenant resource.",
+    "A step-by-step, end-to-end review of {x} is a best-practice follow-up.",
+)
+
+
+def generate_round3(evidence: dict[tuple[str, str], EvidenceSummary]) -> list[Sentence]:
+    """Every third-round sentence for every scenario and state, both sides of each claim, with controls."""
+    out: list[Sentence] = []
+    for (alert, state), ev in sorted(evidence.items()):
+        exposed0 = evidence[(alert, "exposed")]
+        asset, e = exposed0.assets[0], ev.entity_id
+        true_v = ev.containment_state
+        on_paths = [n for p in exposed0.paths for n in p.nodes[1:-1]]
+        aside = [b.id for b in exposed0.blast_radius if b.id not in exposed0.assets and b.id not in on_paths]
+        actors = [x for x in sorted(set(on_paths))[:2] + aside[:1] if x in ev.known_ids]
+        for v in ("contained", "exposed"):
+            truthful = v == true_v
+            texts = {
+                "structure": _state_forms(ev, v),
+                "verdict": _verdict_forms(e, asset, v),
+                "emptiness": _emptiness_forms(exposed0, asset, v),
+                "action": [t for x in actors for t in _action_forms(x, v)],
+            }
+            for kind, forms in texts.items():
+                for text in forms:
+                    out.append(Sentence(alert, state, kind, truthful, text))
+        for x in actors:
+            out.append(Sentence(alert, state, "action", True, f"Revoking {x} would end the exposure."))
+        ids = sorted(i for i in ev.known_ids if "-" in i and ":" not in i and not i.startswith("run-"))
+        for x in ids:
+            for variant in _NAME_VARIANTS:
+                name = variant.format(x=x)
+                out.append(Sentence(alert, state, "name", False, f"{name} is part of this alert's graph."))
+            for template in _NAME_TRUTHFUL:
+                out.append(Sentence(alert, state, "name", True, _cap(template.format(x=x))))
+    return out
+
+
+def round3_flag(s: Sentence, evidence: dict[tuple[str, str], EvidenceSummary]) -> FlagKind:
+    """The flag a false third-round sentence must raise."""
+    if s.kind == "name":
+        return FlagKind.UNKNOWN_ENTITY
+    if s.kind == "emptiness":
+        return FlagKind.WRONG_COUNT
+    contained = evidence[(s.alert, s.state)].containment_state == "contained"
+    return FlagKind.FALSE_EXPOSURE if contained else FlagKind.FALSE_CONTAINMENT
+
+
+def measure_round3(
+    sentences: list[Sentence],
+    evidence: dict[tuple[str, str], EvidenceSummary],
+    check: Callable[[Sentence], list[Flag]],
+) -> tuple[dict[str, Score], list[tuple[Sentence, list[Flag]]]]:
+    """Scores by third-round category (and "all"), and the sentences the checker got wrong."""
+    scores = {k: Score() for k in (*ROUND3_KINDS, "all")}
+    misses: list[tuple[Sentence, list[Flag]]] = []
+    for s in sentences:
+        flags = check(s)
+        caught = round3_flag(s, evidence) in {f.kind for f in flags}
+        for key in (s.kind, "all"):
+            sc = scores[key]
+            if s.truthful:
+                sc.true_total += 1
+                sc.false_flags += bool(flags)
+            else:
+                sc.false_total += 1
+                sc.caught += caught
+        if (s.truthful and flags) or (not s.truthful and not caught):
+            misses.append((s, flags))
+    return scores, misses
+
+
 def split(corpus: list[Sentence]) -> tuple[list[Sentence], list[Sentence]]:
     """(development, held out): a fixed-seed split."""
     rng = random.Random(SEED + 1)
@@ -430,13 +594,17 @@ def measure(
     return scores, misses
 
 
-def table(halves: dict[str, dict[str, Score]]) -> str:
+def table(halves: dict[str, dict[str, Score]], kinds: tuple[str, ...] = KINDS) -> str:
     """A Markdown table: recall on false sentences and false-flag rate on truthful ones, by kind and half."""
     names = list(halves)
-    head = "| claim kind | " + " | ".join(f"{n}: recall (false) | {n}: false flags (truthful)" for n in names) + " |"
+    head = (
+        ("| claim kind | " if kinds == KINDS else "| category | ")
+        + " | ".join(f"{n}: recall (false) | {n}: false flags (truthful)" for n in names)
+        + " |"
+    )
     rule = "|---|" + "---|---|" * len(names)
     rows = [head, rule]
-    for kind in (*KINDS, "all"):
+    for kind in (*kinds, "all"):
         cells = []
         for n in names:
             sc = halves[n][kind]
@@ -477,6 +645,16 @@ def main() -> None:  # pragma: no cover - prints the table for docs/briefings.md
             f" {len(held)} held out\n"
         )
         print(table(halves))
+        round3 = generate_round3(evidence)
+        halves3 = {}
+        for name, part in zip(("development", "held out"), split(round3), strict=True):
+            halves3[name], misses = measure_round3(part, evidence, check)
+            for s, flags in misses:
+                print(f"MISS [{name}] {s.alert}/{s.state} {s.kind} truthful={s.truthful}: {s.text!r}")
+                for f in flags:
+                    print(f"      {f.kind.value}: {f.offending_text!r}")
+        print(f"\nThird round: {len(round3)} sentences ({sum(s.truthful for s in round3)} truthful)\n")
+        print(table(halves3, ROUND3_KINDS))
     finally:
         store.close()
 

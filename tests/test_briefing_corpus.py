@@ -14,7 +14,16 @@ from blastshield_core.graph.store import Store
 from blastshield_core.interfaces.service import build_services
 from blastshield_core.read.tools import ReadTools
 from blastshield_core.respond.decide import RulesDecider
-from tests.briefing_corpus import KINDS, generate, measure, split
+from tests.briefing_corpus import (
+    KINDS,
+    ROUND3_KINDS,
+    generate,
+    generate_round3,
+    measure,
+    measure_round3,
+    split,
+)
+from tests.briefing_round3 import CASES as ROUND3_CASES
 
 ALERTS = ("BH-1042", "BH-IAM-2001", "BH-WORKLOAD-3001", "BH-CONTAINMENT-4001")
 STRICT_KINDS = ("containment", "relationship")
@@ -260,3 +269,32 @@ def test_long_briefing_is_checked_in_bounded_time(corpus_case):
     started = time.monotonic()
     flags = check_text(("no path " * 3000)[:20000], evidence[("BH-1042", "exposed")], tools)
     assert time.monotonic() - started < 5 and {f.kind for f in flags} == {FlagKind.FALSE_CONTAINMENT}
+
+
+@pytest.mark.parametrize("half", [0, 1], ids=["development", "held-out"])
+def test_round3_corpus_meets_the_targets(corpus_case, half):
+    """Structure, verdicts, emptiness, actions and unfamiliar names, in both states: recall 100%, false flags <= 1%."""
+    evidence, tools, *_ = corpus_case
+    round3 = generate_round3(evidence)
+    assert {(s.kind, s.truthful) for s in round3} == {(k, t) for k in ROUND3_KINDS for t in (True, False)}
+    assert {(s.alert, s.state) for s in round3} == set(evidence)
+    scores, misses = measure_round3(
+        split(round3)[half], evidence, lambda s: check_text(s.text, evidence[(s.alert, s.state)], tools)
+    )
+    shown = "\n".join(f"{s.kind} truthful={s.truthful}: {s.text!r} -> {[f.kind.value for f in f_]}" for s, f_ in misses)
+    for kind in ROUND3_KINDS:
+        assert scores[kind].recall == 1.0, f"{kind}: recall {scores[kind].recall:.3f}\n{shown}"
+        assert scores[kind].false_flag_rate <= 0.01, shown
+
+
+@pytest.mark.parametrize("case", ROUND3_CASES, ids=lambda c: f"{c[0]}:{c[3][:45]}")
+def test_round3_hand_written(corpus_case, case):
+    """The third round's hand-written sentences (tests/briefing_round3.py): false ones get one of their flags,
+    truthful controls none."""
+    evidence, tools, *_ = corpus_case
+    _, alert, state, text, kinds = case
+    flags = check_text(text, evidence[(alert, state)], tools)
+    if kinds is None:
+        assert flags == []
+    else:
+        assert set(kinds) & {f.kind for f in flags}, flags

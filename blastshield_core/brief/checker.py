@@ -267,6 +267,24 @@ _UNIT_RE = re.compile(r"^\d+[-.]?[A-Za-z]{1,6}$")  # 5-hop, 24h, 2nd
 _EXPOSE_WORDS = frozenset({"active", "open", "live"})
 
 
+def _split(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_REL_PREFIX_RE = re.compile(r"^(?:can|has|have|runs?|may|owns?|member|assumes?|reads?|writes?|admin|is)_")
+# Last parts that make a hyphenated name read as a resource id ("billing-db"), first parts that make it an
+# id ("sess-..."), and English prefixes that make it a word ("multi-role", "cross-account").
+_RESOURCE_WORDS = _split(
+    "db vault role gw svc api bucket ledger pii console runner worker cache reader cluster lake sso vpn admin "
+    "poweruser bastion queue topic database vm"
+)
+_ID_PREFIXES = _split("sess route arn svc iam vpc sg subnet prod")
+_ENGLISH_PREFIXES = _split(
+    "multi cross non pre post re co sub self anti semi over under inter intra de un super single dual least "
+    "full read write any all per same other third first low high mid role"
+)
+
+
 def _distance(a: str, b: str, limit: int = 2) -> int:
     """Levenshtein distance, stopping early above `limit`."""
     if abs(len(a) - len(b)) > limit:
@@ -301,6 +319,11 @@ class _Checker:
             *AWS_RULE_NAMES,
             *SIGNAL_POINTS,
             *ENVIRONMENT_VARIABLES,
+            *(s.value for s in Status),
+            *(s.value for s in RunState),
+            *(k.value for k in FlagKind),
+            *BriefingClaims.model_fields,
+            *EvidenceSummary.model_fields,
             *extra_allowed,
         }
         self._graph_cache: dict[str, bool] = {}
@@ -316,6 +339,9 @@ class _Checker:
         self._kinds[evidence.alert_id] = self._kinds[evidence.entity_id] = "alert"
         if evidence.run is not None:
             self._kinds[evidence.run.run_id] = "run"
+        self._known_parts = {
+            tuple(p for p in re.split(r"[-_.:/]+", k.lower()) if p) for k in self.known if re.search(r"[-_]", k)
+        }
         self.route_words = {
             i: " ".join(re.split(r"[-_]", i)) for i in self.known if i.startswith(("route-", "sess-", "sess_"))
         }
@@ -485,8 +511,10 @@ class _Checker:
     def _id(self, token: str, clause: str) -> None:
         if token in self.known or token in self.allowed or len(token) < 4:
             return
-        if _REL_LIKE_RE.match(token):
+        if _REL_LIKE_RE.match(token) and (token.isupper() or _REL_PREFIX_RE.match(token)):
             return  # a relationship type: read by the prose grammar
+        if token[0].isupper() and token[0].lower() + token[1:] in self.known:
+            return  # a known id capitalised at the start of a sentence
         if _DATE_RE.match(token) or _UNIT_RE.match(token) or _VERSION_RE.match(token):
             return
         if re.fullmatch(RUN_ID_PATTERN, token):
@@ -498,6 +526,9 @@ class _Checker:
             return
         if not re.search(r"[A-Za-z]", token):
             return
+        if self._reads_as_id(token):
+            self.entity(token, clause)
+            return
         if not re.search(r"[_.:@-]", token):
             # a separator swapped for a letter ("paymentsxvault"): one edit from a known id
             near = self._near(token) if len(token) >= 6 else None
@@ -507,6 +538,37 @@ class _Checker:
         strong = "_" in token or (re.search(r"\d", token) is not None)
         if strong or self._near(token) is not None or self._in_graph(token):
             self.entity(token, clause)
+
+    def _reads_as_id(self, token: str) -> bool:
+        """A name that reads as an entity id although no known id is one edit away.
+
+        Narrowly: ARN-like text; a known id extended by whole parts ("customer-db-replica",
+        "prod-customer-db", "payments-vault.internal"); or a hyphenated name whose first part is an id prefix
+        ("sess-...", "route-...") or whose last part is a resource word ("billing-db", "ledger-admin"), unless
+        its first part is an English prefix ("multi-role", "cross-account"). A known id cut short
+        ("build-runner") and ordinary hyphenated English ("off-hours", "read-only") are not ids.
+        """
+        low = token.lower()
+        if low.startswith("arn:"):
+            return True
+        parts = [p for p in re.split(r"[-_.:/]+", low) if p]
+        if len(parts) < 2:
+            return False
+        whole = tuple(parts)
+        variant = False
+        for known in self._known_parts:
+            n = len(known)
+            if len(parts) > n and known in {whole[i : i + n] for i in range(len(parts) - n + 1)}:
+                return True  # a known id with parts added
+            if len(parts) <= n and whole in {known[i : i + len(parts)] for i in range(n - len(parts) + 1)}:
+                return False  # a known id cut short
+            # a known id with its last or first part swapped ("build-runner-prod")
+            variant = variant or (min(len(parts), n) >= 3 and (whole[:2] == known[:2] or whole[-2:] == known[-2:]))
+        if variant:
+            return True
+        if parts[0] in _ENGLISH_PREFIXES:
+            return False
+        return parts[0] in _ID_PREFIXES or parts[-1] in _RESOURCE_WORDS
 
     def prose_claim(self, claim: ProseClaim) -> None:
         ev = self.ev
@@ -532,9 +594,30 @@ class _Checker:
             self.asset_count(int(claim.value), claim.text, claim.qualifier, claim.clause)  # type: ignore[call-overload]
         elif claim.kind == "route_count":
             self.route_count(int(claim.value), claim.text, claim.qualifier, claim.clause)  # type: ignore[call-overload]
+        elif claim.kind in ("blast", "blast_member"):
+            self.blast(claim)
         elif claim.kind == "state" and not self.state_holds(claim):
             scoped = bool(claim.scope or claim.assets or claim.depth)
             self.containment(str(claim.value), claim.text, claim.clause, scoped=scoped)
+
+    def blast(self, claim: ProseClaim) -> None:
+        """An emptiness claim about the blast radius ("is empty", "is not empty") or membership in it."""
+        held = sorted(self._blast_ids)
+        if claim.kind == "blast_member":
+            absent = [x for x in claim.scope if x not in self._blast_ids]
+            wrong = bool(absent)
+        else:
+            wrong = (claim.value == 0) == bool(held)
+        if wrong:
+            self.flag(
+                FlagKind.WRONG_COUNT,
+                claim.text,
+                f"the fresh blast radius of {self.ev.alert_id} holds {len(held)} entit"
+                + ("y" if len(held) == 1 else "ies")
+                + (f": {', '.join(held)}" if held else "")
+                + f"; {self.ev.path_count} qualifying path(s) remain",
+                claim.clause,
+            )
 
     def route_count(self, value: int, text: str, qualifier: str, context: str) -> None:
         routes = self.ev.routes

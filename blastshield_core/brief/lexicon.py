@@ -92,7 +92,7 @@ _CLOSE_VERBS = _w("rotate lose pull yank retract rescind void sunset expunge") +
     "deactivate suspend invalidate plug ban bar drop strip cancel expire retire decommission dismantle "
     "eradicate purge nullify defuse disarm squash quell sinkhole blackhole firewall neutralize delete "
     "destroy erase deprovision unassign detach unlink unbind offboard lockout choke starve thwart foil "
-    "stem curb"
+    "stem curb secure"
 )
 # Verbs that close only with one of their particles ("take down", "wipe out", "wrap up").
 _PHRASAL = {
@@ -137,7 +137,7 @@ CLOSE_ADJECTIVES = frozenset(
         "contained safe secure over gone done finished resolved inactive dead offline unreachable "
         "inaccessible harmless clean fixed handled history moot void defunct dormant neutral closed shut "
         "severed blocked defused eliminated sealed isolated walled fenced unusable invalid null protected "
-        "shielded unexposed"
+        "shielded unexposed secured benign negligible"
     )
 )
 # Nouns of closing: a claim only together with a completion word ("containment is complete").
@@ -158,11 +158,13 @@ COMPLETION_WORDS = frozenset(
 EXPOSE_ADJECTIVES = frozenset(
     _w(
         "exposed uncontained open reachable accessible active live vulnerable unmitigated unresolved ongoing "
-        "unblocked unprotected possible viable usable functional exploitable valid"
+        "unblocked unprotected possible viable usable functional exploitable valid unsafe insecure unsecured "
+        "endangered"
     )
 )
 _EXPOSE_VERBS = _w(
-    "remain persist exist reach access lead survive linger stay continue read assume retain keep work function"
+    "remain persist exist reach access lead survive linger stay continue read assume retain keep work function "
+    "endanger threaten imperil jeopardise"
 )
 EXPOSE_FORMS: frozenset[str] = frozenset(f for v in _EXPOSE_VERBS for f in inflect(v))
 COPULAS = frozenset(
@@ -181,12 +183,15 @@ SUBJECT_NOUNS = frozenset(
         "avenue avenues way ways vector vectors channel channels door doors hole holes gap gaps issue problem "
         "danger compromise breach attacker intruder user contractor developer key keys token tokens login "
         "logins entry status permission permissions grant grants policy policies privilege privileges right "
-        "rights"
+        "rights situation environment system systems tier gateway ledger infrastructure estate nothing none we"
     )
 )
 # Nouns that "no ..." / "zero ..." quantify into a claim of containment.
 ZERO_NOUNS = frozenset(
-    _w("path paths access exposure exposures way ways avenue avenues chain chains connection connections reach")
+    _w(
+        "path paths access exposure exposures way ways avenue avenues chain chains connection connections reach "
+        "risk risks danger dangers threat threats"
+    )
 )
 NEGATIONS = frozenset(
     _w(

@@ -47,6 +47,7 @@ from .lexicon import (
     ZERO_NOUNS,
     number_value,
 )
+from .structure import emptiness, restructure
 
 
 def _w(text: str) -> list[str]:
@@ -95,6 +96,19 @@ _NOUNISH_VERBS = frozenset(
 _STATE_LEADS = COPULAS | frozenset(
     _w("fully completely totally entirely now all effectively already successfully finally and truly")
 )
+_STATE_ADVERBS = frozenset(_w("not no longer yet still never fully now completely entirely totally really truly"))
+_RESULT_VERBS = frozenset(_w("made makes making rendered renders rendering left leaves leaving"))
+_POSE_VERBS = frozenset(_w("pose poses posed posing present presents presented presenting represent represents"))
+_RISK_NOUNS = frozenset(_w("risk risks danger dangers threat threats"))
+_NOT_RISK_HEAD = frozenset(_w("score scores factor factors rating ratings level levels points rule rules model"))
+_WHOLE_NOUNS = frozenset(_w("exposure exposures alert incident threat threats risk danger compromise breach"))
+_ALL_WORDS = frozenset(_w("all every any last only remaining entire whole"))
+_PAST_FORMS = frozenset(
+    _w("cut shut broke broken took taken lost wound tore torn shot put brought undid undone led made left got kept")
+)
+_CONTAINERS = frozenset(_w("radius list set table graph evidence output briefing still also"))
+_FINITE_PAST = frozenset(_w("did didn't has have had was were"))
+_WHOLE_ACCESS = frozenset(_w("access reach path paths route routes exposure sessions"))
 _PREPOSITIONS = frozenset(_w("by after via for of through from without before upon on in with"))
 _CAN_OK = frozenset(
     _w(
@@ -127,7 +141,9 @@ _REL_SINGLE = re.compile(
 )
 _PAST_EXPOSE = frozenset(_w("remained existed led reached persisted stayed"))
 _PAST_AUX = frozenset(["was", "were", "had"])
-_POSSESSED = ZERO_NOUNS | frozenset(_w("route routes foothold footholds"))
+_POSSESSED = (ZERO_NOUNS - frozenset(_w("risk risks danger dangers threat threats"))) | frozenset(
+    _w("route routes foothold footholds")
+)
 _MODEL_TYPES = frozenset(t.value for t in RelType)
 _COMMON_VERBS = frozenset(_w("has have runs reads holds grants controls manages writes accesses assumes"))
 _CAN_VERB = re.compile(r"\bcan\s+([a-z]+)\s+(?:to\s+|from\s+|into\s+)?([A-Za-z0-9][\w.:@-]*[A-Za-z0-9])")
@@ -176,7 +192,7 @@ _COUNT_RE = re.compile(
 )
 _COUNT_NOUN_FIRST = re.compile(
     rf"\b(?:number\s+of|count\s+of)\s+(?:(?:{_COUNT_ADJ})\s+){{0,3}}(paths|assets|routes)\s+(?:is|was|stands\s+at|=|:)\s+"
-    rf"{_NUM}\b|\b(path|asset|route)\s+count\s*(?:is|was|of|=|:)?\s*{_NUM}\b",
+    rf"{_NUM}\b|\b(path|asset|route)\s+count\s*(?:is|was|of|=|:)?\s*(?:now\s+)?{_NUM}\b",
     re.I,
 )
 _COUNT_SKIP_BEFORE = re.compile(
@@ -196,9 +212,10 @@ _EARLIER_RE = re.compile(
 )
 _PARTIAL_RE = re.compile(r"\b(?:one|some|part|two|\d+)\s+of\b|\bpartial(?:ly)?\b|\bpartly\b|\bsome\b|\bhalf\b", re.I)
 _IDIOMS = re.compile(
-    r"\b(?:(?:exposure|access|(?:remaining\s+|qualifying\s+|access\s+)?paths?)\s*:\s*(?:none|nil|zero|0|no)\b|under\s+control|in\s+the\s+clear|taken\s+care\s+of|dealt\s+with|a\s+thing\s+of\s+the\s+past|all\s+clear|"
+    r"\b(?:(?:exposure|access|(?:remaining\s+|qualifying\s+|access\s+)?paths?)\s*:\s*(?:none|nil|zero|0|no)\b|under\s+control|in\s+the\s+clear|(?:taken|took|takes|taking)\s+care\s+of|dealt\s+with|a\s+thing\s+of\s+the\s+past|all\s+clear|"
     r"nothing\s+(?:\w+\s+)?(?:remains?|is\s+left|left|reaches|can\s+reach|leads|exists)|"
-    r"(?:out\s+of|beyond)\s+(?:\w+\s+)?reach|off[\s-]limits|poses?\s+no\s+(?:further\s+|more\s+|remaining\s+)?(?:risk|threat|danger)|"
+    r"(?:out\s+of|beyond)\s+(?:\w+\s+)?reach|out\s+of\s+(?:danger|harm'?s?\s+way|the\s+woods)|risk[\s-]free|"
+    r"coast\s+is\s+clear|nothing\s+to\s+worry\s+about|off[\s-]limits|poses?\s+no\s+(?:further\s+|more\s+|remaining\s+)?(?:risk|threat|danger)|"
     r"(?:no\s+longer|not)\s+(?:a|an)\s+(?:threat|risk|concern|issue|problem|danger))\b",
     re.I,
 )
@@ -216,6 +233,7 @@ class _Tok:
     word: str  # lower case, or the id as written
     start: int
     kind: str | None  # id kind, or None for a word
+    compound: bool = False  # a part of a hyphenated word that another part follows ("over" in "over-privileged")
 
 
 def _tokens(segment: str, id_kind: IdKind) -> list[_Tok]:
@@ -227,9 +245,10 @@ def _tokens(segment: str, id_kind: IdKind) -> list[_Tok]:
             out.append(_Tok(raw, m.start(), kind))
             continue
         offset = m.start()
-        for part in re.split(r"([-/])", raw):
+        parts = re.split(r"([-/])", raw)
+        for k, part in enumerate(parts):
             if part and part not in "-/":
-                out.append(_Tok(part.lower(), offset, None))
+                out.append(_Tok(part.lower(), offset, None, k + 2 < len(parts) and parts[k + 1] == "-"))
             offset += len(part)
     return out
 
@@ -313,7 +332,7 @@ class _Reader:
             self.numbers(clause)
         segments = [s for s in re.split(r",\s*", clause) if s.strip()]
         clause_scope = self.scope(_tokens(clause, self.id_kind), clause)
-        for segment in segments:
+        for n, segment in enumerate(segments):
             toks = _tokens(segment, self.id_kind)
             if not toks:
                 continue
@@ -321,14 +340,39 @@ class _Reader:
             local, assets = scope if scope is not None and (scope[0] or scope[1]) else clause_scope
             imperative = toks[0].kind is None and toks[0].word in _CLOSE_BASE
             gerund_subject = toks[0].kind is None and toks[0].word.endswith("ing") and self._closing_at(toks, 0)
-            for state, text, past in self.states(toks, segment):
-                if quiet or imperative or gerund_subject or question:
+            own_ids = any(t.kind in ("route", "node", "asset") for t in toks)
+            if (gerund_subject or not own_ids) and self._whole(toks):
+                local, assets = [], []  # "..., ending the exposure": the whole alert, whatever else is named
+            for state, text, past in self.states(toks, segment, gerund_subject and n == 0, gerund_subject and n > 0):
+                if quiet or imperative or question:
                     continue
                 if state == "contained" and partial and not local and not assets:
                     continue
                 if state == "exposed" and past:
                     continue  # past exposure is not remaining exposure
                 self.add("state", state, text, clause, scope=tuple(local), assets=tuple(assets), depth=depth)
+
+    @staticmethod
+    def _whole(toks: list[_Tok]) -> bool:
+        """Whether a segment is about the alert's whole exposure: "the exposure", "every path", "X's access"."""
+        for i, t in enumerate(toks):
+            ahead = [x.word for x in toks[i + 1 : i + 3]]
+            if t.kind == "alert" and ahead[:1] == ["'s"] and ahead[1:] and ahead[1] in _WHOLE_ACCESS:
+                return True
+            after_preposition = i > 0 and toks[i - 1].word in _PREPOSITIONS
+            whole = t.kind is None and (
+                (t.word in _WHOLE_NOUNS and not after_preposition)
+                or (t.word in _ALL_WORDS and any(x in _WHOLE_ACCESS for x in ahead))
+            )
+            if not whole:
+                continue
+            rest = toks[i + 1 : i + 6]
+            tied = any(x.word in _PREPOSITIONS | {"to"} for x in rest[:3]) and any(
+                x.kind in ("route", "node", "asset") for x in rest
+            )
+            if not tied:
+                return True
+        return False
 
     def scope(self, toks: list[_Tok], segment: str) -> tuple[list[str], list[str]]:
         local = [t.word for t in toks if t.kind == "route"] or [t.word for t in toks if t.kind == "node"]
@@ -363,10 +407,27 @@ class _Reader:
         if w in CLOSE_FORMS or (particles and any(t.word in particles for t in toks[i + 1 : i + 4])):
             return True
         # a closed state ("is over", "fully safe") needs a copula or an adverb before it
-        return w in CLOSE_ADJECTIVES and i > 0 and toks[i - 1].word in _STATE_LEADS
+        if w not in CLOSE_ADJECTIVES or toks[i].compound:
+            return False
+        if i > 0 and toks[i - 1].word in _STATE_LEADS:
+            return True
+        j = i - 1
+        while j >= 0 and i - j <= 3 and toks[j].word in _STATE_ADVERBS:
+            j -= 1  # "is not safe", "is no longer secure", "is still not safe"
+        if j >= 0 and toks[j].word in COPULAS:
+            return True
+        # "made the ledger unreachable", "left the vault safe"
+        return any(t.word in _RESULT_VERBS for t in toks[max(0, i - 4) : i])
 
-    def states(self, toks: list[_Tok], segment: str) -> list[tuple[str, str, bool]]:
-        """(contained|exposed, text) for each containment or exposure predicate in a segment."""
+    def states(
+        self, toks: list[_Tok], segment: str, gerund: bool = False, participle: bool = False
+    ) -> list[tuple[str, str, bool]]:
+        """(contained|exposed, text) for each containment or exposure predicate in a segment.
+
+        `gerund`: the segment opens with a gerund action ("Blocking X ended the exposure"): only a finished
+        result is a claim, not a present-tense effect ("Blocking X cuts the path"). `participle`: the segment
+        is a result clause after a comma ("..., ending the exposure"), so its opening -ing verb is the claim.
+        """
         words = [t.word for t in toks]
         has_subject = any(
             t.kind in ("alert", "route", "node", "asset") or t.word in SUBJECT_NOUNS or t.word in CLOSE_NOUNS
@@ -381,6 +442,8 @@ class _Reader:
                     if toks[j].kind is not None:
                         break
                     if words[j] in ZERO_NOUNS:
+                        if words[j] in _RISK_NOUNS and words[j + 1 : j + 2] and words[j + 1] in _NOT_RISK_HEAD:
+                            break  # "no risk score"
                         # "no path is blocked": the predicate that follows carries the claim, "no" negates it
                         if not any(self._predicate_at(toks, k) for k in range(j + 1, min(j + 8, len(toks)))):
                             end = toks[min(j + 3, len(toks) - 1)]
@@ -400,8 +463,21 @@ class _Reader:
             closing = self._closing_at(toks, i)
             if closing and i > 0 and w in _NOUNISH_VERBS and (words[i - 1] in _DETERMINERS | SUBJECT_NOUNS):
                 continue  # "a cut", "the block", "a route block": nouns
-            if closing and w.endswith("ing") and (i == 0 or words[i - 1] in _PREPOSITIONS):
+            action = (i == 0 and not participle) or (i > 0 and words[i - 1] in _PREPOSITIONS)
+            if closing and w.endswith("ing") and action:
                 continue  # "by blocking X": the action, not a state
+            if (
+                closing
+                and (w.endswith("ed") or w in _PAST_FORMS)
+                and i + 1 < len(words)
+                and words[i + 1] in SUBJECT_NOUNS
+                and (i == 0 or words[i - 1] in _DETERMINERS | _PREPOSITIONS | {"no", "zero", "of", "both", "all"})
+            ):
+                continue  # "the list of blocked routes": an attribute, not a predicate
+            if closing and w in ("contains", "contain") and i > 0 and words[i - 1] in _CONTAINERS:
+                continue  # "the blast radius contains data assets": holds, not contains an exposure
+            if not closing and w == "passed" and i > 0 and words[i - 1] in ("has", "have"):
+                closing = True  # "the danger has passed"
             if closing and i > 0 and words[i - 1] == "to" and w in _CLOSE_BASE:
                 continue  # "to block X": a purpose
             if not closing and w in COMPLETION_WORDS:
@@ -412,8 +488,22 @@ class _Reader:
                 ahead = words[i + 1 : i + 4]
                 noun = next((k for k, x in enumerate(ahead) if x in _POSSESSED), None)
                 exposing = noun is not None and not any(x in NEGATIONS for x in ahead[:noun])
-            if not closing and i > 0 and (w, words[i - 1]) in (("risk", "at"), ("reach", "within"), ("reach", "in")):
-                exposing = True  # "at risk", "within reach"
+            if not closing and w in _POSE_VERBS and any(x in _RISK_NOUNS for x in words[i + 1 : i + 4]):
+                exposing = True  # "poses a risk", "no longer presents any danger"
+                if any(x in ("no", "zero") for x in words[i + 1 : i + 3]):
+                    closing, exposing = True, False  # "presents no danger"
+            elif (
+                not closing
+                and i > 0
+                and (w, words[i - 1])
+                in (
+                    ("risk", "at"),
+                    ("reach", "within"),
+                    ("reach", "in"),
+                    ("danger", "in"),
+                )
+            ):
+                exposing = True  # "at risk", "within reach", "in danger"
             elif exposing and w in ("access", "reach", "read", "lead", "assume"):
                 exposing = i > 0 and words[i - 1] in {
                     "can",
@@ -443,8 +533,16 @@ class _Reader:
                 continue
             if "cannot" in window[-4:] and closing:
                 continue
+            if (
+                gerund
+                and i > 0
+                and not (
+                    w.endswith("ed") or w in _PAST_FORMS or any(x in _FINITE_PAST | _PAST_FORMS for x in window[-4:])
+                )
+            ):
+                continue  # "Blocking X cuts the path": the effect of an action, not a claim that it happened
             yet_to = any(a == "yet" and b == "to" for a, b in pairwise(window))  # "has yet to be"
-            negated = (sum(1 for x in window if x in NEGATIONS and x not in ("zero", "nothing")) + yet_to) % 2 == 1
+            negated = (sum(1 for x in window if x in NEGATIONS or x == "0") + yet_to) % 2 == 1
             partly = any(x in ("partially", "partly") for x in window)
             state = "contained" if closing != (negated or partly) else "exposed"
             past = exposing and (w in _PAST_EXPOSE or any(x in _PAST_AUX for x in window[-3:]))
@@ -453,6 +551,14 @@ class _Reader:
 
     # -- numbers ---------------------------------------------------------------------------
     def numbers(self, clause: str) -> None:
+        for kind, value, text, qualifier in emptiness(clause):
+            self.add(kind, value, text, clause, qualifier=qualifier)
+        if re.search(r"\bin\s+the\s+blast\s+radius\b", clause, re.I) and not re.search(
+            r"\b(?:not|never|no\s+longer|nothing|none)\b", clause, re.I
+        ):
+            members = tuple(t.word for t in _tokens(clause, self.id_kind) if t.kind in ("asset", "node"))
+            if members:
+                self.add("blast_member", True, clause, clause, scope=members)
         for rx in _SCORE_RES:
             for m in rx.finditer(clause):
                 value = number_value(m.group(1))
@@ -498,7 +604,7 @@ class _Reader:
 def read_prose(text: str, id_kind: IdKind, route_words: dict[str, str], allowed: set[str]) -> list[ProseClaim]:
     """Every claim the prose makes, in order."""
     reader = _Reader(id_kind, route_words, allowed)
-    for line in text.splitlines():
+    for line in restructure(text).splitlines():
         for sentence in _SENTENCE_RE.split(_MARKUP_RE.sub("", line)):
             reader.sentence(sentence)
     return reader.claims
