@@ -230,6 +230,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .cli_commands import _generate_aws
 
         return _generate_aws(args)
+    if args.command == "policy-eval":
+        from .cli_policy import policy_eval
+
+        return policy_eval(args)
     try:
         settings = load_settings(data_dir=args.data_dir, falkordb_url=args.falkordb_url)
     except SettingsError as exc:

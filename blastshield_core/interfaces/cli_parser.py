@@ -114,6 +114,9 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser | None:
     p.add_argument("--sensitivity", metavar="FILE", help="JSON object: ARN glob -> low|medium|high|critical")
     p.add_argument("--replace", action="store_true", help="swap the whole graph for the accounts, atomically")
 
+    p = sub.add_parser("policy-eval", parents=[common], help="decide one AWS request from its policies (no database)")
+    p.add_argument("request", metavar="REQUEST.json", help="a request object or a list of them ('-': standard input)")
+
     sub.add_parser("alerts", parents=[common], help="list alerts with computed scores")
 
     p = sub.add_parser("investigate", parents=[common], help="qualifying paths from an alert's entity")

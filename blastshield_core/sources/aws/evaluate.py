@@ -1,0 +1,252 @@
+"""One request, every policy type that applies to it: AWS's documented evaluation logic.
+
+Written from the IAM User Guide: "Policy evaluation logic" (deny first; organisation
+guardrails; resource-based policies and the principal they name; identity-based policies;
+permissions boundaries; session policies), "Cross-account policy evaluation logic" (both
+sides must allow), "Permissions boundaries" and "Session policies"; the AWS KMS Developer
+Guide, "Key policies" (the key policy must allow; IAM policies count only where it allows
+the account); the AWS Organizations User Guide on SCPs and RCPs (every level from the root
+down to the account must allow; SCPs spare the management account and service-linked roles;
+RCPs spare the management account's resources, service principals and service-linked roles,
+and apply to their listed services only).
+
+Conditions are three-valued (`conditions.py`): a statement whose condition needs a key the
+context does not supply may or may not apply. The decision given is the one where every
+such statement helps the request (undecided Allows apply, undecided Denies do not); the
+answer is `conditional` when the decision with every such statement against the request
+differs, and then names the keys. A missing key is never guessed.
+
+`evaluate_request` is the pure entry point: a request (a mapping) in, an answer (a dict) out.
+Nothing here reads files or touches a store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .caller import Naming
+from .evaluate_input import Hit, Request, RequestError, parse_request, request_context, scan
+
+__all__ = [
+    "ALLOWED",
+    "EXPLICITLY_DENIED",
+    "IMPLICITLY_DENIED",
+    "RCP_SERVICES",
+    "RequestError",
+    "decide",
+    "evaluate_request",
+    "evaluate_requests",
+]
+
+ALLOWED, EXPLICITLY_DENIED, IMPLICITLY_DENIED = "allowed", "explicitly_denied", "implicitly_denied"
+
+# The services whose actions RCPs apply to (AWS Organizations User Guide, "Resource control policies").
+RCP_SERVICES = frozenset(
+    {"s3", "sts", "sqs", "secretsmanager", "kms", "ecr", "aoss", "cognito-identity", "logs", "dynamodb"}
+)
+_ASSUME_ACTIONS = frozenset(
+    {
+        "sts:assumerole",
+        "sts:assumerolewithsaml",
+        "sts:assumerolewithwebidentity",
+        "sts:tagsession",
+        "sts:setsourceidentity",
+    }
+)
+
+
+class _Scanned:
+    """Every policy's hits for one request, and which guardrails apply."""
+
+    def __init__(self, request: Request) -> None:
+        context = request_context(request)
+        who = request.who
+        self.request = request
+        acts_with_identity = who.iam and who.kind != "root"
+        self.identity: list[Hit] = []
+        if acts_with_identity:
+            for i, rules in enumerate(request.identity):
+                self.identity += scan(rules, f"identity_policies[{i}]", request, context)
+        self.has_boundary = acts_with_identity and request.boundary is not None
+        self.boundary = (
+            scan(request.boundary or [], "permissions_boundary", request, context) if self.has_boundary else []
+        )
+        self.session_applies = who.kind in ("session", "role", "federated_user")
+        self.has_session = self.session_applies and request.session is not None
+        self.session = scan(request.session or [], "session_policy", request, context) if self.has_session else []
+        self.resource: list[Hit] = []
+        for i, rules in enumerate(request.resource_policy or []):
+            label = "resource_policy" if len(request.resource_policy or []) == 1 else f"resource_policy[{i}]"
+            self.resource += scan(rules, label, request, context, who=who)
+        self.scp_applies = bool(request.scps) and who.iam and not who.service_linked
+        self.scp_applies = self.scp_applies and who.account != request.management_account
+        self.rcp_applies = (
+            bool(request.rcps)
+            and who.kind != "service"
+            and not who.service_linked
+            and request.resource_account != request.management_account
+            and request.service in RCP_SERVICES
+        )
+        self.scps = [self._level(level, "scps", n, None, context) for n, level in enumerate(request.scps)]
+        self.rcps = [self._level(level, "rcps", n, who, context) for n, level in enumerate(request.rcps)]
+
+    def _level(self, level, name, number, who, context) -> list[Hit]:  # type: ignore[no-untyped-def]
+        hits: list[Hit] = []
+        for i, rules in enumerate(level):
+            hits += scan(rules, f"{name}[{number}][{i}]", self.request, context, who=who)
+        return hits
+
+    def applicable(self) -> list[Hit]:
+        hits = self.identity + self.boundary + self.session + self.resource
+        if self.scp_applies:
+            hits += [h for level in self.scps for h in level]
+        if self.rcp_applies:
+            hits += [h for level in self.rcps for h in level]
+        return hits
+
+
+def _allows(hits: Iterable[Hit], hopeful: bool) -> list[Hit]:
+    return [h for h in hits if h.rule.effect == "Allow" and (h.result is True or (hopeful and h.result is None))]
+
+
+def _denies(hits: Iterable[Hit], hopeful: bool) -> list[Hit]:
+    return [h for h in hits if h.rule.effect == "Deny" and (h.result is True or (not hopeful and h.result is None))]
+
+
+def _decide(s: _Scanned, hopeful: bool) -> tuple[str, str, list[Any]]:
+    """The decision with undecided statements all for the request (`hopeful`) or all against it.
+
+    Returns the decision, the reason, and what decided it (hits and notes)."""
+    request, who = s.request, s.request.who
+    denied = _denies(s.applicable(), hopeful)
+    if denied:
+        return EXPLICITLY_DENIED, "an explicit Deny applies", denied
+    for name, applies, levels in (("RCP", s.rcp_applies, s.rcps), ("SCP", s.scp_applies, s.scps)):
+        if not applies:
+            continue
+        for number, level in enumerate(levels):
+            if not _allows(level, hopeful):
+                where = f"{name.lower()}s[{number}]"
+                return IMPLICITLY_DENIED, f"no {name} at level {number} allows", [{"policy": where, "allows": False}]
+    grants = _allows(s.resource, hopeful)
+    naming = max((h.naming for h in grants), default=Naming.NONE)
+    if who.kind in ("anonymous", "service", "federated"):
+        if grants:
+            return ALLOWED, "the resource policy allows the principal", grants
+        return IMPLICITLY_DENIED, "only a resource policy can allow this principal, and none does", []
+
+    boundary_ok = not s.has_boundary or bool(_allows(s.boundary, hopeful))
+    if who.kind == "federated_user":
+        session_ok = s.has_session and bool(_allows(s.session, hopeful))
+    else:
+        session_ok = not s.has_session or bool(_allows(s.session, hopeful))
+    identity = _allows(s.identity, hopeful)
+    identity_ok = who.kind == "root" or (bool(identity) and boundary_ok and session_ok)
+    identity_why = [*identity, *_allows(s.boundary, hopeful), *_allows(s.session, hopeful)]
+    if who.kind == "root":
+        identity_why = [{"policy": "root user", "allows": True}]
+    # a resource policy that names a user or a session itself is not limited by implicit denies in
+    # identity policies, boundaries or session policies; one that names a session's role is limited
+    # by the boundary and the session policy ("Policy evaluation logic", same account)
+    direct_ok = naming == Naming.DIRECT or (naming == Naming.ROLE and boundary_ok and session_ok)
+    trust = request.action.lower() in _ASSUME_ACTIONS and ":iam::" in request.resource and ":role/" in request.resource
+    kms_key = request.service == "kms" and request.resource.split(":", 5)[2:3] == ["kms"]
+    if trust and who.kind == "root":
+        return IMPLICITLY_DENIED, "the root user cannot assume a role", []
+    if trust or kms_key:
+        what = "role trust policy" if trust else "key policy"
+        if request.resource_policy is None:
+            return IMPLICITLY_DENIED, f"no {what}: identity policies alone never grant here", []
+        if naming == Naming.NONE:
+            return IMPLICITLY_DENIED, f"the {what} does not allow the principal", []
+        if request.same_account and direct_ok:
+            return ALLOWED, f"the {what} allows the principal itself", grants
+        if identity_ok:
+            return (
+                ALLOWED,
+                f"the {what} allows the principal's account and its own policies allow",
+                grants + identity_why,
+            )
+        return IMPLICITLY_DENIED, f"the {what} allows only through the principal's own policies, which do not", []
+    if request.same_account:
+        if grants and direct_ok and naming >= Naming.ROLE:
+            return ALLOWED, "the resource policy allows the principal", grants
+        if identity_ok:
+            return ALLOWED, "the principal's policies allow", identity_why
+        return IMPLICITLY_DENIED, _missing(identity, boundary_ok, session_ok, who.kind), []
+    if naming >= Naming.ACCOUNT and identity_ok:
+        return (
+            ALLOWED,
+            "across accounts: the resource policy and the principal's policies both allow",
+            grants + identity_why,
+        )
+    if naming == Naming.NONE:
+        return IMPLICITLY_DENIED, "across accounts: no resource policy statement allows the principal", []
+    return IMPLICITLY_DENIED, "across accounts: " + _missing(identity, boundary_ok, session_ok, who.kind), []
+
+
+def _missing(identity: list[Hit], boundary_ok: bool, session_ok: bool, kind: str) -> str:
+    if not identity:
+        return "no identity policy allows"
+    if not boundary_ok:
+        return "the permissions boundary does not allow"
+    if kind == "federated_user" and session_ok is False:
+        return "a federated user session needs a session policy that allows"
+    return "the session policy does not allow"
+
+
+def _explain(decided: list[Any]) -> list[dict[str, Any]]:
+    out = []
+    for item in decided:
+        out.append(item.as_dict() if isinstance(item, Hit) else dict(item))
+    return out
+
+
+def decide(request: Request) -> dict[str, Any]:
+    """The answer for a validated request."""
+    scanned = _Scanned(request)
+    decision, reason, decided = _decide(scanned, hopeful=True)
+    worst, _, _ = _decide(scanned, hopeful=False)
+    conditional = worst != decision
+    keys = sorted({k for h in scanned.applicable() if h.result is None for k in h.keys}) if conditional else []
+    if conditional and not keys:  # undecided statements in guardrails that do not apply cannot matter
+        keys = sorted({k for h in scanned.resource + scanned.identity for k in h.keys})
+    answer: dict[str, Any] = {
+        "decision": decision,
+        "conditional": conditional,
+        "unknown_keys": keys,
+        "reason": reason,
+        "explanation": _explain(decided),
+    }
+    if conditional:
+        answer["if_keys_fail"] = worst
+    if request.notes:
+        answer["notes"] = list(request.notes)
+    return answer
+
+
+def evaluate_request(raw: Any) -> dict[str, Any]:
+    """Answer one request: `decision`, `conditional`, `unknown_keys`, `reason`, `explanation`.
+
+    Raises RequestError for an invalid request."""
+    return decide(parse_request(raw))
+
+
+def evaluate_requests(raw: Any) -> tuple[Any, bool]:
+    """One request, or a list of them where an invalid item is answered with its `error`.
+
+    Returns the answer (a dict, or a list in the same order) and whether it is an answer
+    (False only for a single invalid request)."""
+    if isinstance(raw, list):
+        answers: list[dict[str, Any]] = []
+        for item in raw:
+            try:
+                answers.append(evaluate_request(item))
+            except RequestError as exc:
+                answers.append({"error": str(exc)})
+        return answers, True
+    try:
+        return evaluate_request(raw), True
+    except RequestError as exc:
+        return {"error": str(exc)}, False
