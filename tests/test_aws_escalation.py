@@ -280,3 +280,34 @@ def test_containing_an_escalating_user_leaves_no_path(remote_store, sensitivity_
         assert services.tools.investigate_alert(ALERT).status is Status.NO_PATH
     finally:
         _drop(view)
+
+
+def test_the_fallback_briefing_names_the_method_and_passes_its_checker(services):
+    """The deterministic briefing of the alert on e-access-key names CAN_ESCALATE and its method, and
+    the briefing checker, which knows the type, flags nothing in it."""
+    from blastshield_core.brief.checker import check_text
+
+    briefer = services.briefer
+    evidence = briefer.evidence(ALERT)
+    assert "CAN_ESCALATE" in evidence.relationship_types
+    briefing = briefer.fallback(evidence, "no model key")
+    assert "-[CAN_ESCALATE]->" in briefing.markdown
+    assert "(escalation method create_access_key)" in briefing.markdown
+    assert check_text(briefing.markdown, evidence, services.tools) == []
+
+
+def test_the_path_graph_and_table_show_the_escalation(services):
+    """The drawing gives an escalation its own dash pattern, its method as label and on hover;
+    the path table names the method."""
+    from pages._graphview import ESCALATION_DASHES, build, path_rows
+
+    path = shortest(services, "e-ec2").paths[0]
+    _, edges = build(path.nodes, path.relationships, None, path.nodes[0].id, None)
+    (drawn,) = [e for e in edges if e.to_dict()["rel_type"] == "CAN_ESCALATE"]
+    shown = drawn.to_dict()
+    assert shown["dashes"] == ESCALATION_DASHES
+    assert "escalation: pass_role_ec2" in shown["label"]
+    assert shown["title"].startswith("privilege escalation by pass_role_ec2")
+    plain = [e.to_dict() for e in edges if e.to_dict()["rel_type"] == "CAN_READ"]
+    assert plain and "dashes" not in plain[0]
+    assert "[CAN_ESCALATE: pass_role_ec2]" in path_rows([path])[0]["path"]
