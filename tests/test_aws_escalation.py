@@ -311,3 +311,27 @@ def test_the_path_graph_and_table_show_the_escalation(services):
     plain = [e.to_dict() for e in edges if e.to_dict()["rel_type"] == "CAN_READ"]
     assert plain and "dashes" not in plain[0]
     assert "[CAN_ESCALATE: pass_role_ec2]" in path_rows([path])[0]["path"]
+
+
+def test_generate_aws_plants_escalations_of_mixed_methods_and_controls(tmp_path):
+    """`generate-aws --escalations N` writes N escalation policies; the import finds escalations of
+    many methods in them, and some planted with a control; without the option the files are unchanged."""
+    from blastshield_core.sources.aws.generate import AwsGenerateOptions, generate_aws, write_aws_collection
+
+    base = {"users": 200, "roles": 60, "policies": 80, "buckets": 20, "seed": 3}
+    assert generate_aws(AwsGenerateOptions(**base)) == generate_aws(AwsGenerateOptions(**base, escalations=0))
+    report = write_aws_collection(AwsGenerateOptions(**base, escalations=60), tmp_path)
+    assert report.counts["escalations"] == 60
+    gaad = json.loads((tmp_path / "iam-get-account-authorization-details.json").read_text())
+    planted = [
+        policy["PolicyDocument"]["Statement"]
+        for entry in gaad["UserDetailList"] + gaad["RoleDetailList"]
+        for policy in entry.get("UserPolicyList", entry.get("RolePolicyList", []))
+        if policy["PolicyName"].startswith("escalation-")
+    ]
+    assert any(s["Effect"] == "Deny" for statements in planted for s in statements)
+    assert any(statements[0]["Action"] == ["iam:List*", "iam:Get*"] for statements in planted)
+    doc, _ = build_document(read_sources([tmp_path]))
+    methods = {e.properties["method"] for e in doc.edges if e.type.value == "CAN_ESCALATE"}
+    assert {"create_access_key", "attach_user_policy", "pass_role_ec2", "update_assume_role_policy"} <= methods
+    assert len(methods) >= 10

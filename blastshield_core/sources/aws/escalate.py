@@ -40,6 +40,7 @@ from .policy_sets import _sorted_matches
 _ADMIN = [Statement(effect="Allow", actions=("*",), resources=("*",), sid="administrator-equivalent")]
 _WILDCARDS = re.compile(r"[*?]")
 _NONE = Decision(Effect.NONE)
+_UNCONDITIONAL = Decision(Effect.ALLOW)
 
 
 @lru_cache(maxsize=65536)
@@ -60,6 +61,7 @@ class _EscalateMixin(_BuilderBase):
 
     def escalations(self) -> None:
         self._pending: list[tuple[_Principal, str, Method, Decision, str]] = []
+        self._admin_of: dict[str, Decision] = {}  # principal node -> its best way to unbounded admin
         self._pools: dict[tuple[str, str], list[str]] = defaultdict(list)  # (kind, account) -> sorted ARNs
         for kind, arns in (("user", self.users), ("role", self.roles), ("group", self.groups)):
             for arn in arns:
@@ -91,17 +93,27 @@ class _EscalateMixin(_BuilderBase):
         covered: set[str] = set()
         for s in allows:
             covered |= _escalation_actions(s.actions, s.not_actions)
-        admin_for_all = False  # an unconditional unbounded administrator: other methods add nothing in its account
-        for method in METHODS:
+        admin = entity_id(p.account, "admin")
+        # the methods that gain administrator-equivalent access first: what they give covers the others
+        for method in sorted(METHODS, key=lambda m: m.gains != "admin"):
             if any(need.action not in covered for need in method.needs):
                 continue
-            if admin_for_all and method.family != "self_grant":
-                continue
-            found = self.method_targets(p, statements, allows, method)
-            for target, decision in found:
+            if method.gains != "admin" and self.dominated(p, _UNCONDITIONAL):
+                break  # the rest cannot add anything
+            for target, decision in self.method_targets(p, statements, allows, method):
+                if target != admin and self.dominated(p, decision):
+                    continue
                 self.put_edge(p.node, "CAN_ESCALATE", target, self.escalation_props(method, decision))
-                if target == entity_id(p.account, "admin") and not decision.conditional:
-                    admin_for_all = True
+                if target == admin:
+                    self._admin_of[p.node] = _better(self._admin_of.get(p.node, _NONE), decision)
+
+    def dominated(self, p: _Principal, decision: Decision) -> bool:
+        """The principal already gains unbounded administrator-equivalent access in its account, on no more
+        conditions than `decision`: that node reaches everything another escalation in the account would."""
+        admin = self._admin_of.get(p.node)
+        if admin is None:
+            return False
+        return not admin.conditional or set(admin.condition_keys) <= set(decision.condition_keys)
 
     def escalation_props(self, method: Method, decision: Decision, *extra: str) -> dict[str, Any]:
         actions = [need.action for need in method.needs] + list(extra)
@@ -180,8 +192,10 @@ class _EscalateMixin(_BuilderBase):
             if decision.allowed:
                 out.append((target, decision))
 
+        sets = [self.policy_set(statements, p.boundary, (n.action,)) for n in method.needs if n.on != "any"]
+
         def on(resource: str) -> list[Decision]:
-            return [self.decision_on(p, statements, n.action, resource) for n in method.needs if n.on != "any"]
+            return [policy_set.decisions(resource)[0] for policy_set in sets]
 
         target = method.target
         if target == "self_user":
@@ -356,14 +370,15 @@ class _EscalateMixin(_BuilderBase):
 
     def escalations_finish(self) -> None:
         # the role family: the principal must act as the role (CAN_ASSUME, found by can_assume)
-        for p, role_arn, method, decision, gained in self._pending:
+        for p, role_arn, method, own, gained in self._pending:
             assume = self.edges.get((p.node, "CAN_ASSUME", self.roles[role_arn].principal.node))
             if assume is None or assume.get("permission") != "allow":
                 continue
             acting = Decision(Effect.ALLOW, bool(assume.get("conditional")), tuple(assume.get("condition_keys") or ()))
-            self.put_edge(
-                p.node, "CAN_ESCALATE", gained, self.escalation_props(method, combine(decision, acting), ASSUME_ACTION)
-            )
+            decision = combine(own, acting)
+            if gained != entity_id(p.account, "admin") and self.dominated(p, decision):
+                continue
+            self.put_edge(p.node, "CAN_ESCALATE", gained, self.escalation_props(method, decision, ASSUME_ACTION))
         used = {target for (_, rel, target) in self.edges if rel == "CAN_ESCALATE"}
         unused = {g.node for g in self.gained.values() if g.node not in used}
         if unused:
