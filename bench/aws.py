@@ -1,6 +1,7 @@
 """Benchmark: importing a large synthetic AWS account end to end (parse, evaluate, load).
 
-    python -m bench.aws [--size 20000x5000x10000x5000] [--size ...] [--seed 1] [--timeout 1800] [--out BENCHMARKS.md]
+    python -m bench.aws [--size 20000x5000x10000x5000] [--size ...] [--escalations N] [--seed 1] [--timeout 1800]
+        [--out BENCHMARKS.md]
 
 A size is USERSxROLESxPOLICIESxBUCKETS. For each: `generate-aws` writes the collection
 folder (not timed as part of the import), then the import runs in its three phases,
@@ -8,7 +9,9 @@ each timed: **parse** (`read_sources`: read and recognise the files), **evaluate
 (`build_document`: the IAM policy evaluator and the mapping to one validated graph
 document) and **load** (`import_document` into a fresh embedded FalkorDB, as
 `import-aws --replace` does: `GRAPH.BULK` into a staging graph, indexes, `RENAME`).
-The evaluator's share is evaluate ÷ (parse + evaluate + load). The target is the
+The evaluator's share is evaluate ÷ (parse + evaluate + load). With `--escalations N` the
+account holds N planted privilege-escalation permissions (`generate-aws --escalations`); the
+escalation share is the part of the relationships that are `CAN_ESCALATE`. The target is the
 issue's: the 20,000 users / 5,000 roles / 10,000 policies / 5,000 buckets account in at
 most 30 s. An evaluation still running after `--timeout` seconds is stopped and
 reported as such (nothing is written to a database before it ends). The section
@@ -93,6 +96,7 @@ def _phases(row: dict[str, Any], folder: Path, timeout_s: float | None, log: Cal
     row["nodes"] = len(doc.nodes)
     row["relationships"] = len(doc.edges)
     row["by_type"] = dict(report.counts["relationships"])
+    row["escalation_share"] = round(row["by_type"].get("CAN_ESCALATE", 0) / max(1, row["relationships"]), 4)
     row["warnings"] = len(report.warnings)
     log(f"[aws {row['size']}] evaluated in {row['evaluate_s']} s: {row['nodes']} nodes, {row['relationships']} rels")
 
@@ -120,6 +124,7 @@ def measure_aws_import(
     size: tuple[int, int, int, int],
     *,
     seed: int = 1,
+    escalations: int = 0,
     timeout_s: float | None = None,
     log: Callable[[str], None] = print,
 ) -> dict[str, Any]:
@@ -134,6 +139,7 @@ def measure_aws_import(
         "roles": roles,
         "policies": policies,
         "buckets": buckets,
+        "escalations": escalations,
         "finished": False,
         "load_avg": [round(os.getloadavg()[0], 1)],
     }
@@ -141,7 +147,10 @@ def measure_aws_import(
         folder = Path(tmp) / "account"
         started = time.perf_counter()
         written = write_aws_collection(
-            AwsGenerateOptions(users=users, roles=roles, policies=policies, buckets=buckets, seed=seed), folder
+            AwsGenerateOptions(
+                users=users, roles=roles, policies=policies, buckets=buckets, seed=seed, escalations=escalations
+            ),
+            folder,
         )
         row["generate_s"] = round(time.perf_counter() - started, 2)
         row["bytes"] = sum(written.files.values())
@@ -190,6 +199,11 @@ def render_aws_section(rows: Sequence[dict[str, Any]], command: str = "python -m
         out += ["", "Relationships by type:", ""]
         for row in by_type:
             out.append(f"- {row['size']}: " + ", ".join(f"{k} {v:,}" for k, v in sorted(row["by_type"].items())))
+            if row.get("escalations"):
+                out.append(
+                    f"  (`--escalations {row['escalations']}`: CAN_ESCALATE is"
+                    f" {100 * row['escalation_share']:.2f}% of the relationships)"
+                )
     out.append("")
     return out
 
@@ -214,12 +228,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--size", action="append", type=parse_aws_size, help="USERSxROLESxPOLICIESxBUCKETS (repeatable)"
     )
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--escalations", type=int, default=0, help="planted privilege escalations (generate-aws)")
     parser.add_argument("--timeout", type=float, default=1800.0, help="stop an evaluation after this many seconds")
     parser.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"), help="Markdown report ('-' for none)")
     args = parser.parse_args(argv)
     sizes = args.size or [FULL_SIZE]
-    rows = [measure_aws_import(size, seed=args.seed, timeout_s=args.timeout) for size in sizes]
+    rows = [
+        measure_aws_import(size, seed=args.seed, escalations=args.escalations, timeout_s=args.timeout) for size in sizes
+    ]
     command = "python -m bench.aws" + "".join(f" --size {'x'.join(map(str, s))}" for s in args.size or [])
+    command += f" --escalations {args.escalations}" if args.escalations else ""
     lines = render_aws_section(rows, command)
     print("\n".join(lines))
     if args.out != "-":

@@ -26,8 +26,10 @@ LEGEND = (
     "Blue dot: Identity · teal diamond: Session · orange square: Workload · purple hexagon: IAMRole · "
     "green cylinder: DataAsset (red with ★: critical) — "
     "**thick red**: on a qualifying path · thin grey: allowed, not on a path · "
-    "dashed grey: **blocked** · dotted orange: **denied** · dashed purple: blocked in a what-if"
+    "dashed grey: **blocked** · dotted orange: **denied** · dashed purple: blocked in a what-if · "
+    "dash-dot, labelled with its method: **privilege escalation** (`CAN_ESCALATE`; hover for the actions)"
 )
+ESCALATION_DASHES = [14, 5, 3, 5]
 AWS_LEGEND = (
     "Imported from AWS: hover a node for its ARN and kind; the account is written under each node and drawn "
     "as its border colour (one colour per account), and a relationship that crosses accounts is labelled "
@@ -145,6 +147,11 @@ def build(
         }[state]
         if state in ("blocked", "denied", "what-if"):
             label += f"\n({state})"
+        method = rel.properties.get("method") if rel.type == "CAN_ESCALATE" else None
+        if method:
+            label = f"{label}\nescalation: {method}"
+            if state in ("path", "allowed"):
+                style = {**style, "dashes": ESCALATION_DASHES, "width": style["width"] + 1}
         source_account, target_account = node_account.get(rel.source), node_account.get(rel.target)
         crosses = bool(source_account and target_account and source_account != target_account)
         if crosses:
@@ -156,7 +163,9 @@ def build(
                 source=rel.source,
                 target=rel.target,
                 label=label,
-                title=f"{rel.type} [{state}] " + json.dumps(rel.properties, default=str),
+                title=(f"privilege escalation by {method}: " if method else "")
+                + f"{rel.type} [{state}] "
+                + json.dumps(rel.properties, default=str),
                 state=state,
                 rel_type=rel.type,
                 cross_account=crosses,
@@ -189,13 +198,20 @@ def draw(nodes, relationships, *, graph_id: str, highlight=None, start=None, hei
     return agraph(drawn_nodes, drawn_edges, config)
 
 
+def _rel_text(rel) -> str:
+    """A relationship's type, with the escalation method of a `CAN_ESCALATE`."""
+    method = rel.properties.get("method") if rel.type == "CAN_ESCALATE" else None
+    return f"{rel.type}: {method}" if method else rel.type
+
+
 def path_rows(paths) -> list[dict]:
     return [
         {
             "#": i + 1,
             "hops": p.hops,
             "path": " → ".join(
-                [p.nodes[0].id] + [f"[{r.type}] {n.id}" for r, n in zip(p.relationships, p.nodes[1:], strict=True)]
+                [p.nodes[0].id]
+                + [f"[{_rel_text(r)}] {n.id}" for r, n in zip(p.relationships, p.nodes[1:], strict=True)]
             ),
             "asset": p.nodes[-1].id,
             "sensitivity": p.nodes[-1].properties.get("sensitivity"),

@@ -3,7 +3,7 @@
 // name: block_route_on_path
 // description: block route $route_id, but only if it is active and lies on a current qualifying path from $source_id to a high/critical asset; the check and the write are one query, so two runs cannot both block it
 MATCH (s:Entity {id: $source_id})
-MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..6]->(a:DataAsset)
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_ESCALATE|CAN_READ*1..6]->(a:DataAsset)
 WHERE a.sensitivity IN $sensitivities
   AND ALL(r IN relationships(p) WHERE coalesce(r.status, 'active') <> 'blocked'
       AND coalesce(r.permission, 'allow') <> 'deny')

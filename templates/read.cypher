@@ -18,7 +18,7 @@
 // name: paths_to_sensitive_d1
 // description: qualifying paths of 1..1 relationships from $source_id to a DataAsset whose sensitivity is in $sensitivities, shortest first, at most $limit
 MATCH (s:Entity {id: $source_id})
-MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..1]->(a:DataAsset)
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_ESCALATE|CAN_READ*1..1]->(a:DataAsset)
 WHERE a.sensitivity IN $sensitivities
   AND ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'active') <> 'blocked')
       AND coalesce(r.permission, 'allow') <> 'deny'
@@ -34,7 +34,7 @@ RETURN [n IN ns | properties(n)] AS nodes,
 // name: paths_to_sensitive_d2
 // description: qualifying paths of 1..2 relationships from $source_id to a DataAsset whose sensitivity is in $sensitivities, shortest first, at most $limit
 MATCH (s:Entity {id: $source_id})
-MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..2]->(a:DataAsset)
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_ESCALATE|CAN_READ*1..2]->(a:DataAsset)
 WHERE a.sensitivity IN $sensitivities
   AND ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'active') <> 'blocked')
       AND coalesce(r.permission, 'allow') <> 'deny'
@@ -50,7 +50,7 @@ RETURN [n IN ns | properties(n)] AS nodes,
 // name: paths_to_sensitive_d3
 // description: qualifying paths of 1..3 relationships from $source_id to a DataAsset whose sensitivity is in $sensitivities, shortest first, at most $limit
 MATCH (s:Entity {id: $source_id})
-MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..3]->(a:DataAsset)
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_ESCALATE|CAN_READ*1..3]->(a:DataAsset)
 WHERE a.sensitivity IN $sensitivities
   AND ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'active') <> 'blocked')
       AND coalesce(r.permission, 'allow') <> 'deny'
@@ -66,7 +66,7 @@ RETURN [n IN ns | properties(n)] AS nodes,
 // name: paths_to_sensitive_d4
 // description: qualifying paths of 1..4 relationships from $source_id to a DataAsset whose sensitivity is in $sensitivities, shortest first, at most $limit
 MATCH (s:Entity {id: $source_id})
-MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..4]->(a:DataAsset)
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_ESCALATE|CAN_READ*1..4]->(a:DataAsset)
 WHERE a.sensitivity IN $sensitivities
   AND ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'active') <> 'blocked')
       AND coalesce(r.permission, 'allow') <> 'deny'
@@ -82,7 +82,7 @@ RETURN [n IN ns | properties(n)] AS nodes,
 // name: paths_to_sensitive_d5
 // description: qualifying paths of 1..5 relationships from $source_id to a DataAsset whose sensitivity is in $sensitivities, shortest first, at most $limit
 MATCH (s:Entity {id: $source_id})
-MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..5]->(a:DataAsset)
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_ESCALATE|CAN_READ*1..5]->(a:DataAsset)
 WHERE a.sensitivity IN $sensitivities
   AND ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'active') <> 'blocked')
       AND coalesce(r.permission, 'allow') <> 'deny'
@@ -98,7 +98,7 @@ RETURN [n IN ns | properties(n)] AS nodes,
 // name: paths_to_sensitive_d6
 // description: qualifying paths of 1..6 relationships from $source_id to a DataAsset whose sensitivity is in $sensitivities, shortest first, at most $limit
 MATCH (s:Entity {id: $source_id})
-MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..6]->(a:DataAsset)
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_ESCALATE|CAN_READ*1..6]->(a:DataAsset)
 WHERE a.sensitivity IN $sensitivities
   AND ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'active') <> 'blocked')
       AND coalesce(r.permission, 'allow') <> 'deny'
@@ -114,7 +114,7 @@ RETURN [n IN ns | properties(n)] AS nodes,
 // name: paths_to_target_d1
 // description: qualifying paths of 1..1 relationships from $source_id to $target_id, shortest first, at most $limit
 MATCH (s:Entity {id: $source_id}), (t:Entity {id: $target_id})
-MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..1]->(t)
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_ESCALATE|CAN_READ*1..1]->(t)
 WHERE ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'active') <> 'blocked')
       AND coalesce(r.permission, 'allow') <> 'deny'
       AND NOT coalesce(r.route_id, '') IN $exclude_routes)
@@ -129,7 +129,7 @@ RETURN [n IN ns | properties(n)] AS nodes,
 // name: paths_to_target_d2
 // description: qualifying paths of 1..2 relationships from $source_id to $target_id, shortest first, at most $limit
 MATCH (s:Entity {id: $source_id}), (t:Entity {id: $target_id})
-MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..2]->(t)
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_ESCALATE|CAN_READ*1..2]->(t)
 WHERE ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'active') <> 'blocked')
       AND coalesce(r.permission, 'allow') <> 'deny'
       AND NOT coalesce(r.route_id, '') IN $exclude_routes)
@@ -144,7 +144,7 @@ RETURN [n IN ns | properties(n)] AS nodes,
 // name: paths_to_target_d3
 // description: qualifying paths of 1..3 relationships from $source_id to $target_id, shortest first, at most $limit
 MATCH (s:Entity {id: $source_id}), (t:Entity {id: $target_id})
-MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..3]->(t)
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_ESCALATE|CAN_READ*1..3]->(t)
 WHERE ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'active') <> 'blocked')
       AND coalesce(r.permission, 'allow') <> 'deny'
       AND NOT coalesce(r.route_id, '') IN $exclude_routes)
@@ -159,7 +159,7 @@ RETURN [n IN ns | properties(n)] AS nodes,
 // name: paths_to_target_d4
 // description: qualifying paths of 1..4 relationships from $source_id to $target_id, shortest first, at most $limit
 MATCH (s:Entity {id: $source_id}), (t:Entity {id: $target_id})
-MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..4]->(t)
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_ESCALATE|CAN_READ*1..4]->(t)
 WHERE ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'active') <> 'blocked')
       AND coalesce(r.permission, 'allow') <> 'deny'
       AND NOT coalesce(r.route_id, '') IN $exclude_routes)
@@ -174,7 +174,7 @@ RETURN [n IN ns | properties(n)] AS nodes,
 // name: paths_to_target_d5
 // description: qualifying paths of 1..5 relationships from $source_id to $target_id, shortest first, at most $limit
 MATCH (s:Entity {id: $source_id}), (t:Entity {id: $target_id})
-MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..5]->(t)
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_ESCALATE|CAN_READ*1..5]->(t)
 WHERE ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'active') <> 'blocked')
       AND coalesce(r.permission, 'allow') <> 'deny'
       AND NOT coalesce(r.route_id, '') IN $exclude_routes)
@@ -189,7 +189,7 @@ RETURN [n IN ns | properties(n)] AS nodes,
 // name: paths_to_target_d6
 // description: qualifying paths of 1..6 relationships from $source_id to $target_id, shortest first, at most $limit
 MATCH (s:Entity {id: $source_id}), (t:Entity {id: $target_id})
-MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..6]->(t)
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_ESCALATE|CAN_READ*1..6]->(t)
 WHERE ALL(r IN relationships(p) WHERE ($include_blocked OR coalesce(r.status, 'active') <> 'blocked')
       AND coalesce(r.permission, 'allow') <> 'deny'
       AND NOT coalesce(r.route_id, '') IN $exclude_routes)
@@ -234,7 +234,7 @@ MATCH (al:Alert {id: $id})
 WITH al.entity_id AS entity_id
 MATCH (s:Entity {id: entity_id})
 WITH s
-MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..6]->(a:DataAsset)
+MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_ESCALATE|CAN_READ*1..6]->(a:DataAsset)
 WHERE a.sensitivity IN $sensitivities
   AND ALL(r IN relationships(p) WHERE coalesce(r.status, 'active') <> 'blocked'
       AND coalesce(r.permission, 'allow') <> 'deny'
@@ -265,7 +265,7 @@ UNWIND $entity_ids AS eid
 MATCH (s:Entity {id: eid})
 CALL {
   WITH s
-  MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*1..6]->(a:DataAsset)
+  MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_ESCALATE|CAN_READ*1..6]->(a:DataAsset)
   WHERE a.sensitivity IN $sensitivities
     AND ALL(r IN relationships(p) WHERE coalesce(r.status, 'active') <> 'blocked'
         AND coalesce(r.permission, 'allow') <> 'deny')
@@ -287,7 +287,7 @@ MATCH (n)-[r]->(m)
 WHERE coalesce(r.status, 'active') <> 'blocked'
   AND coalesce(r.permission, 'allow') <> 'deny'
   AND NOT coalesce(r.route_id, '') IN $exclude_routes
-  AND type(r) IN ['HAS_SESSION', 'CAN_ACCESS', 'RUNS_AS', 'CAN_ASSUME', 'CAN_READ']
+  AND type(r) IN ['HAS_SESSION', 'CAN_ACCESS', 'RUNS_AS', 'CAN_ASSUME', 'CAN_ESCALATE', 'CAN_READ']
 RETURN DISTINCT ID(n) AS source, ID(m) AS node, m.id AS id, type(r) AS type, m.name AS name, m.sensitivity AS sensitivity
 
 // name: expand_frontier_nodes
@@ -300,7 +300,7 @@ MATCH (n)-[r]->(m)
 WHERE coalesce(r.status, 'active') <> 'blocked'
   AND coalesce(r.permission, 'allow') <> 'deny'
   AND NOT coalesce(r.route_id, '') IN $exclude_routes
-  AND type(r) IN ['HAS_SESSION', 'CAN_ACCESS', 'RUNS_AS', 'CAN_ASSUME', 'CAN_READ']
+  AND type(r) IN ['HAS_SESSION', 'CAN_ACCESS', 'RUNS_AS', 'CAN_ASSUME', 'CAN_ESCALATE', 'CAN_READ']
 RETURN DISTINCT ID(n) AS source, ID(m) AS node, m.id AS id, type(r) AS type, m.name AS name, m.sensitivity AS sensitivity
 
 // name: relationship_by_ends
@@ -336,14 +336,14 @@ RETURN nodes, relationships, count(a) AS alerts
 // name: expand_frontier_any_status
 // description: one level of the evidence neighbourhood: every allowlisted relationship (any status or permission) leaving $frontier, at most $limit
 UNWIND $frontier AS fid
-MATCH (n:Entity {id: fid})-[r:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ]->(m:Entity)
+MATCH (n:Entity {id: fid})-[r:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_ESCALATE|CAN_READ]->(m:Entity)
 RETURN n.id AS source, type(r) AS type, properties(r) AS rel_props, m.id AS id, labels(m) AS labels, properties(m) AS props
 LIMIT $limit
 
 // name: identities_reaching
 // description: identities that reach entity $id over 0..5 qualifying relationships (the identities whose access can use a relationship leaving $id), the first $limit by id
 MATCH (t:Entity {id: $id})
-MATCH p = (i:Identity)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_READ*0..5]->(t)
+MATCH p = (i:Identity)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_ESCALATE|CAN_READ*0..5]->(t)
 WHERE ALL(r IN relationships(p) WHERE coalesce(r.status, 'active') <> 'blocked'
       AND coalesce(r.permission, 'allow') <> 'deny')
 RETURN DISTINCT i.id AS id, labels(i) AS labels, properties(i) AS props

@@ -115,10 +115,11 @@ def parse_briefing(text: str) -> str | BriefingClaims:
 # -- the deterministic briefing --------------------------------------------------------
 
 
-def _path_line(nodes: list[str], rels: list[str]) -> str:
+def _path_line(nodes: list[str], rels: list[str], methods: list[str] | None = None) -> str:
     parts = [f"`{nodes[0]}`"]
-    for rel, node in zip(rels, nodes[1:], strict=True):
-        parts.append(f"-[{rel}]-> `{node}`")
+    for i, (rel, node) in enumerate(zip(rels, nodes[1:], strict=True)):
+        method = methods[i] if methods and i < len(methods) else ""
+        parts.append(f"-[{rel}]-> `{node}`" + (f" (escalation method {method})" if method else ""))
     return " ".join(parts)
 
 
@@ -153,7 +154,8 @@ def render_fallback(ev: EvidenceSummary, reason: str) -> str:
             + "."
         )
         lines += [
-            f"{i}. {_path_line(p.nodes, p.relationships)} ({_plural(p.hops, 'hop')})" for i, p in enumerate(ev.paths, 1)
+            f"{i}. {_path_line(p.nodes, p.relationships, p.methods)} ({_plural(p.hops, 'hop')})"
+            for i, p in enumerate(ev.paths, 1)
         ]
     else:
         lines.append(
@@ -212,7 +214,7 @@ def render_fallback(ev: EvidenceSummary, reason: str) -> str:
             f"{'s' if ev.path_count == 1 else ''} to high/critical data."
         )
         lines += ["", "### What remains"]
-        lines += [f"- {_path_line(p.nodes, p.relationships)}" for p in ev.paths]
+        lines += [f"- {_path_line(p.nodes, p.relationships, p.methods)}" for p in ev.paths]
         active = [r for r in ev.routes if r.status == "active" and r.paths_carried]
         if active:
             lines.append(

@@ -112,6 +112,7 @@ class PathSummary(_Model):
     nodes: list[str]
     relationships: list[str]
     hops: int
+    methods: list[str] = []  # per relationship: a CAN_ESCALATE's escalation method, else ""
 
 
 class RunSummary(_Model):
@@ -236,7 +237,12 @@ def gather_evidence(tools: ReadTools, alert_id: str, run: RunRecord | None = Non
         rule_set=inv.alert.rule_set,
         factors=inv.alert.factors,
         paths=[
-            PathSummary(nodes=list(p.node_ids), relationships=[r.type for r in p.relationships], hops=p.hops)
+            PathSummary(
+                nodes=list(p.node_ids),
+                relationships=[r.type for r in p.relationships],
+                hops=p.hops,
+                methods=[str(r.properties.get("method") or "") for r in p.relationships],
+            )
             for p in inv.paths
         ],
         path_count=inv.path_count,

@@ -73,6 +73,7 @@ class RelType(StrEnum):
     RUNS_AS = "RUNS_AS"
     CAN_ASSUME = "CAN_ASSUME"
     CAN_READ = "CAN_READ"
+    CAN_ESCALATE = "CAN_ESCALATE"  # gains another principal's permissions by a privilege-escalation method
 
 
 class Sensitivity(StrEnum):
@@ -99,12 +100,13 @@ ENDPOINTS: dict[RelType, tuple[Label, Label]] = {
     RelType.RUNS_AS: (Label.WORKLOAD, Label.IAM_ROLE),
     RelType.CAN_ASSUME: (Label.IAM_ROLE, Label.IAM_ROLE),
     RelType.CAN_READ: (Label.IAM_ROLE, Label.DATA_ASSET),
+    RelType.CAN_ESCALATE: (Label.IAM_ROLE, Label.IAM_ROLE),
 }
 ROUTED_TYPES = frozenset({RelType.HAS_SESSION, RelType.CAN_ACCESS})
 # Relationship properties only the action service writes: who blocked a route, when,
 # and from which run. A document cannot set them (a block is state BlastShield owns).
 RESERVED_EDGE_PROPERTIES = frozenset({"blocked_by_run", "blocked_at", "blocked_by"})
-PERMISSIONED_TYPES = frozenset({RelType.CAN_ASSUME, RelType.CAN_READ})
+PERMISSIONED_TYPES = frozenset({RelType.CAN_ASSUME, RelType.CAN_READ, RelType.CAN_ESCALATE})
 
 # Storage label every entity also carries, so an id lookup uses one index.
 ENTITY_STORAGE_LABEL = "Entity"
@@ -223,7 +225,7 @@ class EdgeSpec(BaseModel):
             if permission not in {p.value for p in Permission}:
                 raise ValueError(f"permission must be allow|deny, got {permission!r}")
         elif "permission" in props:
-            raise ValueError(f"permission is only allowed on CAN_ASSUME and CAN_READ, not {self.type}")
+            raise ValueError(f"permission is only allowed on CAN_ASSUME, CAN_READ and CAN_ESCALATE, not {self.type}")
 
     @property
     def key(self) -> tuple[str, str, str]:

@@ -215,6 +215,7 @@ def _generate_aws(args: argparse.Namespace) -> int:
             instances=args.instances,
             functions=args.functions,
             findings=args.findings,
+            escalations=args.escalations,
             account_id=args.account_id,
             seed=args.seed,
             messy=args.messy,

@@ -223,6 +223,12 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser | None:
     p.add_argument("--instances", type=int, help="EC2 instances (default roles/10)")
     p.add_argument("--functions", type=int, help="Lambda functions (default roles/10)")
     p.add_argument("--findings", type=int, default=10, help="GuardDuty findings (default 10)")
+    p.add_argument(
+        "--escalations",
+        type=int,
+        default=0,
+        help="privilege-escalation permissions to plant, of mixed methods, one in five with a control (default 0)",
+    )
     p.add_argument("--account-id", default="111122223333", help="the 12-digit account id")
     p.add_argument("--seed", type=int, default=0, help="random seed: the same seed gives the same files")
     p.add_argument("--messy", action="store_true", help="add what real exports have: encoded documents, dangling names")

@@ -51,6 +51,16 @@ class _BuilderBase:
         self._hits: dict[tuple[int, str], set[str]] = {}  # (id(statement), workload kind) -> ARNs it names
         self._pattern_hits: dict[tuple[str, str], set[str]] = {}  # (pattern, workload kind) -> ARNs it matches
         self._granted: dict[tuple[str, str], tuple[set[str], list[str]]] = {}  # (pattern, account) -> pool, ARNs
+        # what the escalation methods look at (escalate.py)
+        self.groups: dict[str, tuple[str, str, list[Statement]]] = {}  # group ARN -> account, name, statements
+        self.group_by_name: dict[tuple[str, str], str] = {}  # (account, group name) -> ARN
+        self.user_groups: dict[str, list[str]] = {}  # user ARN -> its group ARNs
+        self.attached_arns: dict[str, list[str]] = {}  # user / role ARN -> managed policy ARNs (a user's groups' too)
+        self.policy_versions: dict[str, list[tuple[str, list[Statement]]]] = {}  # policy ARN -> other versions
+        self.boundary_arns: dict[int, str] = {}  # id(boundary statements) -> the boundary policy's ARN
+        self.credentials: dict[str, tuple[bool, int]] = {}  # user ARN -> (console password, access keys)
+        self.function_roles: list[tuple[str, str, str]] = []  # (function node, function ARN, role ARN)
+        self.gained: dict[tuple[str, ...], _Principal] = {}  # what escalation gains, evaluated as principals
 
     # ------------------------------------------------------------ helpers
 
@@ -80,7 +90,7 @@ class _BuilderBase:
         """A relationship's properties as stored: cleaned, with the default status and permission."""
         clean = _clean_props(props)
         clean.setdefault("status", "active")
-        if rel in ("CAN_ASSUME", "CAN_READ"):
+        if rel in ("CAN_ASSUME", "CAN_READ", "CAN_ESCALATE"):
             clean.setdefault("permission", "allow")
         return clean
 
@@ -157,7 +167,7 @@ class _BuilderBase:
     # ------------------------------------------------------------ evaluation
 
     def principals(self) -> list[_Principal]:
-        return [r.principal for r in self.roles.values()] + list(self.users.values())
+        return [r.principal for r in self.roles.values()] + list(self.users.values()) + list(self.gained.values())
 
     def glob_cache(self, pattern: str) -> list[str]:
         """What a pattern matches among all role ARNs and bucket object ARNs, computed once per pattern.

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from .generate_account import AwsGenerateOptions
+from .generate_escalations import plant_escalations
 from .generate_iam import _IamRecords
 from .generate_resources import _ResourceRecords
 
@@ -89,6 +90,9 @@ def generate_aws(options: AwsGenerateOptions) -> dict[str, Any]:
         "RoleDetailList": roles,
         "Policies": policies + [p for p in aws if p["AttachmentCount"]],
     }
+    if options.escalations:
+        boundary = account.policy_arn(options.policies - 1) if options.policies else None
+        plant_escalations(gaad, options.escalations, options.seed, options.account_id, boundary)
     return {
         AWS_FILES["gaad"]: gaad,
         AWS_FILES["credential_report"]: account.credential_report(users),
@@ -133,4 +137,11 @@ def write_aws_collection(options: AwsGenerateOptions, out_dir: str | Path) -> Aw
         "functions": len(files[AWS_FILES["functions"]]["Functions"]),
         "findings": len(files[AWS_FILES["findings"]]["Findings"]),
     }
+    if options.escalations:
+        report.counts["escalations"] = sum(
+            1
+            for entry in gaad["UserDetailList"] + gaad["RoleDetailList"]
+            for policy in entry.get("UserPolicyList", entry.get("RolePolicyList", []))
+            if policy["PolicyName"].startswith("escalation-")
+        )
     return report

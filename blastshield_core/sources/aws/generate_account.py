@@ -28,6 +28,7 @@ class AwsGenerateOptions(BaseModel):
     instances: Annotated[int | None, Field(ge=0, le=200_000)] = None  # default roles // 10
     functions: Annotated[int | None, Field(ge=0, le=200_000)] = None  # default roles // 10
     findings: Annotated[int, Field(ge=0, le=10_000)] = 10
+    escalations: Annotated[int, Field(ge=0, le=200_000)] = 0  # planted escalation permissions (and controls)
     teams: Annotated[int | None, Field(ge=1, le=10_000)] = None  # default about 100 roles per team
     account_id: Annotated[str, Field(pattern=r"^\d{12}$")] = "111122223333"
     partner_account_id: Annotated[str, Field(pattern=r"^\d{12}$")] = "444455556666"

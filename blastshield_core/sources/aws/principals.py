@@ -64,14 +64,26 @@ class _PrincipalsMixin(_BuilderBase):
                 self.managed[policy["Arn"]] = None
                 continue
             self.managed[policy["Arn"]] = self.statements(source.name, item, default[0].get("Document"))
+            others = [v for v in versions if v is not default[0] and v.get("Document") is not None]
+            if others:
+                self.policy_versions[policy["Arn"]] = [
+                    (str(v.get("VersionId", "?")), self.statements(source.name, f"{item} version", v.get("Document")))
+                    for v in others
+                ]
 
     def attached(self, file: str, item: str, entry: Mapping[str, Any]) -> list[Statement]:
         out: list[Statement] = []
-        for ref in as_list(entry.get("AttachedManagedPolicies")):
-            arn = ref.get("PolicyArn") if isinstance(ref, dict) else None
-            if isinstance(arn, str):
-                out += self.managed_statements(file, item, arn)
+        for arn in self.attached_refs(entry):
+            out += self.managed_statements(file, item, arn)
         return out
+
+    @staticmethod
+    def attached_refs(entry: Mapping[str, Any]) -> list[str]:
+        refs = [
+            ref.get("PolicyArn") if isinstance(ref, dict) else None
+            for ref in as_list(entry.get("AttachedManagedPolicies"))
+        ]
+        return [arn for arn in refs if isinstance(arn, str)]
 
     def inline(self, file: str, item: str, entry: Mapping[str, Any], key: str) -> list[Statement]:
         out: list[Statement] = []
@@ -90,7 +102,9 @@ class _PrincipalsMixin(_BuilderBase):
         if self.managed.get(arn) is None:
             self.warn(file, item, f"permissions boundary {arn} is not in the export: treated as no boundary")
             return None
-        return self.managed[arn]
+        found = self.managed[arn]
+        self.boundary_arns[id(found)] = arn
+        return found
 
     def read_gaad(self, source: SourceFile, account: str) -> None:
         data = source.data
@@ -102,6 +116,11 @@ class _PrincipalsMixin(_BuilderBase):
             groups[entry["GroupName"]] = self.inline(source.name, item, entry, "GroupPolicyList") + self.attached(
                 source.name, item, entry
             )
+            group_arn = entry.get("Arn")
+            if isinstance(group_arn, str):
+                self.groups[group_arn] = (account, str(entry["GroupName"]), groups[entry["GroupName"]])
+                self.group_by_name[(account, str(entry["GroupName"]))] = group_arn
+                self.attached_arns[group_arn] = self.attached_refs(entry)
         for index, entry in enumerate(as_list(data.get("RoleDetailList"))):
             if not isinstance(entry, dict) or not isinstance(entry.get("Arn"), str) or "RoleName" not in entry:
                 self.warn(source.name, f"RoleDetailList[{index}]", "role without Arn or RoleName ignored")
@@ -123,6 +142,7 @@ class _PrincipalsMixin(_BuilderBase):
         trust = self.statements(source.name, f"{item} trust policy", trust_doc) if trust_doc is not None else []
         services = sorted({s for st in trust if st.effect == "Allow" for s in (st.principals or {}).get("Service", ())})
         self.roles[arn] = _Role(principal, trust, services, source.name)
+        self.attached_arns[arn] = self.attached_refs(entry)
         self.role_names[(account, name)] = arn
         for profile in as_list(entry.get("InstanceProfileList")):
             if isinstance(profile, dict) and isinstance(profile.get("Arn"), str):
@@ -155,6 +175,9 @@ class _PrincipalsMixin(_BuilderBase):
                 self.warn(source.name, item, f"group {group} is not in GroupDetailList: its policies are unknown")
             statements += groups.get(group, [])
         role_node = entity_id(account, "user", name, "policies")
+        group_arns = [self.group_by_name[(account, g)] for g in member_of if (account, g) in self.group_by_name]
+        self.user_groups[arn] = group_arns
+        self.attached_arns[arn] = self.attached_refs(entry) + [a for g in group_arns for a in self.attached_arns[g]]
         self.users[arn] = _Principal(
             role_node, arn, account, "user", name, statements, self.boundary(source.name, item, entry)
         )
@@ -230,12 +253,14 @@ class _PrincipalsMixin(_BuilderBase):
                 self.warn(file, item, f"{key}: {exc}")
                 return None
 
+        keys = 0
         if row.get("password_enabled") == "true":
             self.session(user, "console", "console_password", True, last_used=date("password_last_used"))
         for n in ("1", "2"):
             active = row.get(f"access_key_{n}_active") == "true"
             rotated = date(f"access_key_{n}_last_rotated")
             if active or rotated:
+                keys += 1
                 self.session(
                     user,
                     f"access-key-{n}",
@@ -244,6 +269,7 @@ class _PrincipalsMixin(_BuilderBase):
                     last_used=date(f"access_key_{n}_last_used_date"),
                     last_rotated=rotated,
                 )
+        self.credentials[arn] = (row.get("password_enabled") == "true", keys)
         if row.get("mfa_active") in ("true", "false"):
             identity = entity_id(user.account, "user", user.name)
             self.nodes[identity].properties["mfa_active"] = row["mfa_active"] == "true"

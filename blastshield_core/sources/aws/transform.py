@@ -11,11 +11,13 @@ The mapping and the reason for each choice are in docs/aws-import.md. In short:
 * `CAN_ASSUME` comes from trust policies (indexed by principal) and identity
   policies, `CAN_READ` from data-read actions, `CAN_ACCESS` from what a user's
   credentials may do to an instance or function;
+* `CAN_ESCALATE` links a principal to what a privilege-escalation method lets it gain;
 * GuardDuty findings become alerts.
 
 The builder is made of parts, one module each: principals.py (GAAD and credential
 report), workloads.py (instances, functions, `CAN_ACCESS`), trust.py (`CAN_ASSUME`),
-grants.py (buckets, data assets, `CAN_READ`) and findings.py (alerts), on builder.py
+grants.py (buckets, data assets, `CAN_READ`), escalate.py (`CAN_ESCALATE`, from the catalogue
+in escalation.py) and findings.py (alerts), on builder.py
 (the state and what every part uses); policy_sets.py prepares the policies once for
 principals alike, and common.py holds what they all share.
 """
@@ -29,6 +31,7 @@ from typing import Any
 from ...graph.ingest import paused_gc
 from ...graph.model import EdgeSpec, GraphDocument, RelType
 from .common import ACCESS_ACTIONS, DATA_ACTIONS, DEFAULT_SENSITIVITY, LEVELS, entity_id
+from .escalate import _EscalateMixin
 from .findings import _FindingsMixin
 from .get import AwsSources
 from .grants import _GrantsMixin
@@ -80,7 +83,7 @@ def _built_edges(edges: Mapping[tuple[str, str, str], dict[str, Any]]) -> list[E
     return out
 
 
-class _Builder(_PrincipalsMixin, _WorkloadsMixin, _TrustMixin, _GrantsMixin, _FindingsMixin):
+class _Builder(_PrincipalsMixin, _WorkloadsMixin, _EscalateMixin, _TrustMixin, _GrantsMixin, _FindingsMixin):
     """One transform: the parts read the exports and evaluate the policies; `build` runs them in order."""
 
     # ------------------------------------------------------------ all
@@ -106,8 +109,10 @@ class _Builder(_PrincipalsMixin, _WorkloadsMixin, _TrustMixin, _GrantsMixin, _Fi
             self.read_instances()
             self.read_functions()
             self.read_buckets()
+            self.escalations()
             self.can_assume()
             self.can_read()
+            self.escalations_finish()
             self.can_access()
             self.read_findings()
         name = "aws-" + "-".join(sorted(self.accounts))[:120] if self.accounts else "aws-empty"

@@ -92,6 +92,8 @@ class _WorkloadsMixin(_BuilderBase):
                 role = fn.get("Role")
                 if isinstance(role, str) and role in self.roles:
                     self.edge(node, "RUNS_AS", self.roles[role].principal.node)
+                    if arn:
+                        self.function_roles.append((node, arn, role))
                 else:
                     self.warn(
                         source.name, f"function {fn['FunctionName']}", f"execution role {role} is not in the GAAD"
