@@ -16,16 +16,16 @@
 
 from __future__ import annotations
 
+import _signal  # the C module: `signal` and its enums cost a read command several ms
 import os
 import re
-import signal
 import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
 __all__ = ["EXIT_PIPE", "EscapingStream", "escape_terminal", "one_line", "run"]
 
-EXIT_PIPE = 128 + signal.SIGPIPE  # what a shell reports for a writer whose reader went away
+EXIT_PIPE = 128 + _signal.SIGPIPE  # what a shell reports for a writer whose reader went away
 EXIT_SIGNAL = 128  # + the signal's number, as a shell reports a command a signal ended
 
 # C0 and C1 controls and DEL, and the Unicode bidirectional formatting characters.
@@ -63,24 +63,27 @@ class EscapingStream:
         return getattr(self._inner, name)
 
 
+_NAMES = {_signal.SIGINT: "SIGINT", _signal.SIGTERM: "SIGTERM", _signal.SIGHUP: "SIGHUP"}
+
+
 class _Signalled(KeyboardInterrupt):
     """SIGTERM or SIGHUP, raised where the command is, as SIGINT raises `KeyboardInterrupt`."""
 
     def __init__(self, signum: int):
-        super().__init__(signal.Signals(signum).name)
+        super().__init__(_NAMES[signum])
         self.signum = signum
 
 
 def _raise(signum: int, _frame: Any) -> None:
-    for other in (signal.SIGTERM, signal.SIGHUP):  # the clean-up the first one starts runs to its end
-        signal.signal(other, signal.SIG_IGN)
+    for other in (_signal.SIGTERM, _signal.SIGHUP):  # the clean-up the first one starts runs to its end
+        _signal.signal(other, _signal.SIG_IGN)
     raise _Signalled(signum)
 
 
 def handle_signals() -> None:
     """SIGTERM and SIGHUP raise `KeyboardInterrupt` (a subclass naming the signal), like SIGINT."""
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, _raise)
+    for signum in (_signal.SIGTERM, _signal.SIGHUP):
+        _signal.signal(signum, _raise)
 
 
 def _quiet_stdout() -> None:
@@ -107,9 +110,9 @@ def run(main: Callable[[], int]) -> int:
         _quiet_stdout()
         return EXIT_PIPE
     except KeyboardInterrupt as exc:
-        signum = exc.signum if isinstance(exc, _Signalled) else signal.SIGINT
+        signum = exc.signum if isinstance(exc, _Signalled) else _signal.SIGINT
         try:
-            print(f"\ninterrupted ({signal.Signals(signum).name}): stopped", file=sys.stderr)
+            print(f"\ninterrupted ({_NAMES[signum]}): stopped", file=sys.stderr)
         except (BrokenPipeError, OSError):
             pass
         return EXIT_SIGNAL + signum
