@@ -27,9 +27,10 @@ prestart.pause_collector(sys.argv[1:], was_enabled=_collector_on)  # resumed bef
 # so it loads its file while the rest is imported.
 prestart.prestart(sys.argv[1:], os.environ)
 
-from .interfaces import cli  # noqa: E402 - after the server has begun starting
+from .interfaces import cli, terminal  # noqa: E402 - after the server has begun starting
 
-code = cli.main()
+# escaped output; SIGTERM and SIGHUP stop the command as SIGINT does; a closed pipe ends it quietly
+code = terminal.run(cli.main)
 prestart.abandon()  # a server begun for a command that never opened its store
 if cli.quick_exit:
     try:

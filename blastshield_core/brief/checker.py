@@ -330,6 +330,7 @@ class _Checker:
             *(k.value for k in FlagKind),
             *BriefingClaims.model_fields,
             *EvidenceSummary.model_fields,
+            *(m for path in evidence.paths for m in path.methods if m),  # escalation method names
             *extra_allowed,
         }
         self._graph_cache: dict[str, bool] = {}

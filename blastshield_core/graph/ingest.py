@@ -20,8 +20,6 @@ from __future__ import annotations
 import dataclasses
 import gc
 import json
-import os
-import secrets
 import struct
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -38,6 +36,7 @@ from pydantic import ValidationError
 from ..base.actor import check_actor, local_actor
 from .audit import AuditLog
 from .model import AlertSpec, DocumentError, EdgeSpec, GraphDocument, Label, NodeSpec, RelType, domain_label
+from .staging import staging_name
 from .store import QueryFailed, Store, WriteLock
 from .templates import render, template
 
@@ -606,7 +605,7 @@ def import_document(
         reopened = sorted(r for r in blocks if r in doc_routes) if reset_blocks else []
         keep = {r: b for r, b in blocks.items() if r not in reopened}
 
-        staging = f"{live}__staging_{os.getpid()}_{secrets.token_hex(4)}"
+        staging = staging_name(live)  # names its process and host (see `staging.orphans`)
         total = len(doc.nodes) + len(doc.edges) + len(doc.alerts)
         done = 0
 

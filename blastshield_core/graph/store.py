@@ -180,6 +180,21 @@ class Store:
         atexit.register(self.close)
         if not settings.falkordb_url:
             self._wait_for_rebuilt_indexes()
+        if not reads_only:
+            self.remove_orphan_staging()
+
+    def remove_orphan_staging(self) -> list[str]:
+        """Delete the staging graphs of imports whose process is gone (see `staging.orphans`); their names."""
+        from .staging import orphans
+
+        try:
+            found = orphans(self.command("GRAPH.LIST"), local_server=not self.settings.falkordb_url)
+            for name in found:
+                self.command("GRAPH.DELETE", name)
+        except QueryFailed as exc:  # a store that cannot list its graphs fails on its first real call
+            _warn("staging graphs of gone imports not removed: %s", exc)
+            return []
+        return found
 
     # -- opening -----------------------------------------------------------
     def _wait_for_rebuilt_indexes(self) -> None:

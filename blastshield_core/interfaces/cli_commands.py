@@ -235,6 +235,7 @@ def _generate_aws(args: argparse.Namespace) -> int:
 def _import_aws(services: Services, args: argparse.Namespace) -> int:
     from ..base.actor import local_actor
     from ..sources.aws import AwsInputError, import_aws
+    from .terminal import one_line
 
     def progress(done: int, total: int) -> None:
         if not args.json and total:
@@ -265,8 +266,10 @@ def _import_aws(services: Services, args: argparse.Namespace) -> int:
         + f"; {counts['alerts']} alerts",
         f"removed (gone from the snapshot): {report.removed['nodes']} nodes, {report.removed['relationships']}"
         f" relationships; preserved blocks: {len(report.preserved_blocks)}",
-        *(f"warning: {w['file']}: {w['item']}: {w['message']}" for w in report.warnings),
-        *(f"skipped: {s['file']}: {s['reason']}" for s in report.skipped),
+        *(f"warning: {one_line(w['file'])}: {one_line(w['item'])}: {one_line(w['message'])}" for w in report.warnings),
+        *([f"... and {report.warnings_beyond} more warnings"] if report.warnings_beyond else []),
+        *(f"skipped: {one_line(s['file'])}: {one_line(s['reason'])}" for s in report.skipped),
+        *([f"... and {report.skipped_beyond} more files skipped"] if report.skipped_beyond else []),
     ]
     _emit(report.to_dict(), args.json, "\n".join(lines))
     return EXIT_OK

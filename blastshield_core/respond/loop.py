@@ -405,6 +405,22 @@ class RunSession:
         except AuditWriteFailed as exc:
             return self._audit_failed(exc)
 
+    def interrupt(self, reason: str) -> RunRecord:
+        """End the run `interrupted` because its process was told to stop (SIGINT, SIGTERM, SIGHUP).
+
+        Best effort and never raising: if the audit cannot be written now, the next store to open
+        finds the run of a gone process and ends it `interrupted` (`AuditLog.recover_interrupted`)."""
+        if self.run.state.terminal:
+            return self.run
+        if self._pending is not None:  # applied, its step not yet written
+            self.run.actions.append(self._pending)
+            self._pending = None
+        remaining = self.latest.path_count if self.latest else None
+        try:
+            return self._finish(RunState.INTERRUPTED, reason, remaining)
+        except (AuditWriteFailed, QueryFailed):
+            return self.run
+
     def end(self, reason: str = "the analyst ended the run") -> RunRecord:
         if self.run.state.terminal:
             return self.run
@@ -481,11 +497,16 @@ class ContainmentController:
         """A whole run with one decider, until a terminal state."""
         session = self.start(alert_id, getattr(decider, "name", ""), max_actions, confirm, on_step, actor=actor)
         guard = 0
-        while not session.run.state.terminal:
-            session.advance(decider)
-            guard += 1
-            if guard > MAX_ACTIONS_LIMIT + 2:  # pragma: no cover - every advance acts or ends
-                session.end("internal guard: too many cycles")
+        try:
+            while not session.run.state.terminal:
+                session.advance(decider)
+                guard += 1
+                if guard > MAX_ACTIONS_LIMIT + 2:  # pragma: no cover - every advance acts or ends
+                    session.end("internal guard: too many cycles")
+        except KeyboardInterrupt as exc:  # SIGINT, or SIGTERM / SIGHUP as the command line raises them
+            signal_name = str(exc) or "SIGINT"
+            session.interrupt(f"interrupted by {signal_name}: the command running it was stopped")
+            raise
         return session.run
 
 

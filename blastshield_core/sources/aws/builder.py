@@ -21,7 +21,7 @@ class _BuilderBase:
     def __init__(self, sources: AwsSources, sensitivity: Sequence[tuple[str, str]]):
         self.sources = sources
         self.sensitivity = list(sensitivity)
-        self.report = AwsImportReport(skipped=list(sources.skipped))
+        self.report = AwsImportReport(skipped=list(sources.skipped), skipped_beyond=sources.skipped_beyond)
         self.nodes: dict[str, NodeSpec] = {}
         self.edges: dict[tuple[str, str, str], dict[str, Any]] = {}
         self.alerts: dict[str, dict[str, Any]] = {}

@@ -12,15 +12,22 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import stat
 import zipfile
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, BinaryIO
 
 __all__ = ["KINDS", "AwsInputError", "AwsSources", "SourceFile", "read_sources", "recognise"]
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
+# Every input of one import together, as inflated from archives: the graph document's limit.
+MAX_TOTAL_BYTES = 512 * 1024 * 1024
+MAX_LISTED = 1000  # skipped files (and the report's warnings) listed one by one; the rest counted
+_CHUNK = 1024 * 1024
 
 # kind -> what the file is, as the report names it
 KINDS = {
@@ -53,6 +60,7 @@ class AwsSources:
 
     files: list[SourceFile] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
+    skipped_beyond: int = 0  # skipped files past the MAX_LISTED listed
 
     def of(self, kind: str) -> list[SourceFile]:
         return [f for f in self.files if f.kind == kind]
@@ -91,6 +99,14 @@ def _decode(name: str, raw: bytes) -> Any:
         raise AwsInputError(f"{name}: is nested too deeply") from None
 
 
+def _skip(sources: AwsSources, file: str, reason: str) -> None:
+    """List a skipped file, up to MAX_LISTED; past that only count it."""
+    if len(sources.skipped) < MAX_LISTED:
+        sources.skipped.append({"file": file, "reason": reason})
+    else:
+        sources.skipped_beyond += 1
+
+
 def _add(sources: AwsSources, name: str, folder: str, raw: bytes, *, named: bool) -> None:
     data = _decode(name, raw)
     kind = recognise(data)
@@ -98,15 +114,49 @@ def _add(sources: AwsSources, name: str, folder: str, raw: bytes, *, named: bool
         reason = "not a recognised AWS CLI export (" + ", ".join(KINDS.values()) + ")"
         if named:
             raise AwsInputError(f"{name}: {reason}")
-        sources.skipped.append({"file": name, "reason": reason})
+        _skip(sources, name, reason)
         return
     sources.files.append(SourceFile(kind, name, folder, data))
 
 
-def _add_zip(sources: AwsSources, name: str, raw: bytes) -> None:
+class _Budget:
+    """The bytes one import may read in all (the graph document's limit), counted as they are read."""
+
+    def __init__(self) -> None:
+        self.left = MAX_TOTAL_BYTES
+
+    def take(self, name: str, size: int) -> None:
+        self.left -= size
+        if self.left < 0:
+            raise AwsInputError(f"{name}: the inputs hold more than {MAX_TOTAL_BYTES} bytes in all (the limit)")
+
+
+def _read_stream(name: str, stream: BinaryIO, budget: _Budget, limit: int | None = None) -> bytes:
+    """At most `limit` bytes (a file's limit by default) from `stream`, counted as they are read
+    (inflated), never trusting a declared size."""
+    limit = MAX_FILE_BYTES if limit is None else limit
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        chunk = stream.read(_CHUNK)
+        if not chunk:
+            return b"".join(chunks)
+        total += len(chunk)
+        if total > limit:
+            raise AwsInputError(f"{name}: file is more than {limit} bytes; the limit is {limit}")
+        budget.take(name, len(chunk))
+        chunks.append(chunk)
+
+
+def _is_link(info: zipfile.ZipInfo) -> bool:
+    return stat.S_ISLNK(info.external_attr >> 16)
+
+
+def _add_zip(sources: AwsSources, name: str, raw: bytes, budget: _Budget | None = None) -> None:
+    budget = budget or _Budget()
     try:
         archive = zipfile.ZipFile(io.BytesIO(raw))
-    except zipfile.BadZipFile:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError):
         raise AwsInputError(f"{name}: is not a valid zip archive") from None
     with archive:
         for info in sorted(archive.infolist(), key=lambda i: i.filename):
@@ -114,19 +164,61 @@ def _add_zip(sources: AwsSources, name: str, raw: bytes) -> None:
             if info.is_dir() or any(part.startswith(".") or part == "__MACOSX" for part in member.parts):
                 continue
             label = f"{name}:{info.filename}"
+            if _is_link(info):
+                _skip(sources, label, "a symbolic link (links are not followed)")
+                continue
             if member.suffix.lower() != ".json":
-                sources.skipped.append({"file": label, "reason": "not a .json file"})
+                _skip(sources, label, "not a .json file")
                 continue
             if info.file_size > MAX_FILE_BYTES:
                 raise AwsInputError(f"{label}: file is {info.file_size} bytes; the limit is {MAX_FILE_BYTES}")
-            _add(sources, label, f"{name}:{member.parent}", archive.read(info), named=False)
+            try:
+                with archive.open(info) as stream:
+                    data = _read_stream(label, stream, budget)
+            except (zipfile.BadZipFile, zlib.error, EOFError, OSError, RuntimeError, NotImplementedError) as exc:
+                raise AwsInputError(f"{label}: cannot be read from the archive ({exc})") from None
+            _add(sources, label, f"{name}:{member.parent}", data, named=False)
 
 
-def _read(path: Path) -> bytes:
+def _read(path: Path, budget: _Budget | None) -> bytes:
+    """The file's bytes, its size checked before anything is read (and the read bounded all the same).
+
+    A JSON file counts against the import's `budget`; an archive (budget None) is bounded by the
+    whole import's limit, and its members count as they are inflated.
+    """
+    limit = MAX_FILE_BYTES if budget is not None else MAX_TOTAL_BYTES
     try:
-        return path.read_bytes()
+        with path.open("rb") as stream:
+            size = os.fstat(stream.fileno()).st_size
+            if size > limit:
+                raise AwsInputError(f"{path}: file is {size} bytes; the limit is {limit}")
+            return _read_stream(str(path), stream, budget or _Budget(), limit)
     except OSError as exc:
         raise AwsInputError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+
+
+def _folder_files(sources: AwsSources, root: Path) -> list[Path]:
+    """The files under `root`, in order, without following a link that leaves it (skipped with the reason)."""
+    inside = root.resolve()
+    found: list[Path] = []
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        here = Path(folder)
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for entry in list(dirs):
+            if (here / entry).is_symlink():  # os.walk lists a link to a folder among dirs but never enters it
+                _skip(sources, str(here / entry), "a symbolic link to a folder (not followed)")
+        for entry in files:
+            child = here / entry
+            if any(part.startswith(".") for part in child.relative_to(root).parts):
+                continue
+            if child.is_symlink():
+                target = child.resolve()
+                if not target.is_relative_to(inside):
+                    _skip(sources, str(child), "a symbolic link leaving the folder (not followed)")
+                    continue
+            if child.is_file():
+                found.append(child)
+    return sorted(found)
 
 
 def read_sources(items: Sequence[Path | str | tuple[str, bytes]]) -> AwsSources:
@@ -136,31 +228,30 @@ def read_sources(items: Sequence[Path | str | tuple[str, bytes]]) -> AwsSources:
     bad archive, or an unrecognised file named directly.
     """
     sources = AwsSources()
+    budget = _Budget()
     for item in items:
         if isinstance(item, tuple):
             name, raw = item
             if name.lower().endswith(".zip"):
-                _add_zip(sources, name, raw)
+                _add_zip(sources, name, raw, budget)
             else:
+                budget.take(name, len(raw))
                 _add(sources, name, "upload", raw, named=True)
             continue
         path = Path(item)
         if path.is_dir():
-            for child in sorted(p for p in path.rglob("*") if p.is_file()):
-                rel = child.relative_to(path)
-                if any(part.startswith(".") for part in rel.parts):
-                    continue
+            for child in _folder_files(sources, path):
                 if child.suffix.lower() == ".zip":
-                    _add_zip(sources, str(child), _read(child))
+                    _add_zip(sources, str(child), _read(child, None), budget)
                 elif child.suffix.lower() == ".json":
-                    _add(sources, str(child), str(child.parent), _read(child), named=False)
+                    _add(sources, str(child), str(child.parent), _read(child, budget), named=False)
                 else:
-                    sources.skipped.append({"file": str(child), "reason": "not a .json file"})
+                    _skip(sources, str(child), "not a .json file")
         elif path.is_file():
             if path.suffix.lower() == ".zip":
-                _add_zip(sources, str(path), _read(path))
+                _add_zip(sources, str(path), _read(path, None), budget)
             else:
-                _add(sources, str(path), str(path.parent), _read(path), named=True)
+                _add(sources, str(path), str(path.parent), _read(path, budget), named=True)
         else:
             raise AwsInputError(f"{path}: no such file or folder")
     if not sources.of("gaad"):

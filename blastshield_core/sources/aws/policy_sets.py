@@ -8,14 +8,13 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
+from ...base.wildcard import compile_pattern
 from .common import _MODELLED_ACTIONS, DATA_ACTIONS
 from .policy import (
     Decision,
     Effect,
     Statement,
     combine,
-    decide_matched,
-    resource_list_filter,
     resource_list_matcher,
     resource_matches,
     statement_matches_action,
@@ -41,14 +40,73 @@ def _resource_matcher(stmt: Statement) -> Callable[[str], bool]:
     return resource_list_matcher(stmt.resources)
 
 
+class _SortedArns(tuple[str, ...]):
+    """ARNs sorted and without repeats, so the ARNs a pattern's literal prefix allows are one slice."""
+
+    @classmethod
+    def of(cls, arns: Sequence[str]) -> _SortedArns:
+        return arns if isinstance(arns, _SortedArns) else cls(sorted(set(arns)))
+
+    def starting(self, prefix: str) -> Sequence[str]:
+        """The ARNs that start with `prefix` (found by bisection)."""
+        if not prefix:
+            return self
+        low = bisect_left(self, prefix)
+        high = low
+        # the ARNs starting with `prefix` sort just before prefix's successor
+        last = ord(prefix[-1])
+        if last < 0x10FFFF:
+            high = bisect_left(self, prefix[:-1] + chr(last + 1), low)
+        else:
+            while high < len(self) and self[high].startswith(prefix):
+                high += 1
+        return self[low:high]
+
+
+@lru_cache(maxsize=65536)
+def _sorted_list_filter(patterns: tuple[str, ...]) -> Callable[[_SortedArns], set[str]]:
+    """`resource_list_filter(patterns)` over sorted ARNs: a pattern tests only the ARNs its literal
+    prefix allows, so statements naming different resources cost their matches, not the whole list."""
+    if "*" in patterns:
+        return set
+    exact: list[str] = []
+    prefixes: list[str] = []  # `literal*`: every ARN starting with the literal
+    globs: list[tuple[str, str]] = []  # (literal prefix, pattern), compiled when first needed
+    for pattern in patterns:
+        cut = min((i for i in (pattern.find("*"), pattern.find("?")) if i >= 0), default=-1)
+        if cut < 0:
+            exact.append(pattern)
+        elif cut == len(pattern) - 1 and pattern[cut] == "*":
+            prefixes.append(pattern[:cut])
+        else:
+            globs.append((pattern[:cut], pattern))
+
+    def keep(arns: _SortedArns) -> set[str]:
+        found: set[str] = set()
+        for name in exact:
+            at = bisect_left(arns, name)
+            if at < len(arns) and arns[at] == name:
+                found.add(name)
+        for prefix in prefixes:
+            found.update(arns.starting(prefix))
+        for prefix, pattern in globs:
+            within = arns.starting(prefix)
+            if within:
+                found.update(filter(compile_pattern(pattern, True).fullmatch, within))
+        return found
+
+    return keep
+
+
 def _resource_filter(stmt: Statement) -> Callable[[Sequence[str]], set[str]]:
     """The ARNs among a list that `statement_matches_resource(stmt, arn)` accepts."""
     if stmt.not_resources is not None:
-        inner = resource_list_filter(stmt.not_resources)
-        return lambda arns: set(arns) - inner(arns)
+        inner = _sorted_list_filter(stmt.not_resources)
+        return lambda arns: set(arns) - inner(_SortedArns.of(arns))
     if not stmt.resources:
         return set if stmt.principals is not None else (lambda _arns: set())
-    return resource_list_filter(stmt.resources)
+    within = _sorted_list_filter(stmt.resources)
+    return lambda arns: within(_SortedArns.of(arns))
 
 
 class _PolicySet:
@@ -109,8 +167,9 @@ class _PolicySet:
         if not self._filters:
             return [()] * len(resources)
         places: dict[str, list[int]] = {}
+        ordered = _SortedArns.of(resources)  # sorted once for every statement's filter
         for i, keep in enumerate(self._filters):
-            for resource in keep(resources):
+            for resource in keep(ordered):
                 places.setdefault(resource, []).append(i)
         none: list[int] = []
         return [tuple(places.get(resource, none)) for resource in resources]
@@ -138,19 +197,88 @@ class _PolicySet:
         return self.decided(self.key(resource))
 
     def decided(self, key: tuple[int, ...]) -> tuple[Decision, ...]:
-        """`decisions` for a resource whose `key` is known."""
+        """`decisions` for a resource whose `key` is known.
+
+        Built from a summary of the `*` statements (made once) and the key's own statements, so a
+        resource costs the statements that name it, not every statement of the set.
+        """
         found = self._memo.get(key)
         if found is None:
-            hit = set(key)
+            if self._fixed is None:
+                self._prepare()
+            fixed, by_place = self._fixed, self._by_place
+            summaries = [[part.copy() if part is not None else None for part in pair] for pair in fixed]
+            for place in key:
+                for action, side, position, stmt in by_place.get(place, ()):
+                    summaries[action][side].add(position, stmt)
             found = tuple(
-                _limited(
-                    decide_matched([s for s, i in own if i < 0 or i in hit]),
-                    None if limit is None else decide_matched([s for s, i in limit if i < 0 or i in hit]),
-                )
-                for own, limit in self.per_action
+                _limited(own.decision(), None if limit is None else limit.decision()) for own, limit in summaries
             )
             self._memo[key] = found
         return found
+
+    _fixed: list[list[Any]] | None = None
+
+    def _prepare(self) -> None:
+        """The `*` statements' summary per action and side, and each varying statement's places."""
+        self._fixed = []
+        self._by_place: dict[int, list[tuple[int, int, int, Statement]]] = {}
+        for action, pair in enumerate(self.per_action):
+            parts: list[Any] = []
+            for side, listed in enumerate(pair):
+                if listed is None:
+                    parts.append(None)
+                    continue
+                summary = _Matched()
+                for position, (stmt, place) in enumerate(listed):
+                    if place < 0:
+                        summary.add(position, stmt)
+                    else:
+                        self._by_place.setdefault(place, []).append((action, side, position, stmt))
+                parts.append(summary)
+            self._fixed.append(parts)
+
+
+class _Matched:
+    """What `decide_matched` keeps of the statements that apply, fed in any order with their positions:
+    an unconditional Deny, the first unconditional Allow, the first Allow, the conditional Denies' keys."""
+
+    __slots__ = ("allow", "deny", "deny_keys", "first")
+
+    def __init__(self) -> None:
+        self.deny = False
+        self.allow: tuple[int, Statement] | None = None  # the first unconditional Allow
+        self.first: tuple[int, Statement] | None = None  # the first Allow
+        self.deny_keys: set[str] = set()
+
+    def copy(self) -> _Matched:
+        other = _Matched()
+        other.deny, other.allow, other.first, other.deny_keys = self.deny, self.allow, self.first, set(self.deny_keys)
+        return other
+
+    def add(self, position: int, stmt: Statement) -> None:
+        if stmt.effect == "Deny":
+            if stmt.conditional:
+                self.deny_keys.update(stmt.condition_keys)
+            else:
+                self.deny = True
+        else:
+            if self.first is None or position < self.first[0]:
+                self.first = (position, stmt)
+            if not stmt.conditional and (self.allow is None or position < self.allow[0]):
+                self.allow = (position, stmt)
+
+    def decision(self) -> Decision:
+        """`decide_matched` of the statements added, in their positions' order."""
+        if self.deny:
+            return Decision(Effect.DENY)
+        chosen = self.allow or self.first
+        if chosen is None:
+            return Decision(Effect.NONE)
+        stmt = chosen[1]
+        if self.deny_keys:
+            return Decision(Effect.ALLOW, True, tuple(sorted(set(stmt.condition_keys) | self.deny_keys)))
+        return Decision(Effect.ALLOW, stmt.conditional, stmt.condition_keys)
 
 
 _UNSET: Any = object()

@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .bounds import policy_bound_error
 from .builder import _BuilderBase
 from .common import _arn_account, _date, _obj, _Principal, _Role, _tags, entity_id
 from .get import SourceFile
@@ -21,11 +22,17 @@ class _PrincipalsMixin(_BuilderBase):
     # ------------------------------------------------------------ GAAD
 
     def statements(self, file: str, item: str, document: Any) -> list[Statement]:
+        beyond = policy_bound_error(document)
+        if beyond is not None:
+            self.warn(file, item, f"policy document ignored: {beyond}")
+            return []
         try:
             return parse_policy(document)
         except PolicyFormatError as exc:
             self.warn(file, item, f"policy document ignored: {exc}")
-            return []
+        except RecursionError:
+            self.warn(file, item, "policy document ignored: nested too deeply")
+        return []
 
     def managed_statements(self, file: str, item: str, arn: str) -> list[Statement]:
         found = self.managed.get(arn, ...)

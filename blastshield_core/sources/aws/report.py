@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = ["AwsImportReport"]
+__all__ = ["MAX_WARNINGS", "AwsImportReport"]
+
+MAX_WARNINGS = 1000  # listed one by one; past them a count (a forged export can hold millions)
 
 
 @dataclass
@@ -14,7 +16,8 @@ class AwsImportReport:
 
     `status` is `built` for a document not yet written, `imported` once loaded.
     `counts` holds `nodes` (by label), `relationships` (by type) and `alerts`;
-    `warnings` are `{file, item, message}`, `skipped` are `{file, reason}`;
+    `warnings` are `{file, item, message}`, `skipped` are `{file, reason}`, each listed up to
+    a thousand and then counted (`warnings_beyond`, `skipped_beyond`);
     `preserved_blocks` are the routes BlastShield blocked that stayed blocked although the
     snapshot names them, `blocks_gone` those whose routes the snapshot no longer has;
     `actor` is who imported. `timings` hold `parse_s`, `evaluate_s`, `load_s` in seconds.
@@ -33,8 +36,14 @@ class AwsImportReport:
     replaced: bool = False
     timings: dict[str, float] = field(default_factory=lambda: {"parse_s": 0.0, "evaluate_s": 0.0, "load_s": 0.0})
 
+    warnings_beyond: int = 0  # warnings past the MAX_WARNINGS listed, only counted
+    skipped_beyond: int = 0  # skipped files past those listed, only counted
+
     def warn(self, file: str, item: str, message: str) -> None:
-        self.warnings.append({"file": file, "item": item, "message": message})
+        if len(self.warnings) < MAX_WARNINGS:
+            self.warnings.append({"file": file, "item": item, "message": message})
+        else:
+            self.warnings_beyond += 1
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

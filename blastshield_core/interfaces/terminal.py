@@ -1,0 +1,118 @@
+"""What the command line writes to a terminal, and how it ends when the terminal goes away.
+
+- Every text it prints may hold names from an imported export. `EscapingStream` shows control
+  characters (`ESC[2J`, an OSC 8 hyperlink, a bell, a carriage return inside a line) and the
+  bidirectional overrides and isolates (U+202E and its kin, which reorder what follows) as
+  visible `\\x1b` / `\\u202e` escapes. Newlines and tabs stay; a carriage return is kept only where
+  a write begins with it (the import's progress bar redraws its line so).
+- SIGTERM and SIGHUP (`timeout`, a service manager, a closed terminal) raise `KeyboardInterrupt`
+  as SIGINT does, so every command stops what it started on the same path: the store closes
+  (and with it the embedded server it started), an import leaves the graph as it was.
+- A reader that goes away (`... --json | head`) ends the command quietly with the shell's
+  status for SIGPIPE, without a traceback.
+
+`run(main)` installs all three around a command.
+"""
+
+from __future__ import annotations
+
+import _signal  # the C module: `signal` and its enums cost a read command several ms
+import os
+import re
+import sys
+from collections.abc import Callable
+from typing import Any, TextIO
+
+__all__ = ["EXIT_PIPE", "EscapingStream", "escape_terminal", "one_line", "run"]
+
+EXIT_PIPE = 128 + _signal.SIGPIPE  # what a shell reports for a writer whose reader went away
+EXIT_SIGNAL = 128  # + the signal's number, as a shell reports a command a signal ended
+
+# C0 and C1 controls and DEL, and the Unicode bidirectional formatting characters.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_LINES = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+
+
+def _visible(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def escape_terminal(text: str) -> str:
+    """`text` with every control and bidirectional character but newline and tab shown as an escape."""
+    return _UNSAFE.sub(_visible, text)
+
+
+def one_line(value: object) -> str:
+    """One field of a line: newlines and tabs escaped too, so data cannot start a line of its own."""
+    return _UNSAFE_LINES.sub(_visible, str(value))
+
+
+class EscapingStream:
+    """A text stream that writes through `escape_terminal` (a write's leading `\\r` kept)."""
+
+    def __init__(self, inner: TextIO):
+        self._inner = inner
+
+    def write(self, text: str) -> int:
+        lead = "\r" if text.startswith("\r") else ""
+        self._inner.write(lead + escape_terminal(text[len(lead) :]))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+_NAMES = {_signal.SIGINT: "SIGINT", _signal.SIGTERM: "SIGTERM", _signal.SIGHUP: "SIGHUP"}
+
+
+class _Signalled(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where the command is, as SIGINT raises `KeyboardInterrupt`."""
+
+    def __init__(self, signum: int):
+        super().__init__(_NAMES[signum])
+        self.signum = signum
+
+
+def _raise(signum: int, _frame: Any) -> None:
+    for other in (_signal.SIGTERM, _signal.SIGHUP):  # the clean-up the first one starts runs to its end
+        _signal.signal(other, _signal.SIG_IGN)
+    raise _Signalled(signum)
+
+
+def handle_signals() -> None:
+    """SIGTERM and SIGHUP raise `KeyboardInterrupt` (a subclass naming the signal), like SIGINT."""
+    for signum in (_signal.SIGTERM, _signal.SIGHUP):
+        _signal.signal(signum, _raise)
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe: point stdout at /dev/null so the interpreter's last flush cannot fail."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    finally:
+        os.close(devnull)
+
+
+def run(main: Callable[[], int]) -> int:
+    """`main()` with escaped output, SIGTERM / SIGHUP handled as SIGINT and a broken pipe ended quietly."""
+    handle_signals()
+    sys.stdout = EscapingStream(sys.stdout)  # type: ignore[assignment]
+    sys.stderr = EscapingStream(sys.stderr)  # type: ignore[assignment]
+    try:
+        code = main()
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_PIPE
+    except KeyboardInterrupt as exc:
+        signum = exc.signum if isinstance(exc, _Signalled) else _signal.SIGINT
+        try:
+            print(f"\ninterrupted ({_NAMES[signum]}): stopped", file=sys.stderr)
+        except (BrokenPipeError, OSError):
+            pass
+        return EXIT_SIGNAL + signum
