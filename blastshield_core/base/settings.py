@@ -39,6 +39,8 @@ class Settings(BaseModel):
     # The audit anchor log's directory (graph/anchor.py): None is beside the data directory.
     anchor_dir: Path | None = None
     anchor_syslog: bool = False
+    # The dashboard's token file on loopback without sign-in (base/dashboard_token.py): None is in the data directory.
+    token_file: Path | None = None
 
     @field_validator("gemini_base_url")
     @classmethod
@@ -101,6 +103,7 @@ _ENV = {
     "roles_file": "BLASTSHIELD_ROLES_FILE",
     "anchor_dir": "BLASTSHIELD_ANCHOR_DIR",
     "anchor_syslog": "BLASTSHIELD_ANCHOR_SYSLOG",
+    "token_file": "BLASTSHIELD_TOKEN_FILE",
 }
 
 ENVIRONMENT_VARIABLES = tuple(_ENV.values())
