@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import getpass
 import os
+import sys
 
 import streamlit as st
 from streamlit import config as st_config
@@ -23,12 +24,18 @@ from blastshield_core.interfaces.service import (
     Permission,
     Role,
     RolesError,
+    UntrustedLocation,
+    cookie_name,
+    cookie_value,
     decide_exposure,
+    ensure_token,
     load_roles,
     local_access,
     md_code,
     md_text,
     role_for,
+    token_matches,
+    token_path,
 )
 
 __all__ = ["current_access", "current_user", "exposure", "gate", "page_banner", "require", "sign_in_configured"]
@@ -152,11 +159,67 @@ def _only(page_fn, title: str) -> bool:
     return False
 
 
+def _token() -> str:
+    """This dashboard's token (made, and its URL printed in the terminal, when there is none yet)."""
+    settings = load_settings()
+    path = token_path(settings.data_dir, settings.token_file)
+    token, made = ensure_token(path)
+    if made:
+        port = st_config.get_option("server.port")
+        print(
+            f"BlastShield dashboard: open http://127.0.0.1:{port}/?token={token}\n(the token is kept in {path})",
+            file=sys.stderr,
+            flush=True,
+        )
+    return token
+
+
+def _token_ok() -> bool:
+    """On loopback without sign-in: this session showed the token (`?token=`), or the cookie made from it."""
+    if st.session_state.get("_dashboard_token_ok"):
+        return True
+    token = _token()
+    name = cookie_name(st_config.get_option("server.port"))
+    if token_matches(st.query_params.get("token"), token):
+        st.session_state["_dashboard_token_ok"] = True
+        _set_cookie(name, cookie_value(token))
+        del st.query_params["token"]
+        return True
+    if token_matches(st.context.cookies.get(name), cookie_value(token)):
+        st.session_state["_dashboard_token_ok"] = True
+        return True
+    return False
+
+
+def _set_cookie(name: str, value: str) -> None:
+    """The browser keeps the cookie (name and value are ours: a port and a hex digest)."""
+    st.html(
+        f"<script>document.cookie = '{name}={value}; path=/; max-age=2592000; SameSite=Strict';</script>",
+        unsafe_allow_javascript=True,
+    )
+
+
+def _token_required(problem: str | None = None) -> None:
+    st.title("BlastShield: token required")
+    st.error(
+        "This dashboard belongs to the user who started it. Open the URL with the token that was printed "
+        "in the terminal that started it (the token is kept in a file only that user can read)."
+        + (f" {md_text(problem)}" if problem else "")
+    )
+
+
 def gate() -> bool:
     """Decide whether pages may be served to this session; when not, render the one page that explains why."""
     mode = exposure()
     if mode is Exposure.REFUSED:
         return _only(_refused, "Sign-in required")
+    if mode is Exposure.LOCAL:
+        try:
+            if not _token_ok():
+                return _only(_token_required, "Token required")
+        except (UntrustedLocation, SettingsError, OSError) as exc:
+            problem = str(exc)
+            return _only(lambda: _token_required(problem), "Token required")
     if mode is Exposure.SIGN_IN:
         if not _logged_in():
             return _only(_sign_in, "Sign in")

@@ -11,6 +11,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from blastshield_core.base.safetext import WORD_JOINER
+from tests.dashboard_token import with_token
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -31,7 +32,7 @@ def app(tmp_path, monkeypatch):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("BLASTSHIELD_DATA_DIR", str(tmp_path / "data"))
     st.cache_resource.clear()
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at = with_token(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60))
     yield at
     _close_cached_services()
 
@@ -259,8 +260,9 @@ def test_audit_page_lists_the_run_with_steps_and_trace(app):
 def test_unreachable_database_is_a_message_not_a_traceback(tmp_path, monkeypatch):
     """Against an unreachable FALKORDB_URL every page shows an error, no exception."""
     monkeypatch.setenv("FALKORDB_URL", "redis://127.0.0.1:1")
+    monkeypatch.setenv("BLASTSHIELD_DATA_DIR", str(tmp_path / "data"))
     st.cache_resource.clear()
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30).run()
+    at = with_token(AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)).run()
     try:
         assert not at.exception
         assert any("unavailable" in e.value for e in at.error)
@@ -277,7 +279,7 @@ def test_two_dashboard_sessions_contain_the_same_alert_at_once(app, tmp_path):
     from pages import _services
 
     app.run()  # opens and seeds the shared services
-    second = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    second = with_token(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60))
     second.run()
     sessions = [app, second]
     for at in sessions:

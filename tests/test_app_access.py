@@ -16,6 +16,7 @@ from streamlit.testing.v1.util import patch_config_options
 
 from blastshield_core.base.access import ALLOW_UNAUTHENTICATED_ENV
 from tests.conftest import free_port
+from tests.dashboard_token import with_token
 from tests.test_app import ROOT, _close_cached_services
 
 AUTH = {
@@ -60,7 +61,7 @@ def app(tmp_path, monkeypatch):
     (tmp_path / "roles.toml").write_text(ROLES)
     monkeypatch.setenv("BLASTSHIELD_ROLES_FILE", str(tmp_path / "roles.toml"))
     st.cache_resource.clear()
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at = with_token(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60))
     yield at
     _close_cached_services()
 

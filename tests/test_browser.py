@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from tests.conftest import ROOT, free_port
+from tests.dashboard_token import token_for
 
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -27,6 +28,9 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--disable-dev-shm-usage",
 ]
+
+
+dashboard_tokens: dict[str, str] = {}  # each dashboard URL started here and its token
 
 
 def wait_healthy(url: str, proc: subprocess.Popen, log: Path | None = None) -> None:
@@ -52,6 +56,7 @@ def dashboard(tmp_path_factory):
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("BLASTSHIELD_", "FALKORDB_", "GEMINI_"))}
     env["BLASTSHIELD_DATA_DIR"] = str(tmp_path_factory.mktemp("browser") / "data")
+    token = token_for(Path(env["BLASTSHIELD_DATA_DIR"]))
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
@@ -59,6 +64,7 @@ def dashboard(tmp_path_factory):
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     wait_healthy(url, proc)
+    dashboard_tokens[url] = token
     yield url
     proc.terminate()
     try:
@@ -73,7 +79,10 @@ def page(dashboard):
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1440, "height": 1000})
-        yield context.new_page()
+        first = context.new_page()
+        first.goto(f"{dashboard}/?token={dashboard_tokens[dashboard]}")  # exchanged for a cookie, as a user does
+        expect(first.get_by_text("alert queue").first).to_be_visible(timeout=60_000)
+        yield first
         context.close()
         browser.close()
 

@@ -293,7 +293,7 @@ def test_audit_verify_catches_a_rewritten_verdict_and_a_deleted_step(svc):
     assert run.state is RunState.STOPPED
     audit_graph = svc.store.settings.audit_graph
     svc.store.command("GRAPH.QUERY", audit_graph, f"MATCH (r:Run {{run_id: '{run.run_id}'}}) SET r.state = 'completed'")
-    assert "differs from its closing step" in svc.audit.verify().broken.reason
+    assert "state 'completed' differs" in svc.audit.verify().broken.reason
     svc.store.command("GRAPH.QUERY", audit_graph, f"MATCH (r:Run {{run_id: '{run.run_id}'}}) SET r.state = 'stopped'")
     svc.store.command("GRAPH.QUERY", audit_graph, f"MATCH (s:Step {{run_id: '{run.run_id}', seq: 3}}) DELETE s")
     assert "missing" in svc.audit.verify().broken.reason

@@ -36,6 +36,11 @@ class Settings(BaseModel):
     gemini_max_turns: Annotated[int, Field(ge=1, le=20)] = 8
     # Dashboard sign-in: who has which role (see access.py). Only read when sign-in is configured.
     roles_file: Path = Path(".streamlit/roles.toml")
+    # The audit anchor log's directory (graph/anchor.py): None is beside the data directory.
+    anchor_dir: Path | None = None
+    anchor_syslog: bool = False
+    # The dashboard's token file on loopback without sign-in (base/dashboard_token.py): None is in the data directory.
+    token_file: Path | None = None
 
     @field_validator("gemini_base_url")
     @classmethod
@@ -96,6 +101,9 @@ _ENV = {
     "gemini_timeout_s": "GEMINI_TIMEOUT_S",
     "gemini_max_turns": "GEMINI_MAX_TURNS",
     "roles_file": "BLASTSHIELD_ROLES_FILE",
+    "anchor_dir": "BLASTSHIELD_ANCHOR_DIR",
+    "anchor_syslog": "BLASTSHIELD_ANCHOR_SYSLOG",
+    "token_file": "BLASTSHIELD_TOKEN_FILE",
 }
 
 ENVIRONMENT_VARIABLES = tuple(_ENV.values())

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -50,12 +50,15 @@ class RunEvidence(BaseModel):
 
 
 class AuditChainHead(BaseModel):
-    """The audit's hash-chain head when the report was made: `audit verify` recomputes up to it."""
+    """The audit's hash-chain head when the report was made, as `audit verify` recomputed it (never
+    the unchecked head record): keep it, and `audit verify --expect-head HASH` checks the chain
+    still holds it."""
 
     model_config = ConfigDict(extra="forbid")
 
     seq: int
     hash: str
+    anchored: bool = False  # compared with the anchor log outside the database
 
 
 class IncidentReport(BaseModel):
@@ -79,7 +82,8 @@ class IncidentReport(BaseModel):
     trace: list[TraceEntry] = Field(default_factory=list)
     actor: str | None = None  # who started the run
     releases: list[RouteRelease] = Field(default_factory=list)  # later releases of routes the run blocked
-    audit_chain_head: AuditChainHead | None = None
+    audit_chain_head: AuditChainHead | None = None  # only when the chain verified
+    audit_chain_problem: str | None = None  # why there is no verified head
 
 
 def run_evidence(run: RunRecord) -> RunEvidence:
@@ -133,12 +137,18 @@ class Reporter:
             trace=[entry for step in run.steps for entry in step.trace],
             actor=run.actor or None,
             releases=run.releases,
-            audit_chain_head=self._chain_head(),
+            **self._chain_head(),
         )
 
-    def _chain_head(self) -> AuditChainHead:
-        seq, head = self.briefer.audit.head()
-        return AuditChainHead(seq=seq, hash=head)
+    def _chain_head(self) -> dict[str, Any]:
+        """The verified head, or why there is none (the chain does not hold)."""
+        result = self.briefer.audit.verify()
+        if not result.intact:
+            b = result.broken
+            problem = f"the audit does not verify: record {b.chain_seq} ({b.record} {b.id}): {b.reason}" if b else ""
+            return {"audit_chain_problem": problem or "the audit does not verify"}
+        head = AuditChainHead(seq=result.head_seq, hash=result.head_hash, anchored=result.anchor == "compared")
+        return {"audit_chain_head": head}
 
     def for_alert(self, alert_id: str) -> IncidentReport:
         mark = self.tools.tracer.mark()
@@ -189,10 +199,14 @@ def render_markdown(report: IncidentReport) -> str:
                 for r in report.releases
             ],
             *(
-                [f"- audit chain head: record {report.audit_chain_head.seq}, `{report.audit_chain_head.hash}`"]
+                [
+                    f"- audit chain head (verified{', anchored' if report.audit_chain_head.anchored else ''}):"
+                    f" record {report.audit_chain_head.seq}, `{report.audit_chain_head.hash}`"
+                ]
                 if report.audit_chain_head
                 else []
             ),
+            *([f"- audit chain: NOT VERIFIED — {report.audit_chain_problem}"] if report.audit_chain_problem else []),
             "",
             "## Evidence before the run",
             f"Initial investigation: {before.status_before}, qualifying paths: {before.paths_before}.",

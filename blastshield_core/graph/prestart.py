@@ -23,6 +23,7 @@ import gc
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from ..base.ownership import UntrustedLocation, check_owned
 from .embedded import EmbeddedServer, StartupLock, begin
 
 __all__ = ["READ_COMMANDS", "abandon", "pause_collector", "prestart", "resume_collector", "take"]
@@ -93,6 +94,10 @@ def prestart(argv: Sequence[str], environ: Mapping[str, str]) -> None:
     data_dir = Path(options.get("--data-dir") or environ.get("BLASTSHIELD_DATA_DIR") or ".blastshield")
     if not data_dir.is_dir():
         return  # the store creates it, private, first
+    try:
+        check_owned(data_dir, "data directory")
+    except UntrustedLocation:
+        return  # the store refuses it, with the reason
     lock = StartupLock(str(data_dir / "falkordb.lock"), timeout=LOCK_WAIT_S)
     try:
         lock.__enter__()

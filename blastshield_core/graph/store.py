@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
+from ..base.ownership import UntrustedLocation, check_embedded_locations
 from ..base.settings import Settings
 from .embedded import (
     SERVER_CONFIG,
@@ -46,6 +47,7 @@ __all__ = [
     "GRAPH_VERSION_PREFIX",
     "QueryFailed",
     "Store",
+    "StoreRefused",
     "StoreUnavailable",
     "WriteLock",
     "WriteLockLost",
@@ -90,6 +92,11 @@ class QueryFailed(RuntimeError):
 
 class StoreUnavailable(QueryFailed):
     """The database could not be opened or reached."""
+
+
+class StoreRefused(StoreUnavailable):
+    """The data directory, server registry file or socket directory is not the current user's
+    alone (`base.ownership`): nothing was opened (the command line exits 2)."""
 
 
 class WriteLockLost(QueryFailed):
@@ -234,6 +241,14 @@ class Store:
         data_dir = settings.data_dir
         try:
             data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreUnavailable(f"cannot create data directory {data_dir}: {exc}") from None
+        registry = settings.database_file.parent / (settings.database_file.name + ".settings")
+        try:  # before anything in it is read, made private, locked or connected to
+            check_embedded_locations(data_dir, registry)
+        except UntrustedLocation as exc:
+            raise StoreRefused(str(exc)) from None
+        try:
             _tighten(data_dir)
         except OSError as exc:
             raise StoreUnavailable(f"cannot create data directory {data_dir}: {exc}") from None

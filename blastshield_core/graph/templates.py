@@ -66,7 +66,7 @@ REQUIRED = frozenset(
         "audit_events_for_run",
         "audit_list_events",
         "audit_chain_page",
-        "audit_unchained_count",
+        "audit_unchained",
         "audit_run_index",
         "audit_create_run",
         "audit_update_run",

@@ -2,7 +2,8 @@
 
 With `--json` every command prints its pydantic result as JSON. Exit codes:
 0 an answer (paths found, no path, ok), 2 invalid input or usage, 3 unknown
-alert/source/target/run, 4 query failure or database unreachable.
+alert/source/target/run, 4 query failure or database unreachable (2 when the data directory,
+registry file or socket directory is not the current user's alone).
 `check-briefing` exits 1 when the briefing is flagged; `audit verify` exits 1
 when the audit's hash chain does not hold. `release` exits 2 for a route
 BlastShield did not block and 3 for an unknown route.
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..base.settings import SettingsError, load_settings
 from ..graph.model import DOCUMENT_NAME_PATTERN, DocumentError
-from ..graph.store import QueryFailed
+from ..graph.store import QueryFailed, StoreRefused
 from ..results import AccessPath, Status, ToolResult
 from .cli_output import EXIT_CODES, EXIT_FAILED, EXIT_INVALID, EXIT_OK, EXIT_UNKNOWN, _emit, _fail
 from .cli_parser import EXPORT_FORMATS, _HelpFormatter, _parse_args, _parser, _terminal_columns  # noqa: F401
@@ -164,7 +165,7 @@ def _serve_mcp(args: argparse.Namespace, settings: Any) -> int:
     try:
         services = _ReadOnly(settings)
     except QueryFailed as exc:
-        return _fail(args.json, Status.QUERY_FAILED, str(exc), EXIT_FAILED)
+        return _not_opened(args, exc)
     try:
         serve_stdio(build_mcp_server(services.tools, ProposalLog(), AnalysisTools(services.tools)))
     finally:
@@ -198,7 +199,7 @@ def _read_command(args: argparse.Namespace, settings: Any) -> int:
     try:
         services = _ReadOnly(settings)
     except QueryFailed as exc:
-        return _fail(args.json, Status.QUERY_FAILED, str(exc), EXIT_FAILED)
+        return _not_opened(args, exc)
     from ..graph import prestart
 
     prestart.resume_collector()  # paused through the imports by `python -m blastshield_core`
@@ -218,6 +219,13 @@ def _read_command(args: argparse.Namespace, settings: Any) -> int:
 # for the interpreter's shutdown to do but free every loaded module, about 80 ms (a fifth
 # of the command), which `python -m blastshield_core` then skips.
 quick_exit = False
+
+
+def _not_opened(args: argparse.Namespace, exc: QueryFailed) -> int:
+    """The store did not open: exit 2 when a location was refused as untrusted, else 4."""
+    if isinstance(exc, StoreRefused):
+        return _fail(args.json, Status.INVALID_INPUT, f"{exc}; nothing was opened", EXIT_INVALID)
+    return _fail(args.json, Status.QUERY_FAILED, str(exc), EXIT_FAILED)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -283,7 +291,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         services = open_services(settings)
     except QueryFailed as exc:
-        return _fail(args.json, Status.QUERY_FAILED, str(exc), EXIT_FAILED)
+        return _not_opened(args, exc)
     try:
         if args.command == "seed":
             from ..graph.seeds import seed

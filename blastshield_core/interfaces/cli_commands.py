@@ -6,6 +6,7 @@ so a read command never loads it."""
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -133,12 +134,26 @@ def _release(services: Services, args: argparse.Namespace) -> int:
 
 
 def _audit_verify(services: Services, args: argparse.Namespace) -> int:
-    result = services.audit.verify()
+    expect = args.expect_head
+    if expect is not None and not re.fullmatch(r"[0-9a-f]{64}", expect):
+        message = "--expect-head must be a chain hash: 64 lowercase hexadecimal digits; nothing was checked"
+        return _fail(args.json, Status.INVALID_INPUT, message, EXIT_INVALID)
+    result = services.audit.verify(expect_head=expect)
     payload = {"status": "ok", **result.model_dump(mode="json")}
     if result.intact:
         text = f"intact: {result.records} record(s); chain head {result.head_seq} {result.head_hash}"
-        if result.unchained:
-            text += f"\n{result.unchained} record(s) predate the chain and are not covered"
+        if result.anchor == "compared":
+            text += f"\nmatches the anchor log {result.anchor_file} (last anchored record {result.anchored_seq})"
+        else:
+            where = f" ({result.anchor_file})" if result.anchor_file else ""
+            text += f"\nanchor log: {result.anchor}{where}; truncation and consistent rewrites are not detectable"
+        if expect is not None:
+            text += f"\nthe expected head {expect} is in the chain"
+        if result.legacy_runs:
+            text += (
+                f"\n{result.legacy_runs} run(s) predate hashing of what a run shows:"
+                " their state, reason and actions are not covered"
+            )
     else:
         assert result.broken is not None
         b = result.broken

@@ -176,7 +176,14 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser | None:
     p.add_argument("--confirm", action="store_true", help="confirm that the route's paths may come back")
 
     p = sub.add_parser("audit", parents=[common], help="check the audit's hash chain")
-    p.add_argument("audit_command", choices=("verify",), help="verify: recompute the chain")
+    p.add_argument(
+        "audit_command", choices=("verify",), help="verify: recompute the chain and compare it with the anchor log"
+    )
+    p.add_argument(
+        "--expect-head",
+        metavar="HASH",
+        help="a chain head kept elsewhere (an incident report's): the chain must still hold a record with this hash",
+    )
 
     sub.add_parser("runs", parents=[common], help="list persisted containment runs")
     p = sub.add_parser("run", parents=[common], help="show one run with its steps")

@@ -1,0 +1,67 @@
+"""Locations BlastShield trusts on a shared machine: owned by the current user, writable by no one else.
+
+Another local user who creates the data directory first, or who can write the server registry
+file, can point every command at a database server of their own. So before the embedded
+database is opened (or its registry file read, or its socket used), the data directory, the
+registry file and the directory holding the server's socket (and pid file) must be owned by the
+effective user and carry no group or other write bit. Anything else is refused with the
+reason (`UntrustedLocation`); nothing is created, changed or connected to.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+__all__ = ["UntrustedLocation", "check_embedded_locations", "check_owned"]
+
+_LOOSE = stat.S_IWGRP | stat.S_IWOTH
+
+
+class UntrustedLocation(Exception):
+    """A location is not owned by the current user, or others may write it."""
+
+
+def check_owned(path: str | os.PathLike[str], what: str) -> None:
+    """`path` (followed if a link) is owned by the effective user and neither group- nor
+    other-writable; UntrustedLocation naming `what`, the path and the reason otherwise. A
+    missing path is refused too: the caller checks what it is about to use."""
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise UntrustedLocation(f"{what} {os.fspath(path)} cannot be checked: {exc.strerror or exc}") from None
+    uid = os.geteuid()
+    if info.st_uid != uid:
+        raise UntrustedLocation(
+            f"{what} {os.fspath(path)} is owned by uid {info.st_uid}, not by the current user (uid {uid});"
+            " refusing to use it (another user may have prepared it)"
+        )
+    if stat.S_IMODE(info.st_mode) & _LOOSE:
+        raise UntrustedLocation(
+            f"{what} {os.fspath(path)} is writable by others (mode {stat.S_IMODE(info.st_mode):04o});"
+            " refusing to use it (check its contents, then chmod go-w)"
+        )
+
+
+def check_embedded_locations(data_dir: str | os.PathLike[str], registry: str | os.PathLike[str]) -> None:
+    """The embedded database's data directory, its server registry file (when there is one) and
+    the directories the registry names for the server's socket and pid file are all trusted."""
+    check_owned(data_dir, "data directory")
+    if not os.path.lexists(registry):
+        return
+    check_owned(registry, "server registry file")
+    try:
+        with open(registry, encoding="utf-8") as handle:
+            entry = json.load(handle)
+    except (OSError, ValueError):
+        return  # unreadable or not JSON: the server is started afresh, the registry rewritten
+    if not isinstance(entry, dict):
+        return
+    for key, what in (("unixsocket", "server socket directory"), ("pidfile", "server pid file directory")):
+        value = entry.get(key)
+        if isinstance(value, str) and value:
+            try:
+                check_owned(os.path.dirname(os.path.abspath(value)), what)
+            except UntrustedLocation as exc:
+                raise UntrustedLocation(f"{exc} (named by the server registry file {os.fspath(registry)})") from None
