@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .access_keys import listed_access_keys
 from .builder import _BuilderBase
 from .common import _arn_account, _date, _obj, _Principal, _Role, _tags, entity_id
 from .get import SourceFile
@@ -18,6 +19,8 @@ from .policy import PolicyFormatError, Statement, as_list, parse_policy
 
 
 class _PrincipalsMixin(_BuilderBase):
+    _listed_keys: dict[tuple[str, str], list[dict[str, Any]]] | None = None
+
     # ------------------------------------------------------------ GAAD
 
     def statements(self, file: str, item: str, document: Any) -> list[Statement]:
@@ -232,7 +235,21 @@ class _PrincipalsMixin(_BuilderBase):
 
         if row.get("password_enabled") == "true":
             self.session(user, "console", "console_password", True, last_used=date("password_last_used"))
+        listed = self.listed_keys().get((user.account, user.name))
         for n in ("1", "2"):
+            if listed is not None:  # `iam list-access-keys`: the key ids, and a status that is current
+                if int(n) <= len(listed):
+                    key = listed[int(n) - 1]
+                    self.session(
+                        user,
+                        f"access-key-{n}",
+                        "access_key",
+                        key.get("Status") == "Active",
+                        access_key_id=str(key["AccessKeyId"]),
+                        last_used=date(f"access_key_{n}_last_used_date"),
+                        last_rotated=self.created(file, item, key.get("CreateDate")),
+                    )
+                continue
             active = row.get(f"access_key_{n}_active") == "true"
             rotated = date(f"access_key_{n}_last_rotated")
             if active or rotated:
@@ -247,6 +264,11 @@ class _PrincipalsMixin(_BuilderBase):
         if row.get("mfa_active") in ("true", "false"):
             identity = entity_id(user.account, "user", user.name)
             self.nodes[identity].properties["mfa_active"] = row["mfa_active"] == "true"
+
+    def listed_keys(self) -> dict[tuple[str, str], list[dict[str, Any]]]:
+        if self._listed_keys is None:
+            self._listed_keys = listed_access_keys(self.sources, self.default_account)
+        return self._listed_keys
 
     def session(
         self, user: _Principal, slug: str, kind: str, active: bool, *, assumed: bool = False, **extra: Any
