@@ -179,11 +179,17 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser | None:
     p.add_argument("--choose", action="append", default=[], metavar="CANDIDATE_ID", help="analyst choice, in order")
     p.add_argument("--max-actions", type=_int_or_text, default=DEFAULT_MAX_ACTIONS, help="action cap 1..10 (default 3)")
     p.add_argument("--confirm", action="store_true", help="confirm that the run may block routes")
+    p.add_argument("--plan", action="store_true", help="show the AWS calls each candidate would make; run nothing")
 
     p = sub.add_parser("release", parents=[common], help="unblock a route BlastShield blocked (audited; --confirm)")
     p.add_argument("route_id")
     p.add_argument("--reason", required=True, help="why the route is released (recorded in the audit)")
     p.add_argument("--confirm", action="store_true", help="confirm that the route's paths may come back")
+    p.add_argument(
+        "--acknowledge-stolen-sessions",
+        action="store_true",
+        help="releasing a role session revocation re-enables sessions that may be stolen",
+    )
 
     p = sub.add_parser("audit", parents=[common], help="check the audit's hash chain")
     p.add_argument("audit_command", choices=("verify",), help="verify: recompute the chain")

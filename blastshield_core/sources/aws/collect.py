@@ -44,6 +44,7 @@ __all__ = [
     "botocore_config",
     "collect_account",
     "collect_accounts",
+    "recollect_user_keys",
 ]
 
 # Every action the collector calls (the IAM permission each call needs).
@@ -553,3 +554,28 @@ def collect_accounts(
         list(pool.map(member, wanted))
     report.seconds = round(time.perf_counter() - started, 3)
     return report
+
+
+def recollect_user_keys(session: Any, folder: Path | str, user: str, *, endpoint_url: str | None = None) -> int:
+    """Re-collect one user's slice into an account's collection folder: the user's entries of
+    `iam-list-access-keys.json` are replaced by what `iam:ListAccessKeys` lists now. The number of
+    keys listed. Raises CollectError when the call fails (the folder is then unchanged)."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    report = CollectReport(out=str(folder))
+    account = _Account(
+        session, Path(folder).parent, regions=["us-east-1"], report=report, progress=None, endpoint_url=endpoint_url
+    )
+    account.folder = Path(folder)
+    try:
+        client = account.client("iam")
+        keys: list[Any] = []
+        for page in client.get_paginator("list_access_keys").paginate(UserName=user):
+            keys.extend(page.get("AccessKeyMetadata", []))
+    except (ClientError, BotoCoreError) as exc:
+        raise CollectError(f"iam:ListAccessKeys {user}: {exc}") from None
+    path = Path(folder) / "iam-list-access-keys.json"
+    earlier = json.loads(path.read_text(encoding="utf-8")).get("AccessKeyMetadata", []) if path.exists() else []
+    kept = [k for k in earlier if k.get("UserName") != user]
+    account.write("iam-list-access-keys.json", {"AccessKeyMetadata": kept + keys})
+    return len(keys)
