@@ -139,3 +139,88 @@ def test_plan_names_the_exact_call_and_executes_nothing(moto_account, tmp_path, 
     assert _key_status(moto_account, key) == "Active"
     code, runs = _cli(capsys, "runs", "--data-dir", data)
     assert runs["runs"] == []
+
+
+def _carol_reads(account, key: str, secret: str) -> str:
+    """carol's own request, signed with her key, under moto's IAM enforcement: 'ok' or the error code."""
+    import boto3
+    from botocore.exceptions import ClientError
+
+    s3 = boto3.client(
+        "s3",
+        endpoint_url=account.url,
+        region_name="us-east-1",
+        aws_access_key_id=key,
+        aws_secret_access_key=secret,
+    )
+    try:
+        s3.get_object(Bucket="crown-jewels", Key="plans.txt")["Body"].read()
+    except ClientError as exc:
+        return exc.response["Error"]["Code"]
+    return "ok"
+
+
+def test_console_password_gets_a_deny_all_policy_that_moto_enforces(moto_account, tmp_path, capsys, monkeypatch):
+    """A console password is contained with an explicit deny-all inline policy (an explicit Deny
+    overrides every Allow: IAM "Policy evaluation logic"), which also stops the user's keys. With
+    moto's IAM enforcement switched on (`moto.settings.INITIAL_NO_AUTH_ACTION_COUNT`), carol's own
+    request fails after it, and works again after the release."""
+    import moto.settings
+
+    monkeypatch.setenv("BLASTSHIELD_AWS_RESPOND_PROFILE", "respond")
+    iam = moto_account.client("iam")
+    user_with_key_to_critical_bucket(moto_account, user="carol")
+    iam.create_login_profile(UserName="carol", Password="Correct-Horse-9!")
+    moto_account.client("s3").put_object(Bucket="crown-jewels", Key="plans.txt", Body=b"secret")
+    created = iam.create_access_key(UserName="carol")["AccessKey"]  # a second key, to sign carol's requests
+    data = str(tmp_path / "db")
+    assert _cli(capsys, "collect-aws", "--out", str(tmp_path / "c"), "--import", "--data-dir", data)[0] == 0
+    with monkeypatch.context() as m:
+        m.setattr(moto.settings, "INITIAL_NO_AUTH_ACTION_COUNT", 0)
+        assert _carol_reads(moto_account, created["AccessKeyId"], created["SecretAccessKey"]) == "ok"
+    code, opened = _cli(capsys, "alert", "open", f"{ACCOUNT}:user:carol", "--title", "t", "--data-dir", data)
+    alert_id = opened.get("alert", {}).get("id") or opened.get("alert_id") or opened["id"]
+    code, plan = _cli(capsys, "contain", alert_id, "--decider", "rules", "--plan", "--data-dir", data)
+    console = next(p["aws"] for p in plan["plans"] if p["route_id"].endswith(":console"))
+    assert console["kind"] == "deny_all_inline_policy"
+    assert console["calls"][0]["api"] == "iam:PutUserPolicy"
+    assert any("also stops every access key of carol" in s for s in console["side_effects"])
+    assert console["before_image"] == {
+        "kind": "inline_policy", "user": "carol", "policy_name": "BlastShieldDenyAll", "document": None,
+        "login_profile": True, "existed": False,
+    }  # fmt: skip
+    code, run = _cli(capsys, "contain", alert_id, "--decider", "rules", "--max-actions", "5", "--confirm",
+                     "--data-dir", data)  # fmt: skip
+    assert code == 0 and run["state"] == "completed", run
+    denied = [a for a in run["actions"] if a["aws"]["plan"]["kind"] == "deny_all_inline_policy"]
+    assert denied and all(a["api_verified"] and a["graph_verified"] for a in run["actions"])
+    assert sorted(iam.list_user_policies(UserName="carol")["PolicyNames"]) == ["BlastShieldDenyAll", "read-crown"]
+    assert iam.get_login_profile(UserName="carol")["LoginProfile"]["UserName"] == "carol"  # kept
+    with monkeypatch.context() as m:
+        m.setattr(moto.settings, "INITIAL_NO_AUTH_ACTION_COUNT", 0)
+        assert _carol_reads(moto_account, created["AccessKeyId"], created["SecretAccessKey"]) == "AccessDenied"
+    route = denied[0]["route_id"]
+    code, released = _cli(capsys, "release", route, "--reason", "cleared", "--confirm", "--data-dir", data)
+    assert code == 0, released
+    assert released["call"]["api"] == "iam:DeleteUserPolicy" and released["api_verified"] is True
+    assert iam.list_user_policies(UserName="carol")["PolicyNames"] == ["read-crown"]
+    with monkeypatch.context() as m:
+        m.setattr(moto.settings, "INITIAL_NO_AUTH_ACTION_COUNT", 0)
+        assert _carol_reads(moto_account, created["AccessKeyId"], created["SecretAccessKey"]) == "ok"
+
+
+def test_only_an_unconditional_deny_of_everything_blocks_every_credential():
+    from blastshield_core.sources.aws.deny_all import denies_everything
+    from blastshield_core.sources.aws.policy import parse_policy
+
+    def policy(**statement) -> list:
+        return parse_policy({"Version": "2012-10-17", "Statement": [{"Effect": "Deny", **statement}]})
+
+    assert denies_everything(policy(Action="*", Resource="*"))
+    assert not denies_everything(policy(Action="s3:*", Resource="*"))
+    assert not denies_everything(policy(Action="*", Resource="arn:aws:s3:::x/*"))
+    assert not denies_everything(policy(NotAction="iam:*", Resource="*"))
+    assert not denies_everything(
+        policy(Action="*", Resource="*", Condition={"Bool": {"aws:MultiFactorAuthPresent": "false"}})
+    )
+    assert not denies_everything(parse_policy({"Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}))

@@ -23,10 +23,12 @@ BlastShield set.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
+from urllib.parse import unquote
 
 from ..graph.store import QueryFailed, Store
 
@@ -39,7 +41,12 @@ __all__ = [
 ]
 
 NOT_APPLIED = "not applied in AWS"
-RESPONDER_WRITES = ("iam:UpdateAccessKey",)
+RESPONDER_WRITES = ("iam:UpdateAccessKey", "iam:PutUserPolicy", "iam:DeleteUserPolicy")
+DENY_POLICY_NAME = "BlastShieldDenyAll"
+DENY_ALL = {
+    "Version": "2012-10-17",
+    "Statement": [{"Sid": "BlastShieldContainment", "Effect": "Deny", "Action": "*", "Resource": "*"}],
+}
 AWS_SESSION_KINDS = frozenset({"access_key", "console_password", "credential"})
 VERIFY_TRIES = 6
 VERIFY_PAUSE_S = 0.25
@@ -138,15 +145,7 @@ class AccountResponder:
         user = str(props["arn"]).rsplit("/", 1)[-1]
         account = str(props.get("account", ""))
         if props.get("aws_kind") != "access_key":
-            return AccountPlan(
-                route_id,
-                account,
-                user,
-                "none",
-                False,
-                note=f"a {props.get('aws_kind')} session: BlastShield acts on the account only on access keys",
-                side_effects=["the route is blocked in the graph; the credential itself keeps working"],
-            )
+            return self._deny_all_plan(route_id, account, user, str(props.get("aws_kind")))
         key_id = str(props.get("access_key_id") or "")
         before: dict[str, Any] = {}
         session = self.read_session
@@ -187,6 +186,86 @@ class AccountResponder:
         )
         return plan
 
+    def _deny_all_plan(self, route_id: str, account: str, user: str, kind: str) -> AccountPlan:
+        """A console password, or a user without a credential report: an explicit deny-all inline
+        policy (exactly reversible, stops every credential of the user); the login profile is kept."""
+        before: dict[str, Any] = {}
+        if self.read_session is not None:
+            iam = self._iam(self.read_session)
+            before = {
+                "kind": "inline_policy",
+                "user": user,
+                "policy_name": DENY_POLICY_NAME,
+                "document": self._user_policy(iam, user),
+                "login_profile": self._has_login_profile(iam, user),
+            }
+            before["existed"] = before["document"] is not None
+        what = "console password" if kind == "console_password" else "credentials (no credential report)"
+        return AccountPlan(
+            route_id,
+            account,
+            user,
+            "deny_all_inline_policy",
+            self.applies,
+            calls=[
+                {
+                    "api": "iam:PutUserPolicy",
+                    "params": {
+                        "UserName": user,
+                        "PolicyName": DENY_POLICY_NAME,
+                        "PolicyDocument": json.dumps(DENY_ALL, sort_keys=True),
+                    },
+                }
+            ],
+            side_effects=[
+                f"for the {what}: an explicit Deny of every action on every resource wins over every Allow,"
+                f" so it also stops every access key of {user}, in the console and through the API",
+                "role sessions the user assumed earlier keep the role's permissions until they expire",
+                "the login profile is kept (removing it is not recommended: restoring it needs a new password)",
+            ],
+            reversibility="exact (release deletes the policy, or restores the document of that name it replaced)",
+            before_image=before,
+            note="" if self.applies else self.why_not_applied,
+        )
+
+    @staticmethod
+    def _user_policy(iam: Any, user: str) -> dict[str, Any] | None:
+        from botocore.exceptions import ClientError
+
+        try:
+            document = iam.get_user_policy(UserName=user, PolicyName=DENY_POLICY_NAME)["PolicyDocument"]
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") == "NoSuchEntity":
+                return None
+            raise
+        return json.loads(unquote(document)) if isinstance(document, str) else document
+
+    @staticmethod
+    def _has_login_profile(iam: Any, user: str) -> bool:
+        from botocore.exceptions import ClientError
+
+        try:
+            iam.get_login_profile(UserName=user)
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") == "NoSuchEntity":
+                return False
+            raise
+        return True
+
+    def _policy_reads(self, user: str, document: dict[str, Any] | None) -> bool:
+        """The user's BlastShield policy reads `document` (None: absent), within a bounded retry."""
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        for attempt in range(self.verify_tries):
+            try:
+                if self._user_policy(self._iam(self.read_session), user) == document:
+                    return True
+            except (ClientError, BotoCoreError):
+                pass
+            if attempt + 1 < self.verify_tries:
+                time.sleep(self.verify_pause_s * (attempt + 1))
+        return False
+
     @staticmethod
     def _keys(session_or_client: Any, user: str) -> list[dict[str, Any]]:
         client = session_or_client
@@ -204,22 +283,31 @@ class AccountResponder:
         from botocore.exceptions import BotoCoreError, ClientError
 
         outcome: dict[str, Any] = {"applied": False, "api_verified": False, "request_id": "", "error": ""}
-        if not plan.applied_in_aws or plan.kind != "deactivate_access_key":
+        if not plan.applied_in_aws:
             outcome["error"] = NOT_APPLIED
             return outcome
         if not plan.before_image:
-            outcome["error"] = f"access key of {plan.route_id} is not listed on the account: nothing was done"
+            outcome["error"] = f"{plan.route_id} could not be read on the account: nothing was done"
             return outcome
-        params = plan.calls[0]["params"]
+        call = plan.calls[0]
+        params = call["params"]
+        iam = self._iam(self.respond_session)
         try:
-            response = self._iam(self.respond_session).update_access_key(**params)
+            if plan.kind == "deactivate_access_key":
+                response = iam.update_access_key(**params)
+            else:
+                response = iam.put_user_policy(**params)
         except (ClientError, BotoCoreError) as exc:
-            outcome["error"] = f"iam:UpdateAccessKey failed: {exc}"
+            outcome["error"] = f"{call['api']} failed: {exc}"
             return outcome
         outcome["applied"] = True
         outcome["request_id"] = _request_id(response)
-        outcome["api_verified"] = self._reads(plan.user, params["AccessKeyId"], params["Status"])
-        outcome["read_back"] = params["Status"] if outcome["api_verified"] else "not confirmed"
+        if plan.kind == "deactivate_access_key":
+            outcome["api_verified"] = self._reads(plan.user, params["AccessKeyId"], params["Status"])
+            outcome["read_back"] = params["Status"] if outcome["api_verified"] else "not confirmed"
+        else:
+            outcome["api_verified"] = self._policy_reads(plan.user, DENY_ALL)
+            outcome["read_back"] = f"{DENY_POLICY_NAME} present" if outcome["api_verified"] else "not confirmed"
         return outcome
 
     def _reads(self, user: str, key_id: str, status: str) -> bool:
@@ -252,6 +340,8 @@ class AccountResponder:
         if not self.applies:
             raise DriftRefused(f"{self.why_not_applied}: the key cannot be restored from here")
         plan, before = action["plan"], action["plan"]["before_image"]
+        if plan["kind"] == "deny_all_inline_policy":
+            return self._release_policy(before)
         set_to = plan["calls"][0]["params"]["Status"]
         live = {k["AccessKeyId"]: k["Status"] for k in self._keys_for(self.read_session, before["user"])}
         now = live.get(before["access_key_id"])
@@ -270,4 +360,35 @@ class AccountResponder:
             "call": {"api": "iam:UpdateAccessKey", "params": params},
             "request_id": _request_id(response),
             "api_verified": self._reads(before["user"], before["access_key_id"], before["status"]),
+        }
+
+    def _release_policy(self, before: dict[str, Any]) -> dict[str, Any]:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        user = before["user"]
+        now = self._user_policy(self._iam(self.read_session), user)
+        if now != DENY_ALL:
+            state = "absent" if now is None else "a different document"
+            raise DriftRefused(
+                f"inline policy {DENY_POLICY_NAME} of {user} is {state} on the account, not the deny-all"
+                " BlastShield set: someone else changed it; nothing was done"
+            )
+        iam = self._iam(self.respond_session)
+        try:
+            if before.get("existed"):
+                params = {
+                    "UserName": user,
+                    "PolicyName": DENY_POLICY_NAME,
+                    "PolicyDocument": json.dumps(before["document"], sort_keys=True),
+                }
+                response, api = iam.put_user_policy(**params), "iam:PutUserPolicy"
+            else:
+                params = {"UserName": user, "PolicyName": DENY_POLICY_NAME}
+                response, api = iam.delete_user_policy(**params), "iam:DeleteUserPolicy"
+        except (ClientError, BotoCoreError) as exc:
+            raise DriftRefused(f"restoring {DENY_POLICY_NAME} failed: {exc}; nothing was changed") from None
+        return {
+            "call": {"api": api, "params": params},
+            "request_id": _request_id(response),
+            "api_verified": self._policy_reads(user, before.get("document") if before.get("existed") else None),
         }

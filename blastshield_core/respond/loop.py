@@ -433,7 +433,8 @@ class RunSession:
         account["resync"] = why or "re-synced"
         self._step("resync", f"{plan.user}'s slice re-collected and imported: {why or 'ok'}", {"error": why})
         after = self.tools.investigate_alert(alert_id)
-        reason = f"{call['api']} on {call['params'].get('AccessKeyId')} (request {outcome['request_id']})"
+        target = call["params"].get("AccessKeyId") or call["params"].get("UserName")
+        reason = f"{call['api']} on {target} (request {outcome['request_id']})"
         return ActionResult(
             operation="block_route",
             status="applied",

@@ -54,6 +54,8 @@ COLLECTOR_ACTIONS = (
     "iam:GenerateCredentialReport",
     "iam:GetCredentialReport",
     "iam:ListAccessKeys",
+    "iam:ListUserPolicies",  # the re-collection of one user's slice after a containment action
+    "iam:GetUserPolicy",
     "ec2:DescribeInstances",
     "lambda:ListFunctions",
     "s3:ListAllMyBuckets",
@@ -558,8 +560,9 @@ def collect_accounts(
 
 def recollect_user_keys(session: Any, folder: Path | str, user: str, *, endpoint_url: str | None = None) -> int:
     """Re-collect one user's slice into an account's collection folder: the user's entries of
-    `iam-list-access-keys.json` are replaced by what `iam:ListAccessKeys` lists now. The number of
-    keys listed. Raises CollectError when the call fails (the folder is then unchanged)."""
+    `iam-list-access-keys.json` (`iam:ListAccessKeys`) and the user's inline policies in the GAAD
+    (`iam:ListUserPolicies`, `iam:GetUserPolicy`) are replaced by what the account says now. The
+    number of keys listed. Raises CollectError when the call fails (the folder is then unchanged)."""
     from botocore.exceptions import BotoCoreError, ClientError
 
     report = CollectReport(out=str(folder))
@@ -574,8 +577,23 @@ def recollect_user_keys(session: Any, folder: Path | str, user: str, *, endpoint
             keys.extend(page.get("AccessKeyMetadata", []))
     except (ClientError, BotoCoreError) as exc:
         raise CollectError(f"iam:ListAccessKeys {user}: {exc}") from None
+    try:
+        inline = []
+        for page in client.get_paginator("list_user_policies").paginate(UserName=user):
+            for name in page.get("PolicyNames", []):
+                got = client.get_user_policy(UserName=user, PolicyName=name)
+                inline.append({"PolicyName": name, "PolicyDocument": got["PolicyDocument"]})
+    except (ClientError, BotoCoreError) as exc:
+        raise CollectError(f"iam:GetUserPolicy {user}: {exc}") from None
     path = Path(folder) / "iam-list-access-keys.json"
     earlier = json.loads(path.read_text(encoding="utf-8")).get("AccessKeyMetadata", []) if path.exists() else []
     kept = [k for k in earlier if k.get("UserName") != user]
+    gaad_path = Path(folder) / "iam-get-account-authorization-details.json"
+    gaad = json.loads(gaad_path.read_text(encoding="utf-8")) if gaad_path.exists() else None
+    if gaad is not None:
+        for entry in gaad.get("UserDetailList", []):
+            if entry.get("UserName") == user:
+                entry["UserPolicyList"] = inline
+        account.write("iam-get-account-authorization-details.json", gaad)
     account.write("iam-list-access-keys.json", {"AccessKeyMetadata": kept + keys})
     return len(keys)

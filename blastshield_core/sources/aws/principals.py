@@ -14,6 +14,7 @@ from typing import Any
 from .access_keys import listed_access_keys
 from .builder import _BuilderBase
 from .common import _arn_account, _date, _obj, _Principal, _Role, _tags, entity_id
+from .deny_all import denies_everything
 from .get import SourceFile
 from .policy import PolicyFormatError, Statement, as_list, parse_policy
 
@@ -275,6 +276,7 @@ class _PrincipalsMixin(_BuilderBase):
     ) -> None:
         identity = entity_id(user.account, "user", user.name)
         session = entity_id(user.account, "user", user.name, slug)
+        denied = denies_everything(user.statements)  # an explicit deny-all: no credential of the user works
         label = {"console": "console password", "credential": "credential (assumed active)"}.get(
             slug, slug.replace("-", " ")
         )
@@ -288,8 +290,10 @@ class _PrincipalsMixin(_BuilderBase):
             aws_snapshot=user.account,
             active=active,
             assumed=assumed or None,
+            denied_by_policy=denied or None,
             **extra,
         )
-        self.edge(identity, "HAS_SESSION", session, route_id=session, status="active" if active else "blocked")
+        status = "active" if active and not denied else "blocked"
+        self.edge(identity, "HAS_SESSION", session, route_id=session, status=status)
         self.edge(session, "CAN_ACCESS", entity_id(user.account, "user", user.name, "api"))
         self.user_sessions[user.arn].append(session)
