@@ -74,6 +74,10 @@ def test_contain_deactivates_the_key_verifies_then_release_restores_it(moto_acco
     assert intent["data"]["before_image"] == {
         "kind": "access_key", "user": "alice", "access_key_id": key, "status": "Active",
     }  # fmt: skip
+    assert main(["run", run["run_id"], "--data-dir", data]) == 0
+    text = capsys.readouterr().out
+    assert "AWS iam:UpdateAccessKey: applied True, api_verified True, graph_verified True, request " in text
+    assert "[aws_call] iam:UpdateAccessKey" in text
     # the route's status comes from the account: the re-collected graph has it blocked, no path
     code, inv = _cli(capsys, "investigate", alert_id, "--data-dir", data)
     assert inv["status"] == "no_path"
