@@ -185,11 +185,6 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser | None:
     p.add_argument("route_id")
     p.add_argument("--reason", required=True, help="why the route is released (recorded in the audit)")
     p.add_argument("--confirm", action="store_true", help="confirm that the route's paths may come back")
-    p.add_argument(
-        "--acknowledge-stolen-sessions",
-        action="store_true",
-        help="releasing a role session revocation re-enables sessions that may be stolen",
-    )
 
     p = sub.add_parser("audit", parents=[common], help="check the audit's hash chain")
     p.add_argument("audit_command", choices=("verify",), help="verify: recompute the chain")
