@@ -248,6 +248,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(args.json, Status.INVALID_INPUT, str(exc), EXIT_INVALID)
     if args.command in READ_COMMANDS:
         return _read_command(args, settings)
+    if args.command in ("collect-aws", "contain", "release"):
+        from .cli_aws import aws_command  # the AWS commands' handlers, imported only by them
+
+        handled = aws_command(args, settings)
+        if handled is not None:
+            return handled
     if args.command == "mcp":
         return _serve_mcp(args, settings)
 

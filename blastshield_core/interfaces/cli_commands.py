@@ -9,7 +9,7 @@ import argparse
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -33,7 +33,7 @@ def _run_text(run: RunRecord, with_steps: bool) -> str:
     ]
     lines += [
         f"  action {a.step}: {a.candidate_id} -> {a.status}, verified {a.verified}"
-        f" ({a.paths_before} -> {a.paths_after} paths)"
+        f" ({a.paths_before} -> {a.paths_after} paths)" + _aws_text(a)
         for a in run.actions
     ]
     if with_steps:
@@ -43,6 +43,19 @@ def _run_text(run: RunRecord, with_steps: bool) -> str:
         for r in run.releases
     ]
     return "\n".join(lines)
+
+
+def _aws_text(action: Any) -> str:
+    """An action's account side: applied in AWS with both checks and the request id, or not."""
+    aws = action.aws
+    if not aws:
+        return ""
+    if not aws.get("applied_in_aws"):
+        return "; not applied in AWS (graph only)"
+    return (
+        f"; AWS {aws['plan']['calls'][0]['api']}: applied {action.applied}, api_verified {action.api_verified},"
+        f" graph_verified {action.graph_verified}, request {aws.get('request_id') or '-'}"
+    )
 
 
 def _contain(services: Services, args: argparse.Namespace) -> int:

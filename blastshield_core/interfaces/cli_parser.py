@@ -117,6 +117,19 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser | None:
     p = sub.add_parser("policy-eval", parents=[common], help="decide one AWS request from its policies (no database)")
     p.add_argument("request", metavar="REQUEST.json", help="a request object or a list of them ('-': standard input)")
 
+    p = sub.add_parser(
+        "collect-aws", parents=[common], help="collect AWS accounts read-only into the import-aws layout"
+    )
+    p.add_argument("--profile", help="AWS profile (default BLASTSHIELD_AWS_COLLECT_PROFILE, else boto3's chain)")
+    p.add_argument("--region", action="append", default=[], metavar="R", help="a region to collect (repeatable)")
+    p.add_argument("--endpoint-url", metavar="URL", help="an endpoint for every service (default: botocore's config)")
+    p.add_argument("--organization", action="store_true", help="also collect the organisation's member accounts")
+    p.add_argument("--member-role", default="", metavar="NAME", help="read-only role assumed in each member account")
+    p.add_argument("--accounts", default="", metavar="ID,...", help="only these member accounts")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder to write (one folder per account)")
+    p.add_argument("--import", dest="do_import", action="store_true", help="then import the collection")
+    p.add_argument("--sensitivity", metavar="FILE", help="with --import: JSON object ARN glob -> level")
+
     sub.add_parser("alerts", parents=[common], help="list alerts with computed scores")
 
     p = sub.add_parser("investigate", parents=[common], help="qualifying paths from an alert's entity")
@@ -169,6 +182,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser | None:
     p.add_argument("--choose", action="append", default=[], metavar="CANDIDATE_ID", help="analyst choice, in order")
     p.add_argument("--max-actions", type=_int_or_text, default=DEFAULT_MAX_ACTIONS, help="action cap 1..10 (default 3)")
     p.add_argument("--confirm", action="store_true", help="confirm that the run may block routes")
+    p.add_argument("--plan", action="store_true", help="show the AWS calls each candidate would make; run nothing")
 
     p = sub.add_parser("release", parents=[common], help="unblock a route BlastShield blocked (audited; --confirm)")
     p.add_argument("route_id")

@@ -50,6 +50,7 @@ from ..read.trace import Tracer
 from ..results import (
     DEFAULT_MAX_ACTIONS,
     MAX_ACTIONS_LIMIT,
+    ActionResult,
     InvestigationResult,
     RelView,
     RunAction,
@@ -302,16 +303,29 @@ class RunSession:
 
         chosen = next(c for c in fresh.candidates if c.id == proposal.candidate_id)
         route_id = chosen.route_id
+        effector = self.controller.effector
+        plan = effector.plan(route_id) if effector is not None else None
+        on_account = plan is not None and plan.applied_in_aws
         # Intent before effect: if this step cannot be written, nothing is blocked.
         self._step(
             "intent",
-            f"about to block_route {route_id} (candidate {proposal.candidate_id}) as {self.run.actor}",
-            {"operation": "block_route", "route_id": route_id, "candidate_id": proposal.candidate_id},
+            f"about to block_route {route_id} (candidate {proposal.candidate_id}) as {self.run.actor}"
+            + (
+                "" if plan is None else (" on the AWS account" if on_account else f" ({plan.kind}: not applied in AWS)")
+            ),
+            {"operation": "block_route", "route_id": route_id, "candidate_id": proposal.candidate_id}
+            | ({} if plan is None else {"aws_plan": plan.to_dict(), "before_image": plan.before_image}),
         )
         mark = tools.tracer.mark()
-        result = self.controller.actions.execute(
-            "block_route", alert_id, route_id, self.run.run_id, tools=tools, actor=self.run.actor
-        )
+        account: dict[str, Any] | None = None
+        if on_account:
+            result, account = self._act_on_account(effector, plan, alert_id, route_id, mark)
+        else:
+            result = self.controller.actions.execute(
+                "block_route", alert_id, route_id, self.run.run_id, tools=tools, actor=self.run.actor
+            )
+            if plan is not None:
+                account = {"applied_in_aws": False, "plan": plan.to_dict(), "note": plan.note or "graph only"}
         if result.status == "applied":
             self._pending = RunAction(
                 step=self._decisions,
@@ -340,6 +354,9 @@ class RunSession:
             verified = self._route_blocked(route_id, chosen.relationship) and not [
                 p for p in after.paths if route_id in p.route_ids
             ]
+        graph_verified = verified
+        if on_account and account is not None:  # completed needs the account's re-read too
+            verified = verified and bool(account.get("api_verified"))
         self._step(
             "requery",
             f"fresh investigation: {after.status.value}, {after.path_count} path(s) remain"
@@ -365,6 +382,10 @@ class RunSession:
                 paths_before=result.paths_before,
                 paths_after=after.path_count if after.status.is_answer else None,
                 reason=result.reason,
+                applied=None if account is None else bool(account.get("applied", result.status == "applied")),
+                api_verified=None if account is None else bool(account.get("api_verified")),
+                graph_verified=None if account is None else graph_verified,
+                aws=account,
             )
         )
         self._update_audit(self.run.steps[-1])
@@ -378,6 +399,51 @@ class RunSession:
         if result.status != "applied":
             return self._finish(RunState.STOPPED, f"action rejected: {result.reason}", after.path_count)
         return self.run
+
+    def _act_on_account(
+        self, effector: Any, plan: Any, alert_id: str, route_id: str, mark: int
+    ) -> tuple[ActionResult, dict[str, Any]]:
+        """The account's call (after the intent step), its request id, the API re-read, then the
+        principal's slice re-synced through the import path: the route's status comes from the account."""
+        before = self.latest.path_count if self.latest is not None else None
+        outcome = effector.apply(plan)
+        account = {"applied_in_aws": True, "plan": plan.to_dict(), **outcome}
+        call = plan.calls[0]
+        self._step(
+            "aws_call",
+            f"{call['api']} {route_id}: "
+            + (
+                f"request id {outcome['request_id']}; re-read through the API: {outcome.get('read_back')}"
+                if outcome["applied"]
+                else f"not applied ({outcome['error']})"
+            ),
+            {"route_id": route_id, **account},
+            mark,
+        )
+        if not outcome["applied"]:
+            return ActionResult(
+                operation="block_route",
+                status="failed",
+                reason=outcome["error"],
+                alert_id=alert_id,
+                route_id=route_id,
+                paths_before=before,
+            ), account
+        why = effector.resync(plan)
+        account["resync"] = why or "re-synced"
+        self._step("resync", f"{plan.user}'s slice re-collected and imported: {why or 'ok'}", {"error": why})
+        after = self.tools.investigate_alert(alert_id)
+        target = call["params"].get("AccessKeyId") or call["params"].get("UserName")
+        reason = f"{call['api']} on {target} (request {outcome['request_id']})"
+        return ActionResult(
+            operation="block_route",
+            status="applied",
+            reason=reason + (f"; re-sync failed: {why}" if why else ""),
+            alert_id=alert_id,
+            route_id=route_id,
+            paths_before=before,
+            after=after,
+        ), account
 
     def _route_blocked(self, route_id: str, rel: RelView) -> bool:
         """Read the route back (by its relationship's ends): the write must be visible as `blocked`."""
@@ -393,7 +459,17 @@ class RunSession:
         verified = sum(1 for a in self.run.actions if a.verified)
         if any(a.status == "applied" and not a.verified for a in self.run.actions):  # pragma: no cover - guarded above
             raise AssertionError("completed with an unverified action")
-        return f"a fresh query found no qualifying path; {verified} verified action(s)"
+        reason = f"a fresh query found no qualifying path; {verified} verified action(s)"
+        on_account = sum(1 for a in self.run.actions if a.aws and a.aws.get("applied_in_aws"))
+        graph_only = [a.route_id for a in self.run.actions if a.aws and not a.aws.get("applied_in_aws")]
+        if on_account:
+            reason += f"; {on_account} applied and verified on the AWS account"
+        if graph_only:
+            reason += (
+                f"; not applied in AWS: {', '.join(graph_only)} blocked in the graph only,"
+                " the credentials still work on the account"
+            )
+        return reason
 
     def abandon(self, reason: str) -> RunRecord:
         """End a run nobody will continue (its dashboard session ended or timed out)."""
@@ -434,10 +510,12 @@ class RunSession:
 class ContainmentController:
     """Starts runs and drives them to a verdict."""
 
-    def __init__(self, tools: ReadTools, actions: ActionService, audit: AuditLog):
+    def __init__(self, tools: ReadTools, actions: ActionService, audit: AuditLog, effector: Any = None):
         self.tools = tools
         self.actions = actions
         self.audit = audit
+        # The account responder (`aws_respond.AccountResponder`) for AWS-backed routes, when configured.
+        self.effector = effector
 
     def start(
         self,

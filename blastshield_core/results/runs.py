@@ -90,6 +90,11 @@ class RunAction(_Out):
     paths_before: int | None
     paths_after: int | None
     reason: str
+    # On an AWS-backed route: the account's side (plan, before-image, request id), and the two checks.
+    applied: bool | None = None
+    api_verified: bool | None = None
+    graph_verified: bool | None = None
+    aws: dict[str, Any] | None = None
 
 
 class RunStep(_Out):

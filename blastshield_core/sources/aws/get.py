@@ -37,6 +37,7 @@ KINDS = {
     "credential_report": "aws iam get-credential-report",
     "buckets": "aws s3api list-buckets",
     "findings": "aws guardduty get-findings",
+    "access_keys": "aws iam list-access-keys",
 }
 
 
@@ -83,6 +84,8 @@ def recognise(data: Any) -> str | None:
         return "buckets"
     if isinstance(data.get("Findings"), list):
         return "findings"
+    if isinstance(data.get("AccessKeyMetadata"), list):
+        return "access_keys"
     return None
 
 

@@ -11,14 +11,18 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .access_keys import listed_access_keys
 from .bounds import policy_bound_error
 from .builder import _BuilderBase
 from .common import _arn_account, _date, _obj, _Principal, _Role, _tags, entity_id
+from .deny_all import denies_everything
 from .get import SourceFile
 from .policy import PolicyFormatError, Statement, as_list, parse_policy
 
 
 class _PrincipalsMixin(_BuilderBase):
+    _listed_keys: dict[tuple[str, str], list[dict[str, Any]]] | None = None
+
     # ------------------------------------------------------------ GAAD
 
     def statements(self, file: str, item: str, document: Any) -> list[Statement]:
@@ -263,7 +267,21 @@ class _PrincipalsMixin(_BuilderBase):
         keys = 0
         if row.get("password_enabled") == "true":
             self.session(user, "console", "console_password", True, last_used=date("password_last_used"))
+        listed = self.listed_keys().get((user.account, user.name))
         for n in ("1", "2"):
+            if listed is not None:  # `iam list-access-keys`: the key ids, and a status that is current
+                if int(n) <= len(listed):
+                    key = listed[int(n) - 1]
+                    self.session(
+                        user,
+                        f"access-key-{n}",
+                        "access_key",
+                        key.get("Status") == "Active",
+                        access_key_id=str(key["AccessKeyId"]),
+                        last_used=date(f"access_key_{n}_last_used_date"),
+                        last_rotated=self.created(file, item, key.get("CreateDate")),
+                    )
+                continue
             active = row.get(f"access_key_{n}_active") == "true"
             rotated = date(f"access_key_{n}_last_rotated")
             if active or rotated:
@@ -281,11 +299,17 @@ class _PrincipalsMixin(_BuilderBase):
             identity = entity_id(user.account, "user", user.name)
             self.nodes[identity].properties["mfa_active"] = row["mfa_active"] == "true"
 
+    def listed_keys(self) -> dict[tuple[str, str], list[dict[str, Any]]]:
+        if self._listed_keys is None:
+            self._listed_keys = listed_access_keys(self.sources, self.default_account)
+        return self._listed_keys
+
     def session(
         self, user: _Principal, slug: str, kind: str, active: bool, *, assumed: bool = False, **extra: Any
     ) -> None:
         identity = entity_id(user.account, "user", user.name)
         session = entity_id(user.account, "user", user.name, slug)
+        denied = denies_everything(user.statements)  # an explicit deny-all: no credential of the user works
         label = {"console": "console password", "credential": "credential (assumed active)"}.get(
             slug, slug.replace("-", " ")
         )
@@ -299,8 +323,10 @@ class _PrincipalsMixin(_BuilderBase):
             aws_snapshot=user.account,
             active=active,
             assumed=assumed or None,
+            denied_by_policy=denied or None,
             **extra,
         )
-        self.edge(identity, "HAS_SESSION", session, route_id=session, status="active" if active else "blocked")
+        status = "active" if active and not denied else "blocked"
+        self.edge(identity, "HAS_SESSION", session, route_id=session, status=status)
         self.edge(session, "CAN_ACCESS", entity_id(user.account, "user", user.name, "api"))
         self.user_sessions[user.arn].append(session)

@@ -1,0 +1,85 @@
+"""A moto server on loopback as the AWS account, and an AWS config that points profiles at it.
+
+The profiles reach moto through botocore's configured endpoint (`endpoint_url` in the AWS config
+file), as BLASTSHIELD_AWS_COLLECT_PROFILE and BLASTSHIELD_AWS_RESPOND_PROFILE do in production.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import boto3
+import pytest
+from moto.server import ThreadedMotoServer
+
+ACCOUNT = "123456789012"  # moto's default account
+
+
+@dataclass
+class MotoAccount:
+    url: str
+    config: Path
+
+    def session(self, profile: str = "collect") -> boto3.Session:
+        return boto3.Session(profile_name=profile)
+
+    def client(self, service: str, profile: str = "collect"):
+        return self.session(profile).client(service)
+
+    def reset(self) -> None:
+        urllib.request.urlopen(urllib.request.Request(f"{self.url}/moto-api/reset", method="POST"), timeout=10)
+
+
+@pytest.fixture(scope="session")
+def moto_server() -> Iterator[str]:
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def moto_account(moto_server, tmp_path, monkeypatch) -> Iterator[MotoAccount]:
+    """A fresh moto account; profiles `collect` and `respond` point at it through the AWS config."""
+    config = tmp_path / "aws-config"
+    config.write_text(
+        "".join(
+            f"[profile {name}]\nregion = us-east-1\nendpoint_url = {moto_server}\n"
+            f"aws_access_key_id = AKIA{name.upper():0<16}\naws_secret_access_key = secret-{name}\n"
+            for name in ("collect", "respond")
+        ),
+        encoding="utf-8",
+    )
+    for var in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_ENDPOINT_URL"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(config))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-credentials"))
+    monkeypatch.delenv("BLASTSHIELD_AWS_RESPOND_PROFILE", raising=False)
+    monkeypatch.setenv("BLASTSHIELD_AWS_COLLECT_PROFILE", "collect")
+    account = MotoAccount(moto_server, config)
+    account.reset()
+    yield account
+    account.reset()
+
+
+def user_with_key_to_critical_bucket(account: MotoAccount, user: str = "alice", bucket: str = "crown-jewels") -> str:
+    """A user whose access key reads a bucket tagged critical; the key id."""
+    iam = account.client("iam")
+    iam.create_user(UserName=user)
+    key = iam.create_access_key(UserName=user)["AccessKey"]["AccessKeyId"]
+    policy = {
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Action": "s3:GetObject", "Resource": f"arn:aws:s3:::{bucket}/*"}],
+    }
+    iam.put_user_policy(UserName=user, PolicyName="read-crown", PolicyDocument=json.dumps(policy))
+    s3 = account.client("s3")
+    s3.create_bucket(Bucket=bucket)
+    s3.put_bucket_tagging(Bucket=bucket, Tagging={"TagSet": [{"Key": "sensitivity", "Value": "critical"}]})
+    return key
