@@ -6,6 +6,12 @@ recursively) and `.zip` archives, given as paths or as `(name, bytes)` pairs (an
 upload). A file named explicitly that is not recognised, and any file that is
 not valid JSON, is an `AwsInputError`; a JSON file inside a folder or archive
 that is not recognised is listed as skipped with the reason.
+
+Calls whose output does not name its resource (a bucket policy, a key policy, an
+organisation's policy) are read in cloudmapper's per-resource layout: a folder named
+after the call (`PER_RESOURCE`) holding one file per resource, named after it. Such a
+file is recognised by its folder and keeps the resource's name; one that is not JSON
+(a collector's error text) is skipped with the reason, not an error.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
+from urllib.parse import unquote_plus
 
 __all__ = ["KINDS", "AwsInputError", "AwsSources", "SourceFile", "read_sources", "recognise"]
 
@@ -30,6 +37,26 @@ KINDS = {
     "credential_report": "aws iam get-credential-report",
     "buckets": "aws s3api list-buckets",
     "findings": "aws guardduty get-findings",
+    "secrets": "aws secretsmanager list-secrets",
+    "kms_keys": "aws kms list-keys",
+    "organization": "aws organizations describe-organization",
+    "org_roots": "aws organizations list-roots",
+    "org_policies": "aws organizations list-policies",
+    "bucket_policy": "aws s3api get-bucket-policy (one file per bucket)",
+    "secret_policy": "aws secretsmanager get-resource-policy (one file per secret)",
+    "key_policy": "aws kms get-key-policy (one file per key)",
+    "org_parents": "aws organizations list-parents (one file per account or OU)",
+    "org_policy": "aws organizations describe-policy (one file per policy)",
+    "org_targets": "aws organizations list-targets-for-policy (one file per policy)",
+}
+# per-resource folders (cloudmapper's layout): the call's folder name -> kind; the file is named after its resource
+PER_RESOURCE = {
+    "s3-get-bucket-policy": "bucket_policy",
+    "secretsmanager-get-resource-policy": "secret_policy",
+    "kms-get-key-policy": "key_policy",
+    "organizations-list-parents": "org_parents",
+    "organizations-describe-policy": "org_policy",
+    "organizations-list-targets-for-policy": "org_targets",
 }
 
 
@@ -45,6 +72,7 @@ class SourceFile:
     name: str
     folder: str
     data: dict[str, Any]
+    resource: str = ""  # a per-resource file: the resource its name names
 
 
 @dataclass
@@ -75,7 +103,39 @@ def recognise(data: Any) -> str | None:
         return "buckets"
     if isinstance(data.get("Findings"), list):
         return "findings"
+    if isinstance(data.get("SecretList"), list):
+        return "secrets"
+    if isinstance(data.get("Keys"), list):
+        return "kms_keys"
+    if isinstance(data.get("Organization"), dict):
+        return "organization"
+    if isinstance(data.get("Roots"), list):
+        return "org_roots"
+    policies = data.get("Policies")
+    if isinstance(policies, list) and all(isinstance(p, dict) and "Type" in p and "Id" in p for p in policies):
+        return "org_policies"
     return None
+
+
+def _per_resource_kind(parts: Sequence[str]) -> str | None:
+    """The kind of a file in a per-resource folder (by the folder's name), or None."""
+    return PER_RESOURCE.get(parts[-2]) if len(parts) >= 2 else None
+
+
+def _add_per_resource(sources: AwsSources, kind: str, name: str, folder: str, raw: bytes) -> None:
+    """A per-resource file: its folder gives the kind, its name the resource (cloudmapper quotes names)."""
+    if len(raw) > MAX_FILE_BYTES:
+        raise AwsInputError(f"{name}: file is {len(raw)} bytes; the limit is {MAX_FILE_BYTES}")
+    try:
+        data = _decode(name, raw)
+    except AwsInputError as exc:  # a collector writes its error text where the output would be
+        sources.skipped.append({"file": name, "reason": str(exc).removeprefix(f"{name}: ")})
+        return
+    if not isinstance(data, dict):
+        sources.skipped.append({"file": name, "reason": f"not an {KINDS[kind]} output (not a JSON object)"})
+        return
+    resource = PurePosixPath(name.replace("\\", "/")).name
+    sources.files.append(SourceFile(kind, name, folder, data, unquote_plus(resource)))
 
 
 def _decode(name: str, raw: bytes) -> Any:
@@ -114,6 +174,12 @@ def _add_zip(sources: AwsSources, name: str, raw: bytes) -> None:
             if info.is_dir() or any(part.startswith(".") or part == "__MACOSX" for part in member.parts):
                 continue
             label = f"{name}:{info.filename}"
+            kind = _per_resource_kind(member.parts)
+            if kind is not None:
+                if info.file_size > MAX_FILE_BYTES:
+                    raise AwsInputError(f"{label}: file is {info.file_size} bytes; the limit is {MAX_FILE_BYTES}")
+                _add_per_resource(sources, kind, label, f"{name}:{member.parent.parent}", archive.read(info))
+                continue
             if member.suffix.lower() != ".json":
                 sources.skipped.append({"file": label, "reason": "not a .json file"})
                 continue
@@ -139,7 +205,10 @@ def read_sources(items: Sequence[Path | str | tuple[str, bytes]]) -> AwsSources:
     for item in items:
         if isinstance(item, tuple):
             name, raw = item
-            if name.lower().endswith(".zip"):
+            kind = _per_resource_kind(PurePosixPath(name.replace("\\", "/")).parts)
+            if kind is not None:
+                _add_per_resource(sources, kind, name, "upload", raw)
+            elif name.lower().endswith(".zip"):
                 _add_zip(sources, name, raw)
             else:
                 _add(sources, name, "upload", raw, named=True)
@@ -150,14 +219,20 @@ def read_sources(items: Sequence[Path | str | tuple[str, bytes]]) -> AwsSources:
                 rel = child.relative_to(path)
                 if any(part.startswith(".") for part in rel.parts):
                     continue
-                if child.suffix.lower() == ".zip":
+                kind = _per_resource_kind(child.parts)
+                if kind is not None:
+                    _add_per_resource(sources, kind, str(child), str(child.parent.parent), _read(child))
+                elif child.suffix.lower() == ".zip":
                     _add_zip(sources, str(child), _read(child))
                 elif child.suffix.lower() == ".json":
                     _add(sources, str(child), str(child.parent), _read(child), named=False)
                 else:
                     sources.skipped.append({"file": str(child), "reason": "not a .json file"})
         elif path.is_file():
-            if path.suffix.lower() == ".zip":
+            kind = _per_resource_kind(path.parts)
+            if kind is not None:
+                _add_per_resource(sources, kind, str(path), str(path.parent.parent), _read(path))
+            elif path.suffix.lower() == ".zip":
                 _add_zip(sources, str(path), _read(path))
             else:
                 _add(sources, str(path), str(path.parent), _read(path), named=True)

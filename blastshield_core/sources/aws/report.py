@@ -8,6 +8,22 @@ from typing import Any
 __all__ = ["AwsImportReport"]
 
 
+def _policy_counts() -> dict[str, Any]:
+    """What resource policies and organisation guardrails read and changed (docs/aws-import.md)."""
+    return dict(
+        resource_policies_read={"bucket": 0, "secret": 0, "kms_key": 0},
+        scps_read=0,
+        rcps_read=0,
+        edges_added_by_resource_policies=0,
+        edges_removed_by_resource_policies=0,
+        edges_denied_by_resource_policies=0,
+        edges_removed_by_guardrails=0,
+        edges_denied_by_guardrails=0,
+        edges_identity_policy_only=0,
+        public_assets=0,
+    )
+
+
 @dataclass
 class AwsImportReport:
     """What an AWS import read and wrote.
@@ -17,7 +33,9 @@ class AwsImportReport:
     `warnings` are `{file, item, message}`, `skipped` are `{file, reason}`;
     `preserved_blocks` are the routes BlastShield blocked that stayed blocked although the
     snapshot names them, `blocks_gone` those whose routes the snapshot no longer has;
-    `actor` is who imported. `timings` hold `parse_s`, `evaluate_s`, `load_s` in seconds.
+    `policy_counts` say how many resource policies (by kind), SCPs and RCPs were read and how many
+    relationships they added, removed or turned into denies; `actor` is who imported.
+    `timings` hold `parse_s`, `evaluate_s`, `load_s` in seconds.
     """
 
     status: str = "built"
@@ -31,6 +49,7 @@ class AwsImportReport:
     removed: dict[str, int] = field(default_factory=lambda: {"nodes": 0, "relationships": 0, "alerts": 0})
     files: list[dict[str, str]] = field(default_factory=list)
     replaced: bool = False
+    policy_counts: dict[str, Any] = field(default_factory=_policy_counts)
     timings: dict[str, float] = field(default_factory=lambda: {"parse_s": 0.0, "evaluate_s": 0.0, "load_s": 0.0})
 
     def warn(self, file: str, item: str, message: str) -> None:

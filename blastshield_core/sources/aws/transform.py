@@ -32,6 +32,7 @@ from .common import ACCESS_ACTIONS, DATA_ACTIONS, DEFAULT_SENSITIVITY, LEVELS, e
 from .findings import _FindingsMixin
 from .get import AwsSources
 from .grants import _GrantsMixin
+from .policy_edges import _ResourcePolicyMixin
 from .principals import _PrincipalsMixin
 from .report import AwsImportReport
 from .trust import _TrustMixin
@@ -80,7 +81,7 @@ def _built_edges(edges: Mapping[tuple[str, str, str], dict[str, Any]]) -> list[E
     return out
 
 
-class _Builder(_PrincipalsMixin, _WorkloadsMixin, _TrustMixin, _GrantsMixin, _FindingsMixin):
+class _Builder(_PrincipalsMixin, _WorkloadsMixin, _TrustMixin, _ResourcePolicyMixin, _GrantsMixin, _FindingsMixin):
     """One transform: the parts read the exports and evaluate the policies; `build` runs them in order."""
 
     # ------------------------------------------------------------ all
@@ -106,8 +107,10 @@ class _Builder(_PrincipalsMixin, _WorkloadsMixin, _TrustMixin, _GrantsMixin, _Fi
             self.read_instances()
             self.read_functions()
             self.read_buckets()
+            self.read_resource_policies()
             self.can_assume()
             self.can_read()
+            self.follow_policies()
             self.can_access()
             self.read_findings()
         name = "aws-" + "-".join(sorted(self.accounts))[:120] if self.accounts else "aws-empty"
