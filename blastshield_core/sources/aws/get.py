@@ -6,6 +6,12 @@ recursively) and `.zip` archives, given as paths or as `(name, bytes)` pairs (an
 upload). A file named explicitly that is not recognised, and any file that is
 not valid JSON, is an `AwsInputError`; a JSON file inside a folder or archive
 that is not recognised is listed as skipped with the reason.
+
+Calls whose output does not name its resource (a bucket policy, a key policy, an
+organisation's policy) are read in cloudmapper's per-resource layout: a folder named
+after the call (`PER_RESOURCE`) holding one file per resource, named after it. Such a
+file is recognised by its folder and keeps the resource's name; one that is not JSON
+(a collector's error text) is skipped with the reason, not an error.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
+from urllib.parse import unquote_plus
 
 __all__ = ["KINDS", "AwsInputError", "AwsSources", "SourceFile", "read_sources", "recognise"]
 
@@ -38,6 +45,26 @@ KINDS = {
     "buckets": "aws s3api list-buckets",
     "findings": "aws guardduty get-findings",
     "access_keys": "aws iam list-access-keys",
+    "secrets": "aws secretsmanager list-secrets",
+    "kms_keys": "aws kms list-keys",
+    "organization": "aws organizations describe-organization",
+    "org_roots": "aws organizations list-roots",
+    "org_policies": "aws organizations list-policies",
+    "bucket_policy": "aws s3api get-bucket-policy (one file per bucket)",
+    "secret_policy": "aws secretsmanager get-resource-policy (one file per secret)",
+    "key_policy": "aws kms get-key-policy (one file per key)",
+    "org_parents": "aws organizations list-parents (one file per account or OU)",
+    "org_policy": "aws organizations describe-policy (one file per policy)",
+    "org_targets": "aws organizations list-targets-for-policy (one file per policy)",
+}
+# per-resource folders (cloudmapper's layout): the call's folder name -> kind; the file is named after its resource
+PER_RESOURCE = {
+    "s3-get-bucket-policy": "bucket_policy",
+    "secretsmanager-get-resource-policy": "secret_policy",
+    "kms-get-key-policy": "key_policy",
+    "organizations-list-parents": "org_parents",
+    "organizations-describe-policy": "org_policy",
+    "organizations-list-targets-for-policy": "org_targets",
 }
 
 
@@ -53,6 +80,7 @@ class SourceFile:
     name: str
     folder: str
     data: dict[str, Any]
+    resource: str = ""  # a per-resource file: the resource its name names
 
 
 @dataclass
@@ -86,7 +114,39 @@ def recognise(data: Any) -> str | None:
         return "findings"
     if isinstance(data.get("AccessKeyMetadata"), list):
         return "access_keys"
+    if isinstance(data.get("SecretList"), list):
+        return "secrets"
+    if isinstance(data.get("Keys"), list):
+        return "kms_keys"
+    if isinstance(data.get("Organization"), dict):
+        return "organization"
+    if isinstance(data.get("Roots"), list):
+        return "org_roots"
+    policies = data.get("Policies")
+    if isinstance(policies, list) and all(isinstance(p, dict) and "Type" in p and "Id" in p for p in policies):
+        return "org_policies"
     return None
+
+
+def _per_resource_kind(parts: Sequence[str]) -> str | None:
+    """The kind of a file in a per-resource folder (by the folder's name), or None."""
+    return PER_RESOURCE.get(parts[-2]) if len(parts) >= 2 else None
+
+
+def _add_per_resource(sources: AwsSources, kind: str, name: str, folder: str, raw: bytes) -> None:
+    """A per-resource file: its folder gives the kind, its name the resource (cloudmapper quotes names)."""
+    if len(raw) > MAX_FILE_BYTES:
+        raise AwsInputError(f"{name}: file is {len(raw)} bytes; the limit is {MAX_FILE_BYTES}")
+    try:
+        data = _decode(name, raw)
+    except AwsInputError as exc:  # a collector writes its error text where the output would be
+        sources.skipped.append({"file": name, "reason": str(exc).removeprefix(f"{name}: ")})
+        return
+    if not isinstance(data, dict):
+        sources.skipped.append({"file": name, "reason": f"not an {KINDS[kind]} output (not a JSON object)"})
+        return
+    resource = PurePosixPath(name.replace("\\", "/")).name
+    sources.files.append(SourceFile(kind, name, folder, data, unquote_plus(resource)))
 
 
 def _decode(name: str, raw: bytes) -> Any:
@@ -170,17 +230,29 @@ def _add_zip(sources: AwsSources, name: str, raw: bytes, budget: _Budget | None 
             if _is_link(info):
                 _skip(sources, label, "a symbolic link (links are not followed)")
                 continue
+            kind = _per_resource_kind(member.parts)
+            if kind is not None:
+                if info.file_size > MAX_FILE_BYTES:
+                    raise AwsInputError(f"{label}: file is {info.file_size} bytes; the limit is {MAX_FILE_BYTES}")
+                _add_per_resource(
+                    sources, kind, label, f"{name}:{member.parent.parent}", _member(archive, info, label, budget)
+                )
+                continue
             if member.suffix.lower() != ".json":
                 _skip(sources, label, "not a .json file")
                 continue
             if info.file_size > MAX_FILE_BYTES:
                 raise AwsInputError(f"{label}: file is {info.file_size} bytes; the limit is {MAX_FILE_BYTES}")
-            try:
-                with archive.open(info) as stream:
-                    data = _read_stream(label, stream, budget)
-            except (zipfile.BadZipFile, zlib.error, EOFError, OSError, RuntimeError, NotImplementedError) as exc:
-                raise AwsInputError(f"{label}: cannot be read from the archive ({exc})") from None
-            _add(sources, label, f"{name}:{member.parent}", data, named=False)
+            _add(sources, label, f"{name}:{member.parent}", _member(archive, info, label, budget), named=False)
+
+
+def _member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, label: str, budget: _Budget) -> bytes:
+    """A member's bytes, counted against the import's budget as they are inflated."""
+    try:
+        with archive.open(info) as stream:
+            return _read_stream(label, stream, budget)
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, RuntimeError, NotImplementedError) as exc:
+        raise AwsInputError(f"{label}: cannot be read from the archive ({exc})") from None
 
 
 def _read(path: Path, budget: _Budget | None) -> bytes:
@@ -235,7 +307,11 @@ def read_sources(items: Sequence[Path | str | tuple[str, bytes]]) -> AwsSources:
     for item in items:
         if isinstance(item, tuple):
             name, raw = item
-            if name.lower().endswith(".zip"):
+            kind = _per_resource_kind(PurePosixPath(name.replace("\\", "/")).parts)
+            if kind is not None:
+                budget.take(name, len(raw))
+                _add_per_resource(sources, kind, name, "upload", raw)
+            elif name.lower().endswith(".zip"):
                 _add_zip(sources, name, raw, budget)
             else:
                 budget.take(name, len(raw))
@@ -244,14 +320,20 @@ def read_sources(items: Sequence[Path | str | tuple[str, bytes]]) -> AwsSources:
         path = Path(item)
         if path.is_dir():
             for child in _folder_files(sources, path):
-                if child.suffix.lower() == ".zip":
+                kind = _per_resource_kind(child.parts)
+                if kind is not None:
+                    _add_per_resource(sources, kind, str(child), str(child.parent.parent), _read(child, budget))
+                elif child.suffix.lower() == ".zip":
                     _add_zip(sources, str(child), _read(child, None), budget)
                 elif child.suffix.lower() == ".json":
                     _add(sources, str(child), str(child.parent), _read(child, budget), named=False)
                 else:
                     _skip(sources, str(child), "not a .json file")
         elif path.is_file():
-            if path.suffix.lower() == ".zip":
+            kind = _per_resource_kind(path.parts)
+            if kind is not None:
+                _add_per_resource(sources, kind, str(path), str(path.parent.parent), _read(path, budget))
+            elif path.suffix.lower() == ".zip":
                 _add_zip(sources, str(path), _read(path, None), budget)
             else:
                 _add(sources, str(path), str(path.parent), _read(path, budget), named=True)

@@ -10,6 +10,22 @@ __all__ = ["MAX_WARNINGS", "AwsImportReport"]
 MAX_WARNINGS = 1000  # listed one by one; past them a count (a forged export can hold millions)
 
 
+def _policy_counts() -> dict[str, Any]:
+    """What resource policies and organisation guardrails read and changed (docs/aws-import.md)."""
+    return dict(
+        resource_policies_read={"bucket": 0, "secret": 0, "kms_key": 0},
+        scps_read=0,
+        rcps_read=0,
+        edges_added_by_resource_policies=0,
+        edges_removed_by_resource_policies=0,
+        edges_denied_by_resource_policies=0,
+        edges_removed_by_guardrails=0,
+        edges_denied_by_guardrails=0,
+        edges_identity_policy_only=0,
+        public_assets=0,
+    )
+
+
 @dataclass
 class AwsImportReport:
     """What an AWS import read and wrote.
@@ -20,7 +36,9 @@ class AwsImportReport:
     a thousand and then counted (`warnings_beyond`, `skipped_beyond`);
     `preserved_blocks` are the routes BlastShield blocked that stayed blocked although the
     snapshot names them, `blocks_gone` those whose routes the snapshot no longer has;
-    `actor` is who imported. `timings` hold `parse_s`, `evaluate_s`, `load_s` in seconds.
+    `policy_counts` say how many resource policies (by kind), SCPs and RCPs were read and how many
+    relationships they added, removed or turned into denies; `actor` is who imported.
+    `timings` hold `parse_s`, `evaluate_s`, `load_s` in seconds.
     """
 
     status: str = "built"
@@ -34,6 +52,7 @@ class AwsImportReport:
     removed: dict[str, int] = field(default_factory=lambda: {"nodes": 0, "relationships": 0, "alerts": 0})
     files: list[dict[str, str]] = field(default_factory=list)
     replaced: bool = False
+    policy_counts: dict[str, Any] = field(default_factory=_policy_counts)
     timings: dict[str, float] = field(default_factory=lambda: {"parse_s": 0.0, "evaluate_s": 0.0, "load_s": 0.0})
 
     warnings_beyond: int = 0  # warnings past the MAX_WARNINGS listed, only counted

@@ -35,6 +35,7 @@ from .escalate import _EscalateMixin
 from .findings import _FindingsMixin
 from .get import AwsSources
 from .grants import _GrantsMixin
+from .policy_edges import _ResourcePolicyMixin
 from .principals import _PrincipalsMixin
 from .report import AwsImportReport
 from .trust import _TrustMixin
@@ -83,7 +84,9 @@ def _built_edges(edges: Mapping[tuple[str, str, str], dict[str, Any]]) -> list[E
     return out
 
 
-class _Builder(_PrincipalsMixin, _WorkloadsMixin, _EscalateMixin, _TrustMixin, _GrantsMixin, _FindingsMixin):
+class _Builder(
+    _PrincipalsMixin, _WorkloadsMixin, _EscalateMixin, _TrustMixin, _ResourcePolicyMixin, _GrantsMixin, _FindingsMixin
+):
     """One transform: the parts read the exports and evaluate the policies; `build` runs them in order."""
 
     # ------------------------------------------------------------ all
@@ -109,10 +112,12 @@ class _Builder(_PrincipalsMixin, _WorkloadsMixin, _EscalateMixin, _TrustMixin, _
             self.read_instances()
             self.read_functions()
             self.read_buckets()
+            self.read_resource_policies()
             self.escalations()
             self.can_assume()
             self.can_read()
-            self.escalations_finish()
+            self.follow_policies()  # resource policies and guardrails decide reads and assumptions again
+            self.escalations_finish()  # the role family needs the assumptions as decided
             self.can_access()
             self.read_findings()
         name = "aws-" + "-".join(sorted(self.accounts))[:120] if self.accounts else "aws-empty"
