@@ -23,18 +23,26 @@ def measure_pages(repeat: int = 5) -> dict[str, dict[str, float]]:
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
+    from blastshield_core import load_settings
+    from blastshield_core.base.dashboard_token import ensure_token, token_path
+
     previous = {k: os.environ.get(k) for k in ("BLASTSHIELD_DATA_DIR", "FALKORDB_URL")}
     with tempfile.TemporaryDirectory() as data_dir:
         os.environ["BLASTSHIELD_DATA_DIR"] = data_dir
         os.environ.pop("FALKORDB_URL", None)
         st.cache_resource.clear()
+        settings = load_settings()
+        token = ensure_token(token_path(settings.data_dir, settings.token_file))[0]  # as the starting user
         try:
-            warm = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()  # opens and seeds
+            warm = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+            warm.query_params["token"] = token
+            warm.run()  # opens and seeds
             assert not warm.exception, warm.exception
             timings: dict[str, dict[str, list[float]]] = {p: {"first_ms": [], "rerun_ms": []} for p in PAGES}
             for _ in range(repeat):
                 for page in PAGES:
                     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+                    at.query_params["token"] = token
                     at.run()
                     started = time.perf_counter()
                     at.switch_page(page).run()
