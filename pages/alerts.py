@@ -126,12 +126,22 @@ else:
     )
 
     st.subheader("Several alerts together")
-    together = st.multiselect("Alerts", ids, key="alerts_multi", help="Combined blast radius and shared choke points")
+    cap = current_access().alerts_combined_cap
+    together = st.multiselect(
+        "Alerts",
+        ids,
+        key="alerts_multi",
+        max_selections=cap,
+        help="Combined blast radius and shared choke points"
+        + (f" (a viewer combines at most {cap} alerts)" if cap else ""),
+    )
     if len(together) >= 2:
-        view = svc.analysis.multi_alert(together)
+        view = svc.analysis.multi_alert(together, max_alerts=cap)
         if view.status is not Status.OK:
             st.error(f"{view.status.value}: {md_text(view.message)}")
         else:
+            if view.truncated_reason:
+                st.warning(f"Truncated: {md_text(view.truncated_reason)}")
             c1, c2, c3 = st.columns(3)
             c1.metric("Entities reached (combined)", len(view.entities))
             c2.metric("Assets reached by more than one", len(view.shared_assets))

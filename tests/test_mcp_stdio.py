@@ -169,3 +169,49 @@ def test_direct_calls_wait_for_the_handshake_and_its_revision(services):
     expected = services.tools.investigate_alert(**CALL["arguments"]).model_dump(mode="json")
     assert reply["id"] == 9 and reply["result"]["structuredContent"] == expected
     assert reply["result"]["isError"] is False and json.loads(reply["result"]["content"][0]["text"]) == expected
+
+
+def _next_line(client: StdioClient) -> dict:
+    line = client.reader.readline()
+    assert line, "the MCP server closed its output"
+    return json.loads(line)
+
+
+def test_oversized_and_malformed_lines_get_json_rpc_errors_and_the_server_keeps_serving(seeded_env):
+    """A 70 MB request line (the size that used to end the server), text that is not JSON and
+    JSON that is not a JSON-RPC message each get an error reply, id null where the id is not known;
+    the same process then answers a call exactly as before."""
+    client = StdioClient(seeded_env)
+    try:
+        stdin = client.proc.stdin
+        huge = b'{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"x","arguments":{"a":"'
+        stdin.write(huge + b"A" * (70 * 1024 * 1024) + b'"}}}\n')
+        stdin.flush()
+        oversized = _next_line(client)
+        for line in (b"{not json\n", b"\xff\xfe\n", b"[1, 2]\n", b'{"id": 5, "method": 12}\n', b"[" * 100_000 + b"\n"):
+            stdin.write(line)
+        stdin.flush()
+        malformed = [_next_line(client) for _ in range(5)]
+        answer = client.request("tools/call", CALL)["structuredContent"]
+    finally:
+        client.close()
+    assert oversized["id"] is None and oversized["error"]["code"] == -32600
+    assert str(64 * 1024 * 1024) in oversized["error"]["message"]
+    assert [(m["id"], m["error"]["code"]) for m in malformed] == [
+        (None, -32700),
+        (None, -32700),
+        (None, -32600),
+        (5, -32600),
+        (None, -32700),
+    ]
+    assert answer["status"] == "paths_found" and client.proc.returncode == 0
+
+
+def test_an_oversized_last_line_without_a_newline_is_answered_and_the_server_ends_cleanly(seeded_env):
+    client = StdioClient(seeded_env)
+    client.proc.stdin.write(b"x" * (65 * 1024 * 1024))
+    client.proc.stdin.close()
+    reply = _next_line(client)
+    assert client.proc.wait(timeout=60) == 0
+    assert reply["id"] is None and reply["error"]["code"] == -32600
+    assert client.reader.readline() == b""

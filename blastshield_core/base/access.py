@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 __all__ = [
     "ALLOW_UNAUTHENTICATED_ENV",
+    "VIEWER_MAX_ALERTS",
     "Access",
     "Exposure",
     "Permission",
@@ -35,6 +36,8 @@ __all__ = [
 ]
 
 ALLOW_UNAUTHENTICATED_ENV = "BLASTSHIELD_ALLOW_UNAUTHENTICATED"
+# Alerts a viewer may combine in one multi-alert view (responders and admins: the tool's own cap).
+VIEWER_MAX_ALERTS = 5
 
 
 class Role(StrEnum):
@@ -129,6 +132,11 @@ class Access(BaseModel):
 
     def can(self, permission: Permission) -> bool:
         return self.role is not None and permission in _GRANTS[self.role]
+
+    @property
+    def alerts_combined_cap(self) -> int | None:
+        """The most alerts this user may combine in one view; None: the tool's own cap."""
+        return None if self.role in (Role.RESPONDER, Role.ADMIN) else VIEWER_MAX_ALERTS
 
 
 def local_access(user: str) -> Access:

@@ -35,7 +35,7 @@ import stat
 import sys
 from typing import Any, BinaryIO
 
-__all__ = ["DIRECT_VERSIONS", "DirectCalls", "plain_tool_call", "serve_stdio"]
+__all__ = ["DIRECT_VERSIONS", "LINE_LIMIT", "DirectCalls", "plain_tool_call", "refusal", "serve_stdio"]
 
 _log = logging.getLogger("mcp.server.mcpserver.server")  # the logger MCPServer reports tool failures on
 LINE_LIMIT = 64 * 1024 * 1024  # one JSON-RPC message per line; a request is far smaller
@@ -191,23 +191,92 @@ def _to_json(value: Any, **options: Any) -> bytes:
     return to_json(value, **options)
 
 
-class _Lines:
-    """`async for line in ...` over an asyncio StreamReader, decoded as UTF-8; `direct` answers what it can."""
+PARSE_ERROR, INVALID_REQUEST = -32700, -32600  # JSON-RPC 2.0's codes
 
-    def __init__(self, reader: asyncio.StreamReader, direct: DirectCalls | None) -> None:
+
+def refusal(line: bytes) -> tuple[int, str, int | str | None] | None:
+    """(code, message, id) of the JSON-RPC error a line the SDK would drop unanswered gets, else None.
+
+    The SDK's transport hands a line that is not JSON, or not a JSON-RPC message, to its
+    dispatcher as an exception, which logs it and answers nothing: the client waits for ever.
+    The id is the request's when the line is a JSON object with a usable id, else null.
+    """
+    from mcp_types import jsonrpc_message_adapter
+    from pydantic import ValidationError
+
+    try:
+        jsonrpc_message_adapter.validate_json(line, by_name=False)
+        return None
+    except ValidationError as exc:
+        if any(error["type"] == "json_invalid" for error in exc.errors(include_url=False)):
+            return PARSE_ERROR, "Parse error: the line is not JSON text", None
+    except ValueError:  # not UTF-8, or otherwise unreadable
+        return PARSE_ERROR, "Parse error: the line is not JSON text", None
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        return PARSE_ERROR, "Parse error: the line is not JSON text", None
+    request_id = message.get("id") if type(message) is dict else None
+    if type(request_id) not in (int, str):
+        request_id = None
+    return INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message", request_id
+
+
+class _Lines:
+    """`async for line in ...` over an asyncio StreamReader, decoded as UTF-8; `direct` answers what it can.
+
+    A line over `LINE_LIMIT` is read past without being kept and answered with an
+    Invalid Request error; a line that is not JSON, or not a JSON-RPC message, with a
+    Parse error or an Invalid Request error. Either way the next line is served.
+    """
+
+    def __init__(self, reader: asyncio.StreamReader, direct: DirectCalls | None, out: BinaryIO) -> None:
         self._reader = reader
         self._direct = direct
+        self._out = out
 
     def __aiter__(self) -> _Lines:
         return self
 
+    def _error(self, code: int, message: str, request_id: int | str | None) -> None:
+        error = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+        self._out.write(json.dumps(error).encode() + b"\n")
+        self._out.flush()
+
+    async def _line(self) -> bytes | None:
+        """The next line (None at the end of input); an over-long one is skipped and answered."""
+        try:
+            return await self._reader.readuntil(b"\n")
+        except asyncio.IncompleteReadError as exc:  # the input ends without a newline
+            return exc.partial or None
+        except asyncio.LimitOverrunError as exc:
+            consumed = exc.consumed
+        while True:  # drop the line's bytes as they come, up to its newline or the end of input
+            try:
+                await self._reader.readexactly(consumed)
+                await self._reader.readuntil(b"\n")
+                break
+            except asyncio.IncompleteReadError:
+                break
+            except asyncio.LimitOverrunError as exc:
+                consumed = exc.consumed
+        self._error(INVALID_REQUEST, f"Invalid Request: a message longer than {LINE_LIMIT} bytes (not read)", None)
+        return b"\n"
+
     async def __anext__(self) -> str:
         while True:
-            line = await self._reader.readline()
-            if not line:
+            line = await self._line()
+            if line is None:
                 raise StopAsyncIteration
-            if self._direct is None or not await self._direct.answer(line):
-                return line.decode("utf-8", errors="replace")
+            if not line.strip():  # no message (or an over-long one, already answered)
+                continue
+            if self._direct is not None and await self._direct.answer(line):
+                continue
+            refused = refusal(line)
+            if refused is not None:
+                self._error(*refused)
+                continue
+            return line.decode("utf-8", errors="replace")
 
 
 class _Writer:
@@ -252,7 +321,7 @@ async def _serve(server: Any) -> None:
         )
         out = os.fdopen(wire_out, "wb")
         direct = DirectCalls(server, out) if os.environ.get("BLASTSHIELD_MCP_DIRECT", "1") != "0" else None
-        lines, writer = _Lines(reader, direct), _Writer(out, direct)
+        lines, writer = _Lines(reader, direct, out), _Writer(out, direct)
         try:
             async with stdio_server(stdin=lines, stdout=writer) as (read_stream, write_stream):  # type: ignore[arg-type]
                 lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async runs, with our streams

@@ -3,14 +3,28 @@
 Each is read-only (every query is a named template run with GRAPH.RO_QUERY),
 validates its input into a pydantic model, keeps the result states distinct and
 is traced through the same tracer as the read tools it builds on.
+
+Every tool has a time budget (`time_budget_s`, from the moment its input is valid) on top of
+the choke-point search's node budget: the search stops at the deadline with the best set found,
+the multi-alert view analyses no further alert, collateral compares no further identity, and
+what-if answers `query_failed`; the answer says `truncated` and `truncated_reason`. Answers are
+cached under the graph's version (`Store.graph_version`, read before computing, as the alert
+queue does): a rerun of the same view at the same version returns the same result object, and
+any write makes the next call recompute.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any, TypeVar
 
+from ..graph.store import QueryFailed
 from ..results import (
     MAX_DEPTH,
+    MAX_MULTI_ALERTS,
     AccessPath,
     ChokePointsInput,
     ChokePointsResult,
@@ -29,7 +43,12 @@ from .chokepoints import analyse_paths, rel_key
 from .paths import BLAST_LABELS, LABEL_ORDER, Unknown
 from .tools import ReadTools
 
-__all__ = ["ANALYSIS_TOOL_NAMES", "AnalysisTools"]
+__all__ = ["ANALYSIS_CACHE_SIZE", "ANALYSIS_TIME_BUDGET_S", "ANALYSIS_TOOL_NAMES", "AnalysisTools"]
+
+# Wall time one analysis answer may take (the database's own query timeout is 10 s per query).
+ANALYSIS_TIME_BUDGET_S = 10.0
+ANALYSIS_CACHE_SIZE = 64  # answers kept, across graph versions (oldest dropped first)
+_R = TypeVar("_R")
 
 ANALYSIS_TOOL_NAMES = ("get_choke_points", "what_if_blocked", "get_route_collateral", "get_multi_alert_view")
 
@@ -37,15 +56,50 @@ ANALYSIS_TOOL_NAMES = ("get_choke_points", "what_if_blocked", "get_route_collate
 class AnalysisTools:
     """Choke points, what-if, collateral and the multi-alert view over one set of read tools."""
 
-    def __init__(self, tools: ReadTools):
+    def __init__(self, tools: ReadTools, time_budget_s: float = ANALYSIS_TIME_BUDGET_S):
         self.tools = tools
+        self.time_budget_s = time_budget_s
+        self._lock = threading.Lock()
+        self._cache: OrderedDict[tuple, Any] = OrderedDict()
+        self.computed = 0  # answers computed rather than taken from the cache (for tests and benchmarks)
+
+    def _deadline(self) -> float:
+        return time.monotonic() + self.time_budget_s
+
+    def _spent(self) -> str:
+        return f"time budget of {self.time_budget_s:g} s spent"
+
+    def _search_reason(self, stopped: str | None) -> str | None:
+        """The choke-point search's reason for stopping, naming the time budget when it was that."""
+        if stopped is None or not stopped.startswith("time budget"):
+            return stopped
+        return stopped.replace("time budget spent", self._spent(), 1)
+
+    def _cached(self, tool: str, inp: Any, compute: Callable[[], _R]) -> _R:
+        """`compute()`'s answer for `inp` at the graph's current version, computed once per version."""
+        store = self.tools.store
+        key = (tool, store.settings.graph, store.graph_version(), inp.model_dump_json())
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        answer = compute()
+        with self._lock:
+            self.computed += 1
+            self._cache[key] = answer
+            while len(self._cache) > ANALYSIS_CACHE_SIZE:
+                self._cache.popitem(last=False)
+        return answer
 
     def choke_points(self, alert_id: Any, routes_only: Any = False) -> ChokePointsResult:
         """The exact minimum set of relationships (or session routes) severing every qualifying path."""
 
         def body(inp: ChokePointsInput) -> ChokePointsResult:
+            return self._cached("get_choke_points", inp, lambda: compute(inp, self._deadline()))
+
+        def compute(inp: ChokePointsInput, deadline: float) -> ChokePointsResult:
             ev = self.tools.evidence(inp.alert_id)
-            found = analyse_paths(ev.paths, routes_only=inp.routes_only)
+            found = analyse_paths(ev.paths, routes_only=inp.routes_only, deadline=deadline)
             what = "session route(s)" if inp.routes_only else "relationship(s)"
             if not ev.paths:
                 message = f"no qualifying path from {ev.alert.entity_id}: nothing to cut"
@@ -56,8 +110,9 @@ class AnalysisTools:
                     f"not severable by session routes: {len(found.uncuttable_paths)} of {len(ev.paths)} path(s)"
                     f" carry no route; {len(found.relationships)} route(s) cut the rest"
                 )
+            stopped = self._search_reason(found.stopped)
             if not found.exact:
-                message += " (search budget exhausted: the set cuts every path but may not be minimum)"
+                message += f" (search stopped, {stopped}: the set cuts every path but may not be minimum)"
             if ev.truncated:
                 message += f" (only the first {self.tools.path_cap} paths were considered: more exist)"
             return ChokePointsResult(
@@ -74,7 +129,8 @@ class AnalysisTools:
                 paths=ev.paths,
                 qualifying_paths=len(ev.paths),
                 exact=found.exact,
-                truncated=ev.truncated,
+                truncated=ev.truncated or stopped is not None,
+                truncated_reason=stopped,
                 path_cap=self.tools.path_cap,
             )
 
@@ -85,11 +141,16 @@ class AnalysisTools:
         """The qualifying paths that would remain with the given routes blocked; nothing is written."""
 
         def body(inp: WhatIfInput) -> WhatIfResult:
+            return self._cached("what_if_blocked", inp, lambda: compute(inp, self._deadline()))
+
+        def compute(inp: WhatIfInput, deadline: float) -> WhatIfResult:
             ev = self.tools.evidence(inp.alert_id)
             known = {row["route_id"] for row in self.tools.store.read("routes_by_ids", {"route_ids": inp.block})}
             missing = [r for r in inp.block if r not in known]
             if missing:
                 raise Unknown(Status.UNKNOWN_ROUTE, f"no session route with id {', '.join(map(repr, missing))}")
+            if time.monotonic() > deadline:
+                raise QueryFailed(f"{self._spent()} before the paths with the routes blocked were read")
             after = self.tools.evidence(inp.alert_id, exclude_routes=inp.block)
             used = {route for p in ev.paths for route in p.route_ids}
             idle = [r for r in inp.block if r not in used]
@@ -124,22 +185,50 @@ class AnalysisTools:
         """Who and what else loses access if the route is blocked."""
 
         def body(inp: CollateralInput) -> CollateralResult:
-            result = self.tools.route_collateral(inp.route_id)
+            return self._cached("get_route_collateral", inp, lambda: compute(inp, self._deadline()))
+
+        def compute(inp: CollateralInput, deadline: float) -> CollateralResult:
+            result = self.tools.route_collateral(inp.route_id, deadline=deadline)
             result.tool = "get_route_collateral"
+            if result.truncated_reason:
+                result.truncated_reason = result.truncated_reason.replace("time budget spent", self._spent(), 1)
             return result
 
         return self.tools._run("get_route_collateral", CollateralResult, CollateralInput, {"route_id": route_id}, body)
 
-    def multi_alert(self, alert_ids: Any, routes_only: Any = False) -> MultiAlertResult:
-        """Combined blast radius, shared entities and relationships, and joint choke points of several alerts."""
+    def multi_alert(self, alert_ids: Any, routes_only: Any = False, max_alerts: int | None = None) -> MultiAlertResult:
+        """Combined blast radius, shared entities and relationships, and joint choke points of several alerts.
+
+        `max_alerts` lowers the cap on alerts combined (a viewer's, `Access.alerts_combined_cap`);
+        more is invalid input."""
+        cap = MAX_MULTI_ALERTS if max_alerts is None else min(max_alerts, MAX_MULTI_ALERTS)
 
         def body(inp: MultiAlertInput) -> MultiAlertResult:
-            evidence = [self.tools.evidence(alert_id) for alert_id in inp.alert_ids]
+            if len(inp.alert_ids) > cap:
+                return MultiAlertResult(
+                    tool="get_multi_alert_view",
+                    status=Status.INVALID_INPUT,
+                    message=f"alert_ids: at most {cap} alerts may be combined here ({len(inp.alert_ids)} given)",
+                )
+            return self._cached("get_multi_alert_view", inp, lambda: compute(inp, self._deadline()))
+
+        def compute(inp: MultiAlertInput, deadline: float) -> MultiAlertResult:
+            evidence = []
+            stopped: str | None = None
+            for alert_id in inp.alert_ids:
+                if evidence and time.monotonic() > deadline:
+                    stopped = (
+                        f"{self._spent()} after {len(evidence)} of {len(inp.alert_ids)} alerts:"
+                        f" {', '.join(inp.alert_ids[len(evidence) :])} not analysed"
+                    )
+                    break
+                evidence.append(self.tools.evidence(alert_id))
             members = []
             paths: list[AccessPath] = []
             path_alerts: list[str] = []
             combined: dict[str, dict[str, Any]] = {}
             on_path: set[str] = set()
+            reach_skipped = False
             for ev in evidence:
                 members.append(
                     MultiAlertMember(
@@ -152,6 +241,13 @@ class AnalysisTools:
                 paths.extend(ev.paths)
                 path_alerts.extend([ev.alert.id] * len(ev.paths))
                 on_path.update(n.id for p in ev.paths for n in p.nodes[1:])
+                if reach_skipped:
+                    continue
+                if time.monotonic() > deadline:
+                    reach_skipped = True
+                    skipped = f"blast radii from {ev.alert.id} on not combined"
+                    stopped = f"{stopped}; {skipped}" if stopped else f"{self._spent()}: {skipped}"
+                    continue
                 for node in self.tools.reach(ev.alert.entity_id):
                     if node.label not in BLAST_LABELS:
                         continue
@@ -193,8 +289,10 @@ class AnalysisTools:
                 if len(entry["alerts"]) > 1
             ]
             common.sort(key=lambda r: (-len(r.alerts), -r.paths_carried, r.source, r.type, r.target))
-            found = analyse_paths(paths, routes_only=inp.routes_only)
-            truncated = any(ev.truncated for ev in evidence)
+            found = analyse_paths(paths, routes_only=inp.routes_only, deadline=deadline)
+            if stopped is None and found.stopped:
+                stopped = self._search_reason(found.stopped)
+            truncated = any(ev.truncated for ev in evidence) or stopped is not None
             message = (
                 f"{len(inp.alert_ids)} alert(s): {len(entities)} entities reachable within {MAX_DEPTH} hops,"
                 f" {len(shared)} reached from more than one alert; {len(paths)} qualifying path(s), "
@@ -203,7 +301,8 @@ class AnalysisTools:
                     if found.severable
                     else f"{len(found.uncuttable_paths)} path(s) no session route can cut"
                 )
-                + (" (path lists truncated: more exist)" if truncated else "")
+                + (" (path lists truncated: more exist)" if any(ev.truncated for ev in evidence) else "")
+                + (f" (truncated: {stopped})" if stopped else "")
             )
             return MultiAlertResult(
                 tool="get_multi_alert_view",
@@ -224,6 +323,7 @@ class AnalysisTools:
                 path_alerts=path_alerts,
                 qualifying_paths=len(paths),
                 truncated=truncated,
+                truncated_reason=stopped,
             )
 
         raw = {"alert_ids": alert_ids, "routes_only": routes_only}

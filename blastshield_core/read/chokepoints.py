@@ -14,12 +14,16 @@ branch per relationship, each later branch forbidding the earlier ones),
 pruning whenever the chosen count plus a lower bound reaches the best known
 size. The bound is the larger of a greedy packing of pairwise-disjoint unhit
 paths (each needs its own relationship) and the fewest relationships whose path
-counts, busiest first, add up to the unhit paths. A node budget bounds the work; if it runs out the best set
-found is returned with `exact = False`. No database call happens here.
+counts, busiest first, add up to the unhit paths. A node budget and a time budget (a
+`time.monotonic()` deadline) bound the work; when either runs out the best set found is returned
+with `exact = False` and the reason in `stopped`. The search runs on each element's rank in
+`order` (small integers), so ties are broken without calling `order` again. No database call
+happens here.
 """
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
@@ -54,6 +58,7 @@ class HittingSet:
     chosen: tuple
     exact: bool
     search_nodes: int
+    stopped: str | None = None  # why the search stopped early (a budget), None when it finished
 
 
 def _reduce(sets: list[frozenset]) -> list[frozenset]:
@@ -102,24 +107,48 @@ def minimum_hitting_set[K: Hashable](
     sets: Sequence[frozenset[K]],
     order: Callable[[K], tuple] = lambda e: (e,),
     node_limit: int = SEARCH_NODE_LIMIT,
+    deadline: float | None = None,
 ) -> HittingSet:
     """A minimum set of elements meeting every (non-empty) set in `sets`.
 
-    `order` breaks ties deterministically (smaller first). Raises ValueError on
-    an empty set, which nothing can hit.
+    `order` breaks ties deterministically (smaller first). `deadline` is a
+    `time.monotonic()` value after which the search stops with the best set so far.
+    Raises ValueError on an empty set, which nothing can hit.
     """
     if any(not s for s in sets):
         raise ValueError("an empty set cannot be hit")
-    reduced = _reduce([frozenset(s) for s in sets])
+    elements = sorted({e for s in sets for e in s}, key=order)
+    rank = {e: i for i, e in enumerate(elements)}
+    found = _search([frozenset(rank[e] for e in s) for s in sets], node_limit, deadline)
+    return HittingSet(
+        chosen=tuple(elements[i] for i in found.chosen),
+        exact=found.exact,
+        search_nodes=found.search_nodes,
+        stopped=found.stopped,
+    )
+
+
+def _identity(e: int) -> int:
+    return e
+
+
+def _search(sets: list[frozenset[int]], node_limit: int, deadline: float | None) -> HittingSet:
+    """`minimum_hitting_set` over element ranks (ties broken by the smaller rank)."""
+    order = _identity
+    reduced = _reduce(sets)
     best = _greedy(reduced, order)
     nodes = 0
     exhausted = False
+    stopped: str | None = None
 
     def search(remaining: list[frozenset], chosen: list) -> None:
-        nonlocal best, nodes, exhausted
+        nonlocal best, nodes, exhausted, stopped
         nodes += 1
         if nodes > node_limit:
-            exhausted = True
+            exhausted, stopped = True, f"node budget of {node_limit} search nodes spent"
+            return
+        if deadline is not None and (nodes == 1 or nodes % 32 == 0) and time.monotonic() > deadline:
+            exhausted, stopped = True, f"time budget spent after {nodes - 1} search node(s)"
             return
         # Forced choices: a path with one choosable relationship left must be cut there.
         forced = [next(iter(s)) for s in remaining if len(s) == 1]
@@ -136,7 +165,7 @@ def minimum_hitting_set[K: Hashable](
         # cut at most as many paths as the k busiest do together.
         if len(chosen) + max(_load_bound(freq, len(remaining)), _lower_bound(remaining)) >= len(best):
             return
-        pivot = min(remaining, key=lambda s: (len(s), sorted(order(e) for e in s)))
+        pivot = min(remaining, key=lambda s: (len(s), sorted(s)))
         forbidden: list = []
         for element in sorted(pivot, key=lambda e: (-freq[e], order(e))):
             rest = []
@@ -157,7 +186,7 @@ def minimum_hitting_set[K: Hashable](
 
     if reduced:
         search(reduced, [])
-    return HittingSet(chosen=tuple(sorted(best, key=order)), exact=not exhausted, search_nodes=nodes)
+    return HittingSet(chosen=tuple(sorted(best)), exact=not exhausted, search_nodes=nodes, stopped=stopped)
 
 
 @dataclass(frozen=True)
@@ -170,6 +199,7 @@ class ChokeAnalysis:
     ranking: list[RelationshipLoad]
     exact: bool
     search_nodes: int
+    stopped: str | None = None
 
 
 def _route(rel: RelView) -> str | None:
@@ -178,7 +208,11 @@ def _route(rel: RelView) -> str | None:
 
 
 def analyse_paths(
-    paths: Sequence[AccessPath], *, routes_only: bool = False, node_limit: int = SEARCH_NODE_LIMIT
+    paths: Sequence[AccessPath],
+    *,
+    routes_only: bool = False,
+    node_limit: int = SEARCH_NODE_LIMIT,
+    deadline: float | None = None,
 ) -> ChokeAnalysis:
     """The minimum choke set of `paths`, the paths nothing allowed can cut, and the load ranking.
 
@@ -207,7 +241,7 @@ def analyse_paths(
     def order(key: RelKey) -> tuple:
         return (_route(views[key]) is None, _TYPE_ORDER.get(key[1], 99), key[0], key[2])
 
-    found = minimum_hitting_set(path_sets, order, node_limit)
+    found = minimum_hitting_set(path_sets, order, node_limit, deadline)
     chosen = [
         ChokeRelationship(
             source=key[0],
@@ -236,4 +270,5 @@ def analyse_paths(
         ranking=ranking,
         exact=found.exact,
         search_nodes=found.search_nodes,
+        stopped=found.stopped,
     )

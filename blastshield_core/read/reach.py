@@ -6,6 +6,7 @@ an expansion read.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
@@ -228,6 +229,7 @@ class ReachMixin:
         baseline: dict[str, list[Reached]] | None = None,
         skip_identity: str | None = None,
         relationship: RelView | None = None,
+        deadline: float | None = None,
     ) -> CollateralResult:
         """Who loses what if `route_id` is blocked (raises Unknown for a route not in the graph).
 
@@ -235,6 +237,8 @@ class ReachMixin:
         within 6 hops now, and what it would reach with the route treated as blocked.
         `baseline` caches the "now" side per identity across calls that share one moment;
         `skip_identity` (the alert's own entity, for a candidate) is not compared at all.
+        Past `deadline` (a `time.monotonic()` value) no further identity is compared and the
+        answer says `truncated`, with the reason.
         """
         from ..results.collateral import CollateralResult, IdentityCollateral, LostEntity  # only where used
 
@@ -250,10 +254,15 @@ class ReachMixin:
         route_status = str(rel.properties.get("status", "active"))
         affected: list[IdentityCollateral] = []
         capped = False
+        stopped: str | None = None
         if route_status != "blocked":
             reaching = self.store.read("identities_reaching", {"id": rel.source, "limit": COLLATERAL_IDENTITY_CAP + 1})
             capped = len(reaching) > COLLATERAL_IDENTITY_CAP
-            for ident_row in reaching[:COLLATERAL_IDENTITY_CAP]:
+            for compared, ident_row in enumerate(reaching[:COLLATERAL_IDENTITY_CAP]):
+                if deadline is not None and time.monotonic() > deadline:
+                    total = min(len(reaching), COLLATERAL_IDENTITY_CAP)
+                    stopped = f"time budget spent after {compared} of {total} identities: the rest were not compared"
+                    break
                 identity = _node(ident_row)
                 if identity.id == skip_identity:
                     continue
@@ -287,6 +296,8 @@ class ReachMixin:
             )
         if capped:
             message += f" (only the first {COLLATERAL_IDENTITY_CAP} identities reaching it, by id, were compared)"
+        if stopped:
+            message += f" (truncated: {stopped})"
         return CollateralResult(
             tool="collateral",
             status=Status.OK,
@@ -297,6 +308,8 @@ class ReachMixin:
             identities=affected,
             lost_by_label=by_label,
             lost_sensitive_assets=sensitive,
+            truncated=stopped is not None,
+            truncated_reason=stopped,
         )
 
     def candidate_collateral(

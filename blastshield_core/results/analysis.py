@@ -122,6 +122,7 @@ class ChokePointsResult(ToolResult):
     qualifying_paths: int = 0
     exact: bool = True
     truncated: bool = False
+    truncated_reason: str | None = None  # which budget (time, search nodes) cut the answer short
     path_cap: int = PATH_CAP
 
 
@@ -134,6 +135,7 @@ class WhatIfResult(ToolResult):
     paths: list[AccessPath] = Field(default_factory=list)
     path_count: int = 0
     truncated: bool = False
+    truncated_reason: str | None = None  # which budget (time, search nodes) cut the answer short
     path_cap: int = PATH_CAP
 
 
@@ -178,3 +180,4 @@ class MultiAlertResult(ToolResult):
     path_alerts: list[str] = Field(default_factory=list)
     qualifying_paths: int = 0
     truncated: bool = False
+    truncated_reason: str | None = None  # which budget (time, search nodes) cut the answer short

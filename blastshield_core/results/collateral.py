@@ -32,3 +32,5 @@ class CollateralResult(ToolResult):
     identities: list[IdentityCollateral] = Field(default_factory=list)
     lost_by_label: dict[str, int] = Field(default_factory=dict)
     lost_sensitive_assets: list[str] = Field(default_factory=list)
+    truncated: bool = False
+    truncated_reason: str | None = None  # which budget (time, search nodes) cut the answer short
