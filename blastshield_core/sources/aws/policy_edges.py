@@ -16,7 +16,7 @@ from .evaluate_input import Rule
 from .get import SourceFile
 from .grants import _GrantsMixin
 from .organizations import Organization, read_organization
-from .policy import ASSUME_ACTION, Effect, as_list, decide
+from .policy import ASSUME_ACTION, Effect, as_list, decide, statement_matches_action
 from .resource_policies import (
     Read,
     ResourcePolicy,
@@ -88,7 +88,7 @@ class _ResourcePolicyMixin(_GrantsMixin):
             if org is not None and org.id and principal.account in org.members:
                 facts["aws:PrincipalOrgID"] = org.id
             tags = self.principal_tags.get(principal.arn)
-            if tags is not None:
+            if tags is not None and not self._takes_session_tags(principal):
                 for key in keys:
                     if key.startswith("aws:principaltag/"):
                         facts[key] = tags.get(key.split("/", 1)[1])
@@ -99,13 +99,23 @@ class _ResourcePolicyMixin(_GrantsMixin):
                     facts[key] = lowered.get(key.split("/", 1)[1])
         return facts
 
+    def _takes_session_tags(self, principal: _Principal) -> bool:
+        """A role whose trust policy allows `sts:TagSession`: whoever assumes it may pass session tags,
+        which add to and override the role's tags as `aws:PrincipalTag`, so its tags do not decide."""
+        if principal.kind != "role":
+            return False
+        role = self.roles.get(principal.arn)
+        return role is not None and any(
+            s.effect == "Allow" and statement_matches_action(s, "sts:TagSession") for s in role.trust
+        )
+
     # ------------------------------------------------------------ edges
 
     def follow_policies(self) -> None:
         """Decide again each read and assumption a resource policy or guardrail bears on; add what
         resource policies grant on their own; count what changed."""
         by_node = {p.node: p for p in self.principals()}
-        self._callers: dict[str, Caller] = {}
+        self._callers: dict[str, Caller] = getattr(self, "_callers", {})
         self._answers: dict[tuple[Any, ...], dict[str, Any] | None] = {}
         self._causes: dict[tuple[Any, ...], bool] = {}  # cache key -> the answer was a guardrail's
         self._guarded = False
