@@ -23,6 +23,7 @@ from .resource_policies import (
     Side,
     decide_guarded,
     decide_read,
+    guardrail_hits,
     read_resource_policies,
     referenced_keys,
     request_for,
@@ -245,10 +246,41 @@ class _ResourcePolicyMixin(_GrantsMixin):
             if bounded:
                 boundary_ok = decide(principal.boundary or [], action, resource).effect is Effect.ALLOW
             request = request_for(who, action, resource, account, facts=facts, bounded=bounded)
+            hits = self._guardrail_cache(who, principal, facts, scps, rcps)
             answers.append(
-                (action, decide_read(request, side, policy=policy, scps=scps, rcps=rcps, boundary_ok=boundary_ok))
+                (
+                    action,
+                    decide_read(
+                        request, side, policy=policy, scps=scps, rcps=rcps, boundary_ok=boundary_ok, guardrail_hits=hits
+                    ),
+                )
             )
         return self._props_of(answers, props)
+
+    def _guardrail_cache(self, who: Caller, principal: _Principal | None, facts: dict[str, Any], scps: Any, rcps: Any):  # type: ignore[no-untyped-def]
+        """The guardrails' hits for a request, kept per (caller's kind and account, the principal's ARN
+        when a guardrail tests the principal's own keys, action, resource and its account, facts): the
+        SCP levels are the caller's account's and the RCP levels the resource account's, so they
+        depend on nothing else, and principals and identity answers alike share one scan."""
+        store: dict[Any, list[list[Any]]] = self.__dict__.setdefault("_guardrail_hits", {})
+        fixed = (
+            bool(scps),  # the levels themselves follow from the caller's and the resource's accounts
+            bool(rcps),
+            who.kind,
+            who.account,
+            who.service_linked,
+            who.arn if self._guardrails_per_principal or principal is None else "",
+            tuple(sorted((k, v if isinstance(v, str | None) else repr(v)) for k, v in facts.items())),
+        )
+
+        def hits(request: Any, context: Any) -> list[list[Any]]:
+            key = (*fixed, request.action, request.resource, request.resource_account)
+            found = store.get(key)
+            if found is None:
+                found = store[key] = guardrail_hits(request, context, scps, rcps)
+            return found
+
+        return hits
 
     def _props_of(self, answers: list[tuple[str, Read]], props: dict[str, Any] | None) -> dict[str, Any] | None:
         allowed = [(a, r) for a, r in answers if r.effect == "allow"]
