@@ -1,7 +1,7 @@
 """Benchmark: importing a large synthetic AWS account end to end (parse, evaluate, load).
 
     python -m bench.aws [--size 20000x5000x10000x5000] [--size ...] [--escalations N] [--seed 1] [--timeout 1800]
-        [--out BENCHMARKS.md]
+        [--bucket-policies N] [--org-levels L] [--scps N] [--out BENCHMARKS.md]
 
 A size is USERSxROLESxPOLICIESxBUCKETS. For each: `generate-aws` writes the collection
 folder (not timed as part of the import), then the import runs in its three phases,
@@ -11,7 +11,9 @@ document) and **load** (`import_document` into a fresh embedded FalkorDB, as
 `import-aws --replace` does: `GRAPH.BULK` into a staging graph, indexes, `RENAME`).
 The evaluator's share is evaluate ÷ (parse + evaluate + load). With `--escalations N` the
 account holds N planted privilege-escalation permissions (`generate-aws --escalations`); the
-escalation share is the part of the relationships that are `CAN_ESCALATE`. The target is the
+escalation share is the part of the relationships that are `CAN_ESCALATE`. With `--bucket-policies N
+--org-levels L --scps N` the account also holds N bucket policies and an organisation of L levels
+with N SCPs (`generate-aws`, `generate_policies.py`). The target is the
 issue's: the 20,000 users / 5,000 roles / 10,000 policies / 5,000 buckets account in at
 most 30 s. An evaluation still running after `--timeout` seconds is stopped and
 reported as such (nothing is written to a database before it ends). The section
@@ -126,6 +128,7 @@ def measure_aws_import(
     seed: int = 1,
     escalations: int = 0,
     timeout_s: float | None = None,
+    policies_options: dict[str, int] | None = None,
     log: Callable[[str], None] = print,
 ) -> dict[str, Any]:
     """Generate the account and import it phase by phase into a fresh embedded database."""
@@ -140,6 +143,7 @@ def measure_aws_import(
         "policies": policies,
         "buckets": buckets,
         "escalations": escalations,
+        **(policies_options or {}),
         "finished": False,
         "load_avg": [round(os.getloadavg()[0], 1)],
     }
@@ -148,7 +152,13 @@ def measure_aws_import(
         started = time.perf_counter()
         written = write_aws_collection(
             AwsGenerateOptions(
-                users=users, roles=roles, policies=policies, buckets=buckets, seed=seed, escalations=escalations
+                users=users,
+                roles=roles,
+                policies=policies,
+                buckets=buckets,
+                seed=seed,
+                escalations=escalations,
+                **(policies_options or {}),
             ),
             folder,
         )
@@ -204,6 +214,11 @@ def render_aws_section(rows: Sequence[dict[str, Any]], command: str = "python -m
                     f"  (`--escalations {row['escalations']}`: CAN_ESCALATE is"
                     f" {100 * row['escalation_share']:.2f}% of the relationships)"
                 )
+            if row.get("bucket_policies") or row.get("org_levels"):
+                out.append(
+                    f"  (`--bucket-policies {row.get('bucket_policies', 0)} --org-levels {row.get('org_levels', 0)}"
+                    f" --scps {row.get('scps', 0)}`: bucket policies and an organisation with SCPs)"
+                )
     out.append("")
     return out
 
@@ -229,15 +244,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--escalations", type=int, default=0, help="planted privilege escalations (generate-aws)")
+    parser.add_argument("--bucket-policies", type=int, default=0, help="bucket policies (generate-aws)")
+    parser.add_argument("--org-levels", type=int, default=0, help="organisation levels (generate-aws)")
+    parser.add_argument("--scps", type=int, default=0, help="SCPs over the organisation's levels (generate-aws)")
     parser.add_argument("--timeout", type=float, default=1800.0, help="stop an evaluation after this many seconds")
     parser.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"), help="Markdown report ('-' for none)")
     args = parser.parse_args(argv)
     sizes = args.size or [FULL_SIZE]
+    extra = {"bucket_policies": args.bucket_policies, "org_levels": args.org_levels, "scps": args.scps}
+    extra = {k: v for k, v in extra.items() if v}
     rows = [
-        measure_aws_import(size, seed=args.seed, escalations=args.escalations, timeout_s=args.timeout) for size in sizes
+        measure_aws_import(
+            size, seed=args.seed, escalations=args.escalations, timeout_s=args.timeout, policies_options=extra
+        )
+        for size in sizes
     ]
     command = "python -m bench.aws" + "".join(f" --size {'x'.join(map(str, s))}" for s in args.size or [])
     command += f" --escalations {args.escalations}" if args.escalations else ""
+    command += "".join(f" --{k.replace('_', '-')} {v}" for k, v in extra.items())
     lines = render_aws_section(rows, command)
     print("\n".join(lines))
     if args.out != "-":

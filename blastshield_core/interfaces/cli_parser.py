@@ -250,6 +250,9 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser | None:
         default=0,
         help="privilege-escalation permissions to plant, of mixed methods, one in five with a control (default 0)",
     )
+    p.add_argument("--bucket-policies", type=int, default=0, help="bucket policies, of mixed kinds (default 0)")
+    p.add_argument("--org-levels", type=int, default=0, help="organisation levels above the account (0: none)")
+    p.add_argument("--scps", type=int, default=0, help="SCPs spread over the organisation's levels (default 0)")
     p.add_argument("--account-id", default="111122223333", help="the 12-digit account id")
     p.add_argument("--seed", type=int, default=0, help="random seed: the same seed gives the same files")
     p.add_argument("--messy", action="store_true", help="add what real exports have: encoded documents, dangling names")

@@ -38,6 +38,7 @@ from typing import Any
 from .generate_account import AwsGenerateOptions
 from .generate_escalations import plant_escalations
 from .generate_iam import _IamRecords
+from .generate_policies import write_policy_files
 from .generate_resources import _ResourceRecords
 
 __all__ = [
@@ -137,6 +138,22 @@ def write_aws_collection(options: AwsGenerateOptions, out_dir: str | Path) -> Aw
         "functions": len(files[AWS_FILES["functions"]]["Functions"]),
         "findings": len(files[AWS_FILES["findings"]]["Findings"]),
     }
+    if options.bucket_policies or options.org_levels:
+        written = write_policy_files(
+            out,
+            _write_json,
+            account=options.account_id,
+            partner=options.partner_account_id,
+            buckets=[b["Name"] for b in files[AWS_FILES["buckets"]]["Buckets"]],
+            role_arns=[r["Arn"] for r in gaad["RoleDetailList"]],
+            teams=options.team_count,
+            bucket_policies=options.bucket_policies,
+            org_levels=options.org_levels,
+            scps=options.scps,
+        )
+        report.files.update(written)
+        report.counts["bucket_policies"] = sum(1 for k in written if k.startswith("s3-get-bucket-policy/"))
+        report.counts["scps"] = options.scps if options.org_levels else 0
     if options.escalations:
         report.counts["escalations"] = sum(
             1

@@ -29,6 +29,9 @@ class AwsGenerateOptions(BaseModel):
     functions: Annotated[int | None, Field(ge=0, le=200_000)] = None  # default roles // 10
     findings: Annotated[int, Field(ge=0, le=10_000)] = 10
     escalations: Annotated[int, Field(ge=0, le=200_000)] = 0  # planted escalation permissions (and controls)
+    bucket_policies: Annotated[int, Field(ge=0, le=200_000)] = 0  # policies of the first N buckets
+    org_levels: Annotated[int, Field(ge=0, le=5)] = 0  # 0: no organisation; else root + OUs above the account
+    scps: Annotated[int, Field(ge=0, le=10_000)] = 0  # SCPs beyond FullAWSAccess (with org_levels)
     teams: Annotated[int | None, Field(ge=1, le=10_000)] = None  # default about 100 roles per team
     account_id: Annotated[str, Field(pattern=r"^\d{12}$")] = "111122223333"
     partner_account_id: Annotated[str, Field(pattern=r"^\d{12}$")] = "444455556666"

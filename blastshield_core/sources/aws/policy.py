@@ -84,6 +84,10 @@ class Statement:
     not_principals: Mapping[str, tuple[str, ...]] | None = None
     condition_keys: tuple[str, ...] = ()
     sid: str = ""
+    # the Condition block whole, and whether policy variables resolve (Version 2012-10-17), for the
+    # step that decides conditions from the snapshot's own facts (identity_conditions.py)
+    condition: Mapping[str, Any] | None = field(default=None, compare=False)
+    variables: bool = field(default=True, compare=False)
 
     @property
     def conditional(self) -> bool:
@@ -173,6 +177,7 @@ def parse_policy(document: Any) -> list[Statement]:
     if raw is None:
         raise PolicyFormatError("policy document has no Statement")
     statements: list[Statement] = []
+    variables = document.get("Version") == "2012-10-17"
     for index, item in enumerate(as_list(raw)):
         if not isinstance(item, dict):
             raise PolicyFormatError(f"Statement[{index}] must be an object")
@@ -190,6 +195,8 @@ def parse_policy(document: Any) -> list[Statement]:
                 not_principals=_principal_block(item["NotPrincipal"]) if "NotPrincipal" in item else None,
                 condition_keys=_condition_keys(item.get("Condition")),
                 sid=str(item.get("Sid", "")),
+                condition=item.get("Condition") or None,
+                variables=variables,
             )
         )
     return statements

@@ -16,13 +16,14 @@ from .evaluate_input import Rule
 from .get import SourceFile
 from .grants import _GrantsMixin
 from .organizations import Organization, read_organization
-from .policy import ASSUME_ACTION, Effect, as_list, decide
+from .policy import ASSUME_ACTION, Effect, as_list, decide, statement_matches_action
 from .resource_policies import (
     Read,
     ResourcePolicy,
     Side,
     decide_guarded,
     decide_read,
+    guardrail_hits,
     read_resource_policies,
     referenced_keys,
     request_for,
@@ -88,7 +89,7 @@ class _ResourcePolicyMixin(_GrantsMixin):
             if org is not None and org.id and principal.account in org.members:
                 facts["aws:PrincipalOrgID"] = org.id
             tags = self.principal_tags.get(principal.arn)
-            if tags is not None:
+            if tags is not None and not self._takes_session_tags(principal):
                 for key in keys:
                     if key.startswith("aws:principaltag/"):
                         facts[key] = tags.get(key.split("/", 1)[1])
@@ -99,13 +100,23 @@ class _ResourcePolicyMixin(_GrantsMixin):
                     facts[key] = lowered.get(key.split("/", 1)[1])
         return facts
 
+    def _takes_session_tags(self, principal: _Principal) -> bool:
+        """A role whose trust policy allows `sts:TagSession`: whoever assumes it may pass session tags,
+        which add to and override the role's tags as `aws:PrincipalTag`, so its tags do not decide."""
+        if principal.kind != "role":
+            return False
+        role = self.roles.get(principal.arn)
+        return role is not None and any(
+            s.effect == "Allow" and statement_matches_action(s, "sts:TagSession") for s in role.trust
+        )
+
     # ------------------------------------------------------------ edges
 
     def follow_policies(self) -> None:
         """Decide again each read and assumption a resource policy or guardrail bears on; add what
         resource policies grant on their own; count what changed."""
         by_node = {p.node: p for p in self.principals()}
-        self._callers: dict[str, Caller] = {}
+        self._callers: dict[str, Caller] = getattr(self, "_callers", {})
         self._answers: dict[tuple[Any, ...], dict[str, Any] | None] = {}
         self._causes: dict[tuple[Any, ...], bool] = {}  # cache key -> the answer was a guardrail's
         self._guarded = False
@@ -235,10 +246,41 @@ class _ResourcePolicyMixin(_GrantsMixin):
             if bounded:
                 boundary_ok = decide(principal.boundary or [], action, resource).effect is Effect.ALLOW
             request = request_for(who, action, resource, account, facts=facts, bounded=bounded)
+            hits = self._guardrail_cache(who, principal, facts, scps, rcps)
             answers.append(
-                (action, decide_read(request, side, policy=policy, scps=scps, rcps=rcps, boundary_ok=boundary_ok))
+                (
+                    action,
+                    decide_read(
+                        request, side, policy=policy, scps=scps, rcps=rcps, boundary_ok=boundary_ok, guardrail_hits=hits
+                    ),
+                )
             )
         return self._props_of(answers, props)
+
+    def _guardrail_cache(self, who: Caller, principal: _Principal | None, facts: dict[str, Any], scps: Any, rcps: Any):  # type: ignore[no-untyped-def]
+        """The guardrails' hits for a request, kept per (caller's kind and account, the principal's ARN
+        when a guardrail tests the principal's own keys, action, resource and its account, facts): the
+        SCP levels are the caller's account's and the RCP levels the resource account's, so they
+        depend on nothing else, and principals and identity answers alike share one scan."""
+        store: dict[Any, list[list[Any]]] = self.__dict__.setdefault("_guardrail_hits", {})
+        fixed = (
+            bool(scps),  # the levels themselves follow from the caller's and the resource's accounts
+            bool(rcps),
+            who.kind,
+            who.account,
+            who.service_linked,
+            who.arn if self._guardrails_per_principal or principal is None else "",
+            tuple(sorted((k, v if isinstance(v, str | None) else repr(v)) for k, v in facts.items())),
+        )
+
+        def hits(request: Any, context: Any) -> list[list[Any]]:
+            key = (*fixed, request.action, request.resource, request.resource_account)
+            found = store.get(key)
+            if found is None:
+                found = store[key] = guardrail_hits(request, context, scps, rcps)
+            return found
+
+        return hits
 
     def _props_of(self, answers: list[tuple[str, Read]], props: dict[str, Any] | None) -> dict[str, Any] | None:
         allowed = [(a, r) for a, r in answers if r.effect == "allow"]

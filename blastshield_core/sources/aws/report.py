@@ -23,6 +23,9 @@ def _policy_counts() -> dict[str, Any]:
         edges_denied_by_guardrails=0,
         edges_identity_policy_only=0,
         public_assets=0,
+        edges_unconditional_by_conditions=0,
+        edges_removed_by_conditions=0,
+        edges_denied_by_conditions=0,
     )
 
 

@@ -39,6 +39,7 @@ __all__ = [
     "Side",
     "decide_guarded",
     "decide_read",
+    "guardrail_hits",
     "read_resource_policies",
     "referenced_keys",
 ]
@@ -252,6 +253,9 @@ def _guardrail_hits(
     return levels
 
 
+guardrail_hits = _guardrail_hits  # the public name, for callers that keep the hits
+
+
 def decide_guarded(request: Request, side: Side, scps: list[list[list[Rule]]], rcps: list[list[list[Rule]]]) -> Read:
     """An action whose every other policy is decided (`side`: a role assumption, with its trust
     policy) under the organisation's guardrails: a Deny decides, every level must allow."""
@@ -279,12 +283,17 @@ def decide_read(
     scps: list[list[list[Rule]]],
     rcps: list[list[list[Rule]]],
     boundary_ok: bool,
+    guardrail_hits: Callable[[Request, Context], list[list[Hit]]] | None = None,
 ) -> Read:
-    """One action on one resource, with the identity side decided (`side`)."""
+    """One action on one resource, with the identity side decided (`side`); `guardrail_hits`, when
+    given, finds the guardrails' hits (the caller may keep them for requests alike)."""
     context: Context = request_context(request)
     who = request.who
     rp_hits = scan(policy.rules, "resource_policy", request, context, who=who) if policy else []
-    levels = _guardrail_hits(request, context, scps, rcps)
+    if guardrail_hits is not None:
+        levels = guardrail_hits(request, context)
+    else:
+        levels = _guardrail_hits(request, context, scps, rcps)
     kms = request.service == "kms"
 
     def decided(hopeful: bool) -> tuple[str, str]:

@@ -35,6 +35,7 @@ from .escalate import _EscalateMixin
 from .findings import _FindingsMixin
 from .get import AwsSources
 from .grants import _GrantsMixin
+from .identity_conditions import _IdentityConditionsMixin
 from .policy_edges import _ResourcePolicyMixin
 from .principals import _PrincipalsMixin
 from .report import AwsImportReport
@@ -85,7 +86,14 @@ def _built_edges(edges: Mapping[tuple[str, str, str], dict[str, Any]]) -> list[E
 
 
 class _Builder(
-    _PrincipalsMixin, _WorkloadsMixin, _EscalateMixin, _TrustMixin, _ResourcePolicyMixin, _GrantsMixin, _FindingsMixin
+    _PrincipalsMixin,
+    _WorkloadsMixin,
+    _EscalateMixin,
+    _TrustMixin,
+    _IdentityConditionsMixin,
+    _ResourcePolicyMixin,
+    _GrantsMixin,
+    _FindingsMixin,
 ):
     """One transform: the parts read the exports and evaluate the policies; `build` runs them in order."""
 
@@ -116,6 +124,7 @@ class _Builder(
             self.escalations()
             self.can_assume()
             self.can_read()
+            self.decide_identity_conditions()  # conditions the snapshot's own facts decide
             self.follow_policies()  # resource policies and guardrails decide reads and assumptions again
             self.escalations_finish()  # the role family needs the assumptions as decided
             self.can_access()
