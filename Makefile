@@ -24,7 +24,7 @@ setup: $(STAMP)
 # is written on each start and its URL printed here (base/dashboard_token.py).
 run: setup
 	$(PY) -m blastshield_core.interfaces.dashboard_start --port $(PORT)
-	$(VENV)/bin/streamlit run app.py --server.headless true --server.port $(PORT) $(if $(ADDRESS),--server.address $(ADDRESS),)
+	$(PY) -m blastshield_core.interfaces.dashboard_run --server.headless true --server.port $(PORT) $(if $(ADDRESS),--server.address $(ADDRESS),)
 
 lint: setup
 	$(VENV)/bin/ruff check .

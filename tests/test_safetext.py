@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from blastshield_core.base.safetext import WORD_JOINER, md_code, md_text, safe_markdown
+from blastshield_core.base.safetext import UNSAFE_CHARACTERS, WORD_JOINER, md_code, md_text, safe_markdown, show_unsafe
 
 HOSTILE = [
     "[Re-authenticate here](https://evil.example/login)",
@@ -70,9 +70,29 @@ def test_safe_markdown_keeps_escaped_text_escaped():
 
 
 def test_md_text_limit_and_control_characters():
-    """Long values are cut with an ellipsis; control characters are dropped."""
+    """Long values are cut with an ellipsis; control characters are shown as visible escapes."""
     assert md_text("a" * 50, limit=10) == "a" * 9 + "…"
-    assert md_text("a\x00b\x1bc") == "abc"
+    assert md_text("a\x00b\x1bc") == "a\\\\x00b\\\\x1bc"  # Markdown `a\\x00b…`: renders `a\x00b\x1bc`
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("\x1b[2Jcleared", "\\x1b[2Jcleared"),  # a terminal's clear-screen
+        ("\x1b]8;;https://e.example\x07link\x1b]8;;\x07", "\\x1b]8;;https://e.example\\x07link\\x1b]8;;\\x07"),
+        ("invoice\u202efdp.exe", "invoice\\u202efdp.exe"),  # right-to-left override: "invoiceexe.pdf" on screen
+        ("a\u2066b\u2069c\u200fd", "a\\u2066b\\u2069c\\u200fd"),  # isolates and a mark
+        ("\x9b2J\x90", "\\x9b2J\\x90"),  # C1 controls (CSI, DCS)
+    ],
+)
+def test_control_and_bidirectional_characters_are_shown_not_obeyed(value, shown):
+    """A name from an export cannot reorder, hide or restyle what a page shows: each control or
+    bidirectional formatting character reads as its escape, in data text, code and a whole document."""
+    assert show_unsafe(value) == shown
+    assert md_code(value).strip("` ") == shown
+    assert safe_markdown(value) == safe_markdown(shown)
+    for rendered in (md_text(value), md_code(value), safe_markdown(value)):
+        assert UNSAFE_CHARACTERS.search(rendered) is None
 
 
 def test_md_code_holds_backticks():

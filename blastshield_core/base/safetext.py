@@ -10,6 +10,10 @@ or from the model. Rendered as Markdown, `[Re-authenticate](https://…)` become
   its formatting (headings, lists, emphasis, code) but can form no link, image, autolink, raw HTML
   or formula: `[`, `]`, `<` and `$` outside code are escaped.
 
+Neither lets a control character or a bidirectional override through: an ESC, a bell or a
+right-to-left override (U+202E, which reorders what follows it on screen) in a name is shown as a
+visible escape (`\\x1b`, `\\u202e`), as the command line shows it (`show_unsafe`).
+
 Both break the bare-URL and e-mail autolinks of GitHub-flavoured Markdown (which are found in the
 decoded text, so escaping alone does not stop them) with an invisible word joiner (U+2060) after
 `scheme:`, `www` and `@`.
@@ -19,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["WORD_JOINER", "md_code", "md_text", "safe_markdown"]
+__all__ = ["UNSAFE_CHARACTERS", "WORD_JOINER", "md_code", "md_text", "safe_markdown", "show_unsafe", "visible_escape"]
 
 WORD_JOINER = "\u2060"
 
@@ -31,7 +35,19 @@ _AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9])(\\?:)(?=(?:\\?/){2})|\b(www)(?=\\?\.)
 # Outside of what a data string can hold, these are the only ways into a link, an image, raw HTML,
 # a character reference (`&#58;` decodes before autolinking) or a formula.
 _NEUTRALISE = re.compile(r"\\.|[\[\]<$&]")
-_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+# C0 and C1 controls (but tab and newline) and DEL, and the Unicode bidirectional formatting characters.
+UNSAFE_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible_escape(found: re.Match[str]) -> str:
+    """A matched character as `\\xNN` or `\\uNNNN`."""
+    code = ord(found.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def show_unsafe(text: str) -> str:
+    """`text` with every control and bidirectional character but newline and tab shown as an escape."""
+    return UNSAFE_CHARACTERS.sub(visible_escape, text)
 
 
 def _break_autolinks(text: str) -> str:
@@ -39,7 +55,7 @@ def _break_autolinks(text: str) -> str:
 
 
 def _one_line(value: object, limit: int | None) -> str:
-    text = _CONTROL.sub("", _LINE_BREAKS.sub(" ", str(value)))
+    text = show_unsafe(_LINE_BREAKS.sub(" ", str(value)))
     if limit is not None and len(text) > limit:
         text = text[: max(limit - 1, 0)] + "…"
     return text
@@ -66,6 +82,6 @@ def safe_markdown(markdown: str) -> str:
     backtick, a fence that a list ends), so escaping everywhere is the only reading that cannot
     be fooled; inside real code the escape shows as a backslash.
     """
-    text = _CONTROL.sub("", markdown)
+    text = show_unsafe(markdown.replace("\r\n", "\n"))
     escaped = _NEUTRALISE.sub(lambda m: m.group(0) if m.group(0).startswith("\\") else "\\" + m.group(0), text)
     return _break_autolinks(escaped)

@@ -23,29 +23,25 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from ..base.safetext import show_unsafe, visible_escape
+
 __all__ = ["EXIT_PIPE", "EscapingStream", "escape_terminal", "one_line", "run"]
 
 EXIT_PIPE = 128 + _signal.SIGPIPE  # what a shell reports for a writer whose reader went away
 EXIT_SIGNAL = 128  # + the signal's number, as a shell reports a command a signal ended
 
-# C0 and C1 controls and DEL, and the Unicode bidirectional formatting characters.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Newline and tab too, and the Unicode line and paragraph separators: one field of a line.
 _UNSAFE_LINES = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
-
-
-def _visible(found: re.Match[str]) -> str:
-    code = ord(found.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def escape_terminal(text: str) -> str:
     """`text` with every control and bidirectional character but newline and tab shown as an escape."""
-    return _UNSAFE.sub(_visible, text)
+    return show_unsafe(text)
 
 
 def one_line(value: object) -> str:
     """One field of a line: newlines and tabs escaped too, so data cannot start a line of its own."""
-    return _UNSAFE_LINES.sub(_visible, str(value))
+    return _UNSAFE_LINES.sub(visible_escape, str(value))
 
 
 class EscapingStream:
