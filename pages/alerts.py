@@ -11,13 +11,14 @@ from blastshield_core.interfaces.service import (
     AwsInputError,
     Permission,
     QueueQuery,
-    UnknownEntity,
     build_request,
     import_aws,
     md_code,
     md_text,
     open_alert,
     parse_bytes,
+    resolve_entity,
+    search_entities,
 )
 from pages._auth import current_access, require
 from pages._services import SEVERITY_BADGE, get_services, init_state, page_actor
@@ -26,10 +27,21 @@ init_state()
 st.session_state.setdefault("alerts_notice", None)
 st.session_state.setdefault("alerts_pending_select", None)
 st.session_state.setdefault("alerts_aws_report", None)
-if st.session_state.alerts_pending_select:
-    # An alert opened on the last run: select it before the selectbox below is drawn.
-    st.session_state.selected_alert = st.session_state.alerts_pending_select
-    for widget in ("alerts_select", "graph_alert", "contain_alert"):
+st.session_state.setdefault("alerts_open_matches", None)
+just_opened = st.session_state.alerts_pending_select
+if just_opened:
+    # An alert opened on the last run: select it before the widgets below are drawn. The table's row
+    # selection and the queue's filters go too, or they would pick another alert or hide this one.
+    st.session_state.selected_alert = just_opened
+    for widget in (
+        "alerts_select",
+        "graph_alert",
+        "contain_alert",
+        "alerts_table",
+        "alerts_queue_search",
+        "alerts_queue_severity",
+        "alerts_queue_page",
+    ):
         st.session_state.pop(widget, None)
     st.session_state.alerts_pending_select = None
 
@@ -77,6 +89,11 @@ if result.status is not Status.OK:
 if result.matched > QUEUE_PAGE_SIZE or result.offset:
     last = (result.matched - 1) // QUEUE_PAGE_SIZE + 1 if result.matched else 1
     st.caption(f"{result.matched} of {result.total} alerts match; page {int(queue_page)} of {last}.")
+
+if just_opened and just_opened not in {a.id for a in result.alerts}:
+    # beyond this page (a long queue sorted by risk): shown first, so that it is the one selected
+    found = svc.queue.page(QueueQuery(text=just_opened, limit=QUEUE_PAGE_SIZE))
+    result.alerts[:0] = [a for a in found.alerts if a.id == just_opened]
 
 if not result.alerts:
     if result.total:
@@ -157,26 +174,72 @@ else:
                     + md_text(", ".join(f"{r.source} -{r.type}-> {r.target}" for r in view.common_relationships))
                 )
 
+st.subheader("Find an entity")
+f1, f2, f3 = st.columns([3, 1, 1])
+entity_query = f1.text_input(
+    "Id, name or ARN (any part, any case)", max_chars=256, key="alerts_entity_query", placeholder="e.g. alice"
+)
+entity_label = f2.selectbox(
+    "Label", ["any", "Identity", "Session", "Workload", "IAMRole", "DataAsset"], key="alerts_entity_label"
+)
+entity_account = f3.text_input("Account", max_chars=64, key="alerts_entity_account", placeholder="any")
+if entity_query.strip():
+    found = search_entities(
+        svc.store,
+        entity_query,
+        label=None if entity_label == "any" else entity_label,
+        account=entity_account.strip() or None,
+    )
+    if found.status is Status.INVALID_INPUT:
+        st.error(f"**Invalid search.** {md_text(found.message)}")
+    elif found.status is not Status.OK:
+        st.error(f"**Could not search ({found.status.value}).** {md_text(found.message)}")
+    elif not found.matches:
+        st.info(md_text(found.message))
+    else:
+        st.caption(md_text(found.message) + " (best matches first).")
+        st.dataframe(
+            [
+                {"id": m.id, "label": m.label, "name": m.name, "ARN": m.arn or "", "account": m.account or ""}
+                for m in found.matches
+            ],
+            hide_index=True,
+            width="stretch",
+            key="alerts_entity_matches",
+            column_config={"id": st.column_config.TextColumn(width="medium")},
+        )
+
+        def _investigate(entity: str) -> None:
+            st.session_state.alerts_open_entity = entity
+            st.session_state.alerts_open_matches = None
+
+        pick = st.selectbox("Match", [m.id for m in found.matches], key="alerts_entity_pick")
+        st.button(
+            "Investigate this entity",
+            key="alerts_entity_use",
+            on_click=_investigate,
+            args=(pick,),
+            help="Puts it in the form below: give a title and open an alert on it.",
+        )
+
 st.subheader("Investigate an entity")
 st.caption(
     "Open an analyst alert on any entity in the graph (an identity, a session, a workload, a role or an asset): "
-    "it is scored, investigated and contained like any other alert. Only data is added; no access changes."
+    "it is scored, investigated and contained like any other alert. Only data is added; no access changes. "
+    "Give its id, its ARN or its name."
 )
-with st.form("alerts_open_form", clear_on_submit=False, border=True):
-    c1, c2 = st.columns([1, 2])
-    entity_id = c1.text_input("Entity id", key="alerts_open_entity", placeholder="e.g. developer_07")
-    alert_title = c2.text_input("Title", key="alerts_open_title", placeholder="why you are looking at it")
-    submitted = st.form_submit_button("Open alert and select it", key="alerts_open_submit")
-if submitted and require(Permission.CONTAIN, "open alerts"):
+
+
+def _open_on(entity_id: str, title: str) -> None:
+    """Open an alert on a resolved entity and select it on the next run (or say why not)."""
     try:
-        opened = open_alert(svc.store, build_request(entity_id.strip(), alert_title), actor=page_actor())
+        opened = open_alert(svc.store, build_request(entity_id, title), actor=page_actor())
     except AlertInputError as exc:
         st.error(f"**Invalid input, nothing written.** {md_text(exc)}")
-    except UnknownEntity as exc:
-        st.warning(f"**Unknown entity:** {md_text(exc)}. Nothing was written.")
     except (DocumentError, QueryFailed) as exc:
         st.error(f"**Could not open the alert, nothing written.** {md_text(exc)}")
     else:
+        st.session_state.alerts_open_matches = None
         st.session_state.alerts_pending_select = opened.alert_id
         st.session_state.alerts_notice = (
             "success",
@@ -184,6 +247,46 @@ if submitted and require(Permission.CONTAIN, "open alerts"):
             "it is selected.",
         )
         st.rerun()
+
+
+with st.form("alerts_open_form", clear_on_submit=False, border=True):
+    c1, c2 = st.columns([1, 2])
+    entity_text = c1.text_input(
+        "Entity: id, ARN or name", max_chars=256, key="alerts_open_entity", placeholder="e.g. developer_07"
+    )
+    alert_title = c2.text_input("Title", key="alerts_open_title", placeholder="why you are looking at it")
+    submitted = st.form_submit_button("Open alert and select it", key="alerts_open_submit")
+if submitted and require(Permission.CONTAIN, "open alerts"):
+    st.session_state.alerts_open_matches = None
+    try:
+        build_request("entity", alert_title)  # the title first: a bad one is refused before any lookup
+    except AlertInputError as exc:
+        st.error(f"**Invalid input, nothing written.** {md_text(exc)}")
+    else:
+        resolved = resolve_entity(svc.store, entity_text)
+        if resolved.status is Status.OK:
+            _open_on(resolved.entity.id, alert_title)
+        elif resolved.status is Status.INVALID_INPUT:
+            st.error(f"**Invalid input, nothing written.** {md_text(resolved.message)}")
+        elif resolved.status is Status.QUERY_FAILED:
+            st.error(f"**Could not look the entity up, nothing written.** {md_text(resolved.message)}")
+        else:
+            kind = "Several entities match" if resolved.ambiguous else "Unknown entity"
+            st.warning(f"**{kind}:** {md_text(resolved.message)}. Nothing was written.")
+            st.session_state.alerts_open_matches = [
+                (m.id, f"{m.id} — {m.label}, {m.name}" + (f", {m.arn}" if m.arn and m.arn != m.id else ""))
+                for m in resolved.matches
+            ]
+matches = st.session_state.alerts_open_matches
+if matches:
+    labels = dict(matches)
+    chosen_match = st.radio(
+        "Open the alert on one of these", list(labels), format_func=labels.get, key="alerts_open_choice"
+    )
+    if st.button("Open alert on the chosen entity", key="alerts_open_chosen") and require(
+        Permission.CONTAIN, "open alerts"
+    ):
+        _open_on(chosen_match, alert_title)
 
 st.divider()
 left, right = st.columns(2)

@@ -236,6 +236,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(args.json, Status.INVALID_INPUT, str(exc), EXIT_INVALID)
     if args.command in READ_COMMANDS:
         return _read_command(args, settings)
+    if args.command == "entities":
+        from .cli_entities import _entities
+
+        return _entities(args, settings)
     if args.command == "mcp":
         return _serve_mcp(args, settings)
 

@@ -48,6 +48,8 @@ _PAGE_NAMES = {
     "safe_markdown": "base.safetext",
     "is_valid_id": "graph.model",
     "parse_bytes": "graph.ingest",
+    "resolve_entity": "read.entities",
+    "search_entities": "read.entities",
     "QUEUE_SORTS": "read.queue",
     "QueueQuery": "read.queue",
     "RULES_PLAYBOOK": "respond.decide",
