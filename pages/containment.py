@@ -117,10 +117,13 @@ elif decider == "gemini" and not gemini_ok:
     blocked_reason = "Gemini is unavailable."
 elif session is not None:
     blocked_reason = "Finish or end the analyst run in progress first."
+elif candidates.status is Status.OK and not candidates.qualifying_paths:
+    blocked_reason = "Nothing to contain: no qualifying path now (fresh query)."
 start = st.button("Start containment run", key="contain_start", type="primary", disabled=blocked_reason is not None)
 if blocked_reason:
     st.caption(blocked_reason)
 
+finished = False
 if start and require(Permission.CONTAIN, "run containment"):
     st.session_state.contain_before = svc.tools.get_evidence_graph(alert_id, 6)
     with st.status(f"Containment run on {md_text(alert_id)} ({decider})…", expanded=True) as progress:
@@ -146,7 +149,10 @@ if start and require(Permission.CONTAIN, "run containment"):
                 st.session_state.contain_last_run = session.run.run_id
                 ok = session.run.state is RunState.COMPLETED
                 progress.update(label=f"Run {session.run.state.value}", state="complete" if ok else "error")
+                finished = True
     session = st.session_state.contain_session
+    if finished:
+        st.rerun()  # the candidates and the Start button above are drawn afresh, after the run's blocks
 
 if session is not None:
     st.subheader(f"Analyst run {md_text(session.run.run_id)}: your choice")
