@@ -19,6 +19,7 @@ from blastshield_core.interfaces.service import (
     parse_bytes,
     resolve_entity,
     search_entities,
+    top_principals,
 )
 from pages._auth import current_access, require
 from pages._services import SEVERITY_BADGE, get_services, init_state, page_actor
@@ -27,6 +28,8 @@ init_state()
 st.session_state.setdefault("alerts_notice", None)
 st.session_state.setdefault("alerts_pending_select", None)
 st.session_state.setdefault("alerts_aws_report", None)
+st.session_state.setdefault("alerts_aws_next", None)
+st.session_state.setdefault("alerts_import_notice", None)  # shown beside the import it is about
 st.session_state.setdefault("alerts_open_matches", None)
 just_opened = st.session_state.alerts_pending_select
 if just_opened:
@@ -327,12 +330,16 @@ with left:
                     if report.blocks_gone
                     else ""
                 )
-                st.session_state.alerts_notice = (
-                    "success",
+                st.session_state.alerts_import_notice = (
+                    "document",
                     f"Imported **{md_text(report.name)}**: {report.nodes} nodes, {report.edges} relationships, "
                     f"{report.alerts} alerts{' (graph replaced)' if report.replaced else ''}.{kept}{gone}",
                 )
                 st.rerun()
+    notice = st.session_state.alerts_import_notice
+    if notice and notice[0] == "document":
+        st.success(notice[1])
+        st.session_state.alerts_import_notice = None
 with right:
     st.subheader("Reset the built-in scenarios")
     st.caption("Restores the four scenarios and the audit fixture (routes unblocked); imported data is left alone.")
@@ -390,14 +397,19 @@ if st.button("Import the AWS account", key="alerts_aws_import", disabled=not aws
         st.error(f"**Import failed, the graph is unchanged.** {md_text(exc)}")
     else:
         st.session_state.alerts_aws_report = aws_report.to_dict()
-        st.session_state.alerts_notice = (
-            "success",
+        st.session_state.alerts_aws_next = top_principals(svc.tools, aws_report.accounts)
+        st.session_state.alerts_import_notice = (
+            "aws",
             f"Imported AWS account(s) {md_text(', '.join(aws_report.accounts))}: "
             f"{sum(aws_report.counts['nodes'].values())} nodes, "
             f"{sum(aws_report.counts['relationships'].values())} relationships, {aws_report.counts['alerts']} alerts"
             f"{' (graph replaced)' if aws_report.replaced else ''}.",
         )
         st.rerun()
+notice = st.session_state.alerts_import_notice
+if notice and notice[0] == "aws":
+    st.success(notice[1])
+    st.session_state.alerts_import_notice = None
 shown = st.session_state.alerts_aws_report
 if shown:
     with st.container(border=True):
@@ -429,6 +441,27 @@ if shown:
         if shown["skipped"]:
             st.markdown(f"**Skipped files ({len(shown['skipped'])})**")
             st.dataframe(shown["skipped"], hide_index=True, width="stretch", key="alerts_aws_skipped")
+    nxt = st.session_state.alerts_aws_next
+    if nxt is not None:
+        with st.container(border=True):
+            st.markdown("**What to do next: the principals with the most qualifying paths to high or critical data**")
+            if nxt.status is not Status.OK:
+                st.error(f"**Could not rank the principals ({nxt.status.value}).** {md_text(nxt.message)}")
+            elif not nxt.principals:
+                st.info(f"{md_text(nxt.message)}. This is not a statement that the account is safe.")
+            else:
+                st.caption(md_text(nxt.message) + ". Open an alert on one to investigate and contain it.")
+                for i, p in enumerate(nxt.principals):
+                    c1, c2 = st.columns([4, 1])
+                    c1.markdown(
+                        f"{i + 1}. {md_code(p.id)} ({p.label}) — **{p.paths}{'+' if p.more else ''}** qualifying "
+                        f"path(s), {p.critical} to critical data, {p.assets} asset(s)"
+                    )
+                    if c2.button("Open an alert", key=f"alerts_next_open_{i}", help=p.arn or p.id) and require(
+                        Permission.CONTAIN, "open alerts"
+                    ):
+                        count = f"{p.paths}{'+' if p.more else ''}"
+                        _open_on(p.id, f"After the AWS import: {count} qualifying path(s) to high or critical data")
 
 
 def _export() -> str:

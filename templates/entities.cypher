@@ -15,3 +15,10 @@ WITH n, CASE
 ORDER BY rank, size(coalesce(n.name, n.id)), n.id
 LIMIT $limit
 RETURN n.id AS id, labels(n) AS labels, n.name AS name, n.arn AS arn, n.account AS account, rank
+
+// name: principals_of_accounts
+// description: the principals of the accounts in $accounts: users and outside principals (Identity) and roles (IAMRole of aws_kind role), by id, at most $limit
+MATCH (n:Entity)
+WHERE n.account IN $accounts AND (n:Identity OR (n:IAMRole AND n.aws_kind = 'role'))
+WITH n ORDER BY n.id LIMIT $limit
+RETURN n.id AS id, labels(n) AS labels, n.name AS name, n.arn AS arn, n.account AS account

@@ -83,3 +83,35 @@ def test_two_imports_naming_the_same_user_keep_one_identity(graph, tmp_path):
     # re-importing the mixed file re-syncs prod only: what partner's own export wrote stays
     import_aws(graph, [folder])
     assert graph.read_text(alert) == [{"id": "gd:5ab6d0aa2c9f3e0f1a2b3c4d5e6f7a8b"}]
+
+
+def test_cli_import_aws_says_what_to_do_next(loopback_server, tmp_path):
+    """Without findings in the files, the report still names the principals with the most qualifying
+    paths to high or critical data, counted as an investigation counts them."""
+    from blastshield_core import Store, load_settings
+    from blastshield_core.read.tools import ReadTools
+    from tests.aws_bundle import SENSITIVITY
+    from tests.conftest import run_cli
+
+    sensitivity = tmp_path / "sensitivity.json"
+    sensitivity.write_text(json.dumps(SENSITIVITY))
+    name = f"awsnext_{uuid.uuid4().hex[:8]}"
+    env = {"FALKORDB_URL": loopback_server.url, "BLASTSHIELD_GRAPH": name}
+    result = run_cli("import-aws", str(bundle_dir() / "prod"), "--sensitivity", str(sensitivity), "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["counts"]["alerts"] == 0
+    listed = data["next"]["principals"]
+    assert 1 <= len(listed) <= 10
+    store = Store(load_settings(environ={}, falkordb_url=loopback_server.url, graph=name))
+    try:
+        tools = ReadTools(store)
+        for row in listed:
+            paths, _ = tools._paths("sensitive", 6, {"source_id": row["id"]})
+            assert row["paths"] == len(paths) > 0
+        assert [r["paths"] for r in listed] == sorted((r["paths"] for r in listed), reverse=True)
+        text = run_cli("import-aws", str(bundle_dir() / "prod"), "--sensitivity", str(sensitivity), env=env)
+        assert f"alert open {listed[0]['id']} --title TEXT" in text.stdout
+    finally:
+        store.command("GRAPH.DELETE", name)
+        store.close()

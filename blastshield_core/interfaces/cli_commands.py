@@ -273,5 +273,14 @@ def _import_aws(services: Services, args: argparse.Namespace) -> int:
         *(f"warning: {w['file']}: {w['item']}: {w['message']}" for w in report.warnings),
         *(f"skipped: {s['file']}: {s['reason']}" for s in report.skipped),
     ]
-    _emit(report.to_dict(), args.json, "\n".join(lines))
+    from ..read.top_principals import top_principals
+
+    nxt = top_principals(services.tools, report.accounts)  # what to do next, findings or not
+    lines.append(f"next: {nxt.message}" + (":" if nxt.principals else ""))
+    lines += [
+        f"  {p.paths}{'+' if p.more else ''} path(s) ({p.critical} to critical data)  {p.id}"
+        f"  -> alert open {p.id} --title TEXT"
+        for p in nxt.principals
+    ]
+    _emit({**report.to_dict(), "next": nxt.model_dump(mode="json")}, args.json, "\n".join(lines))
     return EXIT_OK

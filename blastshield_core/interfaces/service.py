@@ -49,6 +49,7 @@ _PAGE_NAMES = {
     "is_valid_id": "graph.model",
     "parse_bytes": "graph.ingest",
     "resolve_entity": "read.entities",
+    "top_principals": "read.top_principals",
     "search_entities": "read.entities",
     "QUEUE_SORTS": "read.queue",
     "QueueQuery": "read.queue",
