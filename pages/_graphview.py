@@ -58,6 +58,19 @@ def aws_hover(props: dict) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
+LABEL_CHARS = 28  # a node's label in a drawing: a short name; the full id and ARN show on hover
+
+
+def short_label(node) -> str:
+    """A node's label in a drawing: for a node imported from AWS its name (a role or user name, a
+    bucket name) or else the last part of its ARN; for others its id; cut to LABEL_CHARS."""
+    text = node.id
+    if aws_account(node.properties):
+        arn = str(node.properties.get("arn") or "")
+        text = node.name or arn.replace(":", "/").rstrip("/").rsplit("/", 1)[-1] or node.id
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
+
+
 def edge_state(rel) -> str:
     props = rel.properties
     if props.get("status") == "blocked":
@@ -103,16 +116,20 @@ def build(
     for node in nodes:
         color, shape = LABEL_STYLE.get(node.label, ("#999999", "dot"))
         sensitivity = node.properties.get("sensitivity")
-        label = node.id
+        name = short_label(node)
+        label = name
         if node.label == "DataAsset":
-            label = f"{node.id}\n[{sensitivity}]"
+            label = f"{name}\n[{sensitivity}]"
             if sensitivity == "critical":
-                color, label = CRITICAL_COLOR, f"★ {node.id}\n[critical]"
+                color, label = CRITICAL_COLOR, f"★ {name}\n[critical]"
         size = 30 if node.id == start else 22
         # streamlit-agraph parses a node title as HTML (and opens it on double click): escape it, and
         # keep the label first so the text never starts like a URL.
         title = html.escape(
-            f"{node.label}: {node.name}\n" + aws_hover(node.properties) + json.dumps(node.properties, default=str)[:400]
+            f"{node.label}: {node.name}\n"
+            + (f"id: {node.id}\n" if node.id != node.name else "")
+            + aws_hover(node.properties)
+            + json.dumps(node.properties, default=str)[:400]
         )
         account = node_account.get(node.id)
         aws = {}
@@ -179,9 +196,10 @@ def draw(nodes, relationships, *, graph_id: str, highlight=None, start=None, hei
         hierarchical=True,
         direction="LR",
         sortMethod="directed",
-        levelSeparation=210,
-        nodeSpacing=110,
-        treeSpacing=120,
+        # ranks left to right, wide enough for a short label (LABEL_CHARS) and tall enough for three lines
+        levelSeparation=260,
+        nodeSpacing=130,
+        treeSpacing=160,
     )
     config.width = "100%"
     config.graph_id = graph_id

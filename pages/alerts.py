@@ -6,6 +6,8 @@ import streamlit as st
 
 from blastshield_core import DocumentError, QueryFailed, Status, export_document, import_document, seed
 from blastshield_core.interfaces.service import (
+    MAX_DOCUMENT_BYTES,
+    MAX_FILE_BYTES,
     QUEUE_SORTS,
     AlertInputError,
     AwsInputError,
@@ -104,15 +106,16 @@ if not result.alerts:
     else:
         st.info("No alerts in the graph. Import a document below or reset the built-in scenarios.")
 else:
+    # what matters first (it stays within 1,400 px): the alert, its severity and score, its paths, its entity
     rows = [
         {
             "alert": a.id,
-            "title": a.title,
             "severity": SEVERITY_BADGE.get(a.severity or "", a.status.value),
             "score": a.risk_score,
-            "rule set": a.rule_set,
-            "entity": a.entity_id,
             "qualifying paths": a.path_count if not a.truncated else f"{a.path_count}+",
+            "entity": a.entity_id,
+            "title": a.title,
+            "rule set": a.rule_set,
         }
         for a in result.alerts
     ]
@@ -123,7 +126,14 @@ else:
         on_select="rerun",
         selection_mode="single-row",
         key="alerts_table",
-        column_config={"score": st.column_config.ProgressColumn("score", min_value=0, max_value=100, format="%d")},
+        column_config={
+            "alert": st.column_config.TextColumn(width="medium"),
+            "severity": st.column_config.TextColumn(width="small"),
+            "score": st.column_config.ProgressColumn("score", min_value=0, max_value=100, format="%d", width="small"),
+            "qualifying paths": st.column_config.TextColumn("paths", width="small"),
+            "entity": st.column_config.TextColumn(width="medium"),
+            "title": st.column_config.TextColumn(width="large"),
+        },
     )
     picked = event.selection.rows if event is not None and hasattr(event, "selection") else []
     if picked:
@@ -292,10 +302,14 @@ if matches:
         _open_on(chosen_match, alert_title)
 
 st.divider()
+# The upload limit, said once in the same figure everywhere (the importer's, in MB as the server counts
+# them): the upload box's own size line rounds 512 MB up to "1GB" in most browsers, so it is hidden.
+UPLOAD_MB = MAX_DOCUMENT_BYTES >> 20
+st.html("<style>[data-testid='stFileUploaderDropzoneInstructions'] span { display: none; }</style>")
 left, right = st.columns(2)
 with left:
     st.subheader("Import a graph document")
-    upload = st.file_uploader("blastshield-graph/v1 JSON", type=["json"], key="alerts_upload")
+    upload = st.file_uploader(f"blastshield-graph/v1 JSON, at most {UPLOAD_MB} MB", type=["json"], key="alerts_upload")
     replace = st.checkbox("Replace the whole graph (otherwise add and update by id)", key="alerts_replace")
     may_import = current_access().can(Permission.IMPORT)
     if not may_import:
@@ -370,7 +384,10 @@ st.caption(
     "re-syncs it; routes BlastShield blocked stay blocked."
 )
 aws_files = st.file_uploader(
-    "AWS CLI JSON exports or a zip", type=["json", "zip"], accept_multiple_files=True, key="alerts_aws_upload"
+    f"AWS CLI JSON exports or a zip, at most {UPLOAD_MB} MB per file (each export at most {MAX_FILE_BYTES >> 20} MB)",
+    type=["json", "zip"],
+    accept_multiple_files=True,
+    key="alerts_aws_upload",
 )
 aws_replace = st.checkbox("Replace the whole graph with the account(s)", key="alerts_aws_replace")
 if st.button("Import the AWS account", key="alerts_aws_import", disabled=not aws_files) and require(
@@ -437,7 +454,17 @@ if shown:
         )
         if shown["warnings"]:
             st.markdown(f"**Warnings ({len(shown['warnings'])})** — imported anyway; each names its file and item.")
-            st.dataframe(shown["warnings"], hide_index=True, width="stretch", key="alerts_aws_warnings")
+            st.dataframe(
+                [{"message": w["message"], "item": w["item"], "file": w["file"]} for w in shown["warnings"]],
+                hide_index=True,
+                width="stretch",
+                key="alerts_aws_warnings",
+                column_config={
+                    "message": st.column_config.TextColumn(width="large"),
+                    "item": st.column_config.TextColumn(width="medium"),
+                    "file": st.column_config.TextColumn(width="small"),
+                },
+            )
         if shown["skipped"]:
             st.markdown(f"**Skipped files ({len(shown['skipped'])})**")
             st.dataframe(shown["skipped"], hide_index=True, width="stretch", key="alerts_aws_skipped")

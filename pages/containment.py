@@ -65,19 +65,27 @@ else:
     st.dataframe(
         [
             {
-                "candidate": c.id,
                 "route": c.route_id,
-                "relationship": f"{c.relationship.source} -{c.relationship.type}-> {c.relationship.target}",
                 "paths cut": c.paths_cut,
                 "remaining if applied": c.remaining_if_applied,
                 "collateral (others who lose access)": c.collateral.summary if c.collateral else "—",
+                "relationship": f"{c.relationship.source} -{c.relationship.type}-> {c.relationship.target}",
                 "why": c.reason,
+                "candidate": c.id,
             }
             for c in candidates.candidates
         ],
         hide_index=True,
         width="stretch",
         key="contain_candidates",
+        # what a responder weighs first (within 1,400 px): the route, what it cuts, who else loses access
+        column_config={
+            "route": st.column_config.TextColumn(width="medium"),
+            "paths cut": st.column_config.NumberColumn(width="small"),
+            "remaining if applied": st.column_config.NumberColumn("remaining", width="small"),
+            "collateral (others who lose access)": st.column_config.TextColumn("collateral", width="medium"),
+            "relationship": st.column_config.TextColumn(width="medium"),
+        },
     )
 
 routes_now = svc.tools.get_containment_route_statuses(alert_id)
@@ -106,7 +114,8 @@ if decider == "rules":
     st.caption(RULES_PLAYBOOK)
 if decider == "gemini" and not gemini_ok:
     st.warning(f"Gemini is unavailable ({md_text(gemini_why)}). It is never replaced silently: choose another decider.")
-cap = st.number_input("Action cap (1-10)", min_value=1, max_value=10, value=3, step=1, key="contain_cap")
+st.session_state.setdefault("contain_cap", 3)  # the default through the state: `?cap=` sets it (see graph.py)
+cap = st.number_input("Action cap (1-10)", min_value=1, max_value=10, step=1, key="contain_cap")
 confirm = st.checkbox("I confirm: this run may block session routes in the graph", key="contain_confirm")
 if not current_access().can(Permission.CONTAIN):
     st.caption("Containment runs need the responder or admin role.")

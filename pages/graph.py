@@ -16,7 +16,10 @@ if svc is None:
 
 alert_id = alert_picker(svc, "graph_alert")
 if alert_id is not None:
-    depth = st.slider("Depth (max relationships per path)", 1, 6, 6, key="graph_depth")
+    # the default through the session state, not `value=`: a `?depth=` arrival sets the state, and a
+    # widget given both logs a warning with a stack trace
+    st.session_state.setdefault("graph_depth", 6)
+    depth = st.slider("Depth (max relationships per path)", 1, 6, key="graph_depth")
     graph = svc.tools.get_evidence_graph(alert_id, depth)
     show_status(graph.status, graph.message, depth)
     if graph.status in (Status.PATHS_FOUND, Status.NO_PATH):

@@ -48,6 +48,8 @@ _PAGE_NAMES = {
     "safe_markdown": "base.safetext",
     "is_valid_id": "graph.model",
     "parse_bytes": "graph.ingest",
+    "MAX_DOCUMENT_BYTES": "graph.ingest",
+    "MAX_FILE_BYTES": "sources.aws.get",
     "resolve_entity": "read.entities",
     "top_principals": "read.top_principals",
     "search_entities": "read.entities",

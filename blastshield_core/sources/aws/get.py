@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-__all__ = ["KINDS", "AwsInputError", "AwsSources", "SourceFile", "read_sources", "recognise"]
+__all__ = ["KINDS", "MAX_FILE_BYTES", "AwsInputError", "AwsSources", "SourceFile", "read_sources", "recognise"]
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
 
@@ -80,7 +80,7 @@ def recognise(data: Any) -> str | None:
 
 def _decode(name: str, raw: bytes) -> Any:
     if len(raw) > MAX_FILE_BYTES:
-        raise AwsInputError(f"{name}: file is {len(raw)} bytes; the limit is {MAX_FILE_BYTES}")
+        raise AwsInputError(f"{name}: file is {len(raw)} bytes; the limit is {MAX_FILE_BYTES >> 20} MB per export")
     try:
         return json.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError:
@@ -118,7 +118,9 @@ def _add_zip(sources: AwsSources, name: str, raw: bytes) -> None:
                 sources.skipped.append({"file": label, "reason": "not a .json file"})
                 continue
             if info.file_size > MAX_FILE_BYTES:
-                raise AwsInputError(f"{label}: file is {info.file_size} bytes; the limit is {MAX_FILE_BYTES}")
+                raise AwsInputError(
+                    f"{label}: file is {info.file_size} bytes; the limit is {MAX_FILE_BYTES >> 20} MB per export"
+                )
             _add(sources, label, f"{name}:{member.parent}", archive.read(info), named=False)
 
 
