@@ -3,7 +3,15 @@
 import streamlit as st
 
 from blastshield_core import QueryFailed, Status
-from blastshield_core.interfaces.service import RULES_PLAYBOOK, AnalystDecider, Permission, RunRefused, RunSeen, md_text
+from blastshield_core.interfaces.service import (
+    RULES_PLAYBOOK,
+    AnalystDecider,
+    Permission,
+    RunRefused,
+    RunSeen,
+    md_code,
+    md_text,
+)
 from blastshield_core.results import RunState
 from pages._auth import current_access, require
 from pages._graphview import LEGEND, draw
@@ -98,7 +106,10 @@ except QueryFailed as exc:
 if releasable:
     st.caption(
         "Blocked by BlastShield on this alert's routes: "
-        + ", ".join(f"`{b['route_id']}` (run {b['blocked_by_run']}, by {b['blocked_by'] or '—'})" for b in releasable)
+        + ", ".join(
+            f"{md_code(b['route_id'])} (run {md_text(b['blocked_by_run'])}, by {md_text(b['blocked_by'] or '—')})"
+            for b in releasable
+        )
     )
 release_form(svc, [b["route_id"] for b in releasable], key="contain")
 

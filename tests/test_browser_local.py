@@ -13,13 +13,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from tests.conftest import ROOT, free_port
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, wait_healthy
-
-SETTLED = """() => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  return app !== null && app.getAttribute('data-test-script-state') === 'notRunning'
-    && document.querySelector('[data-testid="stMain"]') !== null;
-}"""
+from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, SETTLED, wait_healthy
 
 
 @pytest.fixture(scope="module")
