@@ -12,7 +12,9 @@ LABEL_STYLE = {
     "Session": ("#72B7B2", "diamond"),
     "Workload": ("#F58518", "square"),
     "IAMRole": ("#B279A2", "hexagon"),
-    "DataAsset": ("#54A24B", "database"),
+    # a triangle, not vis-network's cylinder ("database"), which draws its label inside and grows with it:
+    # several assets of one rank then stacked on each other
+    "DataAsset": ("#54A24B", "triangle"),
 }
 CRITICAL_COLOR = "#D62728"
 PATH_COLOR = "#E4572E"
@@ -24,7 +26,7 @@ WHATIF_COLOR = "#6A3D9A"
 
 LEGEND = (
     "Blue dot: Identity · teal diamond: Session · orange square: Workload · purple hexagon: IAMRole · "
-    "green cylinder: DataAsset (red with ★: critical) — "
+    "green triangle: DataAsset (red with ★: critical) — "
     "**thick red**: on a qualifying path · thin grey: allowed, not on a path · "
     "dashed grey: **blocked** · dotted orange: **denied** · dashed purple: blocked in a what-if"
 )

@@ -65,3 +65,5 @@ def test_labels_are_short_names_with_the_full_id_and_arn_on_hover(app):
     levels = {node_id: n["level"] for node_id, n in nodes.items()}
     assert levels[f"{ACCOUNT}:user:dana"] == 0 and levels[f"{ACCOUNT}:role:{ROLE}"] == 3
     assert {levels[f"{ACCOUNT}:bucket:crown-{i}"] for i in range(3)} == {4}
+    # a shape whose label is drawn outside it, at a fixed size (the cylinder grew with its label and stacked)
+    assert {nodes[f"{ACCOUNT}:bucket:crown-{i}"]["shape"] for i in range(3)} == {"triangle"}
