@@ -38,6 +38,9 @@ if just_opened:
     # An alert opened on the last run: select it before the widgets below are drawn. The table's row
     # selection and the queue's filters go too, or they would pick another alert or hide this one.
     st.session_state.selected_alert = just_opened
+    # The browser keeps a table's row selection and sends it back with the next run: the table gets a
+    # new key, so the row picked before is dropped instead of picking that alert again.
+    st.session_state.alerts_table_gen = st.session_state.get("alerts_table_gen", 0) + 1
     for widget in (
         "alerts_select",
         "graph_alert",
@@ -125,7 +128,7 @@ else:
         width="stretch",
         on_select="rerun",
         selection_mode="single-row",
-        key="alerts_table",
+        key=f"alerts_table_{st.session_state.get('alerts_table_gen', 0)}",
         column_config={
             "alert": st.column_config.TextColumn(width="medium"),
             "severity": st.column_config.TextColumn(width="small"),
@@ -136,16 +139,26 @@ else:
         },
     )
     picked = event.selection.rows if event is not None and hasattr(event, "selection") else []
-    if picked:
+    pick = (st.session_state.get("alerts_table_gen", 0), tuple(picked))
+    if picked and st.session_state.get("alerts_last_pick") != pick:  # a row picked now (the browser resends it)
+        st.session_state.alerts_last_pick = pick
         st.session_state.selected_alert = rows[picked[0]]["alert"]
     ids = [r["alert"] for r in rows]
     if st.session_state.selected_alert not in ids:
         st.session_state.selected_alert = ids[0]
+    # The box shows the selected alert through its state, which the browser is sent: with `index=` alone
+    # the browser kept showing the alert picked before while this page had selected another.
+    if st.session_state.get("alerts_select") != st.session_state.selected_alert:
+        st.session_state.alerts_select = st.session_state.selected_alert
+
+    def _follow_box() -> None:
+        st.session_state.selected_alert = st.session_state.alerts_select
+
     choice = st.selectbox(
         "Work on alert",
         ids,
-        index=ids.index(st.session_state.selected_alert),
         key="alerts_select",
+        on_change=_follow_box,
         help="Carried to the Path graph, Containment and Audit pages.",
     )
     st.session_state.selected_alert = choice

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from tests.conftest import ROOT, free_port
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, SETTLED, wait_healthy
+from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, SETTLED, settled, wait_healthy
 
 
 @pytest.fixture(scope="module")
@@ -107,3 +107,27 @@ def test_the_upload_boxes_show_the_importers_limit(browser_page, served):
     )
     expect(page.get_by_text(f"at most {MAX_DOCUMENT_BYTES >> 20} MB per file")).to_be_visible()
     expect(page.get_by_text("per file • JSON").first).to_be_hidden()
+
+
+def test_open_alert_and_select_it_wins_over_a_row_picked_in_the_queue(browser_page, served):
+    """A row picked in the queue table, then an alert opened from the form: "Work on alert" shows the new one."""
+    page, _ = browser_page
+    url, _ = served
+    page.goto(url)
+    settled(page)
+    grid = page.get_by_test_id("stDataFrame").first
+    expect(grid).to_be_visible(timeout=30_000)
+    box = grid.bounding_box()
+    page.mouse.click(box["x"] + 18, box["y"] + 35 + 35 + 17)  # the second row's selection box
+    settled(page)
+    work = page.get_by_role("combobox", name="Work on alert")
+    picked = work.input_value()
+    page.get_by_label("Entity: id, ARN or name").fill("deploy-role")
+    page.get_by_label("Title", exact=True).fill("Picked after a row")
+    page.get_by_role("button", name="Open alert and select it").click()
+    expect(page.get_by_text("it is selected")).to_be_visible(timeout=30_000)
+    settled(page)
+    opened = page.get_by_text("Opened alert").inner_text().split()[2]
+    assert picked != opened and opened.startswith("AN-")
+    expect(work).to_have_value(opened)  # the box shows what the caption says is selected
+    expect(page.get_by_text(f"Selected {opened}")).to_be_visible()
