@@ -1,10 +1,16 @@
 """BlastShield dashboard entry point: navigation and the one cached service object."""
 
+from pathlib import Path
+
 import streamlit as st
 
 from pages._auth import gate
 
-st.set_page_config(page_title="BlastShield", page_icon=":material/shield:", layout="wide")
+# The page icon is a bundled file, served from the dashboard's own origin (a Material icon here is
+# fetched from a public font host: offline it fails, and it tells a third party the dashboard is open).
+st.set_page_config(
+    page_title="BlastShield", page_icon=str(Path(__file__).parent / "assets" / "shield.png"), layout="wide"
+)
 # Beyond loopback without sign-in nothing is served; with sign-in, only to a user with a role.
 if not gate():
     st.stop()

@@ -12,7 +12,9 @@ LABEL_STYLE = {
     "Session": ("#72B7B2", "diamond"),
     "Workload": ("#F58518", "square"),
     "IAMRole": ("#B279A2", "hexagon"),
-    "DataAsset": ("#54A24B", "database"),
+    # a triangle, not vis-network's cylinder ("database"), which draws its label inside and grows with it:
+    # several assets of one rank then stacked on each other
+    "DataAsset": ("#54A24B", "triangle"),
 }
 CRITICAL_COLOR = "#D62728"
 PATH_COLOR = "#E4572E"
@@ -24,7 +26,7 @@ WHATIF_COLOR = "#6A3D9A"
 
 LEGEND = (
     "Blue dot: Identity · teal diamond: Session · orange square: Workload · purple hexagon: IAMRole · "
-    "green cylinder: DataAsset (red with ★: critical) — "
+    "green triangle: DataAsset (red with ★: critical) — "
     "**thick red**: on a qualifying path · thin grey: allowed, not on a path · "
     "dashed grey: **blocked** · dotted orange: **denied** · dashed purple: blocked in a what-if · "
     "dash-dot, labelled with its method: **privilege escalation** (`CAN_ESCALATE`; hover for the actions)"
@@ -58,6 +60,19 @@ def aws_hover(props: dict) -> str:
         return ""
     lines = [f"{key}: {props[key]}" for key in ("arn", "aws_kind", "account") if props.get(key) not in (None, "")]
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+LABEL_CHARS = 28  # a node's label in a drawing: a short name; the full id and ARN show on hover
+
+
+def short_label(node) -> str:
+    """A node's label in a drawing: for a node imported from AWS its name (a role or user name, a
+    bucket name) or else the last part of its ARN; for others its id; cut to LABEL_CHARS."""
+    text = node.id
+    if aws_account(node.properties):
+        arn = str(node.properties.get("arn") or "")
+        text = node.name or arn.replace(":", "/").rstrip("/").rsplit("/", 1)[-1] or node.id
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
 
 
 def edge_state(rel) -> str:
@@ -105,16 +120,20 @@ def build(
     for node in nodes:
         color, shape = LABEL_STYLE.get(node.label, ("#999999", "dot"))
         sensitivity = node.properties.get("sensitivity")
-        label = node.id
+        name = short_label(node)
+        label = name
         if node.label == "DataAsset":
-            label = f"{node.id}\n[{sensitivity}]"
+            label = f"{name}\n[{sensitivity}]"
             if sensitivity == "critical":
-                color, label = CRITICAL_COLOR, f"★ {node.id}\n[critical]"
+                color, label = CRITICAL_COLOR, f"★ {name}\n[critical]"
         size = 30 if node.id == start else 22
         # streamlit-agraph parses a node title as HTML (and opens it on double click): escape it, and
         # keep the label first so the text never starts like a URL.
         title = html.escape(
-            f"{node.label}: {node.name}\n" + aws_hover(node.properties) + json.dumps(node.properties, default=str)[:400]
+            f"{node.label}: {node.name}\n"
+            + (f"id: {node.id}\n" if node.id != node.name else "")
+            + aws_hover(node.properties)
+            + json.dumps(node.properties, default=str)[:400]
         )
         account = node_account.get(node.id)
         aws = {}
@@ -188,9 +207,10 @@ def draw(nodes, relationships, *, graph_id: str, highlight=None, start=None, hei
         hierarchical=True,
         direction="LR",
         sortMethod="directed",
-        levelSeparation=210,
-        nodeSpacing=110,
-        treeSpacing=120,
+        # ranks left to right, wide enough for a short label (LABEL_CHARS) and tall enough for three lines
+        levelSeparation=260,
+        nodeSpacing=130,
+        treeSpacing=160,
     )
     config.width = "100%"
     config.graph_id = graph_id

@@ -269,7 +269,10 @@ def query_state(**widgets: str) -> None:
     applied = st.session_state.setdefault("_query_applied", {})
     for name, key in widgets.items():
         value = getattr(query, name)
-        if value is not None and applied.get(key) != value:
+        # Applied again when the widget's state is gone: Streamlit drops the state of a widget that a
+        # finished run did not draw (a first run on a cold server that stopped before it), and the
+        # widget would then show its default instead of the value in the URL.
+        if value is not None and (applied.get(key) != value or key not in st.session_state):
             applied[key] = value
             st.session_state[key] = value
 

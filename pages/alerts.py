@@ -6,18 +6,22 @@ import streamlit as st
 
 from blastshield_core import DocumentError, QueryFailed, Status, export_document, import_document, seed
 from blastshield_core.interfaces.service import (
+    MAX_DOCUMENT_BYTES,
+    MAX_FILE_BYTES,
     QUEUE_SORTS,
     AlertInputError,
     AwsInputError,
     Permission,
     QueueQuery,
-    UnknownEntity,
     build_request,
     import_aws,
     md_code,
     md_text,
     open_alert,
     parse_bytes,
+    resolve_entity,
+    search_entities,
+    top_principals,
 )
 from pages._auth import current_access, require
 from pages._services import SEVERITY_BADGE, get_services, init_state, page_actor
@@ -26,10 +30,26 @@ init_state()
 st.session_state.setdefault("alerts_notice", None)
 st.session_state.setdefault("alerts_pending_select", None)
 st.session_state.setdefault("alerts_aws_report", None)
-if st.session_state.alerts_pending_select:
-    # An alert opened on the last run: select it before the selectbox below is drawn.
-    st.session_state.selected_alert = st.session_state.alerts_pending_select
-    for widget in ("alerts_select", "graph_alert", "contain_alert"):
+st.session_state.setdefault("alerts_aws_next", None)
+st.session_state.setdefault("alerts_import_notice", None)  # shown beside the import it is about
+st.session_state.setdefault("alerts_open_matches", None)
+just_opened = st.session_state.alerts_pending_select
+if just_opened:
+    # An alert opened on the last run: select it before the widgets below are drawn. The table's row
+    # selection and the queue's filters go too, or they would pick another alert or hide this one.
+    st.session_state.selected_alert = just_opened
+    # The browser keeps a table's row selection and sends it back with the next run: the table gets a
+    # new key, so the row picked before is dropped instead of picking that alert again.
+    st.session_state.alerts_table_gen = st.session_state.get("alerts_table_gen", 0) + 1
+    for widget in (
+        "alerts_select",
+        "graph_alert",
+        "contain_alert",
+        "alerts_table",
+        "alerts_queue_search",
+        "alerts_queue_severity",
+        "alerts_queue_page",
+    ):
         st.session_state.pop(widget, None)
     st.session_state.alerts_pending_select = None
 
@@ -78,21 +98,27 @@ if result.matched > QUEUE_PAGE_SIZE or result.offset:
     last = (result.matched - 1) // QUEUE_PAGE_SIZE + 1 if result.matched else 1
     st.caption(f"{result.matched} of {result.total} alerts match; page {int(queue_page)} of {last}.")
 
+if just_opened and just_opened not in {a.id for a in result.alerts}:
+    # beyond this page (a long queue sorted by risk): shown first, so that it is the one selected
+    found = svc.queue.page(QueueQuery(text=just_opened, limit=QUEUE_PAGE_SIZE))
+    result.alerts[:0] = [a for a in found.alerts if a.id == just_opened]
+
 if not result.alerts:
     if result.total:
         st.info("No alert on this page matches the filters.")
     else:
         st.info("No alerts in the graph. Import a document below or reset the built-in scenarios.")
 else:
+    # what matters first (it stays within 1,400 px): the alert, its severity and score, its paths, its entity
     rows = [
         {
             "alert": a.id,
-            "title": a.title,
             "severity": SEVERITY_BADGE.get(a.severity or "", a.status.value),
             "score": a.risk_score,
-            "rule set": a.rule_set,
-            "entity": a.entity_id,
             "qualifying paths": a.path_count if not a.truncated else f"{a.path_count}+",
+            "entity": a.entity_id,
+            "title": a.title,
+            "rule set": a.rule_set,
         }
         for a in result.alerts
     ]
@@ -102,20 +128,37 @@ else:
         width="stretch",
         on_select="rerun",
         selection_mode="single-row",
-        key="alerts_table",
-        column_config={"score": st.column_config.ProgressColumn("score", min_value=0, max_value=100, format="%d")},
+        key=f"alerts_table_{st.session_state.get('alerts_table_gen', 0)}",
+        column_config={
+            "alert": st.column_config.TextColumn(width="medium"),
+            "severity": st.column_config.TextColumn(width="small"),
+            "score": st.column_config.ProgressColumn("score", min_value=0, max_value=100, format="%d", width="small"),
+            "qualifying paths": st.column_config.TextColumn("paths", width="small"),
+            "entity": st.column_config.TextColumn(width="medium"),
+            "title": st.column_config.TextColumn(width="large"),
+        },
     )
     picked = event.selection.rows if event is not None and hasattr(event, "selection") else []
-    if picked:
+    pick = (st.session_state.get("alerts_table_gen", 0), tuple(picked))
+    if picked and st.session_state.get("alerts_last_pick") != pick:  # a row picked now (the browser resends it)
+        st.session_state.alerts_last_pick = pick
         st.session_state.selected_alert = rows[picked[0]]["alert"]
     ids = [r["alert"] for r in rows]
     if st.session_state.selected_alert not in ids:
         st.session_state.selected_alert = ids[0]
+    # The box shows the selected alert through its state, which the browser is sent: with `index=` alone
+    # the browser kept showing the alert picked before while this page had selected another.
+    if st.session_state.get("alerts_select") != st.session_state.selected_alert:
+        st.session_state.alerts_select = st.session_state.selected_alert
+
+    def _follow_box() -> None:
+        st.session_state.selected_alert = st.session_state.alerts_select
+
     choice = st.selectbox(
         "Work on alert",
         ids,
-        index=ids.index(st.session_state.selected_alert),
         key="alerts_select",
+        on_change=_follow_box,
         help="Carried to the Path graph, Containment and Audit pages.",
     )
     st.session_state.selected_alert = choice
@@ -167,26 +210,72 @@ else:
                     + md_text(", ".join(f"{r.source} -{r.type}-> {r.target}" for r in view.common_relationships))
                 )
 
+st.subheader("Find an entity")
+f1, f2, f3 = st.columns([3, 1, 1])
+entity_query = f1.text_input(
+    "Id, name or ARN (any part, any case)", max_chars=256, key="alerts_entity_query", placeholder="e.g. alice"
+)
+entity_label = f2.selectbox(
+    "Label", ["any", "Identity", "Session", "Workload", "IAMRole", "DataAsset"], key="alerts_entity_label"
+)
+entity_account = f3.text_input("Account", max_chars=64, key="alerts_entity_account", placeholder="any")
+if entity_query.strip():
+    found = search_entities(
+        svc.store,
+        entity_query,
+        label=None if entity_label == "any" else entity_label,
+        account=entity_account.strip() or None,
+    )
+    if found.status is Status.INVALID_INPUT:
+        st.error(f"**Invalid search.** {md_text(found.message)}")
+    elif found.status is not Status.OK:
+        st.error(f"**Could not search ({found.status.value}).** {md_text(found.message)}")
+    elif not found.matches:
+        st.info(md_text(found.message))
+    else:
+        st.caption(md_text(found.message) + " (best matches first).")
+        st.dataframe(
+            [
+                {"id": m.id, "label": m.label, "name": m.name, "ARN": m.arn or "", "account": m.account or ""}
+                for m in found.matches
+            ],
+            hide_index=True,
+            width="stretch",
+            key="alerts_entity_matches",
+            column_config={"id": st.column_config.TextColumn(width="medium")},
+        )
+
+        def _investigate(entity: str) -> None:
+            st.session_state.alerts_open_entity = entity
+            st.session_state.alerts_open_matches = None
+
+        pick = st.selectbox("Match", [m.id for m in found.matches], key="alerts_entity_pick")
+        st.button(
+            "Investigate this entity",
+            key="alerts_entity_use",
+            on_click=_investigate,
+            args=(pick,),
+            help="Puts it in the form below: give a title and open an alert on it.",
+        )
+
 st.subheader("Investigate an entity")
 st.caption(
     "Open an analyst alert on any entity in the graph (an identity, a session, a workload, a role or an asset): "
-    "it is scored, investigated and contained like any other alert. Only data is added; no access changes."
+    "it is scored, investigated and contained like any other alert. Only data is added; no access changes. "
+    "Give its id, its ARN or its name."
 )
-with st.form("alerts_open_form", clear_on_submit=False, border=True):
-    c1, c2 = st.columns([1, 2])
-    entity_id = c1.text_input("Entity id", key="alerts_open_entity", placeholder="e.g. developer_07")
-    alert_title = c2.text_input("Title", key="alerts_open_title", placeholder="why you are looking at it")
-    submitted = st.form_submit_button("Open alert and select it", key="alerts_open_submit")
-if submitted and require(Permission.CONTAIN, "open alerts"):
+
+
+def _open_on(entity_id: str, title: str) -> None:
+    """Open an alert on a resolved entity and select it on the next run (or say why not)."""
     try:
-        opened = open_alert(svc.store, build_request(entity_id.strip(), alert_title), actor=page_actor())
+        opened = open_alert(svc.store, build_request(entity_id, title), actor=page_actor())
     except AlertInputError as exc:
         st.error(f"**Invalid input, nothing written.** {md_text(exc)}")
-    except UnknownEntity as exc:
-        st.warning(f"**Unknown entity:** {md_text(exc)}. Nothing was written.")
     except (DocumentError, QueryFailed) as exc:
         st.error(f"**Could not open the alert, nothing written.** {md_text(exc)}")
     else:
+        st.session_state.alerts_open_matches = None
         st.session_state.alerts_pending_select = opened.alert_id
         st.session_state.alerts_notice = (
             "success",
@@ -195,11 +284,55 @@ if submitted and require(Permission.CONTAIN, "open alerts"):
         )
         st.rerun()
 
+
+with st.form("alerts_open_form", clear_on_submit=False, border=True):
+    c1, c2 = st.columns([1, 2])
+    entity_text = c1.text_input(
+        "Entity: id, ARN or name", max_chars=256, key="alerts_open_entity", placeholder="e.g. developer_07"
+    )
+    alert_title = c2.text_input("Title", key="alerts_open_title", placeholder="why you are looking at it")
+    submitted = st.form_submit_button("Open alert and select it", key="alerts_open_submit")
+if submitted and require(Permission.CONTAIN, "open alerts"):
+    st.session_state.alerts_open_matches = None
+    try:
+        build_request("entity", alert_title)  # the title first: a bad one is refused before any lookup
+    except AlertInputError as exc:
+        st.error(f"**Invalid input, nothing written.** {md_text(exc)}")
+    else:
+        resolved = resolve_entity(svc.store, entity_text)
+        if resolved.status is Status.OK:
+            _open_on(resolved.entity.id, alert_title)
+        elif resolved.status is Status.INVALID_INPUT:
+            st.error(f"**Invalid input, nothing written.** {md_text(resolved.message)}")
+        elif resolved.status is Status.QUERY_FAILED:
+            st.error(f"**Could not look the entity up, nothing written.** {md_text(resolved.message)}")
+        else:
+            kind = "Several entities match" if resolved.ambiguous else "Unknown entity"
+            st.warning(f"**{kind}:** {md_text(resolved.message)}. Nothing was written.")
+            st.session_state.alerts_open_matches = [
+                (m.id, f"{m.id} — {m.label}, {m.name}" + (f", {m.arn}" if m.arn and m.arn != m.id else ""))
+                for m in resolved.matches
+            ]
+matches = st.session_state.alerts_open_matches
+if matches:
+    labels = dict(matches)
+    chosen_match = st.radio(
+        "Open the alert on one of these", list(labels), format_func=labels.get, key="alerts_open_choice"
+    )
+    if st.button("Open alert on the chosen entity", key="alerts_open_chosen") and require(
+        Permission.CONTAIN, "open alerts"
+    ):
+        _open_on(chosen_match, alert_title)
+
 st.divider()
+# The upload limit, said once in the same figure everywhere (the importer's, in MB as the server counts
+# them): the upload box's own size line rounds 512 MB up to "1GB" in most browsers, so it is hidden.
+UPLOAD_MB = MAX_DOCUMENT_BYTES >> 20
+st.html("<style>[data-testid='stFileUploaderDropzoneInstructions'] span { display: none; }</style>")
 left, right = st.columns(2)
 with left:
     st.subheader("Import a graph document")
-    upload = st.file_uploader("blastshield-graph/v1 JSON", type=["json"], key="alerts_upload")
+    upload = st.file_uploader(f"blastshield-graph/v1 JSON, at most {UPLOAD_MB} MB", type=["json"], key="alerts_upload")
     replace = st.checkbox("Replace the whole graph (otherwise add and update by id)", key="alerts_replace")
     may_import = current_access().can(Permission.IMPORT)
     if not may_import:
@@ -234,12 +367,16 @@ with left:
                     if report.blocks_gone
                     else ""
                 )
-                st.session_state.alerts_notice = (
-                    "success",
+                st.session_state.alerts_import_notice = (
+                    "document",
                     f"Imported **{md_text(report.name)}**: {report.nodes} nodes, {report.edges} relationships, "
                     f"{report.alerts} alerts{' (graph replaced)' if report.replaced else ''}.{kept}{gone}",
                 )
                 st.rerun()
+    notice = st.session_state.alerts_import_notice
+    if notice and notice[0] == "document":
+        st.success(notice[1])
+        st.session_state.alerts_import_notice = None
 with right:
     st.subheader("Reset the built-in scenarios")
     st.caption("Restores the four scenarios and the audit fixture (routes unblocked); imported data is left alone.")
@@ -270,7 +407,10 @@ st.caption(
     "re-syncs it; routes BlastShield blocked stay blocked."
 )
 aws_files = st.file_uploader(
-    "AWS CLI JSON exports or a zip", type=["json", "zip"], accept_multiple_files=True, key="alerts_aws_upload"
+    f"AWS CLI JSON exports or a zip, at most {UPLOAD_MB} MB per file (each export at most {MAX_FILE_BYTES >> 20} MB)",
+    type=["json", "zip"],
+    accept_multiple_files=True,
+    key="alerts_aws_upload",
 )
 aws_replace = st.checkbox("Replace the whole graph with the account(s)", key="alerts_aws_replace")
 if st.button("Import the AWS account", key="alerts_aws_import", disabled=not aws_files) and require(
@@ -297,14 +437,19 @@ if st.button("Import the AWS account", key="alerts_aws_import", disabled=not aws
         st.error(f"**Import failed, the graph is unchanged.** {md_text(exc)}")
     else:
         st.session_state.alerts_aws_report = aws_report.to_dict()
-        st.session_state.alerts_notice = (
-            "success",
+        st.session_state.alerts_aws_next = top_principals(svc.tools, aws_report.accounts)
+        st.session_state.alerts_import_notice = (
+            "aws",
             f"Imported AWS account(s) {md_text(', '.join(aws_report.accounts))}: "
             f"{sum(aws_report.counts['nodes'].values())} nodes, "
             f"{sum(aws_report.counts['relationships'].values())} relationships, {aws_report.counts['alerts']} alerts"
             f"{' (graph replaced)' if aws_report.replaced else ''}.",
         )
         st.rerun()
+notice = st.session_state.alerts_import_notice
+if notice and notice[0] == "aws":
+    st.success(notice[1])
+    st.session_state.alerts_import_notice = None
 shown = st.session_state.alerts_aws_report
 if shown:
     with st.container(border=True):
@@ -332,10 +477,41 @@ if shown:
         )
         if shown["warnings"]:
             st.markdown(f"**Warnings ({len(shown['warnings'])})** — imported anyway; each names its file and item.")
-            st.dataframe(shown["warnings"], hide_index=True, width="stretch", key="alerts_aws_warnings")
+            st.dataframe(
+                [{"message": w["message"], "item": w["item"], "file": w["file"]} for w in shown["warnings"]],
+                hide_index=True,
+                width="stretch",
+                key="alerts_aws_warnings",
+                column_config={
+                    "message": st.column_config.TextColumn(width="large"),
+                    "item": st.column_config.TextColumn(width="medium"),
+                    "file": st.column_config.TextColumn(width="small"),
+                },
+            )
         if shown["skipped"]:
             st.markdown(f"**Skipped files ({len(shown['skipped'])})**")
             st.dataframe(shown["skipped"], hide_index=True, width="stretch", key="alerts_aws_skipped")
+    nxt = st.session_state.alerts_aws_next
+    if nxt is not None:
+        with st.container(border=True):
+            st.markdown("**What to do next: the principals with the most qualifying paths to high or critical data**")
+            if nxt.status is not Status.OK:
+                st.error(f"**Could not rank the principals ({nxt.status.value}).** {md_text(nxt.message)}")
+            elif not nxt.principals:
+                st.info(f"{md_text(nxt.message)}. This is not a statement that the account is safe.")
+            else:
+                st.caption(md_text(nxt.message) + ". Open an alert on one to investigate and contain it.")
+                for i, p in enumerate(nxt.principals):
+                    c1, c2 = st.columns([4, 1])
+                    c1.markdown(
+                        f"{i + 1}. {md_code(p.id)} ({p.label}) — **{p.paths}{'+' if p.more else ''}** qualifying "
+                        f"path(s), {p.critical} to critical data, {p.assets} asset(s)"
+                    )
+                    if c2.button("Open an alert", key=f"alerts_next_open_{i}", help=p.arn or p.id) and require(
+                        Permission.CONTAIN, "open alerts"
+                    ):
+                        count = f"{p.paths}{'+' if p.more else ''}"
+                        _open_on(p.id, f"After the AWS import: {count} qualifying path(s) to high or critical data")
 
 
 def _export() -> str:

@@ -3,7 +3,15 @@
 import streamlit as st
 
 from blastshield_core import QueryFailed, Status
-from blastshield_core.interfaces.service import RULES_PLAYBOOK, AnalystDecider, Permission, RunRefused, RunSeen, md_text
+from blastshield_core.interfaces.service import (
+    RULES_PLAYBOOK,
+    AnalystDecider,
+    Permission,
+    RunRefused,
+    RunSeen,
+    md_code,
+    md_text,
+)
 from blastshield_core.results import RunState
 from pages._auth import current_access, require
 from pages._graphview import LEGEND, draw
@@ -65,19 +73,27 @@ else:
     st.dataframe(
         [
             {
-                "candidate": c.id,
                 "route": c.route_id,
-                "relationship": f"{c.relationship.source} -{c.relationship.type}-> {c.relationship.target}",
                 "paths cut": c.paths_cut,
                 "remaining if applied": c.remaining_if_applied,
                 "collateral (others who lose access)": c.collateral.summary if c.collateral else "—",
+                "relationship": f"{c.relationship.source} -{c.relationship.type}-> {c.relationship.target}",
                 "why": c.reason,
+                "candidate": c.id,
             }
             for c in candidates.candidates
         ],
         hide_index=True,
         width="stretch",
         key="contain_candidates",
+        # what a responder weighs first (within 1,400 px): the route, what it cuts, who else loses access
+        column_config={
+            "route": st.column_config.TextColumn(width="medium"),
+            "paths cut": st.column_config.NumberColumn(width="small"),
+            "remaining if applied": st.column_config.NumberColumn("remaining", width="small"),
+            "collateral (others who lose access)": st.column_config.TextColumn("collateral", width="medium"),
+            "relationship": st.column_config.TextColumn(width="medium"),
+        },
     )
 
 routes_now = svc.tools.get_containment_route_statuses(alert_id)
@@ -90,7 +106,10 @@ except QueryFailed as exc:
 if releasable:
     st.caption(
         "Blocked by BlastShield on this alert's routes: "
-        + ", ".join(f"`{b['route_id']}` (run {b['blocked_by_run']}, by {b['blocked_by'] or '—'})" for b in releasable)
+        + ", ".join(
+            f"{md_code(b['route_id'])} (run {md_text(b['blocked_by_run'])}, by {md_text(b['blocked_by'] or '—')})"
+            for b in releasable
+        )
     )
 release_form(svc, [b["route_id"] for b in releasable], key="contain")
 
@@ -106,7 +125,8 @@ if decider == "rules":
     st.caption(RULES_PLAYBOOK)
 if decider == "gemini" and not gemini_ok:
     st.warning(f"Gemini is unavailable ({md_text(gemini_why)}). It is never replaced silently: choose another decider.")
-cap = st.number_input("Action cap (1-10)", min_value=1, max_value=10, value=3, step=1, key="contain_cap")
+st.session_state.setdefault("contain_cap", 3)  # the default through the state: `?cap=` sets it (see graph.py)
+cap = st.number_input("Action cap (1-10)", min_value=1, max_value=10, step=1, key="contain_cap")
 confirm = st.checkbox("I confirm: this run may block session routes in the graph", key="contain_confirm")
 if not current_access().can(Permission.CONTAIN):
     st.caption("Containment runs need the responder or admin role.")
@@ -117,10 +137,13 @@ elif decider == "gemini" and not gemini_ok:
     blocked_reason = "Gemini is unavailable."
 elif session is not None:
     blocked_reason = "Finish or end the analyst run in progress first."
+elif candidates.status is Status.OK and not candidates.qualifying_paths:
+    blocked_reason = "Nothing to contain: no qualifying path now (fresh query)."
 start = st.button("Start containment run", key="contain_start", type="primary", disabled=blocked_reason is not None)
 if blocked_reason:
     st.caption(blocked_reason)
 
+finished = False
 if start and require(Permission.CONTAIN, "run containment"):
     st.session_state.contain_before = svc.tools.get_evidence_graph(alert_id, 6)
     with st.status(f"Containment run on {md_text(alert_id)} ({decider})…", expanded=True) as progress:
@@ -146,7 +169,10 @@ if start and require(Permission.CONTAIN, "run containment"):
                 st.session_state.contain_last_run = session.run.run_id
                 ok = session.run.state is RunState.COMPLETED
                 progress.update(label=f"Run {session.run.state.value}", state="complete" if ok else "error")
+                finished = True
     session = st.session_state.contain_session
+    if finished:
+        st.rerun()  # the candidates and the Start button above are drawn afresh, after the run's blocks
 
 if session is not None:
     st.subheader(f"Analyst run {md_text(session.run.run_id)}: your choice")

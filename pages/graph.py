@@ -16,7 +16,10 @@ if svc is None:
 
 alert_id = alert_picker(svc, "graph_alert")
 if alert_id is not None:
-    depth = st.slider("Depth (max relationships per path)", 1, 6, 6, key="graph_depth")
+    # the default through the session state, not `value=`: a `?depth=` arrival sets the state, and a
+    # widget given both logs a warning with a stack trace
+    st.session_state.setdefault("graph_depth", 6)
+    depth = st.slider("Depth (max relationships per path)", 1, 6, key="graph_depth")
     graph = svc.tools.get_evidence_graph(alert_id, depth)
     show_status(graph.status, graph.message, depth)
     if graph.status in (Status.PATHS_FOUND, Status.NO_PATH):
@@ -52,14 +55,22 @@ if alert_id is not None:
         if graph.truncated:
             st.warning(f"The drawing is capped at {graph.relationship_cap} relationships; more exist.")
 
-    st.subheader("Choke points: the fewest changes that sever every path")
+    # Choke points, what-if and the blast radius are computed over every qualifying path within 6 hops
+    # (the depth that scores the alert): said plainly when the slider above shows another depth.
+    st.subheader("Choke points: the fewest changes that sever every path (depth 6)")
+    if depth != 6:
+        st.caption(
+            f"Computed at depth 6, the depth that scores the alert, not at the depth {depth} set above: "
+            "a path longer than that still counts here."
+        )
     routes_only = st.toggle("Only session routes (what a containment action can block now)", key="graph_routes_only")
     chokes = svc.analysis.choke_points(alert_id, routes_only)
     if chokes.status is Status.PATHS_FOUND:
         if chokes.severable:
             st.markdown(
                 f"Removing **{len(chokes.relationships)}** relationship(s) severs all {chokes.qualifying_paths} "
-                f"qualifying path(s){'' if chokes.exact else ' (search bounded: may not be minimal)'}:"
+                "qualifying path(s) within 6 hops"
+                f"{'' if chokes.exact else ' (search bounded: may not be minimal)'}:"
             )
         else:
             st.warning(
@@ -84,7 +95,7 @@ if alert_id is not None:
     else:
         show_status(chokes.status, chokes.message, 6)
 
-    st.subheader("What if: try blocking routes without writing anything")
+    st.subheader("What if: try blocking routes without writing anything (depth 6)")
     routes = svc.tools.get_containment_route_statuses(alert_id)
     active = [r.route_id for r in routes.routes if r.status == "active"] if routes.status is Status.OK else []
     if not active:
@@ -131,12 +142,17 @@ if alert_id is not None:
 st.divider()
 st.subheader("Explore: shortest qualifying path between two entities")
 c1, c2, c3 = st.columns([2, 2, 1])
-source = c1.text_input("Source id", value="auditor_02", key="graph_source").strip()
-target = c2.text_input("Target id", value="staging-report", key="graph_target").strip()
+# Empty until asked: a path of another scenario is not shown beside this alert's evidence.
+source = c1.text_input("Source id", key="graph_source", placeholder="e.g. auditor_02").strip()
+target = c2.text_input("Target id", key="graph_target", placeholder="e.g. staging-report").strip()
 hops = c3.slider("Max hops", 1, 6, 5, key="graph_hops")
-found = svc.tools.find_shortest_access_path(source, target, int(hops))
-show_status(found.status, found.message, int(hops), exposure=False)
-if found.status is Status.PATHS_FOUND:
+found = None
+if source and target:
+    found = svc.tools.find_shortest_access_path(source, target, int(hops))
+    show_status(found.status, found.message, int(hops), exposure=False)
+else:
+    st.caption("Give a source and a target entity id (find ids with **Find an entity** on the Alerts page).")
+if found is not None and found.status is Status.PATHS_FOUND:
     st.dataframe(path_rows(found.paths), hide_index=True, width="stretch", key="graph_explore_paths")
     nodes = {n.id: n for p in found.paths for n in p.nodes}
     rels = {(r.source, r.type, r.target): r for p in found.paths for r in p.relationships}

@@ -32,6 +32,10 @@ log = seen_log()
 outcomes = {o.step_id: o for o in log.outcomes()}
 seen = sum(o.done for o in outcomes.values())
 st.progress(seen / len(STEPS), text=f"{seen} of {len(STEPS)} outcomes seen")
+st.caption(
+    "Progress is kept while this browser tab stays open: **reloading the page restarts the tour** at 0 of "
+    f"{len(STEPS)} (the graph keeps what the steps did; the last step restores it)."
+)
 
 if st.session_state.walk_notice:
     st.success(st.session_state.walk_notice)

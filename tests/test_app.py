@@ -164,6 +164,7 @@ def test_explorer_shows_the_audit_fixture_depth_lesson(app):
 def test_explorer_input_is_validated_not_raised(app, source, message):
     """A hostile or unknown id in the explorer is a clear message, not a traceback."""
     open_page(app, "pages/graph.py")
+    app.text_input(key="graph_target").set_value("staging-report")
     app.text_input(key="graph_source").set_value(source).run()
     assert not app.exception
     assert any(message in e.value for e in [*app.error, *app.warning])

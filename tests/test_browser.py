@@ -87,11 +87,31 @@ def page(dashboard):
         browser.close()
 
 
+# Streamlit's own mark that a rerun has finished: the app's script state, not a time.
+SETTLED = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  return app !== null && app.getAttribute('data-test-script-state') === 'notRunning'
+    && document.querySelector('[data-testid="stMain"]') !== null;
+}"""
+
+
+def settled(page, timeout: float = 60_000) -> None:
+    """Wait until Streamlit's rerun has finished (never for a fixed time)."""
+    page.wait_for_function(SETTLED, timeout=timeout)
+
+
+def wait_graphs(page, count: int, timeout: float = 30_000) -> None:
+    """Wait until `count` agraph drawings have a canvas (each component is an iframe)."""
+    settled(page)
+    for i in range(count):
+        expect(page.frame_locator("iframe").nth(i).locator("canvas").first).to_be_attached(timeout=timeout)
+
+
 def shot(page, name: str, height: int = 1000) -> None:
     """Save a screenshot; Streamlit scrolls inside its main area, so a tall viewport shows the whole page."""
     ARTIFACTS.mkdir(exist_ok=True)
     page.set_viewport_size({"width": 1440, "height": height})
-    page.wait_for_timeout(1200)  # let the graph finish its layout
+    settled(page)  # the resize reruns nothing, but a rerun in flight would redraw the page
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
     page.set_viewport_size({"width": 1440, "height": 1000})
 
@@ -123,10 +143,7 @@ def test_path_graph_draws(page, dashboard):
     """The path graph page draws the evidence in an iframe with a canvas."""
     page.goto(f"{dashboard}/graph?alert=BH-1042")
     expect(page.get_by_text("Qualifying paths (1)")).to_be_visible(timeout=30_000)
-    page.wait_for_function("() => Array.from(document.querySelectorAll('iframe')).length >= 1", timeout=30_000)
-    deadline = time.monotonic() + 30
-    while graph_frames(page) < 1 and time.monotonic() < deadline:
-        page.wait_for_timeout(300)
+    wait_graphs(page, 1)
     assert graph_frames(page) >= 1
     shot(page, "path-graph", 1900)
 
@@ -141,9 +158,7 @@ def test_containment_run_through_the_ui(page, dashboard):
     button.click()
     expect(page.get_by_text("CONTAINED — completed")).to_be_visible(timeout=60_000)
     expect(page.get_by_text("2 verified action(s)").filter(visible=True).first).to_be_visible()
-    deadline = time.monotonic() + 30
-    while graph_frames(page) < 2 and time.monotonic() < deadline:
-        page.wait_for_timeout(300)
+    wait_graphs(page, 2)
     assert graph_frames(page) >= 2
     shot(page, "containment", 2900)
 

@@ -20,7 +20,7 @@ from playwright.sync_api import expect, sync_playwright
 
 from tests.conftest import ROOT, free_port
 from tests.oidc_provider import OIDCProvider
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, wait_healthy
+from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, settled, wait_healthy
 
 USERS = {
     "viewer": {"sub": "u-1", "email": "viewer@example.com", "email_verified": True, "groups": []},
@@ -147,7 +147,7 @@ FIND = """() => {
 
 def assert_clean(page, dashboard, outside) -> None:
     """No link or image pointing outside the app, no script from the data, nothing sent beyond loopback."""
-    page.wait_for_timeout(1500)  # let components and images settle
+    settled(page)  # the rerun has drawn every component and image
     result = page.evaluate(FIND)
     origin = urlparse(dashboard)
     bad = [
@@ -171,7 +171,7 @@ def test_sign_in_is_required(page, dashboard):
     """Before signing in, the dashboard shows only the sign-in button."""
     page.goto(dashboard)
     expect(page.get_by_role("button", name="Sign in")).to_be_visible(timeout=30_000)
-    page.wait_for_timeout(1000)
+    settled(page)
     assert page.get_by_text("Work on alert").count() == 0
 
 

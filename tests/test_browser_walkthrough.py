@@ -6,12 +6,10 @@ one session: the check marks live in it, so the walkthrough is reached again thr
 
 from __future__ import annotations
 
-import time
-
 from playwright.sync_api import expect
 
 from tests import test_browser
-from tests.test_browser import graph_frames, shot
+from tests.test_browser import settled, shot, wait_graphs
 
 dashboard = test_browser.dashboard
 page = test_browser.page
@@ -41,9 +39,7 @@ def test_walkthrough_in_the_browser(page, dashboard):
     page.get_by_role("slider").first.focus()
     page.keyboard.press("ArrowRight")
     expect(page.get_by_text("Qualifying paths (1)")).to_be_visible(timeout=30_000)
-    deadline = time.monotonic() + 30
-    while graph_frames(page) < 1 and time.monotonic() < deadline:
-        page.wait_for_timeout(300)
+    wait_graphs(page, 1)
     shot(page, "walkthrough-depth", 1100)
     back_to_walkthrough(page)
     expect(page.get_by_text("1 of 6 outcomes seen")).to_be_visible(timeout=30_000)
@@ -66,7 +62,11 @@ def test_walkthrough_in_the_browser(page, dashboard):
     # 3. a cap-1 run stops
     page.get_by_role("button", name="Open containment of BH-CONTAINMENT-4001 with the rules and a cap of 1").click()
     expect(page.get_by_text("Current response candidates")).to_be_visible(timeout=30_000)
+    settled(page)
+    expect(page.get_by_label("Action cap (1-10)")).to_have_value("1")  # the run starts with what is shown
     page.get_by_text("I confirm: this run may block session routes in the graph").click()
+    settled(page)
+    expect(page.get_by_label("Action cap (1-10)")).to_have_value("1")
     page.get_by_role("button", name="Start containment run").click()
     expect(page.get_by_text("NOT CONTAINED — stopped")).to_be_visible(timeout=60_000)
     shot(page, "walkthrough-stopped", 1400)
@@ -81,7 +81,10 @@ def test_walkthrough_in_the_browser(page, dashboard):
     # 5. a later run completes
     page.get_by_role("button", name="Open containment of BH-CONTAINMENT-4001 with the rules and a cap of 3").click()
     expect(page.get_by_text("Current response candidates")).to_be_visible(timeout=30_000)
+    settled(page)
+    expect(page.get_by_label("Action cap (1-10)")).to_have_value("3")
     page.get_by_text("I confirm: this run may block session routes in the graph").click()
+    settled(page)
     page.get_by_role("button", name="Start containment run").click()
     expect(page.get_by_text("CONTAINED — completed")).to_be_visible(timeout=60_000)
     back_to_walkthrough(page)

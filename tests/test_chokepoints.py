@@ -165,7 +165,7 @@ SEED_CHOKE_POINTS = {
 
 @pytest.mark.parametrize(("alert_id", "routes_only"), sorted(SEED_CHOKE_POINTS))
 def test_seed_scenario_choke_points(tools, alert_id, routes_only):
-    """The seed scenarios' minimum sets are the ones stated in the README."""
+    """The seed scenarios' minimum sets are the ones stated in docs/internals.md ("Analysis")."""
     result = AnalysisTools(tools).choke_points(alert_id, routes_only)
     assert (result.status, result.severable, result.exact) == (Status.PATHS_FOUND, True, True)
     assert {(r.source, r.type, r.target, r.route_id) for r in result.relationships} == SEED_CHOKE_POINTS[

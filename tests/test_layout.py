@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "blastshield_core"
 MAX_LINES = 800
 
-# Each folder and the folders it may import (README, "Layout"). The package's own `__init__`
+# Each folder and the folders it may import (docs/internals.md, "Layout"). The package's own `__init__`
 # and `__main__` sit above every folder.
 ALLOWED = {
     "base": set(),

@@ -42,6 +42,9 @@ class RunEvidence(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     status_before: str | None = None
+    score_before: int | None = None  # the alert's score and severity when the run started
+    severity_before: str | None = None
+    rule_set_before: str | None = None
     paths_before: int | None = None
     paths_before_detail: list[list[str]] = Field(default_factory=list)
     status_after: str | None = None
@@ -93,6 +96,9 @@ def run_evidence(run: RunRecord) -> RunEvidence:
     if start is not None:
         out.status_before = start.data.get("status")
         out.paths_before = start.data.get("paths")
+        out.score_before = start.data.get("risk_score")
+        out.severity_before = start.data.get("severity")
+        out.rule_set_before = start.data.get("rule_set")
     first_proposal = next((s for s in run.steps if s.kind == "proposal"), None)
     if first_proposal is not None:
         out.paths_before_detail = [list(p) for p in first_proposal.data.get("evidence_paths", [])]
@@ -185,11 +191,21 @@ def render_markdown(report: IncidentReport) -> str:
         "",
         f"- alert: `{ev.alert_id}` — {ev.title}",
         f"- entity: `{ev.entity_id}` ({ev.entity_label or 'entity'})",
-        f"- computed now: score {ev.risk_score}/100, severity {ev.severity} ({ev.rule_set})",
-        f"- generated: {report.generated_at.isoformat(timespec='seconds')}",
     ]
     if report.kind == "run":
         before = report.run_evidence or RunEvidence()
+        lines.append(
+            f"- when the run started: score {before.score_before}/100, severity {before.severity_before}"
+            f" ({before.rule_set_before})"
+            if before.score_before is not None
+            else "- when the run started: score not recorded (a run recorded before scores were kept)"
+        )
+    after_label = "after the run, computed now" if report.kind == "run" else "computed now"
+    lines += [
+        f"- {after_label}: score {ev.risk_score}/100, severity {ev.severity} ({ev.rule_set})",
+        f"- generated: {report.generated_at.isoformat(timespec='seconds')}",
+    ]
+    if report.kind == "run":
         lines += [
             f"- verdict: **{report.verdict}** — {report.verdict_reason}",
             f"- started by: {report.actor or 'not recorded'}",

@@ -135,7 +135,7 @@ def load_document(path: str | Path) -> GraphDocument:
     try:
         size = path.stat().st_size
         if size > MAX_DOCUMENT_BYTES:
-            raise DocumentError("document", f"file is {size} bytes; the limit is {MAX_DOCUMENT_BYTES}")
+            raise DocumentError("document", f"file is {size} bytes; the limit is {MAX_DOCUMENT_BYTES >> 20} MB")
         raw = path.read_bytes()
     except OSError as exc:
         raise DocumentError("document", f"cannot read {path}: {exc.strerror or exc}") from None

@@ -254,6 +254,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         handled = aws_command(args, settings)
         if handled is not None:
             return handled
+
+    if args.command == "entities":
+        from .cli_entities import _entities
+
+        return _entities(args, settings)
     if args.command == "mcp":
         return _serve_mcp(args, settings)
 

@@ -208,13 +208,19 @@ def _alert_request(args: argparse.Namespace) -> AlertRequest:
     """The validated `alert open` request (AlertInputError for bad input)."""
     from ..sources.analyst_alert import build_request, parse_signals
 
-    return build_request(args.entity_id, args.title, args.kind, parse_signals(args.signal))
+    # the entity may be an id, an ARN or a name: it is resolved against the graph (`_open_alert`)
+    return build_request("entity", args.title, args.kind, parse_signals(args.signal))
 
 
 def _open_alert(services: Services, args: argparse.Namespace, request: AlertRequest) -> int:
     from ..base.actor import local_actor
     from ..sources.analyst_alert import AlertInputError, UnknownEntity, open_alert
+    from .cli_entities import _resolved
 
+    entity_id = _resolved(services.store, args)
+    if isinstance(entity_id, int):
+        return entity_id
+    request = request.model_copy(update={"entity_id": entity_id})
     try:
         opened = open_alert(services.store, request, actor=local_actor())
     except UnknownEntity as exc:
@@ -302,5 +308,14 @@ def _import_aws(services: Services, args: argparse.Namespace) -> int:
         *(f"skipped: {one_line(s['file'])}: {one_line(s['reason'])}" for s in report.skipped),
         *([f"... and {report.skipped_beyond} more files skipped"] if report.skipped_beyond else []),
     ]
-    _emit(report.to_dict(), args.json, "\n".join(lines))
+    from ..read.top_principals import top_principals
+
+    nxt = top_principals(services.tools, report.accounts)  # what to do next, findings or not
+    lines.append(f"next: {nxt.message}" + (":" if nxt.principals else ""))
+    lines += [
+        f"  {p.paths}{'+' if p.more else ''} path(s) ({p.critical} to critical data)  {p.id}"
+        f"  -> alert open {p.id} --title TEXT"
+        for p in nxt.principals
+    ]
+    _emit({**report.to_dict(), "next": nxt.model_dump(mode="json")}, args.json, "\n".join(lines))
     return EXIT_OK

@@ -132,6 +132,12 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser | None:
 
     sub.add_parser("alerts", parents=[common], help="list alerts with computed scores")
 
+    p = sub.add_parser("entities", parents=[common], help="find entities by id, name or ARN, best matches first")
+    p.add_argument("query", metavar="QUERY", help="part of an id, a name or an ARN (any case)")
+    p.add_argument("--label", help="only this label (Identity, Session, Workload, IAMRole, DataAsset)")
+    p.add_argument("--account", help="only entities of this account")
+    p.add_argument("--limit", type=_int_or_text, default=20, help="at most this many matches, 1..100 (default 20)")
+
     p = sub.add_parser("investigate", parents=[common], help="qualifying paths from an alert's entity")
     p.add_argument("alert_id")
     p.add_argument("--depth", type=_int_or_text, default=6, help="path length bound 1..6 (default 6)")
@@ -221,7 +227,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser | None:
     p = sub.add_parser("alert", help="analyst alerts: open one on any entity")
     alert_sub = p.add_subparsers(dest="alert_action", required=True, metavar="ACTION")
     p = alert_sub.add_parser("open", parents=[common], help="open an alert on an entity (investigate this entity)")
-    p.add_argument("entity_id", metavar="ENTITY_ID")
+    p.add_argument("entity_id", metavar="ENTITY", help="the entity: its id, its ARN or its name (if only one has it)")
     p.add_argument("--title", required=True, help="the alert's title")
     p.add_argument("--kind", help=f"a lowercase word (default {ANALYST_ALERT_KIND})")
     p.add_argument("--signal", action="append", default=[], metavar="KEY=VALUE", help="a signal (repeatable)")

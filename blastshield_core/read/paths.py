@@ -23,6 +23,14 @@ def describe_input_error(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors()[:5]:
         where = ".".join(str(p) for p in err["loc"]) or "input"
+        if err["type"] == "string_pattern_mismatch":  # said in words: a pattern is never shown to a person
+            text = str(err.get("input", ""))
+            first = "block-route:" if where.endswith("candidate_id") else "a letter or digit"
+            parts.append(
+                f"{where}: {text[:60]!r} is not an id of the graph (ids start with {first} and hold only letters,"
+                " digits and _ . : @ -, at most 128)"
+            )
+            continue
         parts.append(f"{where}: {err['msg']}")
     return "invalid input: " + "; ".join(parts)
 

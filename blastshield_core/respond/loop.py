@@ -213,7 +213,15 @@ class RunSession:
         self._step(
             "investigate",
             f"initial investigation: {inv.status.value}, {inv.path_count} qualifying path(s)",
-            {"status": inv.status.value, "paths": inv.path_count, "truncated": inv.truncated},
+            {
+                "status": inv.status.value,
+                "paths": inv.path_count,
+                "truncated": inv.truncated,
+                # the alert's score when the run started (a report shows it beside the score after)
+                "risk_score": inv.alert.risk_score if inv.alert else None,
+                "severity": inv.alert.severity if inv.alert else None,
+                "rule_set": inv.alert.rule_set if inv.alert else None,
+            },
             mark,
         )
         if not inv.status.is_answer:

@@ -138,9 +138,20 @@ def new_alert_id(now: datetime | None = None) -> str:
     return alert_id
 
 
+# What a field holds, in words: a pattern is never shown to a person.
+_PATTERN_WORDS = {
+    "entity_id": "is not an entity id (letters, digits and _ . : @ -, starting with a letter or digit,"
+    " at most 128); give an id, an ARN or a name",
+    "kind": "must be a lowercase word (a letter, then letters, digits or _; at most 64)",
+    "id": "is not a valid alert id",
+}
+
+
 def _first_error(exc: ValidationError) -> str:
     first = exc.errors()[0]
     where = ".".join(str(p) for p in first["loc"]) or "request"
+    if first["type"] == "string_pattern_mismatch":
+        return f"{where}: {_PATTERN_WORDS.get(str(first['loc'][-1]), 'has characters that are not allowed')}"
     return f"{where}: {str(first['msg']).removeprefix('Value error, ')}"
 
 

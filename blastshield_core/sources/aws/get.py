@@ -28,7 +28,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 from urllib.parse import unquote_plus
 
-__all__ = ["KINDS", "AwsInputError", "AwsSources", "SourceFile", "read_sources", "recognise"]
+__all__ = ["KINDS", "MAX_FILE_BYTES", "AwsInputError", "AwsSources", "SourceFile", "read_sources", "recognise"]
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
 # Every input of one import together, as inflated from archives: the graph document's limit.
@@ -136,7 +136,7 @@ def _per_resource_kind(parts: Sequence[str]) -> str | None:
 def _add_per_resource(sources: AwsSources, kind: str, name: str, folder: str, raw: bytes) -> None:
     """A per-resource file: its folder gives the kind, its name the resource (cloudmapper quotes names)."""
     if len(raw) > MAX_FILE_BYTES:
-        raise AwsInputError(f"{name}: file is {len(raw)} bytes; the limit is {MAX_FILE_BYTES}")
+        raise AwsInputError(f"{name}: file is {len(raw)} bytes; the limit is {_mb(MAX_FILE_BYTES)} per export")
     try:
         data = _decode(name, raw)
     except AwsInputError as exc:  # a collector writes its error text where the output would be
@@ -151,7 +151,7 @@ def _add_per_resource(sources: AwsSources, kind: str, name: str, folder: str, ra
 
 def _decode(name: str, raw: bytes) -> Any:
     if len(raw) > MAX_FILE_BYTES:
-        raise AwsInputError(f"{name}: file is {len(raw)} bytes; the limit is {MAX_FILE_BYTES}")
+        raise AwsInputError(f"{name}: file is {len(raw)} bytes; the limit is {_mb(MAX_FILE_BYTES)} per export")
     try:
         return json.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError:
@@ -194,6 +194,11 @@ class _Budget:
             raise AwsInputError(f"{name}: the inputs hold more than {MAX_TOTAL_BYTES} bytes in all (the limit)")
 
 
+def _mb(limit: int) -> str:
+    """A byte limit as people read it: the same figure everywhere (the upload boxes say MB too)."""
+    return f"{limit >> 20} MB" if limit >= 1 << 20 and not limit % (1 << 20) else f"{limit} bytes"
+
+
 def _read_stream(name: str, stream: BinaryIO, budget: _Budget, limit: int | None = None) -> bytes:
     """At most `limit` bytes (a file's limit by default) from `stream`, counted as they are read
     (inflated), never trusting a declared size."""
@@ -206,7 +211,7 @@ def _read_stream(name: str, stream: BinaryIO, budget: _Budget, limit: int | None
             return b"".join(chunks)
         total += len(chunk)
         if total > limit:
-            raise AwsInputError(f"{name}: file is more than {limit} bytes; the limit is {limit}")
+            raise AwsInputError(f"{name}: file is more than {limit} bytes; the limit is {_mb(limit)}")
         budget.take(name, len(chunk))
         chunks.append(chunk)
 
@@ -233,7 +238,9 @@ def _add_zip(sources: AwsSources, name: str, raw: bytes, budget: _Budget | None 
             kind = _per_resource_kind(member.parts)
             if kind is not None:
                 if info.file_size > MAX_FILE_BYTES:
-                    raise AwsInputError(f"{label}: file is {info.file_size} bytes; the limit is {MAX_FILE_BYTES}")
+                    raise AwsInputError(
+                        f"{label}: file is {info.file_size} bytes; the limit is {_mb(MAX_FILE_BYTES)} per export"
+                    )
                 _add_per_resource(
                     sources, kind, label, f"{name}:{member.parent.parent}", _member(archive, info, label, budget)
                 )
@@ -242,7 +249,9 @@ def _add_zip(sources: AwsSources, name: str, raw: bytes, budget: _Budget | None 
                 _skip(sources, label, "not a .json file")
                 continue
             if info.file_size > MAX_FILE_BYTES:
-                raise AwsInputError(f"{label}: file is {info.file_size} bytes; the limit is {MAX_FILE_BYTES}")
+                raise AwsInputError(
+                    f"{label}: file is {info.file_size} bytes; the limit is {_mb(MAX_FILE_BYTES)} per export"
+                )
             _add(sources, label, f"{name}:{member.parent}", _member(archive, info, label, budget), named=False)
 
 
@@ -266,7 +275,7 @@ def _read(path: Path, budget: _Budget | None) -> bytes:
         with path.open("rb") as stream:
             size = os.fstat(stream.fileno()).st_size
             if size > limit:
-                raise AwsInputError(f"{path}: file is {size} bytes; the limit is {limit}")
+                raise AwsInputError(f"{path}: file is {size} bytes; the limit is {_mb(limit)}")
             return _read_stream(str(path), stream, budget or _Budget(), limit)
     except OSError as exc:
         raise AwsInputError(f"{path}: cannot be read ({exc.strerror or exc})") from None

@@ -8,6 +8,7 @@ import binascii
 import csv
 import io
 import re
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -46,18 +47,32 @@ class _PrincipalsMixin(_BuilderBase):
             return []
         return found or []
 
-    def gaad_account(self, source: SourceFile) -> str | None:
+    def gaad_accounts(self, source: SourceFile) -> list[str]:
+        """The accounts of the file's principals, the one it is an export of first (most of its principals;
+        without principals, the first account a policy ARN names). Each principal is filed under the account
+        in its own ARN: a file holding principals of several accounts gets a warning naming them and counts."""
         data = source.data
-        for key, arn_key in (("UserDetailList", "Arn"), ("RoleDetailList", "Arn"), ("GroupDetailList", "Arn")):
+        counts: Counter[str] = Counter()
+        for key in ("UserDetailList", "RoleDetailList", "GroupDetailList"):
             for entry in as_list(data.get(key)):
-                account = _arn_account(entry.get(arn_key, "")) if isinstance(entry, dict) else None
+                account = _arn_account(entry.get("Arn", "")) if isinstance(entry, dict) else None
                 if account:
-                    return account
+                    counts[account] += 1
+        if len(counts) > 1:
+            listed = ", ".join(f"{account} ({n})" for account, n in counts.most_common())
+            self.warn(
+                source.name,
+                "document",
+                f"principals of {len(counts)} accounts in one file: {listed}; each is filed under the account "
+                "in its own ARN",
+            )
+        if counts:
+            return [account for account, _ in counts.most_common()]
         for entry in as_list(data.get("Policies")):
             account = _arn_account(entry.get("Arn", "")) if isinstance(entry, dict) else None
             if account:
-                return account
-        return None
+                return [account]
+        return []
 
     def read_policies(self, source: SourceFile) -> None:
         for index, policy in enumerate(as_list(source.data.get("Policies"))):
@@ -119,17 +134,18 @@ class _PrincipalsMixin(_BuilderBase):
 
     def read_gaad(self, source: SourceFile, account: str) -> None:
         data = source.data
-        groups: dict[str, list[Statement]] = {}
+        groups: dict[tuple[str, str], list[Statement]] = {}  # (account, group name) -> statements
         for entry in as_list(data.get("GroupDetailList")):
             if not isinstance(entry, dict) or "GroupName" not in entry:
                 continue
             item = f"group {entry['GroupName']}"
-            groups[entry["GroupName"]] = self.inline(source.name, item, entry, "GroupPolicyList") + self.attached(
+            key = (_arn_account(entry.get("Arn", "")) or account, entry["GroupName"])
+            groups[key] = self.inline(source.name, item, entry, "GroupPolicyList") + self.attached(
                 source.name, item, entry
             )
             group_arn = entry.get("Arn")
             if isinstance(group_arn, str):
-                self.groups[group_arn] = (account, str(entry["GroupName"]), groups[entry["GroupName"]])
+                self.groups[group_arn] = (key[0], str(entry["GroupName"]), groups[key])
                 self.group_by_name[(account, str(entry["GroupName"]))] = group_arn
                 self.attached_arns[group_arn] = self.attached_refs(entry)
         for index, entry in enumerate(as_list(data.get("RoleDetailList"))):
@@ -145,6 +161,7 @@ class _PrincipalsMixin(_BuilderBase):
 
     def read_role(self, source: SourceFile, account: str, entry: Mapping[str, Any]) -> None:
         arn, name = entry["Arn"], str(entry["RoleName"])
+        account = _arn_account(arn) or account  # the account in its own ARN, whatever file it came in
         item = f"role {arn}"
         node = entity_id(account, "role", name)
         statements = self.inline(source.name, item, entry, "RolePolicyList") + self.attached(source.name, item, entry)
@@ -175,16 +192,21 @@ class _PrincipalsMixin(_BuilderBase):
         )
 
     def read_user(
-        self, source: SourceFile, account: str, entry: Mapping[str, Any], groups: Mapping[str, list[Statement]]
+        self,
+        source: SourceFile,
+        account: str,
+        entry: Mapping[str, Any],
+        groups: Mapping[tuple[str, str], list[Statement]],
     ) -> None:
         arn, name = entry["Arn"], str(entry["UserName"])
+        account = _arn_account(arn) or account  # the account in its own ARN, whatever file it came in
         item = f"user {arn}"
         statements = self.inline(source.name, item, entry, "UserPolicyList") + self.attached(source.name, item, entry)
         member_of = [g for g in as_list(entry.get("GroupList")) if isinstance(g, str)]
         for group in member_of:
-            if group not in groups:
+            if (account, group) not in groups:
                 self.warn(source.name, item, f"group {group} is not in GroupDetailList: its policies are unknown")
-            statements += groups.get(group, [])
+            statements += groups.get((account, group), [])
         role_node = entity_id(account, "user", name, "policies")
         group_arns = [self.group_by_name[(account, g)] for g in member_of if (account, g) in self.group_by_name]
         self.user_groups[arn] = group_arns

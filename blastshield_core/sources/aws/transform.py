@@ -103,18 +103,22 @@ class _Builder(
         gaads = self.sources.of("gaad")
         for source in gaads:
             self.read_policies(source)
+        exported: set[str] = set()  # the accounts a file is the export of (re-synced by the load)
         for source in gaads:
-            account = self.gaad_account(source)
-            if account is None:
+            accounts = self.gaad_accounts(source)
+            if not accounts:
                 self.warn(source.name, "document", "no ARN with an account id: the file was ignored")
                 continue
-            if account in self.accounts:
+            account = accounts[0]
+            if account in exported:
                 self.warn(source.name, "document", f"account {account} is also in {self.accounts[account]}: merged")
-            self.accounts.setdefault(account, source.name)
+            else:
+                self.accounts[account] = source.name  # its own export, even if another file named it first
+            exported.add(account)
+            for other in accounts:  # principals of other accounts are filed under their own account
+                self.accounts.setdefault(other, source.name)
             self.read_gaad(source, account)
-        if not self.accounts:
-            self.report.accounts = []
-        self.report.accounts = sorted(self.accounts)
+        self.report.accounts = sorted(exported)
         if self.accounts:
             self.read_credential_reports()
             self.read_instances()

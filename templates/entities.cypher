@@ -1,0 +1,24 @@
+// BlastShield entity search (read/entities.py). Run only through GRAPH.RO_QUERY; values only as $params.
+
+// name: search_entities
+// description: entities whose id, name or ARN contains $q (lower case), of the label $label and account $account (null: any), best first (exact, then prefix, then name, then anywhere; shorter names first), at most $limit
+MATCH (n:Entity)
+WITH n, toLower(n.id) AS lid, toLower(coalesce(n.name, '')) AS lname, toLower(coalesce(n.arn, '')) AS larn
+WHERE (lid CONTAINS $q OR lname CONTAINS $q OR larn CONTAINS $q)
+  AND ($label IS NULL OR $label IN labels(n))
+  AND ($account IS NULL OR n.account = $account)
+WITH n, CASE
+    WHEN lid = $q OR larn = $q OR lname = $q THEN 0
+    WHEN lname STARTS WITH $q OR lid STARTS WITH $q THEN 1
+    WHEN lname CONTAINS $q THEN 2
+    ELSE 3 END AS rank
+ORDER BY rank, size(coalesce(n.name, n.id)), n.id
+LIMIT $limit
+RETURN n.id AS id, labels(n) AS labels, n.name AS name, n.arn AS arn, n.account AS account, rank
+
+// name: principals_of_accounts
+// description: the principals of the accounts in $accounts: users and outside principals (Identity) and roles (IAMRole of aws_kind role), by id, at most $limit
+MATCH (n:Entity)
+WHERE n.account IN $accounts AND (n:Identity OR (n:IAMRole AND n.aws_kind = 'role'))
+WITH n ORDER BY n.id LIMIT $limit
+RETURN n.id AS id, labels(n) AS labels, n.name AS name, n.arn AS arn, n.account AS account
