@@ -188,6 +188,11 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser | None:
     p.add_argument("route_id")
     p.add_argument("--reason", required=True, help="why the route is released (recorded in the audit)")
     p.add_argument("--confirm", action="store_true", help="confirm that the route's paths may come back")
+    p.add_argument(
+        "--acknowledge-stolen-sessions",
+        action="store_true",
+        help="for a role session revocation: acknowledge that release re-enables the sessions it stopped",
+    )
 
     p = sub.add_parser("audit", parents=[common], help="check the audit's hash chain")
     p.add_argument(

@@ -38,6 +38,7 @@ __all__ = [
     "AccountPlan",
     "AccountResponder",
     "DriftRefused",
+    "release_needs_acknowledgement",
 ]
 
 NOT_APPLIED = "not applied in AWS"
@@ -88,6 +89,13 @@ class AccountPlan:
         if self.before_image:
             lines.append(f"    before-image: {self.before_image}")
         return "\n".join(lines)
+
+
+def release_needs_acknowledgement(plan: dict[str, Any]) -> str:
+    """What the releaser must acknowledge before this plan's action is released ('' for nothing)."""
+    if plan.get("kind") == "revoke_role_sessions":
+        return "releasing a session revocation re-enables the role's sessions issued before it, stolen ones included"
+    return ""
 
 
 def _request_id(response: dict[str, Any]) -> str:
