@@ -34,7 +34,44 @@ def aws_command(args: argparse.Namespace, settings: Any) -> int | None:
         return _contain_command(args, settings)
     if args.command == "release" and args.confirm:
         return _release_command(args, settings)
+    if args.command == "revoke-sessions":
+        return _revoke_command(args, settings)
     return None
+
+
+def _revoke_command(args: argparse.Namespace, settings: Any) -> int:
+    """`revoke-sessions ALERT --plan`, or `--candidate ID --confirm`: the role's sessions on the account."""
+    from ..base.actor import local_actor
+    from ..graph.store import QueryFailed
+    from .aws_account import AccountRefused
+    from .aws_sessions import revocation_plans, revoke_role_sessions
+
+    services, failed = _open(args, settings)
+    if services is None:
+        return failed or EXIT_FAILED
+    try:
+        if args.plan:
+            plans = revocation_plans(services, args.alert_id)
+            lines = [f"revocation plan for {args.alert_id}: {len(plans)} candidate(s); nothing is executed"]
+            lines += [f"  {p['id']}: {p['plan']['kind']} {p['arn']}" for p in plans]
+            _emit({"status": "ok", "alert_id": args.alert_id, "plans": plans}, args.json, "\n".join(lines))
+            return EXIT_OK
+        payload = revoke_role_sessions(
+            services, args.alert_id, args.candidate, confirm=args.confirm, max_actions=args.max_actions,
+            actor=local_actor(),
+        )  # fmt: skip
+        text = (
+            f"[revoke-sessions] {args.candidate}: applied {payload['applied']}, api_verified"
+            f" {payload['api_verified']}, request {payload['request_id'] or '-'}; {payload['note']}"
+        )
+        _emit(payload, args.json, text)
+        return EXIT_OK if payload["applied"] and payload["api_verified"] else 1
+    except AccountRefused as exc:
+        return _fail(args.json, exc.status, str(exc), EXIT_INVALID)
+    except QueryFailed as exc:
+        return _fail(args.json, Status.QUERY_FAILED, str(exc), EXIT_FAILED)
+    finally:
+        services.close()
 
 
 def _open(args: argparse.Namespace, settings: Any) -> tuple[Any, int | None]:
@@ -99,6 +136,19 @@ def _release_command(args: argparse.Namespace, settings: Any) -> int:
         return failed or EXIT_FAILED
     try:
         try:
+            if args.route_id.startswith("revoke-sessions:"):
+                from .aws_sessions import release_revocation
+
+                payload = release_revocation(
+                    services, args.route_id, args.reason, args.confirm, local_actor(),
+                    acknowledge=args.acknowledge_stolen_sessions,
+                )  # fmt: skip
+                if payload is None:
+                    return _fail(args.json, Status.INVALID_INPUT, f"no revocation of {args.route_id} to release", 2)
+                read = "verified" if payload["api_verified"] else "NOT confirmed"
+                text = f"[released] {args.route_id}: {payload['call']['api']} (request {payload['request_id']}); {read}"
+                _emit(payload, args.json, text)
+                return EXIT_OK if payload["api_verified"] else 1
             payload = release_on_account(
                 services, args.route_id, args.reason, args.confirm, local_actor(),
                 acknowledge=getattr(args, "acknowledge_stolen_sessions", False),

@@ -42,7 +42,13 @@ __all__ = [
 ]
 
 NOT_APPLIED = "not applied in AWS"
-RESPONDER_WRITES = ("iam:UpdateAccessKey", "iam:PutUserPolicy", "iam:DeleteUserPolicy")
+RESPONDER_WRITES = (
+    "iam:UpdateAccessKey",
+    "iam:PutUserPolicy",
+    "iam:DeleteUserPolicy",
+    "iam:PutRolePolicy",  # role session revocation (respond/aws_revoke.py)
+    "iam:DeleteRolePolicy",
+)
 DENY_POLICY_NAME = "BlastShieldDenyAll"
 DENY_ALL = {
     "Version": "2012-10-17",
