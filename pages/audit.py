@@ -11,6 +11,7 @@ from blastshield_core.interfaces.service import (
     account_releasable,
     md_text,
     render_markdown,
+    revocations_in_force,
     safe_markdown,
 )
 from pages._services import (
@@ -31,6 +32,35 @@ if svc is None:
     st.stop()
 settle_runs(svc)
 
+try:
+    revocation_events = [e for e in svc.audit.events(limit=200) if e.kind == "revoke_sessions"]
+    in_force = {r["candidate_id"] for r in revocations_in_force(svc)}
+except QueryFailed as exc:
+    revocation_events, in_force = [], set()
+    st.error(f"Could not read the session revocations: {md_text(exc)}")
+if revocation_events:
+    st.markdown(
+        "**Role session revocations on the AWS account** — intent with the before-image, the call's request id, "
+        f"releases (in force now: {md_text(', '.join(sorted(in_force)) or 'none')})"
+    )
+    st.dataframe(
+        [
+            {
+                "at": e.at.isoformat(timespec="seconds"),
+                "revocation": e.route_id,
+                "status": e.data.get("status"),
+                "actor": e.actor,
+                "request id": e.data.get("request_id") or "—",
+                "api_verified": e.data.get("api_verified"),
+                "before-image": json.dumps(e.data.get("before_image") or {}, sort_keys=True),
+                "summary": e.summary,
+            }
+            for e in revocation_events
+        ],
+        hide_index=True,
+        width="stretch",
+        key="audit_revocations",
+    )
 try:
     runs = svc.audit.list_runs()
 except QueryFailed as exc:

@@ -6,6 +6,7 @@ from blastshield_core import QueryFailed, Status
 from blastshield_core.interfaces.service import (
     NOT_APPLIED,
     RULES_PLAYBOOK,
+    AccountRefused,
     AnalystDecider,
     Permission,
     RunRefused,
@@ -13,7 +14,11 @@ from blastshield_core.interfaces.service import (
     account_plans,
     account_releasable,
     md_text,
+    release_revocation,
     responder_for,
+    revocation_plans,
+    revocations_in_force,
+    revoke_role_sessions,
 )
 from blastshield_core.results import RunState
 from pages._auth import current_access, require
@@ -41,6 +46,7 @@ query_state(decider="contain_decider", cap="contain_cap")
 st.session_state.setdefault("contain_session", None)
 st.session_state.setdefault("contain_last_run", None)
 st.session_state.setdefault("contain_before", None)
+st.session_state.setdefault("revoke_result", None)
 
 st.title(":material/block: Containment")
 st.caption(
@@ -123,6 +129,67 @@ if candidates.status is Status.OK and candidates.candidates:
                     st.markdown("\n".join(f"- side effect: {md_text(e)}" for e in plan["side_effects"]))
                     st.markdown(f"**Reversibility:** {md_text(plan['reversibility'])}")
                     st.json(plan["before_image"] or {"before_image": "not read (no AWS session)"}, expanded=False)
+
+try:
+    revocations = revocation_plans(svc, alert_id)
+except AccountRefused as exc:
+    revocations = []
+    st.error(md_text(exc))
+for revoke in revocations:
+    st.subheader("Revoke the role's active sessions")
+    plan = revoke["plan"]
+    with st.container(border=True):
+        st.markdown(f"**{md_text(revoke['id'])}** · {md_text(revoke['reason'])}")
+        if not plan["applied_in_aws"]:
+            st.warning(f"**{NOT_APPLIED}**: {md_text(plan['note'])}. Nothing would be changed on the account.")
+        call = plan["calls"][0]
+        st.code(f"{call['api']}(RoleName={call['params']['RoleName']}, PolicyName={call['params']['PolicyName']})\n"
+                f"{call['params']['PolicyDocument']}", language=None)  # fmt: skip
+        st.markdown("\n".join(f"- side effect: {md_text(e)}" for e in plan["side_effects"]))
+        st.markdown(f"**Reversibility:** {md_text(plan['reversibility'])}")
+        st.json(plan["before_image"] or {"before_image": "not read (no AWS session)"}, expanded=False)
+        revoke_cap = st.number_input("Action cap (1-10)", min_value=1, max_value=10, value=1, key="revoke_cap")
+        revoke_sure = st.checkbox("I confirm: every session of this role issued before now stops working",
+                                  key="revoke_confirm")  # fmt: skip
+        if st.button("Revoke active sessions", key="revoke_start", disabled=not revoke_sure) and require(
+            Permission.CONTAIN, "revoke role sessions"
+        ):
+            try:
+                st.session_state.revoke_result = revoke_role_sessions(
+                    svc, alert_id, revoke["id"], confirm=revoke_sure, max_actions=int(revoke_cap), actor=page_actor()
+                )
+            except AccountRefused as exc:
+                st.error(f"**Refused, nothing changed.** {md_text(exc)}")
+    done = st.session_state.get("revoke_result")
+    if done and done["candidate_id"] == revoke["id"]:
+        (st.success if done["applied"] and done["api_verified"] else st.warning)(
+            f"**Revocation of {md_text(revoke['role'])}'s sessions:** applied {done['applied']}, api_verified "
+            f"{done['api_verified']}, graph_verified {done['graph_verified']}, request "
+            f"{md_text(done['request_id'] or '—')}. {md_text(done['note'])}."
+        )
+in_force = [r for r in revocations_in_force(svc) if r["alert_id"] == alert_id]
+if in_force:
+    with st.expander("Release a session revocation (audited)", expanded=False):
+        chosen = st.selectbox("Revocation", [r["candidate_id"] for r in in_force], key="revoke_release_id")
+        why = st.text_input("Reason (recorded in the audit)", key="revoke_release_reason", max_chars=500)
+        sure = st.checkbox("I confirm the release", key="revoke_release_confirm")
+        ack = st.checkbox("I acknowledge: releasing re-enables the role's sessions issued before the revocation, "
+                          "stolen ones included", key="revoke_release_ack")  # fmt: skip
+        if st.button("Release the revocation", key="revoke_release", disabled=not (sure and why.strip())) and require(
+            Permission.CONTAIN, "release a session revocation"
+        ):
+            try:
+                out = release_revocation(svc, chosen, why, sure, page_actor(), acknowledge=ack)
+            except AccountRefused as exc:
+                st.error(f"**Release refused, nothing changed.** {md_text(exc)}")
+            else:
+                if out is not None:
+                    st.session_state.revoke_result = None
+                    read = "verified" if out["api_verified"] else "NOT confirmed"
+                    st.success(
+                        f"Released {md_text(chosen)}: {md_text(out['call']['api'])} (request "
+                        f"{md_text(out['request_id'])}); re-read through the API: {read}."
+                    )
 
 routes_now = svc.tools.get_containment_route_statuses(alert_id)
 alert_routes = {r.route_id for r in routes_now.routes} if routes_now.status is Status.OK else set()

@@ -208,3 +208,73 @@ def test_collection_job_reports_each_call_per_account_and_refuses_an_unknown_pro
         assert job.result["accounts"] == [ACCOUNT] and job.result["imported"]["counts"]["nodes"]["Session"] == 1
     finally:
         services.close()
+
+
+def _role_to_critical_bucket(account) -> None:
+    from tests.test_aws_revoke import _role_to_critical_bucket as make
+
+    make(account)
+
+
+def test_revoke_role_sessions_on_the_dashboard_then_release_with_acknowledgement(app, moto_account, monkeypatch):
+    """An alert on a role: the Containment page shows the revocation's plan, executes it after the
+    confirmation, and releases it only with the acknowledgement; the Audit page lists it."""
+    monkeypatch.setenv("BLASTSHIELD_AWS_RESPOND_PROFILE", "respond")
+    _role_to_critical_bucket(moto_account)
+    iam = moto_account.client("iam")
+    open_page(app, "pages/alerts.py")
+    app.selectbox(key="alerts_collect_profile").set_value("collect")
+    app.button(key="alerts_collect").click().run()
+    app.text_input(key="alerts_open_entity").set_value(f"{ACCOUNT}:role:deploy")
+    app.text_input(key="alerts_open_title").set_value("GuardDuty: role session used from Tor")
+    app.button(key="alerts_open_submit").click().run()
+    assert not app.exception, app.exception
+    app.switch_page("pages/containment.py").run()
+    assert not app.exception, app.exception
+    [code] = [c.value for c in app.code if "iam:PutRolePolicy" in c.value]
+    assert "RoleName=deploy, PolicyName=AWSRevokeOlderSessions" in code and "aws:TokenIssueTime" in code
+    assert app.button(key="revoke_start").disabled  # the same confirmation as a run
+    app.checkbox(key="revoke_confirm").check().run()
+    app.button(key="revoke_start").click().run()
+    assert not app.exception, app.exception
+    assert any("applied True, api_verified True, graph_verified False" in plain(s.value) for s in app.success)
+    assert sorted(iam.list_role_policies(RoleName="deploy")["PolicyNames"]) == ["AWSRevokeOlderSessions", "read-crown"]
+
+    app.text_input(key="revoke_release_reason").set_value("cleared").run()
+    app.checkbox(key="revoke_release_confirm").check().run()
+    app.button(key="revoke_release").click().run()  # without the acknowledgement: refused
+    assert any("stolen ones included" in plain(e.value) for e in app.error), texts(app)
+    assert "AWSRevokeOlderSessions" in iam.list_role_policies(RoleName="deploy")["PolicyNames"]
+    app.checkbox(key="revoke_release_ack").check().run()
+    app.button(key="revoke_release").click().run()
+    assert any("iam:DeleteRolePolicy" in plain(s.value) and "verified" in s.value for s in app.success), texts(app)
+    assert iam.list_role_policies(RoleName="deploy")["PolicyNames"] == ["read-crown"]
+
+    app.switch_page("pages/audit.py").run()
+    assert not app.exception, app.exception
+    rows = table(app, "revocation", "status", "request id").to_dict("records")
+    # newest first; the release without the acknowledgement was refused before anything was recorded or called
+    assert [r["status"] for r in rows] == ["released", "release_intended", "applied", "intended"]
+    assert rows[0]["request id"] != "—" and rows[2]["request id"] != "—"
+    assert json.loads(next(r for r in rows if r["status"] == "intended")["before-image"])["existed"] is False
+
+
+def test_a_viewer_sees_the_revocation_plan_but_cannot_execute_it(app, moto_account, tmp_path, *, monkeypatch, capsys):
+    monkeypatch.setenv("BLASTSHIELD_AWS_RESPOND_PROFILE", "respond")
+    (tmp_path / "roles.toml").write_text(ROLES)
+    monkeypatch.setenv("BLASTSHIELD_ROLES_FILE", str(tmp_path / "roles.toml"))
+    _role_to_critical_bucket(moto_account)
+    data = str(tmp_path / "data")
+    assert main(["collect-aws", "--out", str(tmp_path / "c"), "--import", "--data-dir", data, "--json"]) == 0
+    capsys.readouterr()
+    assert main(["alert", "open", f"{ACCOUNT}:role:deploy", "--title", "t", "--data-dir", data, "--json"]) == 0
+    opened = json.loads(capsys.readouterr().out)
+    alert_id = opened.get("alert", {}).get("id") or opened.get("alert_id") or opened["id"]
+    signed_in(app, "viewer@example.com").run()
+    app.switch_page("pages/containment.py").run()
+    app.selectbox(key="contain_alert").set_value(alert_id).run()
+    assert any("AWSRevokeOlderSessions" in c.value for c in app.code)
+    app.checkbox(key="revoke_confirm").check().run()
+    app.button(key="revoke_start").click().run()
+    assert "may not revoke role sessions" in texts(app)
+    assert moto_account.client("iam").list_role_policies(RoleName="deploy")["PolicyNames"] == ["read-crown"]

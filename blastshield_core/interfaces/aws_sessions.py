@@ -8,7 +8,7 @@ from typing import Any
 
 from .aws_account import AccountRefused, responder_for
 
-__all__ = ["release_revocation", "revocation_plans", "revoke_role_sessions"]
+__all__ = ["release_revocation", "revocation_plans", "revocations_in_force", "revoke_role_sessions"]
 
 MAX_ACTIONS = 10
 
@@ -32,8 +32,11 @@ def revocation_plans(services: Any, alert_id: str) -> list[dict[str, Any]]:
     """The alert's server-derived revocation candidates, each with its plan. Reads only."""
     from ..respond.aws_revoke import revocation_candidates
 
+    candidates = revocation_candidates(services.store, alert_id)
+    if not candidates:  # most alerts: no AWS session is opened
+        return []
     revoker = _revoker(services)
-    return [{**c, "plan": revoker.plan(c).to_dict()} for c in revocation_candidates(services.store, alert_id)]
+    return [{**c, "plan": revoker.plan(c).to_dict()} for c in candidates]
 
 
 def revoke_role_sessions(
@@ -110,6 +113,21 @@ def _latest_revocation(services: Any, candidate_id: str) -> dict[str, Any] | Non
         if event.data.get("status") == "applied":
             return event.data
     return None
+
+
+def revocations_in_force(services: Any, limit: int = 200) -> list[dict[str, Any]]:
+    """Applied revocations not released since (newest first): candidate id and the applied event's data."""
+    seen: set[str] = set()
+    out: list[dict[str, Any]] = []
+    for event in services.audit.events(limit=limit):
+        if event.kind != "revoke_sessions" or event.route_id in seen:
+            continue
+        status = event.data.get("status")
+        if status in {"released", "applied"}:
+            seen.add(event.route_id)
+            if status == "applied":
+                out.append({"candidate_id": event.route_id, **event.data})
+    return out
 
 
 def release_revocation(
