@@ -323,7 +323,7 @@ else:
         bars: dict[str, tuple] = {}
         with st.status(f"Collecting with profile {md_text(collect_profile)}…", expanded=True) as collecting:
             for event in job.start().progress():
-                account = event["account"] or "import"
+                account = "import" if event["call"] == "import" else event["account"] or "the caller's account"
                 if account not in bars:
                     bars[account] = (st.progress(0.0, text=f"{md_text(account)}"), set())
                 bar, done = bars[account]
