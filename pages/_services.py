@@ -10,7 +10,17 @@ import weakref
 import streamlit as st
 
 from blastshield_core import QueryFailed, SettingsError, Status, load_settings, open_services
-from blastshield_core.interfaces.service import Permission, is_valid_id, local_actor, md_text, safe_markdown
+from blastshield_core.interfaces.service import (
+    AccountRefused,
+    Permission,
+    account_releasable,
+    is_valid_id,
+    local_actor,
+    md_text,
+    release_needs_acknowledgement,
+    release_on_account,
+    safe_markdown,
+)
 
 SEVERITY_BADGE = {"critical": "■■■■ critical", "high": "■■■□ high", "medium": "■■□□ medium", "low": "■□□□ low"}
 
@@ -223,9 +233,14 @@ def _may(permission: Permission, what: str) -> bool:
 
 
 def release_form(svc, route_ids: list[str], *, key: str) -> None:
-    """Release a route BlastShield blocked: choose it, give a reason, confirm; the answer is shown."""
+    """Release a route BlastShield blocked: choose it, give a reason, confirm; the answer is shown.
+    A route a run changed on the AWS account is restored there (its before-image), or refused."""
+    notice = st.session_state.pop(f"{key}_release_notice", None)
+    if notice:  # the released route has left the list: say what happened before returning
+        st.success(notice)
     if not route_ids:
         return
+    on_account = {a["route_id"]: a for a in account_releasable(svc)}
     with st.expander("Release a blocked route (audited)", expanded=False):
         route = st.selectbox("Route", route_ids, key=f"{key}_release_route")
         reason = st.text_input("Reason (recorded in the audit)", key=f"{key}_release_reason", max_chars=500)
@@ -233,9 +248,37 @@ def release_form(svc, route_ids: list[str], *, key: str) -> None:
             "I confirm: this route becomes active again and its qualifying paths come back",
             key=f"{key}_release_confirm",
         )
+        acknowledge = False
+        if route in on_account:
+            st.caption(f"Changed on the AWS account by run {md_text(on_account[route]['run_id'])}: release restores "
+                       "the before-image there, or refuses if someone else changed it since.")  # fmt: skip
+            needs = release_needs_acknowledgement({"kind": on_account[route]["kind"]})
+            if needs:
+                acknowledge = st.checkbox(f"I acknowledge: {needs}", key=f"{key}_release_ack")
         if st.button("Release route", key=f"{key}_release", disabled=not (sure and reason.strip())) and _may(
             Permission.CONTAIN, "release routes"
         ):
+            if route in on_account:
+                try:
+                    done = release_on_account(svc, route, reason, sure, page_actor(), acknowledge=acknowledge)
+                except AccountRefused as exc:
+                    st.error(f"**Release refused, nothing changed.** {md_text(exc)}")
+                    return
+                except QueryFailed as exc:
+                    show_status(Status.QUERY_FAILED, str(exc))
+                    return
+                if done is not None:
+                    reopened = ", ".join(
+                        f"{md_text(a['alert_id'])} ({a['paths_before']} → {a['paths_after']})"
+                        for a in done["alerts_reopened"]
+                    )
+                    st.session_state[f"{key}_release_notice"] = (
+                        f"Released **{md_text(route)}** on the AWS account as {md_text(done['actor'])}: "
+                        f"{md_text(done['call']['api'])} (request {md_text(done['request_id'])}); re-read through "
+                        f"the API: {'verified' if done['api_verified'] else 'NOT confirmed'}; graph re-sync: "
+                        f"{md_text(done['resync'])}. Alerts with qualifying paths again: {reopened or 'none'}."
+                    )
+                    st.rerun()
             result = svc.actions.release_route(route, reason, confirm=sure, actor=page_actor())
             if result.status is Status.OK:
                 reopened = ", ".join(
@@ -248,9 +291,6 @@ def release_form(svc, route_ids: list[str], *, key: str) -> None:
                 st.rerun()
             else:
                 show_status(result.status, result.message)
-    notice = st.session_state.pop(f"{key}_release_notice", None)
-    if notice:
-        st.success(notice)
 
 
 # -- query parameters and what the walkthrough reads back -------------------------------

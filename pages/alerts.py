@@ -1,6 +1,7 @@
 """Alerts: the queue with computed scores, choosing an alert, importing data, resetting scenarios."""
 
 import json
+import time
 
 import streamlit as st
 
@@ -11,8 +12,12 @@ from blastshield_core.interfaces.service import (
     QUEUE_SORTS,
     AlertInputError,
     AwsInputError,
+    CollectionJob,
     Permission,
     QueueQuery,
+    account_calls,
+    aws_profiles,
+    aws_regions,
     build_request,
     import_aws,
     md_code,
@@ -30,6 +35,7 @@ init_state()
 st.session_state.setdefault("alerts_notice", None)
 st.session_state.setdefault("alerts_pending_select", None)
 st.session_state.setdefault("alerts_aws_report", None)
+st.session_state.setdefault("alerts_collect_report", None)
 st.session_state.setdefault("alerts_aws_next", None)
 st.session_state.setdefault("alerts_import_notice", None)  # shown beside the import it is about
 st.session_state.setdefault("alerts_open_matches", None)
@@ -450,6 +456,75 @@ notice = st.session_state.alerts_import_notice
 if notice and notice[0] == "aws":
     st.success(notice[1])
     st.session_state.alerts_import_notice = None
+st.subheader("Collect from AWS (read-only)")
+st.caption(
+    "Makes only read calls with a profile of your AWS config (the collector's policy is in docs/aws-live.md), "
+    "writes the collection into the data folder, then imports it as above. Containment re-collects into it."
+)
+profiles = aws_profiles()
+if not profiles:
+    st.info("No profile in your AWS config (`~/.aws/config` or `AWS_CONFIG_FILE`): nothing to collect with.")
+else:
+    c1, c2 = st.columns([1, 2])
+    collect_profile = c1.selectbox("Profile (from your AWS config)", profiles, key="alerts_collect_profile")
+    collect_regions = c2.multiselect("Regions", aws_regions(), default=["us-east-1"], key="alerts_collect_regions")
+    if st.button("Collect from AWS", key="alerts_collect", disabled=not collect_regions) and require(
+        Permission.IMPORT, "collect from AWS"
+    ):
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+        out = svc.settings.data_dir / "aws-collect" / f"{stamp}-{collect_profile}"
+        job = CollectionJob(collect_profile, list(collect_regions), out, page_actor(), svc.store, svc.settings)
+        whole = len(account_calls())
+        bars: dict[str, tuple] = {}
+        with st.status(f"Collecting with profile {md_text(collect_profile)}…", expanded=True) as collecting:
+            for event in job.start().progress():
+                account = "import" if event["call"] == "import" else event["account"] or "the caller's account"
+                if account not in bars:
+                    bars[account] = (st.progress(0.0, text=f"{md_text(account)}"), set())
+                bar, done = bars[account]
+                if event["state"] != "calling":
+                    done.add(event["call"])
+                item = f" {event['item']}" if event.get("item") else ""
+                share = 1.0 if account == "import" else min(len(done) / whole, 1.0)
+                bar.progress(
+                    share,
+                    text=f"{md_text(account)} · {len(done)}/{whole} calls · {md_text(event['call'] + item)}: "
+                    f"{event['state']}",
+                )
+            ok = job.result is not None
+            collecting.update(label="Collected and imported" if ok else "Collection failed", state="complete" if ok
+                              else "error")  # fmt: skip
+        if job.result is None:
+            st.session_state.alerts_collect_report = None
+            st.error(f"**Nothing imported.** {md_text(job.error)}")
+        else:
+            imported = job.result["imported"]
+            st.session_state.alerts_collect_report = {k: v for k, v in job.result.items() if k != "imported"}
+            st.session_state.alerts_aws_report = imported
+            st.session_state.alerts_notice = (
+                "success",
+                f"Collected from AWS with profile {md_text(collect_profile)} and imported account(s) "
+                f"{md_text(', '.join(imported['accounts']))}: {sum(job.result['calls'].values())} calls, "
+                f"{len(job.result['warnings'])} collection warning(s).",
+            )
+            st.rerun()
+collected = st.session_state.alerts_collect_report
+if collected:
+    with st.container(border=True):
+        st.markdown(
+            f"**Last collection** — accounts {', '.join(md_code(a) for a in collected['accounts'])} · "
+            f"{collected['files']} files · {sum(collected['calls'].values())} calls in {collected['seconds']:.1f} s"
+        )
+        st.dataframe(
+            [{"call": k, "count": v} for k, v in sorted(collected["calls"].items())],
+            hide_index=True,
+            width="stretch",
+            key="alerts_collect_calls",
+        )
+        if collected["warnings"]:
+            st.markdown(f"**Collection warnings ({len(collected['warnings'])})** — the collection went on.")
+            st.dataframe(collected["warnings"], hide_index=True, width="stretch", key="alerts_collect_warnings")
+
 shown = st.session_state.alerts_aws_report
 if shown:
     with st.container(border=True):

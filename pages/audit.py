@@ -1,9 +1,19 @@
 """Audit: persisted runs with their steps, evidence counts and trace; export an incident report."""
 
+import json
+
 import streamlit as st
 
 from blastshield_core import QueryFailed
-from blastshield_core.interfaces.service import EvidenceUnavailable, md_text, render_markdown, safe_markdown
+from blastshield_core.interfaces.service import (
+    NOT_APPLIED,
+    EvidenceUnavailable,
+    account_releasable,
+    md_text,
+    render_markdown,
+    revocations_in_force,
+    safe_markdown,
+)
 from pages._services import (
     get_services,
     init_state,
@@ -22,6 +32,35 @@ if svc is None:
     st.stop()
 settle_runs(svc)
 
+try:
+    revocation_events = [e for e in svc.audit.events(limit=200) if e.kind == "revoke_sessions"]
+    in_force = {r["candidate_id"] for r in revocations_in_force(svc)}
+except QueryFailed as exc:
+    revocation_events, in_force = [], set()
+    st.error(f"Could not read the session revocations: {md_text(exc)}")
+if revocation_events:
+    st.markdown(
+        "**Role session revocations on the AWS account** — intent with the before-image, the call's request id, "
+        f"releases (in force now: {md_text(', '.join(sorted(in_force)) or 'none')})"
+    )
+    st.dataframe(
+        [
+            {
+                "at": e.at.isoformat(timespec="seconds"),
+                "revocation": e.route_id,
+                "status": e.data.get("status"),
+                "actor": e.actor,
+                "request id": e.data.get("request_id") or "—",
+                "api_verified": e.data.get("api_verified"),
+                "before-image": json.dumps(e.data.get("before_image") or {}, sort_keys=True),
+                "summary": e.summary,
+            }
+            for e in revocation_events
+        ],
+        hide_index=True,
+        width="stretch",
+        key="audit_revocations",
+    )
 try:
     runs = svc.audit.list_runs()
 except QueryFailed as exc:
@@ -80,6 +119,7 @@ for rel in run.releases:
     )
 try:
     still_blocked = [b["route_id"] for b in svc.actions.blocked_routes() if b["blocked_by_run"] == run.run_id]
+    still_blocked += [a["route_id"] for a in account_releasable(svc) if a["run_id"] == run.run_id]
 except QueryFailed as exc:
     still_blocked = []
     st.error(f"Could not read the blocked routes: {md_text(exc)}")
@@ -92,6 +132,56 @@ counts = [
 if counts:
     st.markdown("**Evidence counts per action**")
     st.dataframe(counts, hide_index=True, width="stretch", key="audit_counts")
+aws_actions = [a for a in run.actions if a.aws]
+if aws_actions:
+    st.markdown("**On the AWS account** — the before-image read before the call, and AWS's request id")
+    st.dataframe(
+        [
+            {
+                "route": a.route_id,
+                "call": " ".join(
+                    f"{c['api']}({', '.join(f'{k}={v}' for k, v in c['params'].items())})"
+                    for c in a.aws["plan"]["calls"]
+                ),
+                "in AWS": "applied" if a.aws.get("applied_in_aws") else f"{NOT_APPLIED}: {a.aws.get('note', '')}",
+                "request id": a.aws.get("request_id") or "—",
+                "applied": a.applied,
+                "api_verified": a.api_verified,
+                "graph_verified": a.graph_verified,
+                "before-image": json.dumps(a.aws["plan"].get("before_image") or {}, sort_keys=True),
+            }
+            for a in aws_actions
+        ],
+        hide_index=True,
+        width="stretch",
+        key="audit_aws_actions",
+    )
+try:
+    account_releases = [e for e in svc.audit.events_for_run(run.run_id) if e.data.get("aws")]
+except QueryFailed as exc:
+    account_releases = []
+    st.error(f"Could not read the releases: {md_text(exc)}")
+if account_releases:
+    st.markdown("**Releases on the AWS account** — intent, then the restore (or the refusal and why)")
+    st.dataframe(
+        [
+            {
+                "at": e.at.isoformat(timespec="seconds"),
+                "route": e.route_id,
+                "status": e.data.get("status"),
+                "actor": e.actor,
+                "call": (e.data.get("call") or {}).get("api", "—"),
+                "request id": e.data.get("request_id") or "—",
+                "api_verified": e.data.get("api_verified"),
+                "before-image": json.dumps(e.data.get("before_image") or {}, sort_keys=True),
+                "reason": e.data.get("reason", ""),
+            }
+            for e in account_releases
+        ],
+        hide_index=True,
+        width="stretch",
+        key="audit_aws_releases",
+    )
 st.markdown("**Steps**")
 st.dataframe(step_rows(run), hide_index=True, width="stretch", key="audit_steps")
 st.markdown("**Tool trace**")

@@ -4,13 +4,22 @@ import streamlit as st
 
 from blastshield_core import QueryFailed, Status
 from blastshield_core.interfaces.service import (
+    NOT_APPLIED,
     RULES_PLAYBOOK,
+    AccountRefused,
     AnalystDecider,
     Permission,
     RunRefused,
     RunSeen,
+    account_plans,
+    account_releasable,
     md_code,
     md_text,
+    release_revocation,
+    responder_for,
+    revocation_plans,
+    revocations_in_force,
+    revoke_role_sessions,
 )
 from blastshield_core.results import RunState
 from pages._auth import current_access, require
@@ -38,6 +47,7 @@ query_state(decider="contain_decider", cap="contain_cap")
 st.session_state.setdefault("contain_session", None)
 st.session_state.setdefault("contain_last_run", None)
 st.session_state.setdefault("contain_before", None)
+st.session_state.setdefault("revoke_result", None)
 
 st.title(":material/block: Containment")
 st.caption(
@@ -96,10 +106,109 @@ else:
         },
     )
 
+effector = None
+if candidates.status is Status.OK and candidates.candidates:
+    try:
+        effector = responder_for(svc)
+    except ValueError as exc:
+        st.error(f"**AWS responding is misconfigured:** {md_text(exc)}. Nothing on the account can be planned.")
+    else:
+        # The plan reads the account (the key ids, the policies now): once per alert and candidate set.
+        plan_key = (alert_id, tuple(c.route_id for c in candidates.candidates), effector.applies)
+        cached = st.session_state.get("contain_plans")
+        if not cached or cached[0] != plan_key:
+            cached = (plan_key, account_plans(svc, alert_id, effector)[1])
+            st.session_state.contain_plans = cached
+        on_account = [p for p in cached[1] if "aws" in p]
+        if on_account:
+            st.subheader("Plan on the AWS account")
+            st.caption("What blocking each AWS-backed candidate does, read from the account now. Nothing is executed.")
+            for entry in on_account:
+                plan = entry["aws"]
+                with st.container(border=True):
+                    st.markdown(f"**{md_text(entry['route_id'])}** · {md_text(plan['kind'])}")
+                    if not plan["applied_in_aws"]:
+                        st.warning(
+                            f"**{NOT_APPLIED}** (graph only): {md_text(plan['note'])}. The route would be blocked in "
+                            "the graph only; the credential keeps working on the account."
+                        )
+                    for call in plan["calls"]:
+                        params = ", ".join(f"{k}={v}" for k, v in call["params"].items())
+                        st.code(f"{call['api']}({params})", language=None)
+                    st.markdown("\n".join(f"- side effect: {md_text(e)}" for e in plan["side_effects"]))
+                    st.markdown(f"**Reversibility:** {md_text(plan['reversibility'])}")
+                    st.json(plan["before_image"] or {"before_image": "not read (no AWS session)"}, expanded=False)
+
+try:
+    revocations = revocation_plans(svc, alert_id)
+except AccountRefused as exc:
+    revocations = []
+    st.error(md_text(exc))
+for revoke in revocations:
+    st.subheader("Revoke the role's active sessions")
+    plan = revoke["plan"]
+    with st.container(border=True):
+        st.markdown(f"**{md_text(revoke['id'])}** · {md_text(revoke['reason'])}")
+        if not plan["applied_in_aws"]:
+            st.warning(f"**{NOT_APPLIED}**: {md_text(plan['note'])}. Nothing would be changed on the account.")
+        call = plan["calls"][0]
+        st.code(f"{call['api']}(RoleName={call['params']['RoleName']}, PolicyName={call['params']['PolicyName']})\n"
+                f"{call['params']['PolicyDocument']}", language=None)  # fmt: skip
+        st.markdown("\n".join(f"- side effect: {md_text(e)}" for e in plan["side_effects"]))
+        st.markdown(f"**Reversibility:** {md_text(plan['reversibility'])}")
+        st.json(plan["before_image"] or {"before_image": "not read (no AWS session)"}, expanded=False)
+        revoke_cap = st.number_input("Action cap (1-10)", min_value=1, max_value=10, value=1, key="revoke_cap")
+        revoke_sure = st.checkbox("I confirm: every session of this role issued before now stops working",
+                                  key="revoke_confirm")  # fmt: skip
+        if st.button("Revoke active sessions", key="revoke_start", disabled=not revoke_sure) and require(
+            Permission.CONTAIN, "revoke role sessions"
+        ):
+            try:
+                st.session_state.revoke_result = revoke_role_sessions(
+                    svc, alert_id, revoke["id"], confirm=revoke_sure, max_actions=int(revoke_cap), actor=page_actor()
+                )
+            except AccountRefused as exc:
+                st.error(f"**Refused, nothing changed.** {md_text(exc)}")
+    done = st.session_state.get("revoke_result")
+    if done and done["candidate_id"] == revoke["id"]:
+        (st.success if done["applied"] and done["api_verified"] else st.warning)(
+            f"**Revocation of {md_text(revoke['role'])}'s sessions:** applied {done['applied']}, api_verified "
+            f"{done['api_verified']}, graph_verified {done['graph_verified']}, request "
+            f"{md_text(done['request_id'] or '—')}. {md_text(done['note'])}."
+        )
+in_force = [r for r in revocations_in_force(svc) if r["alert_id"] == alert_id]
+if in_force:
+    with st.expander("Release a session revocation (audited)", expanded=False):
+        chosen = st.selectbox("Revocation", [r["candidate_id"] for r in in_force], key="revoke_release_id")
+        why = st.text_input("Reason (recorded in the audit)", key="revoke_release_reason", max_chars=500)
+        sure = st.checkbox("I confirm the release", key="revoke_release_confirm")
+        ack = st.checkbox("I acknowledge: releasing re-enables the role's sessions issued before the revocation, "
+                          "stolen ones included", key="revoke_release_ack")  # fmt: skip
+        if st.button("Release the revocation", key="revoke_release", disabled=not (sure and why.strip())) and require(
+            Permission.CONTAIN, "release a session revocation"
+        ):
+            try:
+                out = release_revocation(svc, chosen, why, sure, page_actor(), acknowledge=ack)
+            except AccountRefused as exc:
+                st.error(f"**Release refused, nothing changed.** {md_text(exc)}")
+            else:
+                if out is not None:
+                    st.session_state.revoke_result = None
+                    read = "verified" if out["api_verified"] else "NOT confirmed"
+                    st.success(
+                        f"Released {md_text(chosen)}: {md_text(out['call']['api'])} (request "
+                        f"{md_text(out['request_id'])}); re-read through the API: {read}."
+                    )
+
 routes_now = svc.tools.get_containment_route_statuses(alert_id)
 alert_routes = {r.route_id for r in routes_now.routes} if routes_now.status is Status.OK else set()
 try:
     releasable = [b for b in svc.actions.blocked_routes() if b["route_id"] in alert_routes]
+    releasable += [
+        {"route_id": a["route_id"], "blocked_by_run": a["run_id"], "blocked_by": f"on the AWS account ({a['kind']})"}
+        for a in account_releasable(svc)
+        if a["route_id"] in alert_routes
+    ]
 except QueryFailed as exc:
     releasable = []
     show_status(Status.QUERY_FAILED, str(exc))
@@ -145,6 +254,12 @@ if blocked_reason:
 
 finished = False
 if start and require(Permission.CONTAIN, "run containment"):
+    try:
+        svc.controller.effector = responder_for(svc)  # the profiles as configured now
+    except ValueError as exc:
+        st.error(f"**AWS responding is misconfigured:** {md_text(exc)}. Nothing was done.")
+        st.stop()
+    st.session_state.contain_plans = None  # the account changes: plan afresh
     st.session_state.contain_before = svc.tools.get_evidence_graph(alert_id, 6)
     with st.status(f"Containment run on {md_text(alert_id)} ({decider})…", expanded=True) as progress:
 
@@ -227,7 +342,37 @@ if run_id and session is None:
         f" · started by {md_text(run.actor or '—')}"
     )
     if run.actions:
-        st.dataframe([a.model_dump() for a in run.actions], hide_index=True, width="stretch", key="contain_actions")
+        rows = [a.model_dump(exclude={"aws"}) for a in run.actions]
+        st.dataframe(rows, hide_index=True, width="stretch", key="contain_actions")
+    aws_actions = [a for a in run.actions if a.aws]
+    if aws_actions:
+        st.markdown("**On the AWS account** — both verifications: re-read through the API, then asked in the graph")
+        st.dataframe(
+            [
+                {
+                    "route": a.route_id,
+                    "call": a.aws["plan"]["calls"][0]["api"],
+                    "in AWS": "applied" if a.aws.get("applied_in_aws") else NOT_APPLIED,
+                    "applied": a.applied,
+                    "api_verified": a.api_verified,
+                    "graph_verified": a.graph_verified,
+                    "request id": a.aws.get("request_id") or "—",
+                    "re-sync": a.aws.get("resync") or "—",
+                }
+                for a in aws_actions
+            ],
+            hide_index=True,
+            width="stretch",
+            key="contain_aws_actions",
+        )
+        graph_only = [a.route_id for a in aws_actions if not a.aws.get("applied_in_aws")]
+        why = next((a.aws.get("note", "") for a in aws_actions if not a.aws.get("applied_in_aws")), "")
+        if graph_only:
+            st.warning(
+                f"**{NOT_APPLIED}:** {md_text(', '.join(graph_only))} blocked in the graph only "
+                f"({md_text(why)}); the credentials still work on "
+                "the account. This run is not containment of the account."
+            )
     before = st.session_state.contain_before
     after = svc.tools.get_evidence_graph(run.alert_id, 6)
     left, right = st.columns(2)

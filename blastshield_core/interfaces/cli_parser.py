@@ -190,10 +190,24 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser | None:
     p.add_argument("--confirm", action="store_true", help="confirm that the run may block routes")
     p.add_argument("--plan", action="store_true", help="show the AWS calls each candidate would make; run nothing")
 
+    p = sub.add_parser(
+        "revoke-sessions", parents=[common], help="revoke the active sessions of the AWS role an alert names"
+    )
+    p.add_argument("alert_id")
+    p.add_argument("--candidate", default="", metavar="CANDIDATE_ID", help="the server-derived candidate to act on")
+    p.add_argument("--max-actions", type=_int_or_text, default=1, help="action cap 1..10 (default 1)")
+    p.add_argument("--confirm", action="store_true", help="confirm the revocation")
+    p.add_argument("--plan", action="store_true", help="show the candidate's exact call and before-image; run nothing")
+
     p = sub.add_parser("release", parents=[common], help="unblock a route BlastShield blocked (audited; --confirm)")
     p.add_argument("route_id")
     p.add_argument("--reason", required=True, help="why the route is released (recorded in the audit)")
     p.add_argument("--confirm", action="store_true", help="confirm that the route's paths may come back")
+    p.add_argument(
+        "--acknowledge-stolen-sessions",
+        action="store_true",
+        help="for a role session revocation: acknowledge that release re-enables the sessions it stopped",
+    )
 
     p = sub.add_parser("audit", parents=[common], help="check the audit's hash chain")
     p.add_argument(

@@ -38,10 +38,17 @@ __all__ = [
     "AccountPlan",
     "AccountResponder",
     "DriftRefused",
+    "release_needs_acknowledgement",
 ]
 
 NOT_APPLIED = "not applied in AWS"
-RESPONDER_WRITES = ("iam:UpdateAccessKey", "iam:PutUserPolicy", "iam:DeleteUserPolicy")
+RESPONDER_WRITES = (
+    "iam:UpdateAccessKey",
+    "iam:PutUserPolicy",
+    "iam:DeleteUserPolicy",
+    "iam:PutRolePolicy",  # role session revocation (respond/aws_revoke.py)
+    "iam:DeleteRolePolicy",
+)
 DENY_POLICY_NAME = "BlastShieldDenyAll"
 DENY_ALL = {
     "Version": "2012-10-17",
@@ -88,6 +95,13 @@ class AccountPlan:
         if self.before_image:
             lines.append(f"    before-image: {self.before_image}")
         return "\n".join(lines)
+
+
+def release_needs_acknowledgement(plan: dict[str, Any]) -> str:
+    """What the releaser must acknowledge before this plan's action is released ('' for nothing)."""
+    if plan.get("kind") == "revoke_role_sessions":
+        return "releasing a session revocation re-enables the role's sessions issued before it, stolen ones included"
+    return ""
 
 
 def _request_id(response: dict[str, Any]) -> str:

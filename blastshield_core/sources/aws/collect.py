@@ -542,11 +542,15 @@ def collect_accounts(
         if not creds:
             return
         c = creds["Credentials"]
+        # The member's credentials under the caller's profile, so the profile's configured endpoint
+        # (`endpoint_url` in the AWS config) applies to the member account's calls too.
+        profile = getattr(session, "profile_name", None)
         member_session = boto3.Session(
             aws_access_key_id=c["AccessKeyId"],
             aws_secret_access_key=c["SecretAccessKey"],
             aws_session_token=c["SessionToken"],
             region_name=session.region_name,
+            profile_name=profile if profile in (getattr(session, "available_profiles", None) or []) else None,
         )
         collect_account(
             member_session, out, regions=regions, endpoint_url=endpoint_url, progress=progress, report=report

@@ -1,0 +1,246 @@
+"""Revoking an AWS role's active sessions, as the console's "Revoke active sessions" does.
+
+IAM User Guide, "Revoking IAM role temporary security credentials": the console attaches to the
+role an inline policy named `AWSRevokeOlderSessions` that denies every action when
+`aws:TokenIssueTime` is earlier than the moment of revocation. Sessions issued before it fail;
+sessions issued after it keep the role's permissions (whoever may assume the role can still do
+so), so a revocation stops stolen sessions and does not cut the role's qualifying paths.
+
+The candidate comes from the server only: an alert whose entity is an imported AWS role
+(`IAMRole`, `aws_kind: role`, with its ARN) has one, `revoke-sessions:ENTITY`. The plan names the
+exact call and the before-image (whether a policy of that name existed and its document); the
+call is verified by re-reading the role policy; release restores exactly the before-image, only
+with an explicit acknowledgement that it re-enables the sessions the revocation stopped, and
+refuses when the live policy is not the one BlastShield set.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import unquote
+
+from ..graph.model import is_valid_id
+from ..graph.store import QueryFailed, Store
+from .aws_respond import NOT_APPLIED, AccountPlan, DriftRefused, _request_id
+
+__all__ = [
+    "REVOKE_POLICY_NAME",
+    "REVOKE_PREFIX",
+    "RoleRevoker",
+    "revocation_candidates",
+    "revoke_document",
+]
+
+REVOKE_POLICY_NAME = "AWSRevokeOlderSessions"  # the name the console uses
+REVOKE_PREFIX = "revoke-sessions:"
+REVOKER_WRITES = ("iam:PutRolePolicy", "iam:DeleteRolePolicy")
+
+
+def revoke_document(issued_before: str) -> dict[str, Any]:
+    """The console's revocation policy: deny everything to sessions issued before `issued_before`."""
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Effect": "Deny",
+                "Action": ["*"],
+                "Resource": ["*"],
+                "Condition": {"DateLessThan": {"aws:TokenIssueTime": issued_before}},
+            }
+        ],
+    }
+
+
+def revocation_candidates(store: Store, alert_id: str) -> list[dict[str, Any]]:
+    """The alert's session-revocation candidate: its entity when it is an imported AWS role.
+    Derived from the graph alone; [] for any other alert (or an unknown one)."""
+    if not is_valid_id(alert_id):
+        return []
+    try:
+        alert = store.read("alert_by_id", {"id": alert_id})
+        if not alert:
+            return []
+        entity = str(alert[0]["props"].get("entity_id") or "")
+        rows = store.read("entity_by_id", {"id": entity}) if is_valid_id(entity) else []
+    except QueryFailed:
+        return []
+    if not rows or "IAMRole" not in rows[0]["labels"]:
+        return []
+    props = rows[0]["props"]
+    arn = str(props.get("arn") or "")
+    if props.get("aws_kind") != "role" or ":role/" not in arn:
+        return []
+    return [
+        {
+            "id": f"{REVOKE_PREFIX}{entity}",
+            "kind": "revoke_role_sessions",
+            "entity_id": entity,
+            "role": arn.rsplit("/", 1)[-1],
+            "arn": arn,
+            "account": str(props.get("account") or ""),
+            "reason": f"alert {alert_id} names role {arn}: its sessions issued before now can be revoked",
+        }
+    ]
+
+
+class RoleRevoker:
+    """Plans, applies, verifies and releases a role session revocation on the account."""
+
+    def __init__(
+        self,
+        *,
+        respond_session: Any = None,
+        read_session: Any = None,
+        client_config: Any = None,
+        verify_tries: int = 6,
+        verify_pause_s: float = 0.25,
+        why_not_applied: str = "no respond profile is configured (BLASTSHIELD_AWS_RESPOND_PROFILE)",
+        now: Any = None,
+    ):
+        self.respond_session = respond_session
+        self.read_session = read_session or respond_session
+        self.client_config = client_config
+        self.verify_tries = verify_tries
+        self.verify_pause_s = verify_pause_s
+        self.why_not_applied = why_not_applied
+        self._now = now or (lambda: datetime.now(UTC))
+
+    @property
+    def applies(self) -> bool:
+        return self.respond_session is not None
+
+    def _iam(self, session: Any) -> Any:
+        return session.client("iam", config=self.client_config) if self.client_config else session.client("iam")
+
+    @staticmethod
+    def _role_policy(iam: Any, role: str) -> dict[str, Any] | None:
+        from botocore.exceptions import ClientError
+
+        try:
+            document = iam.get_role_policy(RoleName=role, PolicyName=REVOKE_POLICY_NAME)["PolicyDocument"]
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") == "NoSuchEntity":
+                return None
+            raise
+        return json.loads(unquote(document)) if isinstance(document, str) else document
+
+    def plan(self, candidate: dict[str, Any]) -> AccountPlan:
+        """The exact call (the revocation time is now, to the second) and the before-image. Reads only."""
+        role = candidate["role"]
+        issued_before = self._now().strftime("%Y-%m-%dT%H:%M:%SZ")
+        before: dict[str, Any] = {}
+        if self.read_session is not None:
+            document = self._role_policy(self._iam(self.read_session), role)
+            before = {
+                "kind": "role_policy",
+                "role": role,
+                "policy_name": REVOKE_POLICY_NAME,
+                "existed": document is not None,
+                "document": document,
+            }
+        return AccountPlan(
+            route_id=candidate["id"],
+            account=candidate["account"],
+            user=role,
+            kind="revoke_role_sessions",
+            applied_in_aws=self.applies,
+            calls=[
+                {
+                    "api": "iam:PutRolePolicy",
+                    "params": {
+                        "RoleName": role,
+                        "PolicyName": REVOKE_POLICY_NAME,
+                        "PolicyDocument": json.dumps(revoke_document(issued_before), sort_keys=True),
+                    },
+                }
+            ],
+            side_effects=[
+                f"every session of role {role} issued before {issued_before} is denied every action"
+                " (aws:TokenIssueTime earlier than the revocation), stolen ones and legitimate ones alike",
+                f"sessions issued after it keep the role's permissions: whoever may assume {role} can do so"
+                " again, so the role's qualifying paths remain",
+                f"an earlier {REVOKE_POLICY_NAME} policy of the role is replaced (the before-image keeps it)",
+            ],
+            reversibility=(
+                "exact, with an acknowledgement (release deletes the policy, or restores the one it replaced,"
+                " and so re-enables the sessions it stopped)"
+            ),
+            before_image=before,
+            note="" if self.applies else self.why_not_applied,
+        )
+
+    def _reads(self, role: str, document: dict[str, Any] | None) -> bool:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        for attempt in range(self.verify_tries):
+            try:
+                if self._role_policy(self._iam(self.read_session), role) == document:
+                    return True
+            except (ClientError, BotoCoreError):
+                pass
+            if attempt + 1 < self.verify_tries:
+                time.sleep(self.verify_pause_s * (attempt + 1))
+        return False
+
+    def apply(self, plan: AccountPlan) -> dict[str, Any]:
+        """Put the revocation policy, then re-read it. Never raises for an AWS error."""
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        outcome: dict[str, Any] = {"applied": False, "api_verified": False, "request_id": "", "error": ""}
+        if not plan.applied_in_aws:
+            outcome["error"] = f"{NOT_APPLIED}: {plan.note}"
+            return outcome
+        if not plan.before_image:
+            outcome["error"] = f"role {plan.user} could not be read on the account: nothing was done"
+            return outcome
+        params = plan.calls[0]["params"]
+        try:
+            response = self._iam(self.respond_session).put_role_policy(**params)
+        except (ClientError, BotoCoreError) as exc:
+            outcome["error"] = f"iam:PutRolePolicy failed: {exc}"
+            return outcome
+        outcome["applied"] = True
+        outcome["request_id"] = _request_id(response)
+        outcome["api_verified"] = self._reads(plan.user, json.loads(params["PolicyDocument"]))
+        outcome["read_back"] = f"{REVOKE_POLICY_NAME} present" if outcome["api_verified"] else "not confirmed"
+        return outcome
+
+    def release(self, plan: dict[str, Any]) -> dict[str, Any]:
+        """Restore the before-image. Raises DriftRefused when the live policy is not what BlastShield
+        set (the caller must have the releaser's acknowledgement before calling this)."""
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        if not self.applies:
+            raise DriftRefused(f"{self.why_not_applied}: the role policy cannot be restored from here")
+        before = plan["before_image"]
+        role = before["role"]
+        set_to = json.loads(plan["calls"][0]["params"]["PolicyDocument"])
+        now = self._role_policy(self._iam(self.read_session), role)
+        if now != set_to:
+            state = "absent" if now is None else "a different document"
+            raise DriftRefused(
+                f"inline policy {REVOKE_POLICY_NAME} of role {role} is {state} on the account, not the"
+                " revocation BlastShield set: someone else changed it; nothing was done"
+            )
+        iam = self._iam(self.respond_session)
+        try:
+            if before.get("existed"):
+                params = {
+                    "RoleName": role,
+                    "PolicyName": REVOKE_POLICY_NAME,
+                    "PolicyDocument": json.dumps(before["document"], sort_keys=True),
+                }
+                response, api = iam.put_role_policy(**params), "iam:PutRolePolicy"
+            else:
+                params = {"RoleName": role, "PolicyName": REVOKE_POLICY_NAME}
+                response, api = iam.delete_role_policy(**params), "iam:DeleteRolePolicy"
+        except (ClientError, BotoCoreError) as exc:
+            raise DriftRefused(f"restoring {REVOKE_POLICY_NAME} failed: {exc}; nothing was changed") from None
+        return {
+            "call": {"api": api, "params": params},
+            "request_id": _request_id(response),
+            "api_verified": self._reads(role, before["document"] if before.get("existed") else None),
+        }
