@@ -3,6 +3,7 @@
 Re-importing an account re-syncs it: what the new snapshot no longer holds is
 removed (see `ingest.snapshot_pruner`), what changed is updated, and other
 accounts and the scenario data are untouched. `replace` swaps the whole graph.
+`resync_user` re-syncs one user's slice only, in place (after a containment action).
 """
 
 from __future__ import annotations
@@ -12,14 +13,16 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from ...graph.ingest import import_document, paused_gc, snapshot_pruner
-from ...graph.model import GraphDocument
+from ...graph.ingest import ImportReport, import_document, paused_gc, snapshot_pruner
+from ...graph.inplace import principal_slice, replace_slice
+from ...graph.model import DocumentError, GraphDocument
 from ...graph.store import Store
+from .common import entity_id
 from .get import AwsInputError, AwsSources, read_sources
 from .report import AwsImportReport
 from .transform import build_from_sources, parse_sensitivity
 
-__all__ = ["build_document", "import_aws", "read_sensitivity_file"]
+__all__ = ["build_document", "import_aws", "read_sensitivity_file", "resync_user"]
 
 
 def read_sensitivity_file(path: Path | str) -> dict[str, str]:
@@ -87,3 +90,33 @@ def import_aws(
     report.blocks_gone = list(result.blocks_gone)
     report.actor = result.actor
     return report
+
+
+def resync_user(
+    store: Store,
+    items: Sequence[Path | str | tuple[str, bytes]],
+    account: str,
+    user: str,
+    *,
+    sensitivity_file: Path | None = None,
+    actor: str | None = None,
+) -> ImportReport:
+    """Re-sync one IAM user's slice from an account's collection: the account is read and
+    transformed as `import_aws` does (nothing written), the user's slice (its Identity, its
+    sessions and the relationships leaving them, as the transform derives them) is cut out,
+    and `inplace.replace_slice` makes the live slice exactly that, in one query, keeping
+    blocks, audited. Nothing else in the graph is touched.
+
+    Raises AwsInputError (nothing written) for inputs that cannot be read or a user the
+    collection does not hold, DocumentError (nothing written) for a slice the graph refuses,
+    QueryFailed when the database fails."""
+    sensitivity = read_sensitivity_file(sensitivity_file) if sensitivity_file is not None else None
+    principal = entity_id(account, "user", user)
+    with paused_gc():
+        doc, _ = build_document(read_sources(items), sensitivity=sensitivity)
+        try:
+            part = principal_slice(doc, principal, name=f"aws-slice-{account}-{user}"[:128])
+        except DocumentError:
+            raise AwsInputError(f"the collection of account {account} holds no user {user!r}") from None
+        del doc
+    return replace_slice(store, part, principal, actor=actor)
