@@ -328,3 +328,22 @@ def test_aws_user_resync_gives_the_graph_a_full_reimport_gives(aws_graphs, tmp_p
     assert AuditLog(one).events()[0].event_id == report.event_id
     with pytest.raises(AwsInputError, match="no user 'nobody'"):
         resync_user(one, items, A, "nobody")
+
+
+def test_only_new_route_ids_are_looked_up_across_the_graph(svc, monkeypatch):
+    """A slice that keeps its routes reads no scan of the graph's routes (`routes_by_ids`); one that
+    brings a new route id looks up that id alone."""
+    store = svc.store
+    asked: list[tuple[str, object]] = []
+    read = store.read
+
+    def recording(name, params=None, **kwargs):
+        asked.append((name, params))
+        return read(name, params, **kwargs)
+
+    monkeypatch.setattr(store, "read", recording)
+    replace_slice(store, parse_document(seed_slice()), PRINCIPAL)
+    assert "routes_by_ids" not in [name for name, _ in asked]
+    asked.clear()
+    replace_slice(store, parse_document(changed_slice()), PRINCIPAL)
+    assert [p for name, p in asked if name == "routes_by_ids"] == [{"route_ids": ["r-new"]}]
