@@ -347,3 +347,50 @@ def test_only_new_route_ids_are_looked_up_across_the_graph(svc, monkeypatch):
     asked.clear()
     replace_slice(store, parse_document(changed_slice()), PRINCIPAL)
     assert [p for name, p in asked if name == "routes_by_ids"] == [{"route_ids": ["r-new"]}]
+
+
+def _canon(doc, principal: str) -> tuple[list[str], list[str]]:
+    data = principal_slice(doc, principal, name="s").model_dump(mode="json")
+    return (
+        sorted(json.dumps(n, sort_keys=True) for n in data["nodes"]),
+        sorted(json.dumps(e, sort_keys=True) for e in data["edges"]),
+    )
+
+
+def _slices_agree(items, tmp_sensitivity=None) -> int:
+    """Every IAM user's slice from `user_sources` equals its slice in the whole collection's
+    document; the number of users compared."""
+    from blastshield_core.graph.model import Label
+    from blastshield_core.sources.aws import build_document, read_sources
+    from blastshield_core.sources.aws.load import user_sources
+
+    sources = read_sources(items)
+    whole, _ = build_document(sources, sensitivity=tmp_sensitivity)
+    compared = 0
+    for node in whole.nodes:
+        if node.label is not Label.IDENTITY or node.properties.get("aws_kind") != "user":
+            continue
+        account, _, user = node.id.split(":", 2)
+        part, _ = build_document(user_sources(sources, account, user), sensitivity=tmp_sensitivity)
+
+        assert _canon(part, node.id) == _canon(whole, node.id), node.id
+        compared += 1
+    return compared
+
+
+def test_a_users_slice_from_its_own_sources_is_its_slice_of_the_whole_collection(tmp_path):
+    """The re-sync transforms only what a user's slice is derived from; for every user of the test
+    accounts (mapping cases, escalations, resource policies and guardrails, a generated account
+    with messy exports) the slice is the
+    one the whole collection gives."""
+    from blastshield_core.sources.aws.generate import AwsGenerateOptions, write_aws_collection
+    from tests.aws_bundle import SENSITIVITY
+    from tests.aws_escalation_bundle import escalation_dir
+    from tests.aws_policy_bundle import policy_bundle
+
+    assert _slices_agree([bundle_dir()], SENSITIVITY) >= 8
+    assert _slices_agree([escalation_dir()]) >= 3
+    assert _slices_agree([policy_bundle()]) >= 1  # resource policies and organisation guardrails
+    options = AwsGenerateOptions(users=60, roles=30, policies=40, buckets=10, escalations=10, messy=True, seed=3)
+    write_aws_collection(options, tmp_path / "generated")
+    assert _slices_agree([tmp_path / "generated"]) == 60

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -44,7 +45,8 @@ BLOCK_KEYS = ("blocked_by_run", "blocked_at", "blocked_by")
 
 def principal_slice(doc: GraphDocument, principal: str, *, name: str | None = None) -> GraphDocument:
     """The slice of `principal` in `doc`: the identity, the sessions it has (its `HAS_SESSION`
-    targets) and every relationship leaving them, as the document holds them. Pure.
+    targets) and every relationship leaving them, as the document holds them, named `name` (by
+    default after the principal; characters a document name cannot hold become `-`). Pure.
     DocumentError when `doc` has no identity of that id."""
     node = next((n for n in doc.nodes if n.id == principal), None)
     if node is None or node.label is not Label.IDENTITY:
@@ -54,7 +56,7 @@ def principal_slice(doc: GraphDocument, principal: str, *, name: str | None = No
     return GraphDocument.model_validate(
         {
             "format": DOCUMENT_FORMAT,
-            "name": name or f"slice-{principal}"[:128],
+            "name": re.sub(r"[^A-Za-z0-9_.-]", "-", name or f"slice-{principal}")[:128],
             "nodes": [n.model_dump(mode="json") for n in doc.nodes if n.id in ids],
             "edges": [e.model_dump(mode="json") for e in doc.edges if e.source in ids],
         }

@@ -8,6 +8,7 @@ accounts and the scenario data are untouched. `replace` swaps the whole graph.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -22,7 +23,7 @@ from .get import AwsInputError, AwsSources, read_sources
 from .report import AwsImportReport
 from .transform import build_from_sources, parse_sensitivity
 
-__all__ = ["build_document", "import_aws", "read_sensitivity_file", "resync_user"]
+__all__ = ["build_document", "import_aws", "read_sensitivity_file", "resync_user", "user_sources"]
 
 
 def read_sensitivity_file(path: Path | str) -> dict[str, str]:
@@ -92,6 +93,45 @@ def import_aws(
     return report
 
 
+SLICE_KINDS = frozenset({"credential_report", "access_keys", "instances", "functions"})
+
+
+def user_sources(sources: AwsSources, account: str, user: str) -> AwsSources:
+    """What the slice of one IAM user is derived from: the account authorization details cut to the
+    user, its groups and the managed policies (no role), the credential report, the access key
+    listing, and the instances and functions its sessions may reach. The transform of these gives
+    the user's Identity, sessions and the relationships leaving them as the whole collection's
+    transform does (`tests/test_inplace.py` compares them for every user of its accounts), without
+    evaluating every other principal and resource of the account. Pure."""
+    files = []
+    for source in sources.files:
+        if source.kind == "gaad":
+            users = [
+                entry
+                for entry in source.data.get("UserDetailList") or []
+                if isinstance(entry, dict)
+                and entry.get("UserName") == user
+                and str(entry.get("Arn", "")).startswith(f"arn:aws:iam::{account}:user/")
+            ]
+            if not users:
+                continue
+            groups = set(users[0].get("GroupList") or [])
+            data = {
+                **source.data,
+                "UserDetailList": users,
+                "RoleDetailList": [],
+                "GroupDetailList": [
+                    g
+                    for g in source.data.get("GroupDetailList") or []
+                    if isinstance(g, dict) and g.get("GroupName") in groups
+                ],
+            }
+            files.append(dataclasses.replace(source, data=data))
+        elif source.kind in SLICE_KINDS:
+            files.append(source)
+    return AwsSources(files=files)
+
+
 def resync_user(
     store: Store,
     items: Sequence[Path | str | tuple[str, bytes]],
@@ -101,9 +141,10 @@ def resync_user(
     sensitivity_file: Path | None = None,
     actor: str | None = None,
 ) -> ImportReport:
-    """Re-sync one IAM user's slice from an account's collection: the account is read and
-    transformed as `import_aws` does (nothing written), the user's slice (its Identity, its
-    sessions and the relationships leaving them, as the transform derives them) is cut out,
+    """Re-sync one IAM user's slice from an account's collection: the collection is read, cut to
+    what the user's slice is derived from (`user_sources`) and transformed as `import_aws` does
+    (nothing written), the user's slice (its Identity, its sessions and the relationships leaving
+    them, as the transform derives them) is cut out,
     and `inplace.replace_slice` makes the live slice exactly that, in one query, keeping
     blocks, audited. Nothing else in the graph is touched.
 
@@ -113,9 +154,9 @@ def resync_user(
     sensitivity = read_sensitivity_file(sensitivity_file) if sensitivity_file is not None else None
     principal = entity_id(account, "user", user)
     with paused_gc():
-        doc, _ = build_document(read_sources(items), sensitivity=sensitivity)
+        doc, _ = build_document(user_sources(read_sources(items), account, user), sensitivity=sensitivity)
         try:
-            part = principal_slice(doc, principal, name=f"aws-slice-{account}-{user}"[:128])
+            part = principal_slice(doc, principal, name=f"aws-slice-{account}-{user}")
         except DocumentError:
             raise AwsInputError(f"the collection of account {account} holds no user {user!r}") from None
         del doc
