@@ -96,9 +96,22 @@ def import_aws(
 SLICE_KINDS = frozenset({"credential_report", "access_keys", "instances", "functions"})
 
 
+def _policy_arns(entries: list[dict]) -> set[str]:
+    """The managed policies the entries attach or take as their permissions boundary."""
+    arns = set()
+    for entry in entries:
+        for attached in entry.get("AttachedManagedPolicies") or []:
+            if isinstance(attached, dict):
+                arns.add(attached.get("PolicyArn"))
+        boundary = entry.get("PermissionsBoundary")
+        if isinstance(boundary, dict):
+            arns.add(boundary.get("PermissionsBoundaryArn"))
+    return arns
+
+
 def user_sources(sources: AwsSources, account: str, user: str) -> AwsSources:
     """What the slice of one IAM user is derived from: the account authorization details cut to the
-    user, its groups and the managed policies (no role), the credential report, the access key
+    user, its groups and the managed policies they attach (no role), the credential report, the access key
     listing, and the instances and functions its sessions may reach. The transform of these gives
     the user's Identity, sessions and the relationships leaving them as the whole collection's
     transform does (`tests/test_inplace.py` compares them for every user of its accounts), without
@@ -116,14 +129,16 @@ def user_sources(sources: AwsSources, account: str, user: str) -> AwsSources:
             if not users:
                 continue
             groups = set(users[0].get("GroupList") or [])
+            listed = source.data.get("GroupDetailList") or []
+            group_list = [g for g in listed if isinstance(g, dict) and g.get("GroupName") in groups]
+            used = _policy_arns([users[0], *group_list])
             data = {
                 **source.data,
                 "UserDetailList": users,
                 "RoleDetailList": [],
-                "GroupDetailList": [
-                    g
-                    for g in source.data.get("GroupDetailList") or []
-                    if isinstance(g, dict) and g.get("GroupName") in groups
+                "GroupDetailList": group_list,
+                "Policies": [
+                    p for p in source.data.get("Policies") or [] if not isinstance(p, dict) or p.get("Arn") in used
                 ],
             }
             files.append(dataclasses.replace(source, data=data))
