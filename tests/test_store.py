@@ -159,7 +159,8 @@ def _write_calls() -> list[tuple[str, str]]:
 
 
 def test_only_ingest_and_act_write():
-    """No module but the import path and the action service writes the graph; the audit writes only its own."""
+    """No module but the import path (with its in-place path) and the action service writes the graph;
+    the audit writes only its own."""
     calls = _write_calls()
     assert ("ingest.py", "execute_write") in calls
     assert ("act.py", "execute_locked_write") in calls
