@@ -159,14 +159,19 @@ def _write_calls() -> list[tuple[str, str]]:
 
 
 def test_only_ingest_and_act_write():
-    """No module but the import path and the action service writes the graph; the audit writes only its own."""
+    """No module but the import path (with its in-place path) and the action service writes the graph;
+    the audit writes only its own."""
     calls = _write_calls()
     assert ("ingest.py", "execute_write") in calls
     assert ("act.py", "execute_locked_write") in calls
     assert ("ingest.py", "rename_locked") in calls
+    assert ("inplace.py", "execute_locked_write") in calls
     allowed = {(m, method) for m in WRITERS for method in ("execute_write", "execute_locked_write", "rename_locked")}
     allowed |= {(m, "command") for m in WRITERS}
     allowed |= {("audit.py", "execute_audit_write")}
+    # The import path's in-place write of small documents (an analyst's alert, one principal's slice
+    # re-synced after an action), which must not copy the graph: one locked query, nothing else.
+    allowed |= {("inplace.py", "execute_locked_write")}
     connection_layer = ("store.py", "embedded.py")  # the store and its read-only wire connection
     offenders = [c for c in calls if c[0] not in connection_layer and c not in allowed]
     assert offenders == []

@@ -76,6 +76,8 @@ class ImportReport:
     actor: str = ""
     event_id: str = ""  # the audit event recording this import ("" if it could not be written)
     audit_error: str = ""
+    removed: dict[str, int] = field(default_factory=dict)  # a slice re-sync: sessions and relationships removed
+    slice_of: str = ""  # a slice re-sync: the identity whose slice was replaced (graph/inplace.py)
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": "imported", **self.__dict__}
@@ -697,11 +699,15 @@ def _audited(store: Store, graph: str, report: ImportReport, reset: bool) -> Imp
         summary = f"scenario reset by {report.actor}: reopened {', '.join(report.reopened) or 'no route'}"
     else:
         verb = "replaced the graph with" if report.replaced else "imported"
+        verb = f"re-synced the slice of {report.slice_of} from" if report.slice_of else verb
         summary = f"{report.actor} {verb} {report.name}: {report.nodes} nodes, {report.edges} relationships"
         if report.preserved_blocks:
             summary += f"; kept blocked: {', '.join(report.preserved_blocks)}"
         if report.blocks_gone:
             summary += f"; blocks whose routes are gone: {', '.join(report.blocks_gone)}"
+        if report.removed:
+            nodes, rels = report.removed.get("nodes", 0), report.removed.get("relationships", 0)
+            summary += f"; removed {nodes} nodes, {rels} relationships"
     data = {k: v for k, v in report.__dict__.items() if k not in ("actor", "event_id", "audit_error")}
     try:
         event = AuditLog(store).add_event(kind, report.actor, summary, data, graph=graph)

@@ -78,6 +78,9 @@ REQUIRED = frozenset(
     }
     # re-sync of an imported AWS account (templates/sync.cypher)
     | {"snapshot_entities", "edges_from_entities", "delete_entities", "delete_alerts_of_entities", "delete_edges"}
+    # small writes in place: an analyst's alert, one principal's slice (templates/inplace.cypher)
+    | {"slice_sessions", "slice_edges", "inplace_delete_edges", "inplace_delete_alerts_of", "inplace_delete_entities"}
+    | {"inplace_upsert_nodes", "inplace_upsert_edges", "inplace_upsert_alerts"}
 )
 
 

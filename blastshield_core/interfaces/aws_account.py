@@ -73,7 +73,8 @@ def record_collections(settings: Any, folders: dict[str, str]) -> None:
 def responder(services: Any, settings: Any) -> Any:
     """The account responder: writes with BLASTSHIELD_AWS_RESPOND_PROFILE when it is set (else
     every AWS-backed route is blocked in the graph only, "not applied in AWS"), re-collects with
-    the collect profile into the folder `collect-aws --import` recorded, re-syncs through the import."""
+    the collect profile into the folder `collect-aws --import` recorded, and re-syncs the user's slice
+    in place (`resync_user`: that slice alone, in one query, not the whole account)."""
     from ..respond.aws_respond import AccountResponder
     from ..sources.aws.collect import CollectError, botocore_config, recollect_user_keys
 
@@ -83,16 +84,17 @@ def responder(services: Any, settings: Any) -> Any:
 
     def resync(account: str, user: str) -> str:
         from ..base.actor import local_actor
+        from ..graph.model import DocumentError
         from ..graph.store import QueryFailed
-        from ..sources.aws import AwsInputError, import_aws
+        from ..sources.aws import AwsInputError, resync_user
 
         folder = recorded_collections(settings).get(account)
         if not folder or not Path(folder).is_dir():
             return f"no collection of account {account} is recorded (run collect-aws --import)"
         try:
             recollect_user_keys(collect or respond, folder, user)
-            import_aws(services.store, [folder], actor=local_actor())
-        except (CollectError, AwsInputError, QueryFailed) as exc:
+            resync_user(services.store, [folder], account, user, actor=local_actor())
+        except (CollectError, AwsInputError, DocumentError, QueryFailed) as exc:
             return str(exc)
         return ""
 

@@ -2,9 +2,9 @@
 
 An alert is data, so it is written the way all data is: through the import path,
 as an upsert of a graph document holding just that one alert (validated whole,
-staged, renamed in). The action service is not involved: opening an alert changes
-no access. The alert then has its own id and is investigated, scored, contained
-and reported like any other.
+then written in place in one query, `graph/inplace.py`, audited as an import).
+The action service is not involved: opening an alert changes no access. The alert
+then has its own id and is investigated, scored, contained and reported like any other.
 
 `--signal KEY=VALUE` values are read as JSON-ish scalars: `true`/`false` (any case)
 are booleans, whole numbers integers, decimal numbers floats, and anything else —
@@ -21,7 +21,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 
-from ..graph.ingest import import_document
+from ..graph.inplace import upsert_in_place
 from ..graph.model import (
     ALERT_ID_PATTERN,
     ANALYST_ALERT_KIND,
@@ -172,8 +172,8 @@ def build_request(entity_id: str, title: str, kind: str | None = None, signals: 
 def open_alert(
     store: Store, request: AlertRequest, *, alert_id: str | None = None, actor: str | None = None
 ) -> OpenedAlert:
-    """Open `request` as a new alert on its entity, written through the import path
-    (which records `actor`, by default the local user, in the audit).
+    """Open `request` as a new alert on its entity, written through the import path's
+    in-place write (which records `actor`, by default the local user, in the audit).
 
     Raises UnknownEntity when the entity is not in the graph, AlertInputError for
     input the document model refuses (control characters in the title, ...), and
@@ -206,7 +206,7 @@ def open_alert(
     document = GraphDocument.model_validate(
         {"format": DOCUMENT_FORMAT, "name": f"alert-{candidate}", "alerts": [alert.model_dump(mode="json")]}
     )
-    import_document(store, document, actor=actor)
+    upsert_in_place(store, document, actor=actor)
     return OpenedAlert(
         alert_id=candidate,
         entity_id=request.entity_id,

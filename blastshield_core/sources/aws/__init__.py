@@ -2,12 +2,13 @@
 
 get.py recognises export files by content, policy.py is the pure IAM policy
 evaluator, transform.py maps AWS objects to a graph document with warnings, and
-load.py writes it through `ingest.import_document` (re-syncing accounts).
+load.py writes it through `ingest.import_document` (re-syncing accounts), or one user's
+slice in place (`inplace.replace_slice`).
 The mapping is documented in docs/aws-import.md.
 """
 
 from .get import AwsInputError, AwsSources, SourceFile, read_sources
-from .load import build_document, import_aws, read_sensitivity_file
+from .load import build_document, import_aws, read_sensitivity_file, resync_user
 from .report import AwsImportReport
 from .transform import entity_id
 
@@ -21,4 +22,5 @@ __all__ = [
     "import_aws",
     "read_sensitivity_file",
     "read_sources",
+    "resync_user",
 ]

@@ -3,23 +3,27 @@
 Re-importing an account re-syncs it: what the new snapshot no longer holds is
 removed (see `ingest.snapshot_pruner`), what changed is updated, and other
 accounts and the scenario data are untouched. `replace` swaps the whole graph.
+`resync_user` re-syncs one user's slice only, in place (after a containment action).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from ...graph.ingest import import_document, paused_gc, snapshot_pruner
-from ...graph.model import GraphDocument
+from ...graph.ingest import ImportReport, import_document, paused_gc, snapshot_pruner
+from ...graph.inplace import principal_slice, replace_slice
+from ...graph.model import DocumentError, GraphDocument
 from ...graph.store import Store
+from .common import entity_id
 from .get import AwsInputError, AwsSources, read_sources
 from .report import AwsImportReport
 from .transform import build_from_sources, parse_sensitivity
 
-__all__ = ["build_document", "import_aws", "read_sensitivity_file"]
+__all__ = ["build_document", "import_aws", "read_sensitivity_file", "resync_user", "user_sources"]
 
 
 def read_sensitivity_file(path: Path | str) -> dict[str, str]:
@@ -87,3 +91,88 @@ def import_aws(
     report.blocks_gone = list(result.blocks_gone)
     report.actor = result.actor
     return report
+
+
+SLICE_KINDS = frozenset({"credential_report", "access_keys", "instances", "functions"})
+
+
+def _policy_arns(entries: list[dict]) -> set[str]:
+    """The managed policies the entries attach or take as their permissions boundary."""
+    arns = set()
+    for entry in entries:
+        for attached in entry.get("AttachedManagedPolicies") or []:
+            if isinstance(attached, dict):
+                arns.add(attached.get("PolicyArn"))
+        boundary = entry.get("PermissionsBoundary")
+        if isinstance(boundary, dict):
+            arns.add(boundary.get("PermissionsBoundaryArn"))
+    return arns
+
+
+def user_sources(sources: AwsSources, account: str, user: str) -> AwsSources:
+    """What the slice of one IAM user is derived from: the account authorization details cut to the
+    user, its groups and the managed policies they attach (no role), the credential report, the access key
+    listing, and the instances and functions its sessions may reach. The transform of these gives
+    the user's Identity, sessions and the relationships leaving them as the whole collection's
+    transform does (`tests/test_inplace.py` compares them for every user of its accounts), without
+    evaluating every other principal and resource of the account. Pure."""
+    files = []
+    for source in sources.files:
+        if source.kind == "gaad":
+            users = [
+                entry
+                for entry in source.data.get("UserDetailList") or []
+                if isinstance(entry, dict)
+                and entry.get("UserName") == user
+                and str(entry.get("Arn", "")).startswith(f"arn:aws:iam::{account}:user/")
+            ]
+            if not users:
+                continue
+            groups = set(users[0].get("GroupList") or [])
+            listed = source.data.get("GroupDetailList") or []
+            group_list = [g for g in listed if isinstance(g, dict) and g.get("GroupName") in groups]
+            used = _policy_arns([users[0], *group_list])
+            data = {
+                **source.data,
+                "UserDetailList": users,
+                "RoleDetailList": [],
+                "GroupDetailList": group_list,
+                "Policies": [
+                    p for p in source.data.get("Policies") or [] if not isinstance(p, dict) or p.get("Arn") in used
+                ],
+            }
+            files.append(dataclasses.replace(source, data=data))
+        elif source.kind in SLICE_KINDS:
+            files.append(source)
+    return AwsSources(files=files)
+
+
+def resync_user(
+    store: Store,
+    items: Sequence[Path | str | tuple[str, bytes]],
+    account: str,
+    user: str,
+    *,
+    sensitivity_file: Path | None = None,
+    actor: str | None = None,
+) -> ImportReport:
+    """Re-sync one IAM user's slice from an account's collection: the collection is read, cut to
+    what the user's slice is derived from (`user_sources`) and transformed as `import_aws` does
+    (nothing written), the user's slice (its Identity, its sessions and the relationships leaving
+    them, as the transform derives them) is cut out,
+    and `inplace.replace_slice` makes the live slice exactly that, in one query, keeping
+    blocks, audited. Nothing else in the graph is touched.
+
+    Raises AwsInputError (nothing written) for inputs that cannot be read or a user the
+    collection does not hold, DocumentError (nothing written) for a slice the graph refuses,
+    QueryFailed when the database fails."""
+    sensitivity = read_sensitivity_file(sensitivity_file) if sensitivity_file is not None else None
+    principal = entity_id(account, "user", user)
+    with paused_gc():
+        doc, _ = build_document(user_sources(read_sources(items), account, user), sensitivity=sensitivity)
+        try:
+            part = principal_slice(doc, principal, name=f"aws-slice-{account}-{user}")
+        except DocumentError:
+            raise AwsInputError(f"the collection of account {account} holds no user {user!r}") from None
+        del doc
+    return replace_slice(store, part, principal, actor=actor)
