@@ -335,3 +335,118 @@ def test_generate_aws_plants_escalations_of_mixed_methods_and_controls(tmp_path)
     methods = {e.properties["method"] for e in doc.edges if e.type.value == "CAN_ESCALATE"}
     assert {"create_access_key", "attach_user_policy", "pass_role_ec2", "update_assume_role_policy"} <= methods
     assert len(methods) >= 10
+
+
+# ---------------------------------------------------------------- across accounts
+
+OTHER = "210987654321"
+OTHER_VAULT = f"{OTHER}:bucket:other-vault"
+
+
+def _cross_account_dirs(root):
+    """Two accounts built with boto3 against moto. In ACCT: `x-attach` may attach any policy to itself
+    (and nothing else); `x-named` and the role `x-named-role` (which only EC2 may assume) may assume one
+    role each in OTHER. In OTHER:
+    `trusts-user` trusts the user `x-named` of ACCT alone, `trusts-role` the role `x-named-role` alone;
+    both read the critical bucket `other-vault`."""
+    from moto import mock_aws
+
+    from tests.aws_bundle import _plain, _session, allow, doc, trust
+
+    def dump(folder, session, buckets=False):
+        iam = session.client("iam")
+        gaad = iam.get_account_authorization_details()
+        gaad.pop("ResponseMetadata", None)
+        iam.generate_credential_report()
+        report = iam.get_credential_report()
+        folder.mkdir()
+        (folder / "gaad.json").write_text(json.dumps(_plain(gaad)))
+        (folder / "report.json").write_text(
+            json.dumps(
+                {"Content": report["Content"].decode(), "ReportFormat": "text/csv", "GeneratedTime": "2026-01-01"}
+            )
+        )
+        if buckets:
+            listed = session.client("s3").list_buckets()
+            listed.pop("ResponseMetadata", None)
+            (folder / "buckets.json").write_text(json.dumps(_plain(listed)))
+
+    def role_in(account, name):
+        return f"arn:aws:iam::{account}:role/{name}"
+
+    with mock_aws():
+        one = _session(ACCT)
+        iam = one.client("iam")
+        iam.create_user(UserName="x-attach")
+        iam.put_user_policy(
+            UserName="x-attach",
+            PolicyName="self",
+            PolicyDocument=doc(allow("iam:AttachUserPolicy", f"arn:aws:iam::{ACCT}:user/x-attach")),
+        )
+        iam.create_access_key(UserName="x-attach")
+        iam.create_user(UserName="x-named")
+        iam.put_user_policy(
+            UserName="x-named",
+            PolicyName="hop",
+            PolicyDocument=doc(allow("sts:AssumeRole", role_in(OTHER, "trusts-user"))),
+        )
+        iam.create_role(RoleName="x-named-role", AssumeRolePolicyDocument=trust({"Service": "ec2.amazonaws.com"}))
+        iam.put_role_policy(
+            RoleName="x-named-role",
+            PolicyName="hop",
+            PolicyDocument=doc(allow("sts:AssumeRole", role_in(OTHER, "trusts-role"))),
+        )
+        dump(root / "one", one)
+        other = _session(OTHER)
+        iam = other.client("iam")
+        read = doc(allow("s3:GetObject", "arn:aws:s3:::other-vault/*"))
+        for name, trusted in (("trusts-user", "user/x-named"), ("trusts-role", "role/x-named-role")):
+            iam.create_role(RoleName=name, AssumeRolePolicyDocument=trust({"AWS": f"arn:aws:iam::{ACCT}:{trusted}"}))
+            iam.put_role_policy(RoleName=name, PolicyName="read", PolicyDocument=read)
+        other.client("s3").create_bucket(Bucket="other-vault")
+        dump(root / "other", other, buckets=True)
+    return [root / "one", root / "other"]
+
+
+@pytest.fixture(scope="module")
+def cross_services(remote_store, tmp_path_factory):
+    root = tmp_path_factory.mktemp("cross")
+    sensitivity = root / "sensitivity.json"
+    sensitivity.write_text(json.dumps({"arn:aws:s3:::other-vault": "critical"}))
+    view = remote_store.for_graph(f"esc_{uuid.uuid4().hex[:10]}")
+    import_aws(view, _cross_account_dirs(root), sensitivity_file=sensitivity)
+    yield build_services(view)
+    _drop(view)
+
+
+@pytest.mark.parametrize(
+    ("named", "method", "trusting"),
+    [
+        (user_node("x-named"), "create_access_key", "trusts-user"),
+        (role_node("x-named-role"), "update_assume_role_policy", "trusts-role"),
+    ],
+)
+def test_administrator_access_acts_as_a_principal_another_account_trusts_by_name(
+    cross_services, named, method, trusting
+):
+    """x-attach may attach any policy to itself (Rhino: AttachUserPolicy), so it gains administrator-equivalent
+    access in its account and no other escalation. A role of another account trusting one named user or role
+    of this account alone ("AWS JSON policy elements: Principal": a specific IAM user or role ARN; a role
+    trusting another account also needs the caller's own sts:AssumeRole, "IAM tutorial: Delegate access
+    across AWS accounts using IAM roles") is still reached: an administrator may create access keys for any
+    user (IAM API reference, CreateAccessKey) or rewrite any role's trust policy and assume it
+    (UpdateAssumeRolePolicy), so the administrator node acts as the named principal."""
+    # from the user's policies (its identity, credential and API calls come first: three more hops)
+    result = cross_services.tools.find_shortest_access_path(user_node("x-attach"), OTHER_VAULT, 6)
+    assert result.status is Status.PATHS_FOUND
+    paths = [[n.id for n in p.nodes] for p in result.paths]
+    expected = [user_node("x-attach"), ADMIN, named, f"{OTHER}:role:{trusting}", OTHER_VAULT]
+    assert expected in paths
+    (path,) = [p for p in result.paths if [n.id for n in p.nodes] == expected]
+    kinds = [(r.type, r.properties.get("method")) for r in path.relationships]
+    assert kinds == [
+        ("CAN_ESCALATE", "attach_user_policy"),
+        ("CAN_ESCALATE", method),
+        ("CAN_ASSUME", None),
+        ("CAN_READ", None),
+    ]

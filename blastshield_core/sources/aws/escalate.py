@@ -30,6 +30,7 @@ from .policy import (
     Effect,
     Principal,
     Statement,
+    arns_named,
     combine,
     decide,
     resource_matches,
@@ -42,6 +43,12 @@ _WILDCARDS = re.compile(r"[*?]")
 _NONE = Decision(Effect.NONE)
 _UNCONDITIONAL = Decision(Effect.ALLOW)
 _ADMIN_FIRST = tuple(sorted(METHODS, key=lambda m: m.gains != "admin"))
+_METHOD_BY_NAME = {m.name: m for m in METHODS}
+# how the administrator node becomes a user a trust policy names: the first method the credential report
+# allows (one of them always does); a role: update_assume_role_policy
+_ADMIN_BECOMES_USER = tuple(
+    _METHOD_BY_NAME[n] for n in ("create_access_key", "create_login_profile", "update_login_profile")
+)
 _METHOD_ACTIONS = tuple((m, frozenset(need.action for need in m.needs)) for m in _ADMIN_FIRST)
 # targets that do not depend on who acts, only on its policies: found once per policy set (see `shared_method_targets`)
 _SHARED = frozenset({"other_user", "role", "service_role", "function", "assumable_role"})
@@ -357,6 +364,33 @@ class _EscalateMixin(_BuilderBase):
         gained: str | None = self._derived[key]
         return gained
 
+    def admin_acts_as_named(self) -> None:
+        """Administrator-equivalent access in an account can become any principal of it (a user by new
+        credentials, a role by rewriting its trust policy and assuming it), so the administrator node links
+        to every principal of its account that a trust policy names exactly: a role trusting that principal
+        alone (in another account, say) is reached from the administrator node as from the principal. A
+        principal that gains that access gets no other escalation (see `dominated`), so without these links
+        such a role would be lost to it. Principals trusted through their account need no link: the
+        administrator node is a principal of the account."""
+        admins = {k[1]: g.node for k, g in self.gained.items() if k[0] == "admin" and len(k) == 2}
+        if not admins:
+            return
+        for role in self.roles.values():
+            if role.named is None:
+                role.named = arns_named(role.trust)
+            for arn in role.named[0]:
+                admin = admins.get(_arn_account(arn) or "")
+                if admin is None:
+                    continue
+                if arn in self.users:
+                    node = self.users[arn].node
+                    method = next(m for m in _ADMIN_BECOMES_USER if self.user_may_gain(m, arn))
+                elif arn in self.roles:
+                    node, method = self.roles[arn].principal.node, _METHOD_BY_NAME["update_assume_role_policy"]
+                else:
+                    continue
+                self.put_edge(admin, "CAN_ESCALATE", node, self.escalation_props(method, _UNCONDITIONAL))
+
     def user_may_gain(self, method: Method, user_arn: str) -> bool:
         """What the credential report says of the target user (unknown: it may)."""
         known = self.credentials.get(user_arn)
@@ -479,6 +513,7 @@ class _EscalateMixin(_BuilderBase):
                     continue
                 self.put_edge(p.node, "CAN_ESCALATE", gained, self.escalation_props(method, decision, ASSUME_ACTION))
                 self._escalated_to.add(gained)
+        self.admin_acts_as_named()
         unused = {g.node for g in self.gained.values()} - self._escalated_to
         if unused:
             for key in [k for k in edges if k[0] in unused]:
