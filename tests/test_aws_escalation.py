@@ -3,7 +3,7 @@ gives the path written here by hand, each control gives no path, and containment
 
 The account is built with boto3 against moto (tests/aws_escalation_bundle.py). References are
 Rhino Security Labs' "AWS IAM Privilege Escalation - Methods and Mitigation"
-(https://rhinosecuritylabs.com/aws/aws-privilege-escalation-methods-mitigation/, "Rhino #n"
+(https://rhinosecuritylabs.com/aws/aws-privilege-escalation-methods-mitigation/, "Rhino"
 below), AWS's IAM API reference (https://docs.aws.amazon.com/IAM/latest/APIReference/) and
 AWS's "Granting a user permissions to pass a role to an AWS service"
 (https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_use_passrole.html).
@@ -118,22 +118,22 @@ def _check(services, user: str, gained: list[str], method: str, actions: list[st
 def test_granting_itself_more(services, user, gained, method, actions):
     """Each self-grant method leads to what the identity can then do, and on to the vault.
 
-    AttachUserPolicy: Rhino #4; PutUserPolicy: Rhino #7; AttachGroupPolicy: Rhino #5;
-    PutGroupPolicy: Rhino #8; AddUserToGroup: Rhino #10 (the group's policies apply to its members:
-    https://docs.aws.amazon.com/IAM/latest/UserGuide/id_groups.html); CreatePolicyVersion: Rhino #1
+    AttachUserPolicy: Rhino; PutUserPolicy: Rhino; AttachGroupPolicy: Rhino;
+    PutGroupPolicy: Rhino; AddUserToGroup: Rhino (the group's policies apply to its members:
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/id_groups.html); CreatePolicyVersion: Rhino
     (`--set-as-default` at creation needs no SetDefaultPolicyVersion: API reference
-    CreatePolicyVersion, SetAsDefault); SetDefaultPolicyVersion: Rhino #2 (the non-default v2 reads
+    CreatePolicyVersion, SetAsDefault); SetDefaultPolicyVersion: Rhino (the non-default v2 reads
     the vault); Delete/PutUserPermissionsBoundary: the boundary limits the user's policies, so
     removing or replacing it frees them (https://docs.aws.amazon.com/IAM/latest/UserGuide/access_policies_boundaries.html;
     the user's own policy reads the vault, its boundary `iam-only` does not allow it);
-    AttachRolePolicy / PutRolePolicy with sts:AssumeRole on the role: Rhino #6 and #9;
+    AttachRolePolicy / PutRolePolicy with sts:AssumeRole on the role: Rhino;
     DeleteRolePermissionsBoundary: as for users, on a role the identity may assume.
     """
     _check(services, user, gained, method, actions)
 
 
 def test_a_role_granting_itself_more(services):
-    """A role with iam:AttachRolePolicy on itself (Rhino #6) gains administrator-equivalent access;
+    """A role with iam:AttachRolePolicy on itself (Rhino) gains administrator-equivalent access;
     a user who may assume the role reaches the vault through it."""
     result = shortest(services, "e-role-self")
     assert [n.id for n in result.paths[0].nodes] == [*head("e-role-self"), role_node("self-attacher"), ADMIN, VAULT]
@@ -157,11 +157,11 @@ def test_a_role_granting_itself_more(services):
 def test_becoming_another_principal(services, user, gained, method, actions):
     """Each method leads to the other principal's node, which reads the vault.
 
-    CreateAccessKey: Rhino #11 (at most two access keys per user: IAM quotas,
+    CreateAccessKey: Rhino (at most two access keys per user: IAM quotas,
     https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_iam-quotas.html); CreateLoginProfile:
-    Rhino #12 (only for a user without a console password: API reference CreateLoginProfile,
-    EntityAlreadyExists); UpdateLoginProfile: Rhino #13 (only for a user with one:
-    UpdateLoginProfile, NoSuchEntity); UpdateAssumeRolePolicy with sts:AssumeRole: Rhino #14.
+    Rhino (only for a user without a console password: API reference CreateLoginProfile,
+    EntityAlreadyExists); UpdateLoginProfile: Rhino (only for a user with one:
+    UpdateLoginProfile, NoSuchEntity); UpdateAssumeRolePolicy with sts:AssumeRole: Rhino.
     """
     _check(services, user, gained, method, actions)
 
@@ -191,16 +191,16 @@ def test_becoming_another_principal(services, user, gained, method, actions):
 def test_passing_a_role_to_compute(services, user, role, method, extra):
     """iam:PassRole on a role the service may assume, plus the call that starts the compute, leads to the role.
 
-    EC2 RunInstances with an instance profile: Rhino #3; Lambda CreateFunction + InvokeFunction:
-    Rhino #15; + CreateEventSourceMapping: Rhino #16; CloudFormation CreateStack: Rhino #18; Glue
-    CreateDevEndpoint: Rhino #17 (Glue); ECS RunTask and CodeBuild CreateProject + StartBuild:
+    EC2 RunInstances with an instance profile: Rhino; Lambda CreateFunction + InvokeFunction:
+    Rhino; + CreateEventSourceMapping: Rhino; CloudFormation CreateStack: Rhino; Glue
+    CreateDevEndpoint: Rhino (Glue); ECS RunTask and CodeBuild CreateProject + StartBuild:
     AWS's PassRole page (a role passed to a service must trust that service's principal).
     """
     _check(services, user, [role_node(role)], method, ["iam:PassRole", *extra])
 
 
 def test_updating_the_code_of_a_function_that_runs_as_a_role(services):
-    """A role with lambda:UpdateFunctionCode on a function gains the function's role (Rhino #21);
+    """A role with lambda:UpdateFunctionCode on a function gains the function's role (Rhino);
     a user who may assume that role reaches the vault through it."""
     result = shortest(services, "e-update-code")
     path = result.paths[0]
