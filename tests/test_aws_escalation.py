@@ -3,7 +3,7 @@ gives the path written here by hand, each control gives no path, and containment
 
 The account is built with boto3 against moto (tests/aws_escalation_bundle.py). References are
 Rhino Security Labs' "AWS IAM Privilege Escalation - Methods and Mitigation"
-(https://rhinosecuritylabs.com/aws/aws-privilege-escalation-methods-mitigation/, "Rhino #n"
+(https://rhinosecuritylabs.com/aws/aws-privilege-escalation-methods-mitigation/, "Rhino"
 below), AWS's IAM API reference (https://docs.aws.amazon.com/IAM/latest/APIReference/) and
 AWS's "Granting a user permissions to pass a role to an AWS service"
 (https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_use_passrole.html).
@@ -118,22 +118,22 @@ def _check(services, user: str, gained: list[str], method: str, actions: list[st
 def test_granting_itself_more(services, user, gained, method, actions):
     """Each self-grant method leads to what the identity can then do, and on to the vault.
 
-    AttachUserPolicy: Rhino #4; PutUserPolicy: Rhino #7; AttachGroupPolicy: Rhino #5;
-    PutGroupPolicy: Rhino #8; AddUserToGroup: Rhino #10 (the group's policies apply to its members:
-    https://docs.aws.amazon.com/IAM/latest/UserGuide/id_groups.html); CreatePolicyVersion: Rhino #1
+    AttachUserPolicy: Rhino; PutUserPolicy: Rhino; AttachGroupPolicy: Rhino;
+    PutGroupPolicy: Rhino; AddUserToGroup: Rhino (the group's policies apply to its members:
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/id_groups.html); CreatePolicyVersion: Rhino
     (`--set-as-default` at creation needs no SetDefaultPolicyVersion: API reference
-    CreatePolicyVersion, SetAsDefault); SetDefaultPolicyVersion: Rhino #2 (the non-default v2 reads
+    CreatePolicyVersion, SetAsDefault); SetDefaultPolicyVersion: Rhino (the non-default v2 reads
     the vault); Delete/PutUserPermissionsBoundary: the boundary limits the user's policies, so
     removing or replacing it frees them (https://docs.aws.amazon.com/IAM/latest/UserGuide/access_policies_boundaries.html;
     the user's own policy reads the vault, its boundary `iam-only` does not allow it);
-    AttachRolePolicy / PutRolePolicy with sts:AssumeRole on the role: Rhino #6 and #9;
+    AttachRolePolicy / PutRolePolicy with sts:AssumeRole on the role: Rhino;
     DeleteRolePermissionsBoundary: as for users, on a role the identity may assume.
     """
     _check(services, user, gained, method, actions)
 
 
 def test_a_role_granting_itself_more(services):
-    """A role with iam:AttachRolePolicy on itself (Rhino #6) gains administrator-equivalent access;
+    """A role with iam:AttachRolePolicy on itself (Rhino) gains administrator-equivalent access;
     a user who may assume the role reaches the vault through it."""
     result = shortest(services, "e-role-self")
     assert [n.id for n in result.paths[0].nodes] == [*head("e-role-self"), role_node("self-attacher"), ADMIN, VAULT]
@@ -157,11 +157,11 @@ def test_a_role_granting_itself_more(services):
 def test_becoming_another_principal(services, user, gained, method, actions):
     """Each method leads to the other principal's node, which reads the vault.
 
-    CreateAccessKey: Rhino #11 (at most two access keys per user: IAM quotas,
+    CreateAccessKey: Rhino (at most two access keys per user: IAM quotas,
     https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_iam-quotas.html); CreateLoginProfile:
-    Rhino #12 (only for a user without a console password: API reference CreateLoginProfile,
-    EntityAlreadyExists); UpdateLoginProfile: Rhino #13 (only for a user with one:
-    UpdateLoginProfile, NoSuchEntity); UpdateAssumeRolePolicy with sts:AssumeRole: Rhino #14.
+    Rhino (only for a user without a console password: API reference CreateLoginProfile,
+    EntityAlreadyExists); UpdateLoginProfile: Rhino (only for a user with one:
+    UpdateLoginProfile, NoSuchEntity); UpdateAssumeRolePolicy with sts:AssumeRole: Rhino.
     """
     _check(services, user, gained, method, actions)
 
@@ -191,16 +191,16 @@ def test_becoming_another_principal(services, user, gained, method, actions):
 def test_passing_a_role_to_compute(services, user, role, method, extra):
     """iam:PassRole on a role the service may assume, plus the call that starts the compute, leads to the role.
 
-    EC2 RunInstances with an instance profile: Rhino #3; Lambda CreateFunction + InvokeFunction:
-    Rhino #15; + CreateEventSourceMapping: Rhino #16; CloudFormation CreateStack: Rhino #18; Glue
-    CreateDevEndpoint: Rhino #17 (Glue); ECS RunTask and CodeBuild CreateProject + StartBuild:
+    EC2 RunInstances with an instance profile: Rhino; Lambda CreateFunction + InvokeFunction:
+    Rhino; + CreateEventSourceMapping: Rhino; CloudFormation CreateStack: Rhino; Glue
+    CreateDevEndpoint: Rhino (Glue); ECS RunTask and CodeBuild CreateProject + StartBuild:
     AWS's PassRole page (a role passed to a service must trust that service's principal).
     """
     _check(services, user, [role_node(role)], method, ["iam:PassRole", *extra])
 
 
 def test_updating_the_code_of_a_function_that_runs_as_a_role(services):
-    """A role with lambda:UpdateFunctionCode on a function gains the function's role (Rhino #21);
+    """A role with lambda:UpdateFunctionCode on a function gains the function's role (Rhino);
     a user who may assume that role reaches the vault through it."""
     result = shortest(services, "e-update-code")
     path = result.paths[0]
@@ -212,6 +212,29 @@ def test_updating_the_code_of_a_function_that_runs_as_a_role(services):
     ]
     assert path.relationships[-2].type == "CAN_ESCALATE"
     assert path.relationships[-2].properties["method"] == "lambda_update_code"
+
+
+def test_a_user_updating_the_code_of_a_function_gains_its_role_as_a_role_does():
+    """lambda:UpdateFunctionCode on a function replaces the code that runs as the function's execution role
+    (Rhino Security Labs, "AWS IAM Privilege Escalation - Methods and Mitigation": updating the code of an
+    existing Lambda function; AWS Lambda API reference, UpdateFunctionCode), whoever calls it: a user's
+    policies get the same CAN_ESCALATE to the function's role as a role's do, besides its credentials'
+    CAN_ACCESS to the function."""
+    doc, _ = build_document(read_sources([escalation_dir()]), sensitivity=SENSITIVITY)
+    edges = {(e.source, e.type.value, e.target): e.properties for e in doc.edges}
+    for source in (user_node("e-update-code-user"), role_node("updater")):
+        props = edges[(source, "CAN_ESCALATE", role_node("vault-fn-role"))]
+        assert props["method"] == "lambda_update_code"
+        assert props["actions"] == ["lambda:UpdateFunctionCode"]
+    assert (f"{ACCT}:user:e-update-code-user:access-key-1", "CAN_ACCESS", f"{ACCT}:function:vault-fn") in edges
+
+
+def test_a_user_updating_function_code_reaches_the_vault_through_the_role(services):
+    """From the user's policies, the shortest path is the escalation to the function's role, then its read."""
+    result = services.tools.find_shortest_access_path(user_node("e-update-code-user"), VAULT, 6)
+    (path,) = result.paths
+    assert [n.id for n in path.nodes] == [user_node("e-update-code-user"), role_node("vault-fn-role"), VAULT]
+    assert path.relationships[0].properties["method"] == "lambda_update_code"
 
 
 def test_a_condition_makes_the_escalation_conditional(services):
@@ -262,7 +285,7 @@ def test_the_built_document_validates_through_the_model():
 
     doc, _ = build_document(read_sources([escalation_dir()]), sensitivity=SENSITIVITY)
     again = GraphDocument.model_validate(doc.model_dump(mode="json"))
-    assert sum(1 for e in again.edges if e.type.value == "CAN_ESCALATE") == 26
+    assert sum(1 for e in again.edges if e.type.value == "CAN_ESCALATE") == 27
 
 
 def test_containing_an_escalating_user_leaves_no_path(remote_store, sensitivity_path):
@@ -335,3 +358,118 @@ def test_generate_aws_plants_escalations_of_mixed_methods_and_controls(tmp_path)
     methods = {e.properties["method"] for e in doc.edges if e.type.value == "CAN_ESCALATE"}
     assert {"create_access_key", "attach_user_policy", "pass_role_ec2", "update_assume_role_policy"} <= methods
     assert len(methods) >= 10
+
+
+# ---------------------------------------------------------------- across accounts
+
+OTHER = "210987654321"
+OTHER_VAULT = f"{OTHER}:bucket:other-vault"
+
+
+def _cross_account_dirs(root):
+    """Two accounts built with boto3 against moto. In ACCT: `x-attach` may attach any policy to itself
+    (and nothing else); `x-named` and the role `x-named-role` (which only EC2 may assume) may assume one
+    role each in OTHER. In OTHER:
+    `trusts-user` trusts the user `x-named` of ACCT alone, `trusts-role` the role `x-named-role` alone;
+    both read the critical bucket `other-vault`."""
+    from moto import mock_aws
+
+    from tests.aws_bundle import _plain, _session, allow, doc, trust
+
+    def dump(folder, session, buckets=False):
+        iam = session.client("iam")
+        gaad = iam.get_account_authorization_details()
+        gaad.pop("ResponseMetadata", None)
+        iam.generate_credential_report()
+        report = iam.get_credential_report()
+        folder.mkdir()
+        (folder / "gaad.json").write_text(json.dumps(_plain(gaad)))
+        (folder / "report.json").write_text(
+            json.dumps(
+                {"Content": report["Content"].decode(), "ReportFormat": "text/csv", "GeneratedTime": "2026-01-01"}
+            )
+        )
+        if buckets:
+            listed = session.client("s3").list_buckets()
+            listed.pop("ResponseMetadata", None)
+            (folder / "buckets.json").write_text(json.dumps(_plain(listed)))
+
+    def role_in(account, name):
+        return f"arn:aws:iam::{account}:role/{name}"
+
+    with mock_aws():
+        one = _session(ACCT)
+        iam = one.client("iam")
+        iam.create_user(UserName="x-attach")
+        iam.put_user_policy(
+            UserName="x-attach",
+            PolicyName="self",
+            PolicyDocument=doc(allow("iam:AttachUserPolicy", f"arn:aws:iam::{ACCT}:user/x-attach")),
+        )
+        iam.create_access_key(UserName="x-attach")
+        iam.create_user(UserName="x-named")
+        iam.put_user_policy(
+            UserName="x-named",
+            PolicyName="hop",
+            PolicyDocument=doc(allow("sts:AssumeRole", role_in(OTHER, "trusts-user"))),
+        )
+        iam.create_role(RoleName="x-named-role", AssumeRolePolicyDocument=trust({"Service": "ec2.amazonaws.com"}))
+        iam.put_role_policy(
+            RoleName="x-named-role",
+            PolicyName="hop",
+            PolicyDocument=doc(allow("sts:AssumeRole", role_in(OTHER, "trusts-role"))),
+        )
+        dump(root / "one", one)
+        other = _session(OTHER)
+        iam = other.client("iam")
+        read = doc(allow("s3:GetObject", "arn:aws:s3:::other-vault/*"))
+        for name, trusted in (("trusts-user", "user/x-named"), ("trusts-role", "role/x-named-role")):
+            iam.create_role(RoleName=name, AssumeRolePolicyDocument=trust({"AWS": f"arn:aws:iam::{ACCT}:{trusted}"}))
+            iam.put_role_policy(RoleName=name, PolicyName="read", PolicyDocument=read)
+        other.client("s3").create_bucket(Bucket="other-vault")
+        dump(root / "other", other, buckets=True)
+    return [root / "one", root / "other"]
+
+
+@pytest.fixture(scope="module")
+def cross_services(remote_store, tmp_path_factory):
+    root = tmp_path_factory.mktemp("cross")
+    sensitivity = root / "sensitivity.json"
+    sensitivity.write_text(json.dumps({"arn:aws:s3:::other-vault": "critical"}))
+    view = remote_store.for_graph(f"esc_{uuid.uuid4().hex[:10]}")
+    import_aws(view, _cross_account_dirs(root), sensitivity_file=sensitivity)
+    yield build_services(view)
+    _drop(view)
+
+
+@pytest.mark.parametrize(
+    ("named", "method", "trusting"),
+    [
+        (user_node("x-named"), "create_access_key", "trusts-user"),
+        (role_node("x-named-role"), "update_assume_role_policy", "trusts-role"),
+    ],
+)
+def test_administrator_access_acts_as_a_principal_another_account_trusts_by_name(
+    cross_services, named, method, trusting
+):
+    """x-attach may attach any policy to itself (Rhino: AttachUserPolicy), so it gains administrator-equivalent
+    access in its account and no other escalation. A role of another account trusting one named user or role
+    of this account alone ("AWS JSON policy elements: Principal": a specific IAM user or role ARN; a role
+    trusting another account also needs the caller's own sts:AssumeRole, "IAM tutorial: Delegate access
+    across AWS accounts using IAM roles") is still reached: an administrator may create access keys for any
+    user (IAM API reference, CreateAccessKey) or rewrite any role's trust policy and assume it
+    (UpdateAssumeRolePolicy), so the administrator node acts as the named principal."""
+    # from the user's policies (its identity, credential and API calls come first: three more hops)
+    result = cross_services.tools.find_shortest_access_path(user_node("x-attach"), OTHER_VAULT, 6)
+    assert result.status is Status.PATHS_FOUND
+    paths = [[n.id for n in p.nodes] for p in result.paths]
+    expected = [user_node("x-attach"), ADMIN, named, f"{OTHER}:role:{trusting}", OTHER_VAULT]
+    assert expected in paths
+    (path,) = [p for p in result.paths if [n.id for n in p.nodes] == expected]
+    kinds = [(r.type, r.properties.get("method")) for r in path.relationships]
+    assert kinds == [
+        ("CAN_ESCALATE", "attach_user_policy"),
+        ("CAN_ESCALATE", method),
+        ("CAN_ASSUME", None),
+        ("CAN_READ", None),
+    ]

@@ -30,6 +30,7 @@ from .policy import (
     Effect,
     Principal,
     Statement,
+    arns_named,
     combine,
     decide,
     resource_matches,
@@ -41,6 +42,16 @@ _ADMIN = [Statement(effect="Allow", actions=("*",), resources=("*",), sid="admin
 _WILDCARDS = re.compile(r"[*?]")
 _NONE = Decision(Effect.NONE)
 _UNCONDITIONAL = Decision(Effect.ALLOW)
+_ADMIN_FIRST = tuple(sorted(METHODS, key=lambda m: m.gains != "admin"))
+_METHOD_BY_NAME = {m.name: m for m in METHODS}
+# how the administrator node becomes a user a trust policy names: the first method the credential report
+# allows (one of them always does); a role: update_assume_role_policy
+_ADMIN_BECOMES_USER = tuple(
+    _METHOD_BY_NAME[n] for n in ("create_access_key", "create_login_profile", "update_login_profile")
+)
+_METHOD_ACTIONS = tuple((m, frozenset(need.action for need in m.needs)) for m in _ADMIN_FIRST)
+# targets that do not depend on who acts, only on its policies: found once per policy set (see `shared_method_targets`)
+_SHARED = frozenset({"other_user", "role", "service_role", "function", "assumable_role"})
 
 
 @lru_cache(maxsize=65536)
@@ -48,6 +59,14 @@ def _escalation_actions(actions: tuple[str, ...], not_actions: tuple[str, ...] |
     """The catalogue's actions a statement with this Action / NotAction covers."""
     stmt = Statement(effect="Allow", actions=actions, not_actions=not_actions)
     return frozenset(a for a in ESCALATION_ACTIONS if statement_matches_action(stmt, a))
+
+
+def _methods_allowed(allows: list[Statement]) -> tuple[Method, ...]:
+    """The methods (administrator gains first) each of whose actions some Allow statement covers."""
+    covered: set[str] = set()
+    for s in allows:
+        covered |= _escalation_actions(s.actions, s.not_actions)
+    return tuple(m for m, actions in _METHOD_ACTIONS if actions <= covered)
 
 
 def _better(best: Decision, found: Decision) -> Decision:
@@ -60,8 +79,9 @@ class _EscalateMixin(_BuilderBase):
     # ------------------------------------------------------------ phase 1
 
     def escalations(self) -> None:
-        self._pending: list[tuple[_Principal, str, Method, Decision, str]] = []
+        self._pending: list[tuple[_Principal, Method, dict[str, tuple[Decision, str]]]] = []
         self._admin_of: dict[str, Decision] = {}  # principal node -> its best way to unbounded admin
+        self._escalated_to: set[str] = set()  # every CAN_ESCALATE target written
         self._pools: dict[tuple[str, str], list[str]] = defaultdict(list)  # (kind, account) -> sorted ARNs
         for kind, arns in (("user", self.users), ("role", self.roles), ("group", self.groups)):
             for arn in arns:
@@ -90,20 +110,19 @@ class _EscalateMixin(_BuilderBase):
 
     def escalate_from(self, p: _Principal, statements: list[Statement]) -> None:
         allows = [s for s in statements if s.effect == "Allow"]
-        covered: set[str] = set()
-        for s in allows:
-            covered |= _escalation_actions(s.actions, s.not_actions)
         admin = entity_id(p.account, "admin")
         # the methods that gain administrator-equivalent access first: what they give covers the others
-        for method in sorted(METHODS, key=lambda m: m.gains != "admin"):
-            if any(need.action not in covered for need in method.needs):
-                continue
-            if method.gains != "admin" and self.dominated(p, _UNCONDITIONAL):
-                break  # the rest cannot add anything
+        for method in self.derived(p, "escalate_methods", lambda _p: _methods_allowed(allows)):
+            if method.gains != "admin":
+                if self.dominated(p, _UNCONDITIONAL):
+                    break  # the rest cannot add anything
+                if self.dominated_whatever_target(p, statements, method):
+                    continue  # every target would be dominated: none is looked at
             for target, decision in self.method_targets(p, statements, allows, method):
                 if target != admin and self.dominated(p, decision):
                     continue
                 self.put_edge(p.node, "CAN_ESCALATE", target, self.escalation_props(method, decision))
+                self._escalated_to.add(target)
                 if target == admin:
                     self._admin_of[p.node] = _better(self._admin_of.get(p.node, _NONE), decision)
 
@@ -114,6 +133,30 @@ class _EscalateMixin(_BuilderBase):
         if admin is None:
             return False
         return not admin.conditional or set(admin.condition_keys) <= set(decision.condition_keys)
+
+    def dominated_whatever_target(self, p: _Principal, statements: list[Statement], method: Method) -> bool:
+        """Every decision the method can give is dominated by the principal's conditional administrator access,
+        so no target needs looking at: for one of its actions, each Allow statement's conditions, with those of
+        the conditional Deny statements that apply to every resource, include the administrator's. (An allow's
+        conditions are its statement's plus every applying conditional Deny's, and combining decisions adds
+        conditions up; the boundary can only add more.)"""
+        admin = self._admin_of.get(p.node)
+        if admin is None:
+            return False
+        keys = set(admin.condition_keys)
+        for need in method.needs:
+            everywhere: set[str] = set()
+            allow_keys: list[tuple[str, ...]] = []
+            for s in statements:
+                if need.action not in _escalation_actions(s.actions, s.not_actions):
+                    continue
+                if s.effect == "Allow":
+                    allow_keys.append(s.condition_keys)
+                elif s.not_resources is None and "*" in s.resources:
+                    everywhere.update(s.condition_keys)
+            if all(keys <= everywhere.union(k) for k in allow_keys):
+                return True
+        return False
 
     def escalation_props(self, method: Method, decision: Decision, *extra: str) -> dict[str, Any]:
         actions = [need.action for need in method.needs] + list(extra)
@@ -179,11 +222,13 @@ class _EscalateMixin(_BuilderBase):
         self, p: _Principal, statements: list[Statement], allows: list[Statement], method: Method
     ) -> list[tuple[str, Decision]]:
         """(target node, decision) for every target the method reaches from the principal."""
-        first = method.needs[0]
+        if method.target in _SHARED:
+            return self.shared_method_targets(p, statements, allows, method)
         anywhere = [self.decision_anywhere(p, statements, n.action) for n in method.needs if n.on == "any"]
         if any(not d.allowed for d in anywhere):
             return []
         out: list[tuple[str, Decision]] = []
+        on = self.deciders(p, statements, method)
 
         def add(target: str | None, *decisions: Decision) -> None:
             if target is None:
@@ -192,11 +237,6 @@ class _EscalateMixin(_BuilderBase):
             if decision.allowed:
                 out.append((target, decision))
 
-        sets = [self.policy_set(statements, p.boundary, (n.action,)) for n in method.needs if n.on != "any"]
-
-        def on(resource: str) -> list[Decision]:
-            return [policy_set.decisions(resource)[0] for policy_set in sets]
-
         target = method.target
         if target == "self_user":
             if p.kind == "user":
@@ -204,13 +244,13 @@ class _EscalateMixin(_BuilderBase):
                 add(gained, *on(p.arn))
         elif target == "own_group":
             own = set(self.user_groups.get(p.arn, ()))
-            for arn in self.named(p, allows, first.action, "group"):
+            for arn in self.named(p, allows, method.needs[0].action, "group"):
                 if arn in own:
                     add(self.gain_admin(p), *on(arn))
         elif target == "group":
             own = set(self.user_groups.get(p.arn, ()))
             if p.kind == "user":
-                for arn in self.named(p, allows, first.action, "group"):
+                for arn in self.named(p, allows, method.needs[0].action, "group"):
                     if arn not in own:
                         add(self.gain_group(arn), *on(arn))
         elif target in ("own_policy", "own_policy_versions"):
@@ -224,41 +264,130 @@ class _EscalateMixin(_BuilderBase):
                     default = self.managed[arn] or []
                     if any(s.effect == "Allow" and s not in default for s in version_statements):
                         add(self.gain_version(p, arn, version, version_statements), *on(arn))
-        elif target == "other_user":
-            for arn in self.named(p, allows, first.action, "user"):
-                if arn != p.arn and self.user_may_gain(method, arn):
-                    add(self.users[arn].node, *on(arn))
-        elif target in ("role", "service_role", "assumable_role"):
-            for arn in self.named(p, allows, first.action, "role"):
-                role = self.roles[arn]
-                if target == "role":
-                    if arn != p.arn:
-                        add(role.principal.node, *on(arn))
-                elif target == "service_role":
-                    if method.needs_profile and arn not in self._with_profile:
-                        continue
-                    trust = self.trusted_by_service(arn, method.service)
-                    if trust.allowed and arn != p.arn:
-                        add(role.principal.node, trust, *on(arn))
-                else:
-                    gained = (
-                        self.gain_admin(role.principal)
-                        if method.gains == "admin"
-                        else self.gain_unbounded(role.principal)
-                    )
-                    decision = combine(*on(arn))
-                    if gained is None or not decision.allowed:
-                        continue
-                    if arn == p.arn:
-                        add(gained, decision)
-                    else:
-                        self._pending.append((p, arn, method, decision, gained))
-        elif target == "function" and p.kind == "role":
-            for arn in self.named(p, allows, first.action, "function"):
-                _, role_arn = self._function_role[arn]
-                if role_arn != p.arn:
-                    add(self.roles[role_arn].principal.node, *on(arn))
         return out
+
+    def deciders(self, p: _Principal, statements: list[Statement], method: Method) -> Any:
+        """resource -> the decisions of the method's actions asked on a named resource (not `any`)."""
+        sets = [self.policy_set(statements, p.boundary, (n.action,)) for n in method.needs if n.on != "any"]
+
+        def on(resource: str) -> list[Decision]:
+            return [policy_set.decisions(resource)[0] for policy_set in sets]
+
+        return on
+
+    def shared_method_targets(
+        self, p: _Principal, statements: list[Statement], allows: list[Statement], method: Method
+    ) -> list[tuple[str, Decision]]:
+        """`method_targets` for the targets found from the policies alone: looked up once per policy set and
+        account, then the principal itself is left out (and, for the role family, other roles wait for
+        `CAN_ASSUME`: see `escalations_finish`)."""
+        assert p.ids is not None
+        key = ("targets", p.ids, method.name, p.account)
+        found: list[tuple[str, str, Decision, str]] | None = self._derived.get(key)
+        if found is None:
+            found = self._derived[key] = self.find_shared_targets(p, statements, allows, method)
+        out: list[tuple[str, Decision]] = []
+        later: dict[str, tuple[Decision, str]] = {}
+        for node, arn, decision, gained in found:
+            if method.target == "assumable_role":
+                if arn == p.arn:
+                    out.append((gained, decision))
+                else:
+                    later[node] = (decision, gained)
+            elif arn != p.arn:
+                out.append((node, decision))
+        if later:
+            self._pending.append((p, method, later))
+        return out
+
+    def find_shared_targets(
+        self, p: _Principal, statements: list[Statement], allows: list[Statement], method: Method
+    ) -> list[tuple[str, str, Decision, str]]:
+        """(target node, the ARN that must not be the acting principal's, decision, gained node) per target."""
+        anywhere = [self.decision_anywhere(p, statements, n.action) for n in method.needs if n.on == "any"]
+        if any(not d.allowed for d in anywhere):
+            return []
+        target = method.target
+        kind = {"other_user": "user", "function": "function"}.get(target, "role")
+        named = self.named(p, allows, method.needs[0].action, kind)
+        out: list[tuple[str, str, Decision, str]] = []
+        for arn, decision in zip(named, self.decisions_over(p, statements, method, named, anywhere), strict=True):
+            if not decision.allowed:
+                continue
+            if target == "other_user":
+                if self.user_may_gain(method, arn):
+                    out.append((self.users[arn].node, arn, decision, ""))
+            elif target == "function":
+                _, role_arn = self._function_role[arn]
+                out.append((self.roles[role_arn].principal.node, role_arn, decision, ""))
+            elif target == "role":
+                out.append((self.roles[arn].principal.node, arn, decision, ""))
+            elif target == "service_role":
+                if method.needs_profile and arn not in self._with_profile:
+                    continue
+                trust = self.trusted_by_service(arn, method.service)
+                if trust.allowed:
+                    out.append((self.roles[arn].principal.node, arn, combine(trust, decision), ""))
+            else:
+                role = self.roles[arn].principal
+                gained = self.role_gain(role, method)
+                if gained is not None:
+                    out.append((role.node, arn, decision, gained))
+        return out
+
+    def decisions_over(
+        self, p: _Principal, statements: list[Statement], method: Method, arns: list[str], anywhere: list[Decision]
+    ) -> list[Decision]:
+        """The method's combined decision on each ARN: the statements covering each are found per statement over
+        the whole list (`_PolicySet.keys`), and each distinct set of them is decided once."""
+        sets = [self.policy_set(statements, p.boundary, (n.action,)) for n in method.needs if n.on != "any"]
+        per_set = [policy_set.keys(arns) for policy_set in sets]
+        combined: dict[tuple[tuple[int, ...], ...], Decision] = {}
+        out: list[Decision] = []
+        for keys in zip(*per_set, strict=True):
+            found = combined.get(keys)
+            if found is None:
+                found = combined[keys] = combine(
+                    *(policy_set.decided(key)[0] for policy_set, key in zip(sets, keys, strict=True)), *anywhere
+                )
+            out.append(found)
+        return out
+
+    def role_gain(self, role: _Principal, method: Method) -> str | None:
+        """What a role family method gains on a role (its account's administrator node, or its policies
+        without boundary), once per role and gain."""
+        key = ("role_gain", role.arn, method.gains)
+        if key not in self._derived:
+            self._derived[key] = self.gain_admin(role) if method.gains == "admin" else self.gain_unbounded(role)
+        gained: str | None = self._derived[key]
+        return gained
+
+    def admin_acts_as_named(self) -> None:
+        """Administrator-equivalent access in an account can become any principal of it (a user by new
+        credentials, a role by rewriting its trust policy and assuming it), so the administrator node links
+        to every principal of its account that a trust policy names exactly: a role trusting that principal
+        alone (in another account, say) is reached from the administrator node as from the principal. A
+        principal that gains that access gets no other escalation (see `dominated`), so without these links
+        such a role would be lost to it. Principals trusted through their account need no link: the
+        administrator node is a principal of the account."""
+        admins = {k[1]: g.node for k, g in self.gained.items() if k[0] == "admin" and len(k) == 2}
+        if not admins:
+            return
+        for role in self.roles.values():
+            if role.named is None:
+                role.named = arns_named(role.trust)
+            for arn in role.named[0]:
+                admin = admins.get(_arn_account(arn) or "")
+                if admin is None:
+                    continue
+                if arn in self.users:
+                    node = self.users[arn].node
+                    method = next(m for m in _ADMIN_BECOMES_USER if self.user_may_gain(m, arn))
+                elif arn in self.roles:
+                    node, method = self.roles[arn].principal.node, _METHOD_BY_NAME["update_assume_role_policy"]
+                else:
+                    continue
+                self.put_edge(admin, "CAN_ESCALATE", node, self.escalation_props(method, _UNCONDITIONAL))
 
     def user_may_gain(self, method: Method, user_arn: str) -> bool:
         """What the credential report says of the target user (unknown: it may)."""
@@ -370,20 +499,23 @@ class _EscalateMixin(_BuilderBase):
 
     def escalations_finish(self) -> None:
         # the role family: the principal must act as the role (CAN_ASSUME, found by can_assume)
-        for p, role_arn, method, own, gained in self._pending:
-            assume = self.edges.get((p.node, "CAN_ASSUME", self.roles[role_arn].principal.node))
-            if assume is None or assume.get("permission") != "allow":
-                continue
-            acting = Decision(Effect.ALLOW, bool(assume.get("conditional")), tuple(assume.get("condition_keys") or ()))
-            decision = combine(own, acting)
-            if gained != entity_id(p.account, "admin") and self.dominated(p, decision):
-                continue
-            self.put_edge(p.node, "CAN_ESCALATE", gained, self.escalation_props(method, decision, ASSUME_ACTION))
-        used = {target for (_, rel, target) in self.edges if rel == "CAN_ESCALATE"}
-        unused = {g.node for g in self.gained.values() if g.node not in used}
+        edges = self.edges
+        for p, method, later in self._pending:
+            for role_node, (own, gained) in later.items():
+                assume = edges.get((p.node, "CAN_ASSUME", role_node))
+                if assume is None or assume.get("permission") != "allow":
+                    continue
+                way = Decision(Effect.ALLOW, bool(assume.get("conditional")), tuple(assume.get("condition_keys") or ()))
+                decision = combine(own, way)
+                if gained != entity_id(p.account, "admin") and self.dominated(p, decision):
+                    continue
+                self.put_edge(p.node, "CAN_ESCALATE", gained, self.escalation_props(method, decision, ASSUME_ACTION))
+                self._escalated_to.add(gained)
+        self.admin_acts_as_named()
+        unused = {g.node for g in self.gained.values()} - self._escalated_to
         if unused:
-            for key in [k for k in self.edges if k[0] in unused]:
-                del self.edges[key]
+            for key in [k for k in edges if k[0] in unused]:
+                del edges[key]
             for node in unused:
                 del self.nodes[node]
             self.gained = {k: g for k, g in self.gained.items() if g.node not in unused}
