@@ -13,7 +13,10 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from tests.conftest import ROOT, free_port
+from tests.dashboard_token import token_for
 from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, SETTLED, settled, wait_healthy
+
+served_tokens: dict[str, str] = {}  # each dashboard URL started here and its token
 
 
 @pytest.fixture(scope="module")
@@ -23,6 +26,7 @@ def served(tmp_path_factory):
     workdir = tmp_path_factory.mktemp("local")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("BLASTSHIELD_", "FALKORDB_", "GEMINI_"))}
     env["BLASTSHIELD_DATA_DIR"] = str(workdir / "data")
+    token = token_for(workdir / "data")
     log = workdir / "server.log"
     with log.open("wb") as out:
         proc = subprocess.Popen(
@@ -33,6 +37,7 @@ def served(tmp_path_factory):
     url = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(url, proc, log)
+        served_tokens[url] = token
         yield url, log
     finally:
         proc.terminate()
@@ -50,7 +55,11 @@ def browser_page(served):
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         context.on("request", lambda request: requests.append(request.url))
-        yield context.new_page(), requests
+        page = context.new_page()
+        url = served[0]
+        page.goto(f"{url}/?token={served_tokens[url]}")  # exchanged for a cookie, as the starting user does
+        expect(page.get_by_text("alert queue").first).to_be_visible(timeout=60_000)
+        yield page, requests
         context.close()
         browser.close()
 

@@ -47,6 +47,7 @@ def test_a_hang_up_stops_the_dashboard_and_its_database_server(tmp_path, signum)
              "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
         )  # fmt: skip
+    server = None
     try:
         url = f"http://127.0.0.1:{port}"
         wait_healthy(url, proc, log)
@@ -69,3 +70,5 @@ def test_a_hang_up_stops_the_dashboard_and_its_database_server(tmp_path, signum)
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+        if server is not None and not server_gone(server):  # a failed run leaves nothing behind either
+            psutil.Process(server).kill()
