@@ -33,6 +33,15 @@ _KIND_SERVICE = {kind: service for service, (kind, _) in DATA_ACTIONS.items()}
 ANYONE = "any-aws-principal"
 
 
+_SAME = object()  # a cached answer that leaves the relationship's properties as they were
+
+
+def _signature(props: dict[str, Any]) -> str:
+    """What a decision depends on in a relationship's properties: all of them, as text (so equal
+    properties of different relationships share one cached answer)."""
+    return repr(sorted(props.items()))
+
+
 class _ResourcePolicyMixin(_GrantsMixin):
     # ------------------------------------------------------------ reading
 
@@ -174,21 +183,21 @@ class _ResourcePolicyMixin(_GrantsMixin):
             return props
         per_principal = (policy is not None and policy.per_principal) or self._guardrails_per_principal
         cache = (
-            id(props),
+            _signature(props),  # edges of equal properties share one answer (a principal's own keys aside)
             target,
             principal.account,
             principal.kind,
             principal.arn if per_principal or principal.arn in (policy.named if policy else ()) else "",
-            None if principal.boundary is None else id(principal.boundary),
+            self._bounds(principal, target, service),  # what the boundary allows here, not which boundary
             self._caller(principal).service_linked,
         )
         if cache not in self._answers:
-            self._answers[cache] = self._read_props(
-                principal, target, service, props=props, policy=policy, scps=scps, rcps=rcps
-            )
+            answer = self._read_props(principal, target, service, props=props, policy=policy, scps=scps, rcps=rcps)
+            self._answers[cache] = _SAME if answer is props else answer
             self._causes[cache] = self._guarded
         self._guarded = self._causes[cache]
-        return self._answers[cache]
+        found = self._answers[cache]
+        return props if found is _SAME else found
 
     def _read_alone(self, principal: _Principal, target: str, policy: ResourcePolicy) -> dict[str, Any] | None:
         """`_read_again` for a principal without an identity grant on the asset."""
@@ -200,7 +209,7 @@ class _ResourcePolicyMixin(_GrantsMixin):
             principal.account,
             principal.kind,
             principal.arn if named or self._guardrails_per_principal else "",
-            None if principal.boundary is None else id(principal.boundary),
+            self._bounds(principal, target, _KIND_SERVICE[policy.kind]),
             self._caller(principal).service_linked,
         )
         if cache not in self._answers:
@@ -209,6 +218,22 @@ class _ResourcePolicyMixin(_GrantsMixin):
                 principal, target, service, props=None, policy=policy, scps=scps, rcps=rcps
             )
         return self._answers[cache]
+
+    def _bounds(self, principal: _Principal, target: str, service: str) -> tuple[bool, ...] | None:
+        """Whether the principal's permissions boundary allows each of the service's data actions on
+        the asset (None: no boundary), kept per boundary and asset: principals under one boundary share it."""
+        if principal.boundary is None:
+            return None
+        memo: dict[tuple[int, str, str], tuple[bool, ...]] = self.__dict__.setdefault("_bounds_memo", {})
+        key = (id(principal.boundary), target, service)
+        found = memo.get(key)
+        if found is None:
+            resource = self._test_arn(target)[0]
+            found = memo[key] = tuple(
+                decide(principal.boundary, action, resource).effect is Effect.ALLOW
+                for action in DATA_ACTIONS[service][1]
+            )
+        return found
 
     def _test_arn(self, target: str) -> tuple[str, str, dict[str, str] | None]:
         """The ARN a read of the asset is decided on, its account, and its exported tags."""
@@ -239,12 +264,11 @@ class _ResourcePolicyMixin(_GrantsMixin):
         side_allow = "maybe" if (props or {}).get("conditional") else "yes"
         side_keys = tuple((props or {}).get("condition_keys", ()))
         answers: list[tuple[str, Read]] = []
-        for action in DATA_ACTIONS[service][1]:
+        bounds = None if principal is None else self._bounds(principal, target, service)
+        for number, action in enumerate(DATA_ACTIONS[service][1]):
             side = Side(side_allow if action in allowed else "no", False, side_keys)
-            bounded = principal is not None and principal.boundary is not None
-            boundary_ok = True
-            if bounded:
-                boundary_ok = decide(principal.boundary or [], action, resource).effect is Effect.ALLOW
+            bounded = bounds is not None
+            boundary_ok = True if bounds is None else bounds[number]
             request = request_for(who, action, resource, account, facts=facts, bounded=bounded)
             hits = self._guardrail_cache(who, principal, facts, scps, rcps)
             answers.append(
@@ -315,7 +339,7 @@ class _ResourcePolicyMixin(_GrantsMixin):
             return props
         who = self._caller(principal)
         cache = (
-            id(props),
+            _signature(props),
             "assume",
             account if not self._guardrails_per_principal else target,
             principal.account,
@@ -336,9 +360,10 @@ class _ResourcePolicyMixin(_GrantsMixin):
                 new = {**props, "conditional": read.conditional or None, "condition_keys": read.keys}
                 new = self.edge_props("CAN_ASSUME", new)
                 if new == props:
-                    new = props
+                    new = _SAME
             self._answers[cache] = new
-        return self._answers[cache]
+        found = self._answers[cache]
+        return props if found is _SAME else found
 
     # ------------------------------------------------------------ what resource policies grant alone
 
