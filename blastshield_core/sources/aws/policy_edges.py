@@ -183,7 +183,7 @@ class _ResourcePolicyMixin(_GrantsMixin):
             return props
         per_principal = (policy is not None and policy.per_principal) or self._guardrails_per_principal
         cache = (
-            _signature(props),  # edges of equal properties share one answer (a principal's own keys aside)
+            self._signature(props),  # edges of equal properties share one answer (a principal's own keys aside)
             target,
             principal.account,
             principal.kind,
@@ -219,19 +219,35 @@ class _ResourcePolicyMixin(_GrantsMixin):
             )
         return self._answers[cache]
 
+    def _signature(self, props: dict[str, Any]) -> str:
+        """`_signature`, kept per properties object (many relationships share one); the object is kept
+        with it, so its id cannot be reused while the memo lives."""
+        memo: dict[int, tuple[dict[str, Any], str]] = self.__dict__.setdefault("_signatures", {})
+        found = memo.get(id(props))
+        if found is None:
+            found = memo[id(props)] = (props, _signature(props))
+        return found[1]
+
     def _bounds(self, principal: _Principal, target: str, service: str) -> tuple[bool, ...] | None:
         """Whether the principal's permissions boundary allows each of the service's data actions on
         the asset (None: no boundary), kept per boundary and asset: principals under one boundary share it."""
         if principal.boundary is None:
             return None
         memo: dict[tuple[int, str, str], tuple[bool, ...]] = self.__dict__.setdefault("_bounds_memo", {})
-        key = (id(principal.boundary), target, service)
+        boundary = principal.boundary
+        # a boundary whose every statement names Resource "*" answers alike for every asset
+        everywhere: dict[int, bool] = self.__dict__.setdefault("_bounds_everywhere", {})
+        anywhere = everywhere.get(id(boundary))
+        if anywhere is None:
+            anywhere = everywhere[id(boundary)] = all(
+                st.resources == ("*",) and st.not_resources is None for st in boundary
+            )
+        key = (id(boundary), "" if anywhere else target, service)
         found = memo.get(key)
         if found is None:
             resource = self._test_arn(target)[0]
             found = memo[key] = tuple(
-                decide(principal.boundary, action, resource).effect is Effect.ALLOW
-                for action in DATA_ACTIONS[service][1]
+                decide(boundary, action, resource).effect is Effect.ALLOW for action in DATA_ACTIONS[service][1]
             )
         return found
 
@@ -339,7 +355,7 @@ class _ResourcePolicyMixin(_GrantsMixin):
             return props
         who = self._caller(principal)
         cache = (
-            _signature(props),
+            self._signature(props),
             "assume",
             account if not self._guardrails_per_principal else target,
             principal.account,
