@@ -181,7 +181,9 @@ class _ResourcePolicyMixin(_GrantsMixin):
         scps, rcps = self._levels(principal.account, "scp"), self._levels(account, "rcp")
         if service is None or not (policy or scps or rcps or kind == "kms_key" or account != principal.account):
             return props
-        per_principal = (policy is not None and policy.per_principal) or self._guardrails_per_principal
+        # a principal is answered alone when the policy tests its own keys or names it; the others
+        # of its account and kind share one answer
+        per_principal = (policy is not None and policy.keyed) or self._guardrails_per_principal
         cache = (
             self._signature(props),  # edges of equal properties share one answer (a principal's own keys aside)
             target,
@@ -202,7 +204,7 @@ class _ResourcePolicyMixin(_GrantsMixin):
     def _read_alone(self, principal: _Principal, target: str, policy: ResourcePolicy) -> dict[str, Any] | None:
         """`_read_again` for a principal without an identity grant on the asset."""
         scps, rcps = self._levels(principal.account, "scp"), self._levels(policy.account, "rcp")
-        named = policy.per_principal or principal.arn in policy.named
+        named = policy.keyed or principal.arn in policy.named
         cache = (
             0,
             target,

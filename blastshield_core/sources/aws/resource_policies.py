@@ -61,6 +61,9 @@ class ResourcePolicy:
     keys: frozenset[str] = frozenset()  # the condition keys its statements use (lower case)
     per_principal: bool = False  # some statement names principals by ARN or tests a principal's own keys
     named: frozenset[str] = frozenset()  # the principal ARNs its statements name
+    # a statement tests a principal's own keys or resolves a policy variable: every principal may
+    # be answered differently (else only the principals in `named` are, each alone)
+    keyed: bool = False
 
 
 @dataclass
@@ -92,7 +95,7 @@ def referenced_keys(rules: Iterable[Rule]) -> frozenset[str]:
     return frozenset(found)
 
 
-def _describe(rules: list[Rule]) -> tuple[frozenset[str], bool, frozenset[str]]:
+def _describe(rules: list[Rule]) -> tuple[frozenset[str], bool, frozenset[str], bool]:
     keys = referenced_keys(rules)
     named = {
         entry
@@ -103,8 +106,8 @@ def _describe(rules: list[Rule]) -> tuple[frozenset[str], bool, frozenset[str]]:
         if entry.startswith("arn:") and not entry.endswith(":root")
     }
     variables = any("${" in p for r in rules for p in (r.resources or ()) + (r.not_resources or ()))
-    per_principal = bool(named) or variables or any(k.startswith(_PRINCIPAL_KEYS) for k in keys)
-    return keys, per_principal, frozenset(named)
+    keyed = variables or any(k.startswith(_PRINCIPAL_KEYS) for k in keys)
+    return keys, bool(named) or keyed, frozenset(named), keyed
 
 
 def _policy_rules(file: str, item: str, text: Any, warn: Callable[[str, str, str], None]) -> list[Rule] | None:
@@ -131,9 +134,9 @@ def read_resource_policies(
     out: dict[tuple[str, str, str], ResourcePolicy] = {}
 
     def put(kind: str, account: str, name: str, arn: str, *, source: SourceFile, rules: list[Rule], tags: Any) -> None:
-        keys, per_principal, named = _describe(rules)
+        keys, per_principal, named, keyed = _describe(rules)
         out[(account, kind, name)] = ResourcePolicy(
-            kind, account, name, arn, source.name, rules, tags, keys, per_principal, named
+            kind, account, name, arn, source.name, rules, tags, keys, per_principal, named, keyed
         )
 
     for source in sources.of("bucket_policy"):
