@@ -145,11 +145,6 @@ def _build(session) -> dict:
     _user(iam, "e-update-code", allow("sts:AssumeRole", arn("role", "updater")))
     _user(
         iam,
-        "e-update-code-user",
-        allow("lambda:UpdateFunctionCode", f"arn:aws:lambda:{REGION}:{ACCT}:function:vault-fn"),
-    )
-    _user(
-        iam,
         "e-conditional",
         allow(
             "iam:AttachUserPolicy",

@@ -222,6 +222,8 @@ class _EscalateMixin(_BuilderBase):
         self, p: _Principal, statements: list[Statement], allows: list[Statement], method: Method
     ) -> list[tuple[str, Decision]]:
         """(target node, decision) for every target the method reaches from the principal."""
+        if method.target == "function" and p.kind != "role":
+            return []
         if method.target in _SHARED:
             return self.shared_method_targets(p, statements, allows, method)
         anywhere = [self.decision_anywhere(p, statements, n.action) for n in method.needs if n.on == "any"]
