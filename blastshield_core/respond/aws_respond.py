@@ -108,6 +108,58 @@ def _request_id(response: dict[str, Any]) -> str:
     return str(response.get("ResponseMetadata", {}).get("RequestId", ""))
 
 
+# An inline policy of a user or of a role: the same calls with the principal's kind in their names.
+_INLINE = {
+    "user": ("UserName", "get_user_policy", "put_user_policy", "delete_user_policy", "User"),
+    "role": ("RoleName", "get_role_policy", "put_role_policy", "delete_role_policy", "Role"),
+}
+
+
+def inline_policy(iam: Any, kind: str, name: str, policy_name: str) -> dict[str, Any] | None:
+    """The document of the `kind` ("user" or "role") `name`'s inline policy `policy_name` (None: absent)."""
+    from botocore.exceptions import ClientError
+
+    key, get, _, _, _ = _INLINE[kind]
+    try:
+        document = getattr(iam, get)(**{key: name, "PolicyName": policy_name})["PolicyDocument"]
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") == "NoSuchEntity":
+            return None
+        raise
+    return json.loads(unquote(document)) if isinstance(document, str) else document
+
+
+def restore_inline_policy(iam: Any, kind: str, name: str, policy_name: str, before: dict[str, Any]) -> dict[str, Any]:
+    """Put back the before-image of an inline policy BlastShield set: the document it replaced, or
+    none. The call made, with its parameters, and the response; AWS's errors are raised."""
+    key, _, put, delete, title = _INLINE[kind]
+    if before.get("existed"):
+        params = {
+            key: name,
+            "PolicyName": policy_name,
+            "PolicyDocument": json.dumps(before["document"], sort_keys=True),
+        }
+        return {"api": f"iam:Put{title}Policy", "params": params, "response": getattr(iam, put)(**params)}
+    params = {key: name, "PolicyName": policy_name}
+    return {"api": f"iam:Delete{title}Policy", "params": params, "response": getattr(iam, delete)(**params)}
+
+
+def reads_within(tries: int, pause_s: float, check: Callable[[], bool]) -> bool:
+    """`check()` holds within `tries` reads, waiting a little longer between each (IAM is eventually
+    consistent); an AWS error on a read counts as a read that does not hold."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    for attempt in range(tries):
+        try:
+            if check():
+                return True
+        except (ClientError, BotoCoreError):
+            pass
+        if attempt + 1 < tries:
+            time.sleep(pause_s * (attempt + 1))
+    return False
+
+
 class AccountResponder:
     """Plans, applies, verifies and releases account actions for AWS-backed routes."""
 
@@ -244,15 +296,7 @@ class AccountResponder:
 
     @staticmethod
     def _user_policy(iam: Any, user: str) -> dict[str, Any] | None:
-        from botocore.exceptions import ClientError
-
-        try:
-            document = iam.get_user_policy(UserName=user, PolicyName=DENY_POLICY_NAME)["PolicyDocument"]
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") == "NoSuchEntity":
-                return None
-            raise
-        return json.loads(unquote(document)) if isinstance(document, str) else document
+        return inline_policy(iam, "user", user, DENY_POLICY_NAME)
 
     @staticmethod
     def _has_login_profile(iam: Any, user: str) -> bool:
@@ -268,17 +312,11 @@ class AccountResponder:
 
     def _policy_reads(self, user: str, document: dict[str, Any] | None) -> bool:
         """The user's BlastShield policy reads `document` (None: absent), within a bounded retry."""
-        from botocore.exceptions import BotoCoreError, ClientError
-
-        for attempt in range(self.verify_tries):
-            try:
-                if self._user_policy(self._iam(self.read_session), user) == document:
-                    return True
-            except (ClientError, BotoCoreError):
-                pass
-            if attempt + 1 < self.verify_tries:
-                time.sleep(self.verify_pause_s * (attempt + 1))
-        return False
+        return reads_within(
+            self.verify_tries,
+            self.verify_pause_s,
+            lambda: self._user_policy(self._iam(self.read_session), user) == document,
+        )
 
     @staticmethod
     def _keys(session_or_client: Any, user: str) -> list[dict[str, Any]]:
@@ -326,18 +364,12 @@ class AccountResponder:
 
     def _reads(self, user: str, key_id: str, status: str) -> bool:
         """The key reads `status` through the API, within a short bounded retry."""
-        from botocore.exceptions import BotoCoreError, ClientError
 
-        for attempt in range(self.verify_tries):
-            try:
-                live = {k["AccessKeyId"]: k["Status"] for k in self._keys_for(self.read_session, user)}
-            except (ClientError, BotoCoreError):
-                live = {}
-            if live.get(key_id) == status:
-                return True
-            if attempt + 1 < self.verify_tries:
-                time.sleep(self.verify_pause_s * (attempt + 1))
-        return False
+        def holds() -> bool:
+            live = {k["AccessKeyId"]: k["Status"] for k in self._keys_for(self.read_session, user)}
+            return live.get(key_id) == status
+
+        return reads_within(self.verify_tries, self.verify_pause_s, holds)
 
     def resync(self, plan: AccountPlan) -> str:
         """Re-collect the principal's slice and re-sync it through the import path; '' or why not."""
@@ -387,22 +419,12 @@ class AccountResponder:
                 f"inline policy {DENY_POLICY_NAME} of {user} is {state} on the account, not the deny-all"
                 " BlastShield set: someone else changed it; nothing was done"
             )
-        iam = self._iam(self.respond_session)
         try:
-            if before.get("existed"):
-                params = {
-                    "UserName": user,
-                    "PolicyName": DENY_POLICY_NAME,
-                    "PolicyDocument": json.dumps(before["document"], sort_keys=True),
-                }
-                response, api = iam.put_user_policy(**params), "iam:PutUserPolicy"
-            else:
-                params = {"UserName": user, "PolicyName": DENY_POLICY_NAME}
-                response, api = iam.delete_user_policy(**params), "iam:DeleteUserPolicy"
+            done = restore_inline_policy(self._iam(self.respond_session), "user", user, DENY_POLICY_NAME, before)
         except (ClientError, BotoCoreError) as exc:
             raise DriftRefused(f"restoring {DENY_POLICY_NAME} failed: {exc}; nothing was changed") from None
         return {
-            "call": {"api": api, "params": params},
-            "request_id": _request_id(response),
+            "call": {"api": done["api"], "params": done["params"]},
+            "request_id": _request_id(done["response"]),
             "api_verified": self._policy_reads(user, before.get("document") if before.get("existed") else None),
         }

@@ -17,14 +17,20 @@ refuses when the live policy is not the one BlastShield set.
 from __future__ import annotations
 
 import json
-import time
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import unquote
 
 from ..graph.model import is_valid_id
 from ..graph.store import QueryFailed, Store
-from .aws_respond import NOT_APPLIED, AccountPlan, DriftRefused, _request_id
+from .aws_respond import (
+    NOT_APPLIED,
+    AccountPlan,
+    DriftRefused,
+    _request_id,
+    inline_policy,
+    reads_within,
+    restore_inline_policy,
+)
 
 __all__ = [
     "REVOKE_POLICY_NAME",
@@ -117,15 +123,7 @@ class RoleRevoker:
 
     @staticmethod
     def _role_policy(iam: Any, role: str) -> dict[str, Any] | None:
-        from botocore.exceptions import ClientError
-
-        try:
-            document = iam.get_role_policy(RoleName=role, PolicyName=REVOKE_POLICY_NAME)["PolicyDocument"]
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") == "NoSuchEntity":
-                return None
-            raise
-        return json.loads(unquote(document)) if isinstance(document, str) else document
+        return inline_policy(iam, "role", role, REVOKE_POLICY_NAME)
 
     def plan(self, candidate: dict[str, Any]) -> AccountPlan:
         """The exact call (the revocation time is now, to the second) and the before-image. Reads only."""
@@ -173,17 +171,11 @@ class RoleRevoker:
         )
 
     def _reads(self, role: str, document: dict[str, Any] | None) -> bool:
-        from botocore.exceptions import BotoCoreError, ClientError
-
-        for attempt in range(self.verify_tries):
-            try:
-                if self._role_policy(self._iam(self.read_session), role) == document:
-                    return True
-            except (ClientError, BotoCoreError):
-                pass
-            if attempt + 1 < self.verify_tries:
-                time.sleep(self.verify_pause_s * (attempt + 1))
-        return False
+        return reads_within(
+            self.verify_tries,
+            self.verify_pause_s,
+            lambda: self._role_policy(self._iam(self.read_session), role) == document,
+        )
 
     def apply(self, plan: AccountPlan) -> dict[str, Any]:
         """Put the revocation policy, then re-read it. Never raises for an AWS error."""
@@ -225,22 +217,12 @@ class RoleRevoker:
                 f"inline policy {REVOKE_POLICY_NAME} of role {role} is {state} on the account, not the"
                 " revocation BlastShield set: someone else changed it; nothing was done"
             )
-        iam = self._iam(self.respond_session)
         try:
-            if before.get("existed"):
-                params = {
-                    "RoleName": role,
-                    "PolicyName": REVOKE_POLICY_NAME,
-                    "PolicyDocument": json.dumps(before["document"], sort_keys=True),
-                }
-                response, api = iam.put_role_policy(**params), "iam:PutRolePolicy"
-            else:
-                params = {"RoleName": role, "PolicyName": REVOKE_POLICY_NAME}
-                response, api = iam.delete_role_policy(**params), "iam:DeleteRolePolicy"
+            done = restore_inline_policy(self._iam(self.respond_session), "role", role, REVOKE_POLICY_NAME, before)
         except (ClientError, BotoCoreError) as exc:
             raise DriftRefused(f"restoring {REVOKE_POLICY_NAME} failed: {exc}; nothing was changed") from None
         return {
-            "call": {"api": api, "params": params},
-            "request_id": _request_id(response),
+            "call": {"api": done["api"], "params": done["params"]},
+            "request_id": _request_id(done["response"]),
             "api_verified": self._reads(role, before["document"] if before.get("existed") else None),
         }
