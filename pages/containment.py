@@ -19,7 +19,6 @@ from blastshield_core.interfaces.service import (
     responder_for,
     revocation_plans,
     revocations_in_force,
-    revoke_role_sessions,
 )
 from blastshield_core.results import RunState
 from pages._auth import current_access, require
@@ -47,7 +46,6 @@ query_state(decider="contain_decider", cap="contain_cap")
 st.session_state.setdefault("contain_session", None)
 st.session_state.setdefault("contain_last_run", None)
 st.session_state.setdefault("contain_before", None)
-st.session_state.setdefault("revoke_result", None)
 
 st.title(":material/block: Containment")
 st.caption(
@@ -75,7 +73,12 @@ st.subheader("Current response candidates")
 if candidates.status is not Status.OK:
     show_status(candidates.status, candidates.message)
 elif not candidates.candidates:
-    if candidates.qualifying_paths:
+    if candidates.qualifying_paths and candidates.revocations:
+        st.warning(
+            f"{md_text(candidates.message)}. No session route can cut these paths: a run can revoke the role's "
+            "active sessions (planned below), which stops stolen sessions and cuts no path, so the run then stops."
+        )
+    elif candidates.qualifying_paths:
         st.warning(f"{md_text(candidates.message)}. A run would stop: route blocking cannot cut these paths.")
     else:
         st.info("No qualifying path now: a run would complete at once with zero actions.")
@@ -140,12 +143,16 @@ if candidates.status is Status.OK and candidates.candidates:
                     st.json(plan["before_image"] or {"before_image": "not read (no AWS session)"}, expanded=False)
 
 try:
-    revocations = revocation_plans(svc, alert_id)
+    revocations = revocation_plans(svc, alert_id) if candidates.status is Status.OK and candidates.revocations else []
 except AccountRefused as exc:
     revocations = []
     st.error(md_text(exc))
 for revoke in revocations:
     st.subheader("Revoke the role's active sessions")
+    st.caption(
+        "A candidate of the run below (the rules playbook takes it when no route can be blocked; as the analyst you "
+        "choose it; Gemini may choose it), with the run's confirmation and cap. Nothing is executed here."
+    )
     plan = revoke["plan"]
     with st.container(border=True):
         st.markdown(f"**{md_text(revoke['id'])}** · {md_text(revoke['reason'])}")
@@ -156,26 +163,9 @@ for revoke in revocations:
                 f"{call['params']['PolicyDocument']}", language=None)  # fmt: skip
         st.markdown("\n".join(f"- side effect: {md_text(e)}" for e in plan["side_effects"]))
         st.markdown(f"**Reversibility:** {md_text(plan['reversibility'])}")
+        if plan.get("read_error"):
+            st.error(f"The before-image could not be read, so nothing would be called: {md_text(plan['read_error'])}")
         st.json(plan["before_image"] or {"before_image": "not read (no AWS session)"}, expanded=False)
-        revoke_cap = st.number_input("Action cap (1-10)", min_value=1, max_value=10, value=1, key="revoke_cap")
-        revoke_sure = st.checkbox("I confirm: every session of this role issued before now stops working",
-                                  key="revoke_confirm")  # fmt: skip
-        if st.button("Revoke active sessions", key="revoke_start", disabled=not revoke_sure) and require(
-            Permission.CONTAIN, "revoke role sessions"
-        ):
-            try:
-                st.session_state.revoke_result = revoke_role_sessions(
-                    svc, alert_id, revoke["id"], confirm=revoke_sure, max_actions=int(revoke_cap), actor=page_actor()
-                )
-            except AccountRefused as exc:
-                st.error(f"**Refused, nothing changed.** {md_text(exc)}")
-    done = st.session_state.get("revoke_result")
-    if done and done["candidate_id"] == revoke["id"]:
-        (st.success if done["applied"] and done["api_verified"] else st.warning)(
-            f"**Revocation of {md_text(revoke['role'])}'s sessions:** applied {done['applied']}, api_verified "
-            f"{done['api_verified']}, graph_verified {done['graph_verified']}, request "
-            f"{md_text(done['request_id'] or '—')}. {md_text(done['note'])}."
-        )
 in_force = [r for r in revocations_in_force(svc) if r["alert_id"] == alert_id]
 if in_force:
     with st.expander("Release a session revocation (audited)", expanded=False):
@@ -193,7 +183,6 @@ if in_force:
                 st.error(f"**Release refused, nothing changed.** {md_text(exc)}")
             else:
                 if out is not None:
-                    st.session_state.revoke_result = None
                     read = "verified" if out["api_verified"] else "NOT confirmed"
                     st.success(
                         f"Released {md_text(chosen)}: {md_text(out['call']['api'])} (request "
@@ -225,7 +214,7 @@ release_form(svc, [b["route_id"] for b in releasable], key="contain")
 st.subheader("Run")
 gemini_ok, gemini_why = svc.gemini().availability()
 labels = {
-    "rules": "Rules playbook (rules-v2)",
+    "rules": "Rules playbook (rules-v3)",
     "analyst": "Analyst — you choose each action",
     "gemini": f"Gemini ({md_text(gemini_why)})" if gemini_ok else f"Gemini — unavailable: {md_text(gemini_why)}",
 }
@@ -236,7 +225,10 @@ if decider == "gemini" and not gemini_ok:
     st.warning(f"Gemini is unavailable ({md_text(gemini_why)}). It is never replaced silently: choose another decider.")
 st.session_state.setdefault("contain_cap", 3)  # the default through the state: `?cap=` sets it (see graph.py)
 cap = st.number_input("Action cap (1-10)", min_value=1, max_value=10, step=1, key="contain_cap")
-confirm = st.checkbox("I confirm: this run may block session routes in the graph", key="contain_confirm")
+confirm_text = "I confirm: this run may block session routes in the graph"
+if revocations:
+    confirm_text += " and revoke the role's active sessions on the AWS account (every session issued before now stops)"
+confirm = st.checkbox(confirm_text, key="contain_confirm")
 if not current_access().can(Permission.CONTAIN):
     st.caption("Containment runs need the responder or admin role.")
 blocked_reason = None
@@ -293,13 +285,16 @@ if session is not None:
     st.subheader(f"Analyst run {md_text(session.run.run_id)}: your choice")
     for step in session.run.steps:
         st.markdown(f"**{step.seq}. {md_text(step.kind)}** — {md_text(step.summary)}")
-    current = svc.tools.get_response_candidates(session.run.alert_id)
-    picks = current.candidates if current.status is Status.OK else []
-    for i, cand in enumerate(picks):
-        if st.button(f"Block {md_text(cand.route_id)} (cuts {cand.paths_cut})", key=f"contain_pick_{i}") and require(
-            Permission.CONTAIN, "block routes"
-        ):
-            session.advance(AnalystDecider([cand.id]))
+    current = session.offered(svc.tools.get_response_candidates(session.run.alert_id))
+    picks = (
+        [(c.id, f"Block {md_text(c.route_id)} (cuts {c.paths_cut})") for c in current.candidates]
+        + [(r.id, f"Revoke the active sessions of {md_text(r.role)} (cuts no path)") for r in current.revocations]
+        if current.status is Status.OK
+        else []
+    )
+    for i, (pick, label) in enumerate(picks):
+        if st.button(label, key=f"contain_pick_{i}") and require(Permission.CONTAIN, "block routes"):
+            session.advance(AnalystDecider([pick]))
             if session.run.state.terminal:
                 analyst_done(svc, session.run.run_id)
                 st.session_state.contain_last_run = session.run.run_id
@@ -365,7 +360,14 @@ if run_id and session is None:
             width="stretch",
             key="contain_aws_actions",
         )
-        graph_only = [a.route_id for a in aws_actions if not a.aws.get("applied_in_aws")]
+        if any(a.operation == "revoke_role_sessions" for a in aws_actions):
+            st.caption(
+                "A session revocation is verified on the account only (`graph_verified` is false): it stops the "
+                "sessions issued before it and cuts no qualifying path, so it never contains the paths."
+            )
+        graph_only = [
+            a.route_id for a in aws_actions if not a.aws.get("applied_in_aws") and a.operation == "block_route"
+        ]
         why = next((a.aws.get("note", "") for a in aws_actions if not a.aws.get("applied_in_aws")), "")
         if graph_only:
             st.warning(

@@ -217,8 +217,9 @@ def _role_to_critical_bucket(account) -> None:
 
 
 def test_revoke_role_sessions_on_the_dashboard_then_release_with_acknowledgement(app, moto_account, monkeypatch):
-    """An alert on a role: the Containment page shows the revocation's plan, executes it after the
-    confirmation, and releases it only with the acknowledgement; the Audit page lists it."""
+    """An alert on a role: the Containment page shows the revocation's plan; a containment run (the
+    rules playbook, the run's confirmation and cap) revokes the sessions, verified on the account and
+    never presented as containment; the release needs the acknowledgement; the Audit page lists it."""
     monkeypatch.setenv("BLASTSHIELD_AWS_RESPOND_PROFILE", "respond")
     _role_to_critical_bucket(moto_account)
     iam = moto_account.client("iam")
@@ -233,11 +234,20 @@ def test_revoke_role_sessions_on_the_dashboard_then_release_with_acknowledgement
     assert not app.exception, app.exception
     [code] = [c.value for c in app.code if "iam:PutRolePolicy" in c.value]
     assert "RoleName=deploy, PolicyName=AWSRevokeOlderSessions" in code and "aws:TokenIssueTime" in code
-    assert app.button(key="revoke_start").disabled  # the same confirmation as a run
-    app.checkbox(key="revoke_confirm").check().run()
-    app.button(key="revoke_start").click().run()
+    assert iam.list_role_policies(RoleName="deploy")["PolicyNames"] == ["read-crown"]  # the plan executes nothing
+    assert app.button(key="contain_start").disabled  # the run's confirmation
+    confirm = app.checkbox(key="contain_confirm")
+    assert "revoke the role's active sessions on the AWS account" in confirm.label
+    app.radio(key="contain_decider").set_value("rules").run()
+    app.checkbox(key="contain_confirm").check().run()
+    app.button(key="contain_start").click().run()
     assert not app.exception, app.exception
-    assert any("applied True, api_verified True, graph_verified False" in plain(s.value) for s in app.success)
+    assert any("NOT CONTAINED — stopped" in w.value and "revoked and verified" in w.value for w in app.warning)
+    [row] = table(app, "route", "call", "api_verified").to_dict("records")
+    assert (row["call"], row["applied"], row["api_verified"], row["graph_verified"]) == (
+        "iam:PutRolePolicy", True, True, False,
+    )  # fmt: skip
+    assert row["request id"] != "—"
     assert sorted(iam.list_role_policies(RoleName="deploy")["PolicyNames"]) == ["AWSRevokeOlderSessions", "read-crown"]
 
     app.text_input(key="revoke_release_reason").set_value("cleared").run()
@@ -274,7 +284,8 @@ def test_a_viewer_sees_the_revocation_plan_but_cannot_execute_it(app, moto_accou
     app.switch_page("pages/containment.py").run()
     app.selectbox(key="contain_alert").set_value(alert_id).run()
     assert any("AWSRevokeOlderSessions" in c.value for c in app.code)
-    app.checkbox(key="revoke_confirm").check().run()
-    app.button(key="revoke_start").click().run()
-    assert "may not revoke role sessions" in texts(app)
+    app.radio(key="contain_decider").set_value("rules").run()
+    app.checkbox(key="contain_confirm").check().run()
+    app.button(key="contain_start").click().run()
+    assert "may not run containment" in texts(app)
     assert moto_account.client("iam").list_role_policies(RoleName="deploy")["PolicyNames"] == ["read-crown"]

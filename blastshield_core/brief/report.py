@@ -231,7 +231,13 @@ def render_markdown(report: IncidentReport) -> str:
             "## Actions and verification",
         ]
         lines += [
-            f"{a.step}. `{a.candidate_id}` (route `{a.route_id}`): {a.status}, verified **{a.verified}**;"
+            f"{a.step}. `{a.candidate_id}` ("
+            + (
+                "revoke the role's active sessions on the AWS account; cuts no path"
+                if a.operation == "revoke_role_sessions"
+                else f"route `{a.route_id}`"
+            )
+            + f"): {a.status}, verified **{a.verified}**;"
             f" qualifying paths before {a.paths_before}, after {a.paths_after}. {a.reason}"
             for a in report.actions
         ] or ["No action was taken."]
@@ -247,9 +253,11 @@ def render_markdown(report: IncidentReport) -> str:
     else:
         lines += ["", "## Response candidates"]
         cands = report.candidates.candidates if report.candidates else []
+        revocations = report.candidates.revocations if report.candidates else []
         lines += [f"- `{c.id}`: cuts {c.paths_cut}, {c.remaining_if_applied} would remain" for c in cands] or [
             "- none: no active session route carries a qualifying path"
         ]
+        lines += [f"- `{r.id}`: revokes the active sessions of `{r.arn}`; cuts no path" for r in revocations]
     flags = report.briefing.flags
     lines += [
         "",

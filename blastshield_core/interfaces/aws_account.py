@@ -166,12 +166,19 @@ def account_plans(services: Any, alert_id: str, effector: Any) -> tuple[Any, lis
     return candidates, plans
 
 
+def _releasable_here(action: Any) -> bool:
+    """A run action this release restores: a route change applied on the account. A session
+    revocation is released through `aws_sessions.release_revocation` (with its acknowledgement)."""
+    aws = action.aws or {}
+    return bool(aws.get("applied_in_aws") and aws.get("applied")) and action.operation != "revoke_role_sessions"
+
+
 def _account_action(services: Any, route_id: str) -> tuple[Any, dict[str, Any]] | None:
     """The newest run action that changed the account for this route and is not released."""
     for run in services.audit.list_runs():
         for action in reversed(run.actions):
             aws = action.aws or {}
-            if action.route_id != route_id or not aws.get("applied_in_aws") or not aws.get("applied"):
+            if action.route_id != route_id or not _releasable_here(action):
                 continue
             released = [
                 e
@@ -189,7 +196,7 @@ def account_releasable(services: Any) -> list[dict[str, Any]]:
     for run in services.audit.list_runs():
         for action in run.actions:
             aws = action.aws or {}
-            if action.route_id in seen or not aws.get("applied_in_aws") or not aws.get("applied"):
+            if action.route_id in seen or not _releasable_here(action):
                 continue
             seen.add(action.route_id)
             if _account_action(services, action.route_id) is not None:

@@ -20,22 +20,18 @@ def _revoker(services: Any) -> Any:
         effector = responder_for(services)
     except ValueError as exc:
         raise AccountRefused(f"{exc}; nothing was done") from None
-    return RoleRevoker(
-        respond_session=effector.respond_session,
-        read_session=effector.read_session,
-        client_config=effector.client_config,
-        why_not_applied=effector.why_not_applied,
-    )
+    return RoleRevoker.for_responder(effector)
 
 
-def revocation_plans(services: Any, alert_id: str) -> list[dict[str, Any]]:
-    """The alert's server-derived revocation candidates, each with its plan. Reads only."""
-    from ..respond.aws_revoke import revocation_candidates
+def revocation_plans(services: Any, alert_id: str, effector: Any = None) -> list[dict[str, Any]]:
+    """The alert's server-derived revocation candidates, each with its plan (with the account
+    responder `effector`'s sessions, else the configured ones). Reads only."""
+    from ..respond.aws_revoke import RoleRevoker, revocation_candidates
 
     candidates = revocation_candidates(services.store, alert_id)
     if not candidates:  # most alerts: no AWS session is opened
         return []
-    revoker = _revoker(services)
+    revoker = RoleRevoker.for_responder(effector) if effector is not None else _revoker(services)
     return [{**c, "plan": revoker.plan(c).to_dict()} for c in candidates]
 
 
@@ -44,7 +40,7 @@ def revoke_role_sessions(
 ) -> dict[str, Any]:
     """Revoke the sessions of the role a candidate names. Refused (nothing changed) without
     confirmation, with a cap outside 1..10, or for anything but a current server-derived candidate."""
-    from ..respond.aws_revoke import revocation_candidates
+    from ..respond.aws_revoke import revocation_candidates, revoke_with_audit
 
     if confirm is not True:
         raise AccountRefused("revoking a role's sessions needs explicit confirmation; nothing was done")
@@ -59,48 +55,21 @@ def revoke_role_sessions(
     candidate = candidates[candidate_id]
     revoker = _revoker(services)
     plan = revoker.plan(candidate)
-    graph = services.store.settings.graph
-    services.audit.add_event(
-        "revoke_sessions",
-        actor,
-        f"{actor} is revoking the sessions of role {candidate['arn']} (alert {alert_id})"
-        + ("" if plan.applied_in_aws else f": {plan.note}"),
-        {"status": "intended", "alert_id": alert_id, "plan": plan.to_dict(), "before_image": plan.before_image,
-         "aws": True},
-        graph=graph,
-        route_id=candidate_id,
-    )  # fmt: skip
-    outcome = revoker.apply(plan)
-    after = services.tools.investigate_alert(alert_id)
-    remaining = after.path_count if after.status.is_answer else None
-    payload = {
-        "status": "ok" if outcome["applied"] else "failed",
-        "alert_id": alert_id,
-        "candidate_id": candidate_id,
-        "actor": actor,
-        "applied_in_aws": plan.applied_in_aws,
-        "plan": plan.to_dict(),
-        **outcome,
-        "graph_verified": False,
-        "remaining_paths": remaining,
-        "note": (
-            "a revocation stops sessions issued before it and does not cut the role's qualifying paths: whoever may"
-            " assume the role can do so again, so this is not containment of the paths"
-        ),
-    }
-    if not plan.applied_in_aws:
-        payload["note"] = f"not applied in AWS: {plan.note}; nothing was changed"
-    services.audit.add_event(
-        "revoke_sessions",
-        actor,
-        f"revocation of role {candidate['arn']}'s sessions: "
-        + (f"applied (request {outcome['request_id']}), re-read {outcome.get('read_back')}" if outcome["applied"]
-           else f"not applied ({outcome['error']})"),
-        {**payload, "status": "applied" if outcome["applied"] else "not_applied"},
-        graph=graph,
-        route_id=candidate_id,
-    )  # fmt: skip
-    return payload
+
+    def remaining() -> int | None:
+        after = services.tools.investigate_alert(alert_id)
+        return after.path_count if after.status.is_answer else None
+
+    return revoke_with_audit(
+        revoker,
+        plan,
+        candidate,
+        services.audit,
+        graph=services.store.settings.graph,
+        actor=actor,
+        alert_id=alert_id,
+        remaining=remaining,
+    )
 
 
 def _latest_revocation(services: Any, candidate_id: str) -> dict[str, Any] | None:

@@ -84,6 +84,8 @@ def _render(result: ToolResult) -> str:
         lines.append(f"  {cand['id']}: cuts {cand['paths_cut']} | {cand['reason']}")
         if cand.get("collateral"):
             lines.append(f"      collateral: {cand['collateral']['summary']}")
+    for revoke in data.get("revocations", []):
+        lines.append(f"  {revoke['id']}: cuts 0 | {revoke['reason']}")
     lines += _analysis_text(data)
     for alert_row in data.get("alerts", []):
         score = "-" if alert_row["risk_score"] is None else alert_row["risk_score"]

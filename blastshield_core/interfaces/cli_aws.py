@@ -115,14 +115,25 @@ def _plan(services: Any, effector: Any, args: argparse.Namespace) -> int:
     candidates, plans = account_plans(services, args.alert_id, effector)
     if not candidates.status.is_answer:
         return _fail(args.json, candidates.status, candidates.message, EXIT_CODES[candidates.status])
-    lines = [f"plan for {args.alert_id}: {len(candidates.candidates)} candidate(s); nothing is executed"]
+    from ..respond.aws_respond import AccountPlan
+
+    count = len(candidates.ids())
+    lines = [f"plan for {args.alert_id}: {count} candidate(s); nothing is executed"]
     for entry in plans:
         if entry.get("graph_only"):
             where = "in the graph (not an AWS credential)"
             lines.append(f"  {entry['candidate_id']}: block_route {entry['route_id']} {where}")
         else:
             lines.append(f"  {entry['candidate_id']}: " + entry.pop("text").replace("\n", "\n  "))
-    _emit({"status": "ok", "alert_id": args.alert_id, "plans": plans}, args.json, "\n".join(lines))
+    from .aws_sessions import revocation_plans
+
+    revocations = revocation_plans(services, args.alert_id, effector)
+    for entry in revocations:
+        plan = AccountPlan(**entry["plan"])
+        lines.append(f"  {entry['id']}: revoke_role_sessions {entry['arn']} (cuts no path)")
+        lines.append("  " + plan.text().replace("\n", "\n  "))
+    payload = {"status": "ok", "alert_id": args.alert_id, "plans": plans, "revocations": revocations}
+    _emit(payload, args.json, "\n".join(lines))
     return EXIT_OK
 
 

@@ -68,10 +68,11 @@ _DESCRIPTIONS = {
     "distance and whether it lies on a path to a high/critical asset.",
     "get_containment_route_statuses": "The session routes (route_id, relationship, active/blocked) that the "
     "alert's paths use or used, and how many qualifying paths each carries now.",
-    "get_response_candidates": "The allowlisted response actions the current evidence supports: block one "
-    "active session route. Each candidate has a stable id (block-route:ROUTE), the paths it would cut, "
+    "get_response_candidates": "The allowlisted response actions the current evidence supports. candidates: "
+    "block one active session route, each with a stable id (block-route:ROUTE), the paths it would cut, "
     "why, and its collateral (identities other than the alert's entity that would lose access, and what). "
-    "Derived from a fresh query on every call.",
+    "revocations: when the alert names an AWS role, revoke that role's active sessions (revoke-sessions:ENTITY; "
+    "stops sessions issued before now, cuts no path). Derived from a fresh query on every call.",
     SELECT_TOOL_NAME: "Propose one response candidate for the alert, by the candidate id that "
     "get_response_candidates returned, with a short rationale. This only records a proposal: the server "
     "re-checks it against fresh candidates, and a separate service performs any action. Nothing is written "
@@ -151,7 +152,7 @@ def build_mcp_server(
                 alert_id=chosen.alert_id,
                 candidate_id=chosen.candidate_id,
             )
-        among = chosen.candidate_id in {c.id for c in current.candidates}
+        among = chosen.candidate_id in current.ids()
         log.add(Proposal(**chosen.model_dump()))
         return SelectResult(
             tool=SELECT_TOOL_NAME,

@@ -1,15 +1,43 @@
-"""Response candidates from evidence: block one active session route on a current qualifying path."""
+"""Response candidates from evidence, of the two allowlisted action kinds:
+
+- block one active session route on a current qualifying path (`block-route:ROUTE`);
+- revoke the active sessions of the AWS role the alert names (`revoke-sessions:ENTITY`), when the
+  alert's entity is an imported AWS role (`IAMRole`, `aws_kind: role`, with its ARN). It cuts no
+  qualifying path (whoever may assume the role gets new sessions), so it never completes a run.
+"""
 
 from __future__ import annotations
 
-from ..results import PATH_CAP, Candidate, CandidatesResult, RelView, Status
+from ..results import PATH_CAP, Candidate, CandidatesResult, NodeView, RelView, RevocationCandidate, Status
 from .paths import Evidence
 
 CANDIDATE_PREFIX = "block-route:"
+REVOKE_PREFIX = "revoke-sessions:"
 
 
 def candidate_id(route_id: str) -> str:
     return f"{CANDIDATE_PREFIX}{route_id}"
+
+
+def revocation_candidate(alert_id: str, entity: NodeView, paths: int = 0) -> RevocationCandidate | None:
+    """The session revocation of the alert's entity when it is an imported AWS role, else None."""
+    props = entity.properties
+    arn = str(props.get("arn") or "")
+    if entity.label != "IAMRole" or props.get("aws_kind") != "role" or ":role/" not in arn:
+        return None
+    return RevocationCandidate(
+        id=f"{REVOKE_PREFIX}{entity.id}",
+        entity_id=entity.id,
+        role=arn.rsplit("/", 1)[-1],
+        arn=arn,
+        account=str(props.get("account") or ""),
+        remaining_if_applied=paths,
+        reason=(
+            f"alert {alert_id} names role {arn}: its sessions issued before now can be revoked (stolen ones"
+            f" included); this cuts none of the {paths} qualifying path(s): whoever may assume the role gets"
+            " new sessions"
+        ),
+    )
 
 
 def build_candidates(ev: Evidence, path_cap: int = PATH_CAP) -> CandidatesResult:
@@ -54,12 +82,16 @@ def build_candidates(ev: Evidence, path_cap: int = PATH_CAP) -> CandidatesResult
         message = f"{total} qualifying path(s) but none passes through an active session route"
     else:
         message = f"{len(candidates)} candidate(s) for {total} qualifying path(s)"
+    revocation = revocation_candidate(ev.alert.id, ev.entity, total)
+    if revocation is not None:
+        message += "; the role's active sessions can be revoked (cuts no path)"
     return CandidatesResult(
         tool="get_response_candidates",
         status=Status.OK,
         message=message,
         alert_id=ev.alert.id,
         candidates=[c for _, c in candidates],
+        revocations=[revocation] if revocation is not None else [],
         qualifying_paths=total,
         uncuttable_paths=uncuttable,
         truncated=ev.truncated,

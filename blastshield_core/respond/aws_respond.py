@@ -77,6 +77,7 @@ class AccountPlan:
     reversibility: str = ""
     before_image: dict[str, Any] = field(default_factory=dict)
     note: str = ""
+    read_error: str = ""  # the account could not be read for the before-image: nothing will be called
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -94,6 +95,8 @@ class AccountPlan:
             lines.append(f"    reversibility: {self.reversibility}")
         if self.before_image:
             lines.append(f"    before-image: {self.before_image}")
+        if self.read_error:
+            lines.append(f"    before-image not read, nothing would be called: {self.read_error}")
         return "\n".join(lines)
 
 
@@ -102,6 +105,13 @@ def release_needs_acknowledgement(plan: dict[str, Any]) -> str:
     if plan.get("kind") == "revoke_role_sessions":
         return "releasing a session revocation re-enables the role's sessions issued before it, stolen ones included"
     return ""
+
+
+def _aws_errors() -> tuple[type[BaseException], ...]:
+    """What a refused or failed AWS call raises (botocore is imported only when AWS is used)."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    return (ClientError, BotoCoreError)
 
 
 def _request_id(response: dict[str, Any]) -> str:
@@ -215,8 +225,12 @@ class AccountResponder:
         key_id = str(props.get("access_key_id") or "")
         before: dict[str, Any] = {}
         session = self.read_session
+        read_error = ""
+        try:
+            live = self._keys_for(session, user) if session is not None else []
+        except _aws_errors() as exc:
+            live, read_error = [], f"iam:ListAccessKeys for {user} failed: {exc}"
         if session is not None:
-            live = self._keys_for(session, user)
             listed = {k["AccessKeyId"]: k for k in live}
             if not key_id and live:  # no id collected: the key in the route's place in creation order
                 ordered = sorted(live, key=lambda k: (str(k.get("CreateDate")), k["AccessKeyId"]))
@@ -229,6 +243,8 @@ class AccountResponder:
                     "access_key_id": key_id,
                     "status": listed[key_id]["Status"],
                 }
+            elif not read_error:
+                read_error = f"access key {key_id or '?'} is not among {user}'s keys on the account now"
         plan = AccountPlan(
             route_id,
             account,
@@ -249,6 +265,7 @@ class AccountResponder:
             reversibility="exact (release sets the key back to its before-image status)",
             before_image=before,
             note="" if self.applies else self.why_not_applied,
+            read_error=read_error,
         )
         return plan
 
@@ -256,16 +273,21 @@ class AccountResponder:
         """A console password, or a user without a credential report: an explicit deny-all inline
         policy (exactly reversible, stops every credential of the user); the login profile is kept."""
         before: dict[str, Any] = {}
+        read_error = ""
         if self.read_session is not None:
             iam = self._iam(self.read_session)
-            before = {
-                "kind": "inline_policy",
-                "user": user,
-                "policy_name": DENY_POLICY_NAME,
-                "document": self._user_policy(iam, user),
-                "login_profile": self._has_login_profile(iam, user),
-            }
-            before["existed"] = before["document"] is not None
+            try:
+                before = {
+                    "kind": "inline_policy",
+                    "user": user,
+                    "policy_name": DENY_POLICY_NAME,
+                    "document": self._user_policy(iam, user),
+                    "login_profile": self._has_login_profile(iam, user),
+                }
+            except _aws_errors() as exc:
+                before, read_error = {}, f"reading {user}'s policy and login profile failed: {exc}"
+            else:
+                before["existed"] = before["document"] is not None
         what = "console password" if kind == "console_password" else "credentials (no credential report)"
         return AccountPlan(
             route_id,
@@ -292,6 +314,7 @@ class AccountResponder:
             reversibility="exact (release deletes the policy, or restores the document of that name it replaced)",
             before_image=before,
             note="" if self.applies else self.why_not_applied,
+            read_error=read_error,
         )
 
     @staticmethod
@@ -339,7 +362,8 @@ class AccountResponder:
             outcome["error"] = NOT_APPLIED
             return outcome
         if not plan.before_image:
-            outcome["error"] = f"{plan.route_id} could not be read on the account: nothing was done"
+            why = f" ({plan.read_error})" if plan.read_error else ""
+            outcome["error"] = f"{plan.route_id} could not be read on the account{why}: nothing was done"
             return outcome
         call = plan.calls[0]
         params = call["params"]

@@ -17,15 +17,19 @@ refuses when the live policy is not the one BlastShield set.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from ..graph.model import is_valid_id
+from ..graph.model import domain_label, is_valid_id
 from ..graph.store import QueryFailed, Store
+from ..read.candidates import REVOKE_PREFIX, revocation_candidate
+from ..results import NodeView
 from .aws_respond import (
     NOT_APPLIED,
     AccountPlan,
     DriftRefused,
+    _aws_errors,
     _request_id,
     inline_policy,
     reads_within,
@@ -35,13 +39,14 @@ from .aws_respond import (
 __all__ = [
     "REVOKE_POLICY_NAME",
     "REVOKE_PREFIX",
+    "RevocationAuditFailed",
     "RoleRevoker",
     "revocation_candidates",
     "revoke_document",
+    "revoke_with_audit",
 ]
 
 REVOKE_POLICY_NAME = "AWSRevokeOlderSessions"  # the name the console uses
-REVOKE_PREFIX = "revoke-sessions:"
 REVOKER_WRITES = ("iam:PutRolePolicy", "iam:DeleteRolePolicy")
 
 
@@ -61,8 +66,9 @@ def revoke_document(issued_before: str) -> dict[str, Any]:
 
 
 def revocation_candidates(store: Store, alert_id: str) -> list[dict[str, Any]]:
-    """The alert's session-revocation candidate: its entity when it is an imported AWS role.
-    Derived from the graph alone; [] for any other alert (or an unknown one)."""
+    """The alert's session-revocation candidate: its entity when it is an imported AWS role
+    (`read.candidates.revocation_candidate`, as `get_response_candidates` lists it). Derived from
+    the graph alone; [] for any other alert (or an unknown one)."""
     if not is_valid_id(alert_id):
         return []
     try:
@@ -73,23 +79,13 @@ def revocation_candidates(store: Store, alert_id: str) -> list[dict[str, Any]]:
         rows = store.read("entity_by_id", {"id": entity}) if is_valid_id(entity) else []
     except QueryFailed:
         return []
-    if not rows or "IAMRole" not in rows[0]["labels"]:
+    if not rows:
         return []
-    props = rows[0]["props"]
-    arn = str(props.get("arn") or "")
-    if props.get("aws_kind") != "role" or ":role/" not in arn:
-        return []
-    return [
-        {
-            "id": f"{REVOKE_PREFIX}{entity}",
-            "kind": "revoke_role_sessions",
-            "entity_id": entity,
-            "role": arn.rsplit("/", 1)[-1],
-            "arn": arn,
-            "account": str(props.get("account") or ""),
-            "reason": f"alert {alert_id} names role {arn}: its sessions issued before now can be revoked",
-        }
-    ]
+    props = dict(rows[0]["props"])
+    node = NodeView(id=entity, label=domain_label(rows[0]["labels"]), name=str(props.pop("name", entity)),
+                    properties=props)  # fmt: skip
+    candidate = revocation_candidate(alert_id, node)
+    return [] if candidate is None else [{**candidate.model_dump(), "kind": "revoke_role_sessions"}]
 
 
 class RoleRevoker:
@@ -114,6 +110,18 @@ class RoleRevoker:
         self.why_not_applied = why_not_applied
         self._now = now or (lambda: datetime.now(UTC))
 
+    @classmethod
+    def for_responder(cls, effector: Any) -> RoleRevoker:
+        """A revoker with the account responder's sessions (none: nothing applies, "not applied in AWS")."""
+        if effector is None:
+            return cls()
+        return cls(
+            respond_session=effector.respond_session,
+            read_session=effector.read_session,
+            client_config=effector.client_config,
+            why_not_applied=effector.why_not_applied,
+        )
+
     @property
     def applies(self) -> bool:
         return self.respond_session is not None
@@ -130,15 +138,20 @@ class RoleRevoker:
         role = candidate["role"]
         issued_before = self._now().strftime("%Y-%m-%dT%H:%M:%SZ")
         before: dict[str, Any] = {}
+        read_error = ""
         if self.read_session is not None:
-            document = self._role_policy(self._iam(self.read_session), role)
-            before = {
-                "kind": "role_policy",
-                "role": role,
-                "policy_name": REVOKE_POLICY_NAME,
-                "existed": document is not None,
-                "document": document,
-            }
+            try:
+                document = self._role_policy(self._iam(self.read_session), role)
+            except _aws_errors() as exc:
+                read_error = f"iam:GetRolePolicy {role} {REVOKE_POLICY_NAME} failed: {exc}"
+            else:
+                before = {
+                    "kind": "role_policy",
+                    "role": role,
+                    "policy_name": REVOKE_POLICY_NAME,
+                    "existed": document is not None,
+                    "document": document,
+                }
         return AccountPlan(
             route_id=candidate["id"],
             account=candidate["account"],
@@ -168,6 +181,7 @@ class RoleRevoker:
             ),
             before_image=before,
             note="" if self.applies else self.why_not_applied,
+            read_error=read_error,
         )
 
     def _reads(self, role: str, document: dict[str, Any] | None) -> bool:
@@ -186,7 +200,8 @@ class RoleRevoker:
             outcome["error"] = f"{NOT_APPLIED}: {plan.note}"
             return outcome
         if not plan.before_image:
-            outcome["error"] = f"role {plan.user} could not be read on the account: nothing was done"
+            why = f" ({plan.read_error})" if plan.read_error else ""
+            outcome["error"] = f"role {plan.user} could not be read on the account{why}: nothing was done"
             return outcome
         params = plan.calls[0]["params"]
         try:
@@ -226,3 +241,90 @@ class RoleRevoker:
             "request_id": _request_id(done["response"]),
             "api_verified": self._reads(role, before["document"] if before.get("existed") else None),
         }
+
+
+class RevocationAuditFailed(QueryFailed):
+    """A `revoke_sessions` audit event could not be written (`called`: whether the call was made)."""
+
+    def __init__(self, message: str, *, called: bool):
+        super().__init__(message)
+        self.called = called
+
+
+REVOCATION_NOTE = (
+    "a revocation stops sessions issued before it and does not cut the role's qualifying paths: whoever may"
+    " assume the role can do so again, so this is not containment of the paths"
+)
+
+
+def revoke_with_audit(
+    revoker: RoleRevoker,
+    plan: AccountPlan,
+    candidate: dict[str, Any],
+    audit: Any,
+    *,
+    graph: str,
+    actor: str,
+    alert_id: str,
+    remaining: Callable[[], int | None],
+    run_id: str | None = None,
+) -> dict[str, Any]:
+    """Apply a revocation plan between its two `revoke_sessions` audit events: the intent with the
+    plan and the before-image before the call, then the outcome with the request id and the
+    re-read. `remaining()` asks the graph again after the call. The command `revoke-sessions` and a
+    containment run (`run_id`) both revoke through this, so `release` finds either one."""
+    candidate_id = candidate["id"]
+    try:
+        audit.add_event(
+            "revoke_sessions",
+            actor,
+            f"{actor} is revoking the sessions of role {candidate['arn']} (alert {alert_id})"
+            + ("" if plan.applied_in_aws else f": {plan.note}"),
+            {"status": "intended", "alert_id": alert_id, "plan": plan.to_dict(), "before_image": plan.before_image,
+             "aws": True},
+            graph=graph,
+            run_id=run_id or "",
+            route_id=candidate_id,
+        )  # fmt: skip
+    except QueryFailed as exc:
+        raise RevocationAuditFailed(
+            f"the intent to revoke {candidate_id} could not be written to the audit ({exc}); nothing was called",
+            called=False,
+        ) from None
+    outcome = revoker.apply(plan)
+    payload = {
+        "status": "ok" if outcome["applied"] else "failed",
+        "alert_id": alert_id,
+        "candidate_id": candidate_id,
+        "actor": actor,
+        "applied_in_aws": plan.applied_in_aws,
+        "plan": plan.to_dict(),
+        **outcome,
+        "graph_verified": False,
+        "remaining_paths": remaining(),
+        "note": REVOCATION_NOTE,
+    }
+    if run_id is not None:
+        payload["run_id"] = run_id
+    if not plan.applied_in_aws:
+        payload["note"] = f"{NOT_APPLIED}: {plan.note}; nothing was changed"
+    try:
+        audit.add_event(
+            "revoke_sessions",
+            actor,
+            f"revocation of role {candidate['arn']}'s sessions: "
+            + (f"applied (request {outcome['request_id']}), re-read {outcome.get('read_back')}" if outcome["applied"]
+               else f"not applied ({outcome['error']})"),
+            {**payload, "status": "applied" if outcome["applied"] else "not_applied"},
+            graph=graph,
+            run_id=run_id or "",
+            route_id=candidate_id,
+        )  # fmt: skip
+    except QueryFailed as exc:
+        made = f"applied (request {outcome['request_id']})" if outcome["applied"] else "not applied"
+        raise RevocationAuditFailed(
+            f"the outcome of revoking {candidate_id} could not be written to the audit ({exc}); the call was"
+            f" {made}: the intent with the before-image is in the audit",
+            called=bool(outcome["applied"]),
+        ) from None
+    return payload

@@ -51,6 +51,7 @@ from ..results import (
     DEFAULT_MAX_ACTIONS,
     MAX_ACTIONS_LIMIT,
     ActionResult,
+    CandidatesResult,
     InvestigationResult,
     RelView,
     RunAction,
@@ -124,6 +125,17 @@ class RunSession:
         self._decisions = 0
         # An applied action not yet in `run.actions` (kept if the audit fails in between).
         self._pending: RunAction | None = None
+        # Session revocations this run applied and verified: not offered again (a second one would
+        # only move the revocation time, and neither cuts a path).
+        self._revoked: dict[str, str] = {}  # candidate id -> the role's ARN
+
+    def offered(self, found: CandidatesResult) -> CandidatesResult:
+        """The candidates a decider may choose from now: the fresh ones, less the session
+        revocations this run already made."""
+        if not self._revoked or not found.revocations:
+            return found
+        kept = [r for r in found.revocations if r.id not in self._revoked]
+        return found.model_copy(update={"revocations": kept})
 
     # -- recording -------------------------------------------------------------
     def _step(self, kind: str, summary: str, data: dict[str, Any] | None = None, mark: int | None = None) -> RunStep:
@@ -249,18 +261,19 @@ class RunSession:
         if applied >= self.run.max_actions:
             return self._finish(
                 RunState.STOPPED,
-                f"action cap ({self.run.max_actions}) reached with {remaining} path(s) remaining",
+                f"action cap ({self.run.max_actions}) reached with {remaining} path(s) remaining"
+                + self._revoked_note(),
                 remaining,
             )
 
         mark = tools.tracer.mark()
-        candidates = tools.get_response_candidates(alert_id)
+        candidates = self.offered(tools.get_response_candidates(alert_id))
         self._step(
             "candidates",
-            f"{len(candidates.candidates)} candidate(s) for {candidates.qualifying_paths} path(s)",
+            f"{len(candidates.ids())} candidate(s) for {candidates.qualifying_paths} path(s)",
             {
                 "status": candidates.status.value,
-                "candidates": [c.id for c in candidates.candidates],
+                "candidates": candidates.ids(),
                 "paths": candidates.qualifying_paths,
             },
             mark,
@@ -269,10 +282,11 @@ class RunSession:
             return self._finish(RunState.FAILED, f"candidates {candidates.status.value}: {candidates.message}", None)
         if candidates.qualifying_paths == 0:
             return self._finish(RunState.COMPLETED, self._completed_reason(), 0)
-        if not candidates.candidates:
+        if not candidates.ids():
             return self._finish(
                 RunState.STOPPED,
-                f"{candidates.qualifying_paths} path(s) remain but none passes through an active session route",
+                f"{candidates.qualifying_paths} path(s) remain but none passes through an active session route"
+                + self._revoked_note(),
                 candidates.qualifying_paths,
             )
 
@@ -298,7 +312,7 @@ class RunSession:
             return self._finish(RunState.STOPPED, decision.reason or "no valid proposal", remaining)
 
         mark = tools.tracer.mark()
-        fresh = tools.get_response_candidates(alert_id)
+        fresh = self.offered(tools.get_response_candidates(alert_id))
         if not fresh.status.is_answer:
             self._step(
                 "validation", f"re-deriving candidates {fresh.status.value}", {"status": fresh.status.value}, mark
@@ -309,6 +323,11 @@ class RunSession:
         if not valid:
             return self._finish(RunState.STOPPED, f"proposal rejected: {why}", fresh.qualifying_paths)
 
+        revocation = next((r for r in fresh.revocations if r.id == proposal.candidate_id), None)
+        if revocation is not None:
+            from .run_revoke import revoke_in_run
+
+            return revoke_in_run(self, revocation)
         chosen = next(c for c in fresh.candidates if c.id == proposal.candidate_id)
         route_id = chosen.route_id
         effector = self.controller.effector
@@ -408,6 +427,15 @@ class RunSession:
             return self._finish(RunState.STOPPED, f"action rejected: {result.reason}", after.path_count)
         return self.run
 
+    def _revoked_note(self) -> str:
+        if not self._revoked:
+            return ""
+        roles = ", ".join(self._revoked.values())
+        return (
+            f"; the active sessions of {roles} were revoked and verified on the AWS account, which stops"
+            " sessions issued before it and cuts no qualifying path"
+        )
+
     def _act_on_account(
         self, effector: Any, plan: Any, alert_id: str, route_id: str, mark: int
     ) -> tuple[ActionResult, dict[str, Any]]:
@@ -469,7 +497,11 @@ class RunSession:
             raise AssertionError("completed with an unverified action")
         reason = f"a fresh query found no qualifying path; {verified} verified action(s)"
         on_account = sum(1 for a in self.run.actions if a.aws and a.aws.get("applied_in_aws"))
-        graph_only = [a.route_id for a in self.run.actions if a.aws and not a.aws.get("applied_in_aws")]
+        graph_only = [
+            a.route_id
+            for a in self.run.actions
+            if a.aws and not a.aws.get("applied_in_aws") and a.operation == "block_route"
+        ]
         if on_account:
             reason += f"; {on_account} applied and verified on the AWS account"
         if graph_only:

@@ -264,12 +264,35 @@ class Candidate(_Out):
     collateral: CandidateCollateral | None = None
 
 
+class RevocationCandidate(_Out):
+    """The second allowlisted action kind: revoke the active sessions of the AWS role an alert
+    names (an inline Deny on `aws:TokenIssueTime` earlier than now, as the console's "Revoke
+    active sessions"). It stops sessions issued before it, stolen ones included, and cuts no
+    qualifying path: whoever may assume the role gets new sessions."""
+
+    id: str
+    action: str = "revoke_role_sessions"
+    entity_id: str
+    role: str
+    arn: str
+    account: str = ""
+    paths_cut: int = 0
+    remaining_if_applied: int = 0
+    reason: str
+
+
 class CandidatesResult(ToolResult):
     alert_id: str | None = None
     candidates: list[Candidate] = Field(default_factory=list)
+    # Session revocations of the alert's role (none for an alert on anything but an imported AWS role).
+    revocations: list[RevocationCandidate] = Field(default_factory=list)
     qualifying_paths: int = 0
     uncuttable_paths: list[int] = Field(default_factory=list)
     truncated: bool = False
+
+    def ids(self) -> list[str]:
+        """Every candidate id a proposal may name: the route blocks, then the session revocations."""
+        return [c.id for c in self.candidates] + [r.id for r in self.revocations]
 
 
 class GraphRel(RelView):
@@ -316,7 +339,7 @@ class TraceEntry(_Out):
 MAX_ACTIONS_LIMIT = 10
 DEFAULT_MAX_ACTIONS = 3
 DECIDER_NAMES = ("gemini", "analyst", "rules")  # who may propose a containment action (decide)
-CANDIDATE_ID_PATTERN = r"^block-route:[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$"
+CANDIDATE_ID_PATTERN = r"^(block-route|revoke-sessions):[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$"
 
 
 class RunState(StrEnum):

@@ -84,6 +84,8 @@ class ActionResult(_Out):
 class RunAction(_Out):
     step: int
     candidate_id: str
+    # The route blocked; for a session revocation, the candidate id (`revoke-sessions:ENTITY`),
+    # which is also what `release` takes.
     route_id: str
     status: str
     verified: bool
@@ -95,6 +97,7 @@ class RunAction(_Out):
     api_verified: bool | None = None
     graph_verified: bool | None = None
     aws: dict[str, Any] | None = None
+    operation: str = "block_route"  # or revoke_role_sessions
 
 
 class RunStep(_Out):
