@@ -240,3 +240,44 @@ def test_a_before_image_that_cannot_be_read_fails_the_run_and_calls_nothing(
     assert action["aws"]["plan"]["read_error"] and action["aws"]["plan"]["before_image"] == {}
     assert _policy(moto_account) is None
     assert candidate in run["steps"][[s["kind"] for s in run["steps"]].index("intent")]["summary"]
+
+
+def test_a_guardduty_finding_on_an_assumed_role_session_ends_in_a_revocation(
+    moto_account, tmp_path, capsys, monkeypatch
+):
+    """From the finding to the account: GuardDuty's IAM finding types have Resource Type AccessKey,
+    and for a role session `AccessKeyDetails.UserType` is `AssumedRole` with the role's name
+    (GuardDuty User Guide, "GuardDuty IAM finding types" and the finding's `AccessKeyDetails`). The
+    import opens the alert on the role; the rules run revokes the role's sessions, as IAM advises for
+    role sessions ("Disabling permissions for temporary security credentials": revoke the role's
+    temporary security credentials so that whoever assumed it must request new ones). moto has no
+    GuardDuty findings, so the collected folder gets the finding in the shape GetFindings returns."""
+    from tests.test_aws_revoke import _role_to_critical_bucket
+
+    monkeypatch.setenv("BLASTSHIELD_AWS_RESPOND_PROFILE", "respond")
+    _role_to_critical_bucket(moto_account)
+    data, out = str(tmp_path / "db"), tmp_path / "c"
+    code, collected = _cli(capsys, "collect-aws", "--out", str(out), "--data-dir", data)
+    assert code == 0, collected
+    finding = {
+        "Id": "4ec7d5a1e9f0c0ffee", "AccountId": ACCOUNT, "Region": "us-east-1", "Severity": 8,
+        "Type": "UnauthorizedAccess:IAMUser/InstanceCredentialExfiltration.OutsideAWS",
+        "Title": "Credentials for instance role deploy used from an external IP address.",
+        "Resource": {"ResourceType": "AccessKey", "AccessKeyDetails": {
+            "AccessKeyId": "ASIAEXAMPLEEXAMPLE00", "PrincipalId": "AROAEXAMPLE:i-0abc", "UserName": "deploy",
+            "UserType": "AssumedRole"}},
+        "Service": {"Action": {"ActionType": "AWS_API_CALL"}, "Count": 4},
+        "CreatedAt": "2026-12-02T10:00:00.000Z", "UpdatedAt": "2026-12-02T10:05:00.000Z",
+        "SchemaVersion": "2.0", "Arn": f"arn:aws:guardduty:us-east-1:{ACCOUNT}:detector/d/finding/4ec7d5a1e9f0c0ffee",
+    }  # fmt: skip
+    (out / ACCOUNT / "guardduty-get-findings.json").write_text(json.dumps({"Findings": [finding]}))
+    code, imported = _cli(capsys, "import-aws", str(out / ACCOUNT), "--data-dir", data)
+    assert code == 0, imported
+    alert_id = f"gd:{finding['Id']}"
+    code, found = _cli(capsys, "candidates", alert_id, "--data-dir", data)
+    assert code == 0 and found["candidates"] == []
+    assert [r["id"] for r in found["revocations"]] == [f"revoke-sessions:{ACCOUNT}:role:deploy"]
+    code, run = _cli(capsys, "contain", alert_id, "--decider", "rules", "--confirm", "--data-dir", data)
+    assert run["state"] == "stopped" and [a["operation"] for a in run["actions"]] == ["revoke_role_sessions"]
+    assert run["actions"][0]["api_verified"] is True and _policy(moto_account) is not None
+    assert "AKIA" not in json.dumps(run) and "ASIAEXAMPLE" not in json.dumps(run["actions"])
