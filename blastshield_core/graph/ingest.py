@@ -35,6 +35,7 @@ from pydantic import ValidationError
 
 from ..base.actor import check_actor, local_actor
 from .audit import AuditLog
+from .indexes import NODE_INDEXES, RELATIONSHIP_INDEXES, ensure_indexes
 from .model import AlertSpec, DocumentError, EdgeSpec, GraphDocument, Label, NodeSpec, RelType, domain_label
 from .routes import find_routes, routes_at_ends
 from .staging import staging_name
@@ -515,7 +516,7 @@ def _bulk_fill(
     try:
         bulk(node_segments)
         check()  # while the server loads the last nodes
-        submit(_ensure_indexes, store, graph, NODE_INDEXES)  # built while the relationships are packed
+        submit(ensure_indexes, store, graph, NODE_INDEXES)  # built while the relationships are packed
         by_type: dict[RelType, list[EdgeSpec]] = {rel: [] for rel in RelType}
         for edge in doc.edges:
             by_type[edge.type].append(edge)
@@ -530,20 +531,6 @@ def _bulk_fill(
             step(pending[1])
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-
-
-NODE_INDEXES = ("create_entity_index", "create_alert_index")
-RELATIONSHIP_INDEXES = ("create_route_block_index_session", "create_route_block_index_access")
-INDEXES = (*NODE_INDEXES, *RELATIONSHIP_INDEXES)
-
-
-def _ensure_indexes(store: Store, graph: str, names: tuple[str, ...] = INDEXES) -> None:
-    for name in names:
-        try:
-            store.execute_write(template(name).text, graph=graph)
-        except QueryFailed as exc:
-            if "already indexed" not in str(exc).lower():
-                raise
 
 
 def _blastshield_blocks(store: Store, graph: str) -> dict[str, dict[str, str]]:
@@ -653,12 +640,12 @@ def import_document(
                 # the relationship ones at the end): keeping them up to date call by call instead
                 # cost the server a third more time on a large account.
                 _bulk_fill(store, staging, doc, step, lambda: doc.check_internal(existing))
-                _ensure_indexes(store, staging, RELATIONSHIP_INDEXES)
+                ensure_indexes(store, staging, RELATIONSHIP_INDEXES)
                 if not store.wait_for_indexes(staging, INDEX_WAIT_S):
                     raise QueryFailed(f"the indexes of the imported graph were not built within {INDEX_WAIT_S:.0f} s")
             else:
                 store.copy_graph(live, staging)
-                _ensure_indexes(store, staging)
+                ensure_indexes(store, staging)
                 if prune is not None:
                     prune(store, staging)
                 node_rows, edges_by_type, alert_rows = _upsert_rows(doc)
