@@ -147,3 +147,22 @@ def _rules():
     from blastshield_core.respond.decide import RulesDecider
 
     return RulesDecider()
+
+
+def test_what_if_seeks_only_the_routes_off_the_alerts_paths(store, monkeypatch):
+    """A what-if blocking routes of the alert's own paths scans no route; a route off them is sought,
+    and one the graph does not have is still unknown_route."""
+    from blastshield_core.read.analysis import AnalysisTools
+    from blastshield_core.read.tools import ReadTools
+
+    seed(store)
+    asked: list[str] = []
+    read = store.read
+    monkeypatch.setattr(store, "read", lambda name, params=None, **kw: asked.append(name) or read(name, params, **kw))
+    analysis = AnalysisTools(ReadTools(store))
+    assert analysis.what_if("BH-CONTAINMENT-4001", ["route-c11-primary"]).status is Status.PATHS_FOUND
+    assert "routes_by_ids" not in asked
+    result = analysis.what_if("BH-CONTAINMENT-4001", ["route-c11-primary", "route-dev07-a"])
+    assert (result.status, result.not_on_paths) == (Status.PATHS_FOUND, ["route-dev07-a"])
+    assert asked.count("routes_by_ids") == 1
+    assert analysis.what_if("BH-CONTAINMENT-4001", ["route-nowhere"]).status is Status.UNKNOWN_ROUTE
