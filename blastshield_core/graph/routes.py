@@ -11,8 +11,9 @@ routes) it took the server from 460 to 840 MB and a fresh import from 5.5 to 11.
 - otherwise by scanning the routed relationships: a few ids by one scan comparing each route
   with each id (`routes_by_ids`), many by one scan of each routed type returning the route ids
   within the ids' range, compared here (`find_routes`). An import of N new routes thus costs
-  two scans, not one per batch of ids (at 1M relationships a batch of 5,000 ids took about 9 s
-  of the 10 s query timeout).
+  two scans whatever N, where it cost one per batch of 5,000 ids, each comparing every route with
+  every id (at 1M relationships the 3,099 route ids of a 2,000-user AWS account took 9.0 s of the
+  10 s query timeout).
 """
 
 from __future__ import annotations
