@@ -47,11 +47,11 @@ def routes_at_ends(store: Store, edges: Iterable[EdgeSpec], graph: str | None = 
 
 
 def find_routes(store: Store, route_ids: Iterable[str], graph: str | None = None) -> Iterator[dict[str, Any]]:
-    """The routed relationships of the graph carrying any of `route_ids` (rows of `routes_by_ids`),
-    in order of route id. Up to SCAN_IDS ids are one `routes_by_ids` scan; more are first sought in
-    one scan of each routed type returning the route ids within their range (in byte order, which
-    is the order of ids: they are ASCII), and only the ids found are then read by `routes_by_ids`,
-    SCAN_IDS at a time, as the caller takes them (a caller that stops at the first reads one)."""
+    """The routed relationships of the graph carrying any of `route_ids` (rows of `routes_by_ids`).
+    Up to SCAN_IDS ids are one `routes_by_ids` scan; more are first sought in one scan of each
+    routed type returning the route ids within their range (in byte order, which is the order of
+    ids: they are ASCII), and only the ids found are then read by `routes_by_ids`, SCAN_IDS at a
+    time in order of id, as the caller takes them (a caller that stops at the first reads one)."""
     ids = sorted(set(route_ids))
     if len(ids) > SCAN_IDS:
         wanted = set(ids)
