@@ -17,10 +17,17 @@ block index then holds it). Then, median of `repeat` runs after one warm-up:
   the relationships leaving them, cut out of the generated document with a changed session
   property each run) in this process: validation against the graph, the slice's reads, the one
   write, the audit;
-- `AWS user's slice re-sync` (with `--aws-users`): a generated AWS account (`generate-aws`, seed 1)
-  imported into the same graph, then `resync_user` of a user with an access key, the key's
-  status flipped in the collection's credential report each run (its route must read back
-  blocked or active): the account's files read and cut to the user's, transformed, written;
+- `AWS account import` (with `--aws-users`): a generated AWS account (`generate-aws`, seed 1)
+  imported into the same graph (`import_aws`, an upsert: the document built, checked against the
+  graph, its route ids among them, the graph copied and written), then imported again (every
+  route where the graph has it), once each;
+- `AWS user's slice re-sync` (with `--aws-users`): then `resync_user` of a user with an access key,
+  the key's status flipped in the collection's credential report each run (its route must read
+  back blocked or active): the account's files read and cut to the user's, transformed, written;
+- `release` and `block`: the blocked route released (`release_route`, confirmed, with a reason:
+  its checks, the audit before and after, the write, every alert's path count before and after)
+  and blocked again by a run (`block_route`: the alert's evidence, the write, the `after`
+  investigation), in turns, each checked;
 - `slice upsert through a copy`: the same slice through `import_document` (the copy-and-rename
   path every upsert took before), once, for comparison;
 - for scale, in the same rounds as `alert open`: the `alerts` read command and a bare
@@ -78,10 +85,10 @@ def _candidates(doc, limit: int) -> list[str]:
     return sorted(identities, key=lambda i: -sessions[i])[:limit]
 
 
-def _block_one_route(store, doc) -> tuple[str, str]:
+def _block_one_route(store, doc) -> tuple[str, str, str]:
     """Block one route through the action service, as a containment run does: `block_route` on an
     active route of an identity's slice that a qualifying path of one of the generated alerts on
-    that identity uses. The identity and the route."""
+    that identity uses. The identity, the route and the alert."""
     from blastshield_core.graph.inplace import principal_slice
     from blastshield_core.read.tools import ReadTools
     from blastshield_core.respond.act import ActionService
@@ -95,7 +102,7 @@ def _block_one_route(store, doc) -> tuple[str, str]:
             route = edge.properties.get("route_id")
             active = route and edge.properties.get("status", "active") == "active"
             if active and service.is_applied(service.block_route(alert.id, route, "run-bench-0001", actor="bench")):
-                return alert.entity_id, route
+                return alert.entity_id, route, alert.id
     raise AssertionError("no generated alert's route could be blocked: choose another size")
 
 
@@ -111,7 +118,14 @@ def _aws_resync(store, folder: Path, users: int, repeat: int, log) -> dict[str, 
     log(f"generating and importing an AWS account of {users} users")
     options = AwsGenerateOptions(users=users, roles=users // 4, policies=users // 2, buckets=users // 4, seed=1)
     write_aws_collection(options, folder)
+    started = time.perf_counter()
     report = import_aws(store, [folder], actor="bench")
+    import_ms = (time.perf_counter() - started) * 1000
+    log("importing the AWS account again")
+    started = time.perf_counter()
+    again = import_aws(store, [folder], actor="bench")
+    reimport_ms = (time.perf_counter() - started) * 1000
+    assert again.counts == report.counts, (again.counts, report.counts)
     account = options.account_id
     rows = store.read_text(
         "MATCH (i:Identity)-[r:HAS_SESSION]->(s:Session) WHERE s.account = $a AND s.aws_kind = 'access_key'"
@@ -153,6 +167,36 @@ def _aws_resync(store, folder: Path, users: int, repeat: int, log) -> dict[str, 
         "aws_relationships": sum(report.counts["relationships"].values()),
         "aws_resync_ms": round(statistics.median(walls), 1),
         "aws_resync_max_ms": round(max(walls), 1),
+        "aws_import_ms": round(import_ms, 1),
+        "aws_reimport_ms": round(reimport_ms, 1),
+    }
+
+
+def _release_and_block(store, alert: str, route: str, repeat: int) -> dict[str, float]:
+    """The blocked route released and blocked again by a run, in turns, each checked."""
+    from blastshield_core.read.tools import ReadTools
+    from blastshield_core.respond.act import ActionService
+    from blastshield_core.results import Status
+
+    service = ActionService(store, ReadTools(store))
+    releases, blocks = [], []
+    for i in range(repeat + 1):
+        started = time.perf_counter()
+        released = service.release_route(route, "bench", confirm=True, actor="bench")
+        release_ms = (time.perf_counter() - started) * 1000
+        assert released.status is Status.OK and released.event_id, released
+        started = time.perf_counter()
+        blocked = service.block_route(alert, route, f"run-bench-{i + 2:04}", actor="bench")
+        block_ms = (time.perf_counter() - started) * 1000
+        assert service.is_applied(blocked), blocked
+        if i:
+            releases.append(release_ms)
+            blocks.append(block_ms)
+    return {
+        "release_ms": round(statistics.median(releases), 1),
+        "release_max_ms": round(max(releases), 1),
+        "block_ms": round(statistics.median(blocks), 1),
+        "block_max_ms": round(max(blocks), 1),
     }
 
 
@@ -171,7 +215,7 @@ def measure_resync(edges: int, repeat: int = 7, log=print, aws_users: int = 0) -
         try:
             log("importing")
             import_document(store, doc, replace=True, actor="bench")
-            principal, route = _block_one_route(store, doc)
+            principal, route, alert = _block_one_route(store, doc)
             base_slice = principal_slice(doc, principal).model_dump(mode="json")
             del doc
             session = next(n["id"] for n in base_slice["nodes"] if n["label"] == "Session")
@@ -218,6 +262,9 @@ def measure_resync(edges: int, repeat: int = 7, log=print, aws_users: int = 0) -
 
             if aws_users:
                 figures.update(_aws_resync(store, Path(data_dir) / "aws-account", aws_users, repeat, log))
+
+            log("release and block of the blocked route")
+            figures.update(_release_and_block(store, alert, route, repeat))
 
             log("alert open's write, in process")
             from blastshield_core.sources.analyst_alert import build_request, open_alert
@@ -296,14 +343,23 @@ def render_section(figures: dict, command: str) -> list[str]:
         " | - | - |",
         *(
             [
+                f"| AWS account imported into the graph (`import_aws`, an upsert: account of {figures['aws_users']:,}"
+                f" users, {figures['aws_relationships']:,} relationships; one run) | {figures['aws_import_ms']:.1f}"
+                " | - | - |",
+                f"| the same account imported again (one run) | {figures['aws_reimport_ms']:.1f} | - | - |",
                 f"| AWS user's slice re-sync (`resync_user`: read the account's files, cut, transform, write;"
                 f" account of {figures['aws_users']:,} users, {figures['aws_relationships']:,} relationships"
                 f" in the graph) | {figures['aws_resync_ms']:.1f} | {figures['aws_resync_max_ms']:.1f}"
-                f" | {met(figures['aws_resync_ms'])} |"
+                f" | {met(figures['aws_resync_ms'])} |",
             ]
             if "aws_resync_ms" in figures
             else []
         ),
+        f"| release of the blocked route (`release_route`: checks, audit before and after, the write, every"
+        f" alert's path count before and after) | {figures['release_ms']:.1f} | {figures['release_max_ms']:.1f}"
+        " | - |",
+        f"| block of that route by a run (`block_route`: evidence, the write, the `after` investigation) |"
+        f" {figures['block_ms']:.1f} | {figures['block_max_ms']:.1f} | - |",
         f"| for scale: `alerts` process, server running | {figures['alerts_ms']:.1f} | - | - |",
         f"| for scale: `python -c pass` | {figures['python_ms']:.1f} | - | - |",
         "",

@@ -19,9 +19,15 @@ SET r.status = 'blocked', r.blocked_by_run = $run_id, r.blocked_at = $at, r.bloc
 RETURN count(r) AS blocked, collect([startNode(r).id, type(r), endNode(r).id]) AS ends
 
 // name: release_route
-// description: make route $route_id active again, but only if BlastShield blocked it (status blocked with a blocked_by_run); the check and the write are one query; returns who had blocked it
-MATCH ()-[r:HAS_SESSION|CAN_ACCESS]->()
-WHERE r.route_id = $route_id AND r.status = 'blocked' AND r.blocked_by_run IS NOT NULL
-WITH r, r.blocked_by_run AS run, r.blocked_at AS at, r.blocked_by AS by
+// description: make route $route_id active again, but only if BlastShield blocked it (status blocked with a blocked_by_run); the check and the write are one query, one match per routed type, each read from its blocked_by_run index (no index holds every route id); returns who had blocked it and the relationship's ends
+MATCH (a)-[r:HAS_SESSION]->(b)
+WHERE r.blocked_by_run >= '' AND r.route_id = $route_id AND r.status = 'blocked'
+WITH a, r, b, r.blocked_by_run AS run, r.blocked_at AS at, r.blocked_by AS by
 SET r.status = 'active', r.blocked_by_run = NULL, r.blocked_at = NULL, r.blocked_by = NULL
-RETURN run AS blocked_by_run, at AS blocked_at, by AS blocked_by
+RETURN run AS blocked_by_run, at AS blocked_at, by AS blocked_by, a.id AS source, type(r) AS type, b.id AS target
+UNION ALL
+MATCH (a)-[r:CAN_ACCESS]->(b)
+WHERE r.blocked_by_run >= '' AND r.route_id = $route_id AND r.status = 'blocked'
+WITH a, r, b, r.blocked_by_run AS run, r.blocked_at AS at, r.blocked_by AS by
+SET r.status = 'active', r.blocked_by_run = NULL, r.blocked_at = NULL, r.blocked_by = NULL
+RETURN run AS blocked_by_run, at AS blocked_at, by AS blocked_by, a.id AS source, type(r) AS type, b.id AS target

@@ -310,7 +310,7 @@ WHERE type(r) = $type
 RETURN type(r) AS type, a.id AS source, b.id AS target, properties(r) AS props
 
 // name: routes_by_ids
-// description: the routed relationships whose route_id is in $route_ids (a scan of the two routed types, one match per type; callers that know a relationship's ends use relationship_by_ends instead)
+// description: the routed relationships whose route_id is in $route_ids: a scan of the two routed types, one match per type, with every route compared to each id (no index holds every route id, see graph/routes.py: callers that know a relationship's ends use routes_at_ends or relationship_by_ends, a route BlastShield blocked is read by blocked_route, and many ids are looked up by route_ids_in_range)
 MATCH (a)-[r:HAS_SESSION]->(b)
 WHERE r.route_id IN $route_ids
 RETURN r.route_id AS route_id, type(r) AS type, a.id AS source, b.id AS target, properties(r) AS props
@@ -318,6 +318,29 @@ UNION ALL
 MATCH (a)-[r:CAN_ACCESS]->(b)
 WHERE r.route_id IN $route_ids
 RETURN r.route_id AS route_id, type(r) AS type, a.id AS source, b.id AS target, properties(r) AS props
+
+// name: routes_at_ends
+// description: the route id (null where it has none) of each relationship in $rows (source, type, target) that the graph has, found through the ends' id index
+UNWIND $rows AS row
+MATCH (a:Entity {id: row.source})-[r]->(b:Entity {id: row.target})
+WHERE type(r) = row.type
+RETURN a.id AS source, type(r) AS type, b.id AS target, r.route_id AS route_id
+
+// name: blocked_route
+// description: the route $route_id if BlastShield blocked it (status blocked with a blocked_by_run), one match per routed type, each read from its blocked_by_run index; the columns of routes_by_ids
+MATCH (a)-[r:HAS_SESSION]->(b)
+WHERE r.blocked_by_run >= '' AND r.route_id = $route_id AND r.status = 'blocked'
+RETURN r.route_id AS route_id, type(r) AS type, a.id AS source, b.id AS target, properties(r) AS props
+UNION ALL
+MATCH (a)-[r:CAN_ACCESS]->(b)
+WHERE r.blocked_by_run >= '' AND r.route_id = $route_id AND r.status = 'blocked'
+RETURN r.route_id AS route_id, type(r) AS type, a.id AS source, b.id AS target, properties(r) AS props
+
+// name: route_ids_in_range
+// description: the route ids from $low to $high (inclusive, in byte order) of every relationship of one allowlisted routed type: one scan comparing each route twice, for a caller that compares many ids itself (graph/routes.py); at most every route of the type
+MATCH ()-[r:{type}]->()
+WHERE r.route_id >= $low AND r.route_id <= $high
+RETURN r.route_id AS route_id
 
 // name: index_status
 // description: every index of the graph with its status (OPERATIONAL once built)
@@ -367,13 +390,13 @@ SKIP $skip
 LIMIT $limit
 
 // name: blastshield_blocks
-// description: every route BlastShield blocked (status blocked with a blocked_by_run), with who blocked it and when; one match per routed type, each read from its blocked_by_run index (a range over every string is an index scan, IS NOT NULL is not; blocked_by_run is always a run id string)
-MATCH ()-[r:HAS_SESSION]->()
+// description: every route BlastShield blocked (status blocked with a blocked_by_run), with who blocked it and when and the relationship's ends; one match per routed type, each read from its blocked_by_run index (a range over every string is an index scan, IS NOT NULL is not; blocked_by_run is always a run id string)
+MATCH (a)-[r:HAS_SESSION]->(b)
 WHERE r.blocked_by_run >= '' AND r.status = 'blocked'
 RETURN r.route_id AS route_id, r.blocked_by_run AS blocked_by_run, r.blocked_at AS blocked_at,
-       coalesce(r.blocked_by, '') AS blocked_by
+       coalesce(r.blocked_by, '') AS blocked_by, a.id AS source, type(r) AS type, b.id AS target
 UNION ALL
-MATCH ()-[r:CAN_ACCESS]->()
+MATCH (a)-[r:CAN_ACCESS]->(b)
 WHERE r.blocked_by_run >= '' AND r.status = 'blocked'
 RETURN r.route_id AS route_id, r.blocked_by_run AS blocked_by_run, r.blocked_at AS blocked_at,
-       coalesce(r.blocked_by, '') AS blocked_by
+       coalesce(r.blocked_by, '') AS blocked_by, a.id AS source, type(r) AS type, b.id AS target

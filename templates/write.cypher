@@ -38,9 +38,9 @@ CREATE INDEX FOR ()-[r:HAS_SESSION]-() ON (r.blocked_by_run)
 CREATE INDEX FOR ()-[r:CAN_ACCESS]-() ON (r.blocked_by_run)
 
 // name: restore_blocks
-// description: put back the blocks BlastShield applied ($blocks maps route_id to blocked_by_run, blocked_at, blocked_by) on the routes with those ids; returns the routes found
-MATCH ()-[r:HAS_SESSION|CAN_ACCESS]->()
-WHERE r.route_id IN keys($blocks)
-WITH r, $blocks[r.route_id] AS b
+// description: put back the blocks BlastShield applied: $blocks lists each block's route_id, the relationship that now carries that route (source, type, target) and blocked_by_run, blocked_at, blocked_by; each relationship is found through its ends' id index and blocked only if it still has the route id; returns the routes found
+UNWIND $blocks AS b
+MATCH (a:Entity {id: b.source})-[r]->(c:Entity {id: b.target})
+WHERE type(r) = b.type AND r.route_id = b.route_id
 SET r.status = 'blocked', r.blocked_by_run = b.blocked_by_run, r.blocked_at = b.blocked_at, r.blocked_by = b.blocked_by
 RETURN r.route_id AS route_id

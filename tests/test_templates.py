@@ -88,6 +88,24 @@ INDEX_DRIVEN = {
     "relationship_by_ends": {"source": "developer_07", "target": "sess-dev07", "type": "HAS_SESSION"},
     "identities_reaching": {"id": "deploy-role", "limit": 501},
     "blastshield_blocks": {},  # imports and the Containment page: only the blocked routes are read
+    # Routes by id (no index holds every route id, see graph/routes.py): through their ends, or
+    # through the blocked_by_run index for the routes BlastShield blocked.
+    "routes_at_ends": {"rows": [{"source": "developer_07", "type": "HAS_SESSION", "target": "sess-dev07"}]},
+    "blocked_route": {"route_id": "route-c11-primary"},
+    "release_route": {"route_id": "route-c11-primary"},
+    "restore_blocks": {
+        "blocks": [
+            {
+                "route_id": "route-c11-primary",
+                "source": "developer_07",
+                "type": "HAS_SESSION",
+                "target": "sess-dev07",
+                "blocked_by_run": "run-1",
+                "blocked_at": "",
+                "blocked_by": "x",
+            }
+        ]
+    },
 }
 
 
@@ -114,3 +132,27 @@ def test_expansion_by_node_id_seeks_each_node(seeded_store):
     plan = seeded_store.command("GRAPH.EXPLAIN", seeded_store.settings.graph, text)
     assert any("NodeByIdSeek" in line for line in plan), plan
     assert not [line for line in plan if "Scan" in line], plan
+
+
+def test_routes_by_id_are_read_from_an_index_not_from_every_route(seeded_store):
+    """Releasing a route, reading what can be released and putting blocks back after an import find
+    their routes through an index, one Edge By Index Scan per routed type for the routes BlastShield
+    blocked; only the two look-ups that must consider every route scan them."""
+    from blastshield_core.graph.model import RelType
+    from blastshield_core.graph.store import _params_header
+    from blastshield_core.graph.templates import template
+
+    def plan(text: str, params: dict) -> list[str]:
+        return seeded_store.command("GRAPH.EXPLAIN", seeded_store.settings.graph, _params_header(params) + text)
+
+    for name in ("release_route", "blocked_route"):
+        lines = plan(template(name).text, INDEX_DRIVEN[name])
+        assert [line.strip() for line in lines if "Scan" in line] == [
+            "Edge By Index Scan | [r:HAS_SESSION]",
+            "Edge By Index Scan | [r:CAN_ACCESS]",
+        ], lines
+    for text, params in (
+        (template("routes_by_ids").text, {"route_ids": ["route-c11-primary"]}),
+        (render("route_ids_in_range", rel_type=RelType.HAS_SESSION), {"low": "a", "high": "b"}),
+    ):
+        assert any("All Node Scan" in line for line in plan(text, params))

@@ -35,7 +35,9 @@ from pydantic import ValidationError
 
 from ..base.actor import check_actor, local_actor
 from .audit import AuditLog
+from .indexes import NODE_INDEXES, RELATIONSHIP_INDEXES, ensure_indexes
 from .model import AlertSpec, DocumentError, EdgeSpec, GraphDocument, Label, NodeSpec, RelType, domain_label
+from .routes import find_routes, routes_at_ends
 from .staging import staging_name
 from .store import QueryFailed, Store, WriteLock
 from .templates import render, template
@@ -173,18 +175,20 @@ def _existing_labels(store: Store, ids: set[str], graph: str) -> dict[str, str]:
 
 
 def _check_routes_against_graph(store: Store, doc: GraphDocument, graph: str) -> None:
+    """No route id of `doc` may belong to another relationship of the graph. A route id the graph
+    already gives the same relationship (read through its ends) is that relationship's own; the
+    others are sought across the graph at once (`routes.find_routes`: no index holds route ids)."""
     routes = {e.properties["route_id"]: (i, e) for i, e in enumerate(doc.edges) if "route_id" in e.properties}
     if not routes:
         return
-    ordered = sorted(routes)
-    for start in range(0, len(ordered), BATCH_SIZE):
-        for row in store.read("routes_by_ids", {"route_ids": ordered[start : start + BATCH_SIZE]}, graph=graph):
-            index, edge = routes[row["route_id"]]
-            if (row["source"], row["type"], row["target"]) != edge.key:
-                raise DocumentError(
-                    f"edges[{index}] ({edge.source} -{edge.type}-> {edge.target})",
-                    f"route_id {row['route_id']!r} already belongs to {row['source']} -{row['type']}-> {row['target']}",
-                )
+    own = routes_at_ends(store, (edge for _, edge in routes.values()), graph)
+    for row in find_routes(store, (r for r, (_, edge) in routes.items() if own.get(edge.key) != r), graph):
+        index, edge = routes[row["route_id"]]
+        if (row["source"], row["type"], row["target"]) != edge.key:
+            raise DocumentError(
+                f"edges[{index}] ({edge.source} -{edge.type}-> {edge.target})",
+                f"route_id {row['route_id']!r} already belongs to {row['source']} -{row['type']}-> {row['target']}",
+            )
 
 
 def _route_ids(edges: list[EdgeSpec]) -> set[str]:
@@ -512,7 +516,7 @@ def _bulk_fill(
     try:
         bulk(node_segments)
         check()  # while the server loads the last nodes
-        submit(_ensure_indexes, store, graph, NODE_INDEXES)  # built while the relationships are packed
+        submit(ensure_indexes, store, graph, NODE_INDEXES)  # built while the relationships are packed
         by_type: dict[RelType, list[EdgeSpec]] = {rel: [] for rel in RelType}
         for edge in doc.edges:
             by_type[edge.type].append(edge)
@@ -529,38 +533,34 @@ def _bulk_fill(
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-NODE_INDEXES = ("create_entity_index", "create_alert_index")
-RELATIONSHIP_INDEXES = ("create_route_block_index_session", "create_route_block_index_access")
-INDEXES = (*NODE_INDEXES, *RELATIONSHIP_INDEXES)
-
-
-def _ensure_indexes(store: Store, graph: str, names: tuple[str, ...] = INDEXES) -> None:
-    for name in names:
-        try:
-            store.execute_write(template(name).text, graph=graph)
-        except QueryFailed as exc:
-            if "already indexed" not in str(exc).lower():
-                raise
-
-
 def _blastshield_blocks(store: Store, graph: str) -> dict[str, dict[str, str]]:
-    """The routes BlastShield blocked in `graph`, by route id."""
+    """The routes BlastShield blocked in `graph`, by route id: who blocked each and the relationship's ends."""
     return {
         row["route_id"]: {
             "blocked_by_run": row["blocked_by_run"],
             "blocked_at": row["blocked_at"] or "",
             "blocked_by": row["blocked_by"] or "",
+            "source": row["source"],
+            "type": row["type"],
+            "target": row["target"],
         }
         for row in store.read("blastshield_blocks", graph=graph)
     }
 
 
-def _restore_blocks(store: Store, graph: str, blocks: dict[str, dict[str, str]]) -> set[str]:
-    """Put `blocks` back on the routes of `graph` that have those ids; the ids found."""
+def _restore_blocks(store: Store, graph: str, blocks: dict[str, dict[str, str]], doc: GraphDocument) -> set[str]:
+    """Put `blocks` back on the routes of `graph` that have those ids; the ids found. A route the
+    document names is now on the document's relationship, any other still on its own (if the
+    graph kept it), so each is found through its ends (no index holds route ids)."""
     if not blocks:
         return set()
-    rows = store.execute_write(template("restore_blocks").text, {"blocks": blocks}, graph=graph)
-    return {row["route_id"] for row in rows}
+    moved = {e.properties["route_id"]: e.key for e in doc.edges if e.properties.get("route_id") in blocks}
+    rows = []
+    for route, block in blocks.items():
+        source, rel_type, target = moved.get(route, (block["source"], block["type"], block["target"]))
+        rows.append({**block, "route_id": route, "source": source, "type": rel_type, "target": target})
+    found = store.execute_write(template("restore_blocks").text, {"blocks": rows}, graph=graph)
+    return {row["route_id"] for row in found}
 
 
 def import_document(
@@ -640,12 +640,12 @@ def import_document(
                 # the relationship ones at the end): keeping them up to date call by call instead
                 # cost the server a third more time on a large account.
                 _bulk_fill(store, staging, doc, step, lambda: doc.check_internal(existing))
-                _ensure_indexes(store, staging, RELATIONSHIP_INDEXES)
+                ensure_indexes(store, staging, RELATIONSHIP_INDEXES)
                 if not store.wait_for_indexes(staging, INDEX_WAIT_S):
                     raise QueryFailed(f"the indexes of the imported graph were not built within {INDEX_WAIT_S:.0f} s")
             else:
                 store.copy_graph(live, staging)
-                _ensure_indexes(store, staging)
+                ensure_indexes(store, staging)
                 if prune is not None:
                     prune(store, staging)
                 node_rows, edges_by_type, alert_rows = _upsert_rows(doc)
@@ -662,7 +662,7 @@ def import_document(
                     writer.submit(template("upsert_alerts").text, batch)
                 writer.drain()
             if not in_place:
-                kept = _restore_blocks(store, staging, keep)
+                kept = _restore_blocks(store, staging, keep, doc)
                 if before_commit is not None:
                     before_commit(lock)
                 store.rename_locked(lock, staging, live)

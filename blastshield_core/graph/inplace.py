@@ -34,6 +34,7 @@ from typing import Any
 from ..base.actor import check_actor, local_actor
 from .ingest import ImportReport, _audited, _blastshield_blocks, _existing_labels
 from .model import DOCUMENT_FORMAT, DocumentError, GraphDocument, Label, RelType
+from .routes import find_routes
 from .store import Store, WriteLock
 from .templates import render, template
 
@@ -93,8 +94,8 @@ def _check_slice(doc: GraphDocument, principal: str) -> set[str]:
 def _validate(store: Store, doc: GraphDocument, live: str, known_routes: dict[tuple[str, str, str], str]) -> None:
     """The document's checks against itself and the live graph. A route id the live graph already
     gives the same relationship (`known_routes`, read from the slice) needs no look-up; any other
-    is looked up across the graph (a scan of the routed relationships: there is no route id index,
-    see docs/falkordb-notes.md), so a slice that keeps its routes costs no scan."""
+    is looked up across the graph (a scan of the routed relationships: no index holds route ids,
+    see `routes`), so a slice that keeps its routes costs no scan."""
     _check_size(doc)
     doc.check_internal(_existing_labels(store, doc.referenced_ids(), live))
     routes = {
@@ -103,7 +104,7 @@ def _validate(store: Store, doc: GraphDocument, live: str, known_routes: dict[tu
         if "route_id" in e.properties and known_routes.get(e.key) != e.properties["route_id"]
     }
     if routes:
-        for row in store.read("routes_by_ids", {"route_ids": sorted(routes)}, graph=live):
+        for row in find_routes(store, routes, live):
             index, edge = routes[row["route_id"]]
             if (row["source"], row["type"], row["target"]) != edge.key:
                 raise DocumentError(

@@ -379,6 +379,12 @@ class Store:
         that decodes only what it uses (a node met on many paths is sent once per path)."""
         return self._read(template(name).text, params, graph, _records)
 
+    def read_records_text(
+        self, text: str, params: dict[str, Any] | None = None, *, graph: str | None = None
+    ) -> tuple[list[str], list[list[Any]]]:
+        """`read_records` for template text (from `templates.render`)."""
+        return self._read(text, params, graph, _records)
+
     def _check_writable(self) -> None:
         if self._closed:
             raise QueryFailed("the store is closed")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..base.settings import Settings, load_settings
 from ..graph.audit import AuditLog
+from ..graph.indexes import add_missing_indexes
 from ..graph.store import Store
 from ..read.analysis import AnalysisTools
 from ..read.tools import ReadTools
@@ -173,12 +174,15 @@ class Services:
 
 
 def open_services(settings: Settings | None = None, *, seed_if_empty: bool = False) -> Services:
-    """Open the store and build the services. Runs left `running` by a process that is
-    gone become `interrupted`. With `seed_if_empty`, a graph without alerts gets the
+    """Open the store and build the services. A graph made before one of its indexes was
+    added gets it (built before the services answer), and runs left `running` by a process
+    that is gone become `interrupted`. With `seed_if_empty`, a graph without alerts gets the
     built-in scenarios (the dashboard's first start)."""
     settings = settings or load_settings()
     store = Store(settings)
     try:
+        if add_missing_indexes(store):
+            store.wait_for_indexes()
         services = build_services(store, settings)
         services.interrupted = services.audit.recover_interrupted()
         if seed_if_empty and not store.read("list_alerts"):

@@ -21,6 +21,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from ..graph.routes import find_routes
 from ..graph.store import QueryFailed
 from ..results import (
     MAX_DEPTH,
@@ -145,14 +146,16 @@ class AnalysisTools:
 
         def compute(inp: WhatIfInput, deadline: float) -> WhatIfResult:
             ev = self.tools.evidence(inp.alert_id)
-            known = {row["route_id"] for row in self.tools.store.read("routes_by_ids", {"route_ids": inp.block})}
-            missing = [r for r in inp.block if r not in known]
+            used = {route for p in ev.paths for route in p.route_ids}
+            # a route on the alert's paths exists; only the others are sought (a scan: no index holds route ids)
+            others = [r for r in inp.block if r not in used]
+            known = {row["route_id"] for row in find_routes(self.tools.store, others)} if others else set()
+            missing = [r for r in others if r not in known]
             if missing:
                 raise Unknown(Status.UNKNOWN_ROUTE, f"no session route with id {', '.join(map(repr, missing))}")
             if time.monotonic() > deadline:
                 raise QueryFailed(f"{self._spent()} before the paths with the routes blocked were read")
             after = self.tools.evidence(inp.alert_id, exclude_routes=inp.block)
-            used = {route for p in ev.paths for route in p.route_ids}
             idle = [r for r in inp.block if r not in used]
             found = bool(after.paths)
             message = (

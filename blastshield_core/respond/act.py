@@ -143,8 +143,10 @@ class ActionService:
         )
 
     def _why_not(self, route_id: str) -> str:
-        try:
-            rows = self.store.read("routes_by_ids", {"route_ids": [route_id]})
+        try:  # a route BlastShield blocked is read from its index; any other needs a scan of the routes
+            rows = self.store.read("blocked_route", {"route_id": route_id}) or self.store.read(
+                "routes_by_ids", {"route_ids": [route_id]}
+            )
         except QueryFailed as exc:
             return f"route {route_id} was not blocked (reading why failed: {exc})"
         if not rows:
@@ -161,8 +163,10 @@ class ActionService:
         invalid = self._release_input_error(route_id, reason, confirm, actor)
         if invalid:
             return ReleaseResult(status=Status.INVALID_INPUT, message=invalid)
-        try:
-            rows = self.store.read("routes_by_ids", {"route_ids": [route_id]})
+        try:  # what can be released is read from the blocked_by_run index; a refusal's reason needs a scan
+            rows = self.store.read("blocked_route", {"route_id": route_id}) or self.store.read(
+                "routes_by_ids", {"route_ids": [route_id]}
+            )
         except QueryFailed as exc:
             return ReleaseResult(status=Status.QUERY_FAILED, message=str(exc), route_id=route_id)
         if not rows:
@@ -190,7 +194,8 @@ class ActionService:
             if not released:
                 message = f"route {route_id} is no longer blocked by BlastShield (released meanwhile); nothing written"
                 return ReleaseResult(status=Status.INVALID_INPUT, message=message, route_id=route_id)
-            back = self.store.read("routes_by_ids", {"route_ids": [route_id]})
+            ends = {key: released[0][key] for key in ("source", "type", "target")}
+            back = [r for r in self.store.read("relationship_by_ends", ends) if r["props"].get("route_id") == route_id]
             if not back or back[0]["props"].get("status") != "active":
                 raise QueryFailed(f"route {route_id} did not read back as active after the release")
             after = self._path_counts()
