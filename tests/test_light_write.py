@@ -317,6 +317,31 @@ def test_alert_open_writes_the_same_alert_and_audit_records_through_either_store
         full_store.close()
 
 
+@pytest.mark.parametrize("light_writes", [False, True], ids=["full", "light"])
+def test_a_timeout_while_watching_the_lock_is_a_failure_never_sent_again(data_dir, light_writes):
+    """A locked write whose reply does not come within the socket timeout (the server holds writes
+    back: CLIENT PAUSE WRITE) fails, and is not sent again once the server answers."""
+    settings = load_settings(environ={"BLASTSHIELD_QUERY_TIMEOUT_MS": "100"}, data_dir=data_dir)
+    name = f"lw_{uuid.uuid4().hex[:10]}"
+    stores = [Store(settings), Store(settings, light_writes=light_writes)]
+    holder, store = (s.for_graph(name) for s in stores)  # the first keeps the server up and pauses it
+    try:
+        store.execute_write("CREATE (:X {n: 0})")
+        with store.write_lock() as lock:
+            holder.command("CLIENT", "PAUSE", int((settings.socket_timeout_s + 1.5) * 1000), "WRITE")
+            with pytest.raises(QueryFailed, match="write failed: TimeoutError"):
+                store.execute_locked_write(lock, "CREATE (:X {n: 1})")
+        time.sleep(2.0)  # the pause is over: a write sent again would have run by now
+        assert _count(holder) == 1
+    finally:
+        holder.command("CLIENT", "UNPAUSE")
+        for graph in (name, f"{name}_audit"):
+            if holder.graph_exists(graph):
+                holder.command("GRAPH.DELETE", graph)
+        for base in reversed(stores):
+            base.close()
+
+
 def test_a_light_writer_whose_server_is_gone_reports_it(data_dir):
     """The server killed under a light writer: its writes and its lock fail as query failures."""
     store = Store(load_settings(environ={}, data_dir=data_dir), light_writes=True)

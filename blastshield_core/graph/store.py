@@ -501,9 +501,13 @@ class Store:
                     pipe.incr(self.version_key(graph))
                     (response, _) = pipe.execute(raise_on_error=False)
                     break
-            except _watch_errors():
+            except _watch_errors() as exc:
                 # The lock key was touched between WATCH and EXEC, so nothing ran: the renewal
-                # thread extending it does that too. Check again whether it is still ours.
+                # thread extending it does that too. Check again whether it is still ours. But
+                # redis-py also says WatchError for a timeout or lost connection while watching,
+                # when the write may have run: that is a failure, never tried again.
+                if isinstance(cause := exc.__context__, _failures()):
+                    raise QueryFailed(f"write failed: {type(cause).__name__}: {cause}") from None
                 continue
             except _failures() as exc:
                 raise QueryFailed(f"write failed: {type(exc).__name__}: {exc}") from None
