@@ -16,6 +16,13 @@ ORDER BY rank, size(coalesce(n.name, n.id)), n.id
 LIMIT $limit
 RETURN n.id AS id, labels(n) AS labels, n.name AS name, n.arn AS arn, n.account AS account, rank
 
+// name: entity_match_by_id
+// description: the entity whose id is exactly $id (the id index), as search_entities returns a match of rank 0 (exact)
+MATCH (n:Entity {id: $id})
+WITH n ORDER BY size(coalesce(n.name, n.id)), n.id
+LIMIT 1
+RETURN n.id AS id, labels(n) AS labels, n.name AS name, n.arn AS arn, n.account AS account, 0 AS rank
+
 // name: principals_of_accounts
 // description: the principals of the accounts in $accounts: users and outside principals (Identity) and roles (IAMRole of aws_kind role), by id, at most $limit
 MATCH (n:Entity)

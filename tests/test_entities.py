@@ -110,6 +110,42 @@ def test_resolution_by_id_arn_and_name(graph):
     assert resolve_entity(store, "crown-jewels").entity.label == "DataAsset"
 
 
+def test_an_exact_id_resolves_through_the_index_before_any_search(graph):
+    """An id is looked up by the id index: the same entity as the search gives, and found even
+    when more entities than the search keeps match the text exactly by name."""
+    store, _ = graph
+    found = resolve_entity(store, "contractor_11")
+    assert found.status is Status.OK and found.message == "entity contractor_11"
+    assert found.entity.model_dump() == {
+        "id": "contractor_11",
+        "label": "Identity",
+        "name": "Contractor Eleven",
+        "arn": None,
+        "account": None,
+        "match": "exact",
+    }
+    assert resolve_entity(store, f"{A}:role:deploy").entity.model_dump() == {
+        "id": f"{A}:role:deploy",
+        "label": "IAMRole",
+        "name": "deploy",
+        "arn": f"arn:aws:iam::{A}:role/deploy",
+        "account": A,
+        "match": "exact",
+    }
+    name = f"crowd_{uuid.uuid4().hex[:8]}"
+    crowd = Store(store.settings.model_copy(update={"graph": name, "audit_graph": f"{name}_a"}))
+    try:
+        nodes = [_node(f"a{i:03d}", "Identity", "zz") for i in range(250)] + [_node("zz", "Identity", "a longer name")]
+        import_document(crowd, GraphDocument.model_validate({**DOC, "name": name, "nodes": nodes, "edges": []}))
+        # 251 entities match "zz" exactly (250 by name first, shorter); the id still decides
+        assert resolve_entity(crowd, "zz").entity.id == "zz"
+    finally:
+        for g in (name, f"{name}_a"):
+            if crowd.graph_exists(g):
+                crowd.command("GRAPH.DELETE", g)
+        crowd.close()
+
+
 def test_ambiguous_and_unknown_names_list_the_matches(graph):
     store, _ = graph
     two = resolve_entity(store, "alice")

@@ -10,9 +10,10 @@ a server started here and the other way round), and a small RESP connection on t
 server's unix socket whose replies are parsed by `hiredis`.
 
 It speaks just what reads need: one command at a time, `GET`, `CLIENT SETNAME`,
-`CLIENT LIST` and `SHUTDOWN`. Writes, pipelines and locks stay with redis-py in a
-full `Store`. An error reply raises `ReplyError`, which the store handles as it
-handles redis-py's `ResponseError`.
+`CLIENT LIST` and `SHUTDOWN`. The write lock, transactions and scripts of a store opened
+with `light_writes` are `resp_write.WriteConnection`'s, over the same sockets; any other
+writer uses redis-py in a full `Store`. An error reply raises `ReplyError`, which the
+store handles as it handles redis-py's `ResponseError`.
 
 For the same reason it starts the server with `os.posix_spawn` rather than `subprocess`,
 opens the socket with `_socket` rather than `socket`, and makes the server's directory
@@ -201,6 +202,29 @@ class _Socket:
             raise
         return reply
 
+    def call_many(self, commands: list[tuple[Any, ...]]) -> list[Any]:
+        """Several commands sent together, then their replies in order (a transaction's MULTI,
+        queued commands and EXEC: one write to the socket, as redis-py's pipeline sends them)."""
+        sock = self._sock
+        if sock is None:
+            raise ConnectionError("the connection is closed")
+        replies: list[Any] = []
+        try:
+            sock.sendall(b"".join(_encode(args) for args in commands))
+            while len(replies) < len(commands):
+                reply = self._reader.gets()
+                if reply is False:
+                    data = sock.recv(65536)
+                    if not data:
+                        raise ConnectionError("the server closed the connection")
+                    self._reader.feed(data)
+                    continue
+                replies.append(reply)
+        except OSError:
+            self.close()
+            raise
+        return replies
+
     @property
     def closed(self) -> bool:
         return self._sock is None
@@ -241,13 +265,16 @@ class RespConnection:
             elif not sock.closed:
                 self._idle.append(sock)
 
-    def execute_command(self, *args: Any) -> Any:
+    def _take(self) -> _Socket:
+        """A socket for one caller alone until `_put` gives it back (an idle one, else a new one)."""
         with self._guard:
             if self._closed:
                 raise ConnectionError("the connection is closed")
             sock = self._idle.pop() if self._idle else None
-        if sock is None:
-            sock = self._open()
+        return self._open() if sock is None else sock
+
+    def execute_command(self, *args: Any) -> Any:
+        sock = self._take()
         try:
             reply = sock.call(args)
         finally:
@@ -331,12 +358,12 @@ class EmbeddedServer:
             json.dump({key: pending[key] for key in ("pidfile", "unixsocket", "dbdir", "dbfilename")}, handle)
         self.pid, self.pending = pid, None
 
-    def connect(self, client_name: str, timeout: float) -> RespConnection:
-        """A named connection, once the server has loaded its file."""
+    def connect(self, client_name: str, timeout: float, kind: type[RespConnection] | None = None) -> RespConnection:
+        """A named connection (of `kind`, by default a `RespConnection`), once the server has loaded its file."""
         deadline = time.monotonic() + START_TIMEOUT_S
         while True:
             try:
-                conn = RespConnection(self.socket_file, timeout, client_name)
+                conn = (kind or RespConnection)(self.socket_file, timeout, client_name)
             except OSError as exc:
                 if time.monotonic() > deadline:
                     raise ServerStartFailed(f"cannot reach the embedded server: {exc}") from None

@@ -1,15 +1,16 @@
 """Start the embedded server of a read command while Python imports the rest of BlastShield.
 
 `python -m blastshield_core` calls `prestart(argv)` before it imports anything heavy. For a
-read command on the embedded default it takes the data directory's start-up lock and starts
-(or finds) the server without waiting for it, so the server loads its file on the other core
-while pydantic and the read tools are imported; the store opened later takes the server and
-the held lock over (`take`). Whatever it cannot resolve exactly as the command's settings will
+read command, or `alert open` (whose store opens over the same light connection, writes
+included: `Store(light_writes=True)`), on the embedded default it takes the data directory's
+start-up lock and starts (or finds) the server without waiting for it, so the server loads its
+file on the other core while pydantic and the read tools are imported; the store opened later
+takes the server and the held lock over (`take`). Whatever it cannot resolve exactly as the command's settings will
 (an abbreviated option, an empty value, a directory that does not exist yet, a server URL)
 makes it do nothing. A server it started that no store takes over is stopped (`abandon`, also
 registered to run at exit), and any failure here only means the store starts the server itself.
 
-It also pauses Python's cyclic garbage collector through a read command's imports
+It also pauses Python's cyclic garbage collector through such a command's imports
 (`pause_collector`): importing pydantic and the read tools creates some 100,000 objects, none of
 them garbage, and the collector would walk them again and again (about a tenth of the command). Once
 the read tools are imported, `resume_collector` moves everything made so far out of the
@@ -26,10 +27,12 @@ from pathlib import Path
 from ..base.ownership import UntrustedLocation, check_owned
 from .embedded import EmbeddedServer, StartupLock, begin
 
-__all__ = ["READ_COMMANDS", "abandon", "pause_collector", "prestart", "resume_collector", "take"]
+__all__ = ["PRESTARTED", "READ_COMMANDS", "abandon", "pause_collector", "prestart", "resume_collector", "take"]
 
 # The command line's read commands (`cli.READ_COMMANDS`; a test holds the two equal).
 READ_COMMANDS = frozenset({"alerts", "investigate", "blast-radius", "path", "routes", "candidates"})
+# The commands begun here: those whose store takes a server begun here over (`Store._open_light`).
+PRESTARTED = READ_COMMANDS | {"alert"}
 OPTIONS = ("--data-dir", "--falkordb-url")
 LOCK_WAIT_S = 0.2  # another process starting or stopping the server: let the store wait for it
 CLIENT_NAME = "blastshield-prestart"
@@ -39,11 +42,11 @@ _paused: list[bool] = []  # the collector was paused here and is not yet resumed
 
 
 def pause_collector(argv: Sequence[str], *, was_enabled: bool | None = None) -> None:
-    """Pause the cyclic garbage collector for a read command's imports (a collector that is on, or
-    `was_enabled` before its caller turned it off for its own imports). For any other command, a
-    collector that was on is on again on return."""
+    """Pause the cyclic garbage collector for the imports of a command of `PRESTARTED` (a collector
+    that is on, or `was_enabled` before its caller turned it off for its own imports). For any other
+    command, a collector that was on is on again on return."""
     enabled = gc.isenabled() if was_enabled is None else was_enabled
-    if argv and argv[0] in READ_COMMANDS and enabled and not _paused:
+    if argv and argv[0] in PRESTARTED and enabled and not _paused:
         gc.disable()
         _paused.append(True)
     elif enabled and not _paused:
@@ -85,8 +88,8 @@ def _options(argv: Sequence[str]) -> dict[str, str] | None:
 
 
 def prestart(argv: Sequence[str], environ: Mapping[str, str]) -> None:
-    """Begin starting the embedded server for a read command (see the module's text)."""
-    if _begun or not argv or argv[0] not in READ_COMMANDS:
+    """Begin starting the embedded server for a command of `PRESTARTED` (see the module's text)."""
+    if _begun or not argv or argv[0] not in PRESTARTED:
         return
     options = _options(argv[1:])
     if options is None or options.get("--falkordb-url") or environ.get("FALKORDB_URL"):

@@ -13,6 +13,9 @@ Two toolchain traps are handled here:
   so a slow write could run many times. The client here never retries, the
   server ends a query at `query_timeout_ms`, and the socket timeout sits above
   that, so a timeout is a reported failure, never a silent re-run.
+
+On the embedded default a store opened with `reads_only` or `light_writes` talks to the server
+over a small RESP connection instead of redis-py (`embedded`, `resp_write`).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from .embedded import (
     run_private,
     wait_for_exit,
 )
+from .resp_write import WatchError, WriteConnection
 from .templates import load_templates, template
 
 __all__ = [
@@ -74,6 +78,12 @@ def _error_replies() -> tuple[type[BaseException], ...]:
     """An error the server answered with (the query was refused or failed), from either connection."""
     module = sys.modules.get("redis")
     return (ReplyError, module.ResponseError) if module else (ReplyError,)
+
+
+def _watch_errors() -> tuple[type[BaseException], ...]:
+    """An EXEC aborted by a change to a watched key (nothing ran), from either connection."""
+    module = sys.modules.get("redis")
+    return (WatchError, module.WatchError) if module else (WatchError,)
 
 
 T = TypeVar("T")
@@ -163,10 +173,12 @@ def _no_retry() -> Any:
 class Store:
     """One connection to the database holding the scenario and audit graphs."""
 
-    def __init__(self, settings: Settings, *, reads_only: bool = False):
+    def __init__(self, settings: Settings, *, reads_only: bool = False, light_writes: bool = False):
         """`reads_only` opens the embedded database through `embedded` (no redis-py import, for the
         command line's read commands): reads, `graph_version` and `command` work, writes do not.
-        With `falkordb_url` set it changes nothing."""
+        `light_writes` opens it the same way and writes too, over `resp_write` (for a command that
+        writes once: the same lock, transactions and keys as redis-py's). With `falkordb_url` set
+        neither changes anything."""
         load_templates()  # a missing template fails here, at start-up
         self.settings = settings
         self._client_name = f"{CLIENT_NAME_PREFIX}-{os.getpid()}-{id(self):x}"
@@ -176,11 +188,12 @@ class Store:
         self._embedded: Any = None
         self._owner = True
         self.write_lock_ttl_s = WRITE_LOCK_TTL_S
-        self._light: Any = None  # the read-only connection, when reads_only opened the embedded server
+        self._light: Any = None  # the light connection, when reads_only or light_writes opened the embedded server
         self._reads: Any = None  # a full embedded store's connection for reads (see `_open_embedded`)
+        self._light_writes = light_writes and not reads_only and not settings.falkordb_url
         if settings.falkordb_url:
             self._db = self._open_remote(settings)
-        elif reads_only:
+        elif reads_only or self._light_writes:
             self._db = self._open_light(settings)
         else:
             self._db = self._open_embedded(settings)
@@ -276,7 +289,8 @@ class Store:
             with _released(lock) if begun else lock:
                 server = begun[0] if begun else begin(database, SERVER_CONFIG)
                 server.wait_started()
-                conn = server.connect(self._client_name, settings.socket_timeout_s)
+                kind = WriteConnection if self._light_writes else None
+                conn = server.connect(self._client_name, settings.socket_timeout_s, kind)
         except TimeoutError:  # filelock's Timeout is one
             raise StoreUnavailable(f"timed out waiting for the start-up lock in {settings.data_dir}") from None
         except Exception as exc:
@@ -388,7 +402,7 @@ class Store:
     def _check_writable(self) -> None:
         if self._closed:
             raise QueryFailed("the store is closed")
-        if self._light is not None:
+        if self._light is not None and not self._light_writes:
             raise QueryFailed("this store was opened for reads only; writes need a full store")
 
     def execute_write(self, text: str, params: dict[str, Any] | None = None, *, graph: str | None = None) -> list[dict]:
@@ -493,9 +507,13 @@ class Store:
                     pipe.incr(self.version_key(graph))
                     (response, _) = pipe.execute(raise_on_error=False)
                     break
-            except sys.modules["redis"].WatchError:  # a full store: redis-py is loaded
+            except _watch_errors() as exc:
                 # The lock key was touched between WATCH and EXEC, so nothing ran: the renewal
-                # thread extending it does that too. Check again whether it is still ours.
+                # thread extending it does that too. Check again whether it is still ours. But
+                # redis-py also says WatchError for a timeout or lost connection while watching,
+                # when the write may have run: that is a failure, never tried again.
+                if isinstance(cause := exc.__context__, _failures()):
+                    raise QueryFailed(f"write failed: {type(cause).__name__}: {cause}") from None
                 continue
             except _failures() as exc:
                 raise QueryFailed(f"write failed: {type(exc).__name__}: {exc}") from None

@@ -230,6 +230,34 @@ def _not_opened(args: argparse.Namespace, exc: QueryFailed) -> int:
     return _fail(args.json, Status.QUERY_FAILED, str(exc), EXIT_FAILED)
 
 
+def _alert_command(args: argparse.Namespace, settings: Any, request: Any) -> int:
+    """`alert open`: what it needs of the services, the store and the audit, and nothing else. On
+    the embedded default the store writes over the light connection (`Store(light_writes=True)`:
+    no redis-py, the same lock, transactions and keys). As for every writing command, runs left
+    `running` by a process that is gone become `interrupted` when the store opens."""
+    from ..graph.audit import AuditLog
+    from ..graph.store import Store
+    from .cli_commands import _open_alert
+
+    try:
+        store = Store(settings, light_writes=True)
+    except QueryFailed as exc:
+        return _not_opened(args, exc)
+    try:
+        try:
+            AuditLog(store).recover_interrupted()
+        except QueryFailed as exc:
+            return _not_opened(args, exc)
+        from ..graph import prestart
+
+        prestart.resume_collector()  # paused through the imports by `python -m blastshield_core`
+        return _open_alert(store, args, request)
+    except QueryFailed as exc:
+        return _fail(args.json, Status.QUERY_FAILED, str(exc), EXIT_FAILED)
+    finally:
+        store.close()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
     if args.command == "generate":
@@ -280,7 +308,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _fail(args.json, Status.INVALID_INPUT, f"cannot read {args.file}: {exc}", EXIT_INVALID)
         except BriefingInputError as exc:
             return _fail(args.json, Status.INVALID_INPUT, str(exc), EXIT_INVALID)
-    alert_request = None
     if args.command == "alert":
         from ..sources.analyst_alert import AlertInputError
         from .cli_commands import _alert_request
@@ -289,6 +316,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             alert_request = _alert_request(args)
         except AlertInputError as exc:
             return _fail(args.json, Status.INVALID_INPUT, f"{exc}; nothing written", EXIT_INVALID)
+        return _alert_command(args, settings, alert_request)
     document = None
     if args.command == "import":
         from ..graph.ingest import load_document
@@ -432,11 +460,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .cli_commands import _report
 
             return _report(services, args)
-        if args.command == "alert":
-            assert alert_request is not None
-            from .cli_commands import _open_alert
-
-            return _open_alert(services, args, alert_request)
         result = _tool_result(services, args)
         _emit(result.model_dump(mode="json"), args.json, _render(result))
         return EXIT_CODES[result.status]

@@ -19,6 +19,7 @@ from .cli_output import EXIT_CODES, EXIT_INVALID, EXIT_OK, EXIT_UNKNOWN, _emit, 
 
 if TYPE_CHECKING:
     from ..brief.checker import BriefingClaims, Flag
+    from ..graph.store import Store
     from ..results.runs import RunRecord
     from ..sources.analyst_alert import AlertRequest
     from .service import Services
@@ -212,17 +213,17 @@ def _alert_request(args: argparse.Namespace) -> AlertRequest:
     return build_request("entity", args.title, args.kind, parse_signals(args.signal))
 
 
-def _open_alert(services: Services, args: argparse.Namespace, request: AlertRequest) -> int:
+def _open_alert(store: Store, args: argparse.Namespace, request: AlertRequest) -> int:
     from ..base.actor import local_actor
     from ..sources.analyst_alert import AlertInputError, UnknownEntity, open_alert
     from .cli_entities import _resolved
 
-    entity_id = _resolved(services.store, args)
+    entity_id = _resolved(store, args)
     if isinstance(entity_id, int):
         return entity_id
     request = request.model_copy(update={"entity_id": entity_id})
     try:
-        opened = open_alert(services.store, request, actor=local_actor())
+        opened = open_alert(store, request, actor=local_actor())
     except UnknownEntity as exc:
         return _fail(args.json, Status.UNKNOWN_SOURCE, str(exc), EXIT_UNKNOWN)
     except (AlertInputError, DocumentError) as exc:

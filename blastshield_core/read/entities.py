@@ -198,6 +198,11 @@ def resolve_entity(store: Store, text: object, *, limit: int = 10) -> EntityReso
     except _Invalid as exc:
         return EntityResolution(status=Status.INVALID_INPUT, message=str(exc), text=str(text)[:MAX_QUERY])
     try:
+        # An exact id first, through the id index: the search below reads every entity (about
+        # 0.3 s at 1M relationships), and an entity whose id is the text is the answer it gives.
+        by_index = _rows_to_matches(store.read("entity_match_by_id", {"id": typed}))
+        if by_index:
+            return EntityResolution(status=Status.OK, text=typed, entity=by_index[0], message=f"entity {typed}")
         found = _search(store, typed, None, None, 200)
         exact = [m for m in found if m.match == "exact"]
         by_id = [m for m in exact if m.id == typed]
