@@ -126,10 +126,14 @@ def test_open_alert_and_select_it_wins_over_a_row_picked_in_the_queue(browser_pa
     settled(page)
     grid = page.get_by_test_id("stDataFrame").first
     expect(grid).to_be_visible(timeout=30_000)
+    work = page.get_by_role("combobox", name="Work on alert")
+    first = work.input_value()
     box = grid.bounding_box()
     page.mouse.click(box["x"] + 18, box["y"] + 35 + 35 + 17)  # the second row's selection box
+    # the grid sends the selection a moment after the click: wait for the rerun it causes to show it,
+    # then for that rerun to end, so that the form below is not submitted into a rerun in flight
+    expect(work).not_to_have_value(first, timeout=30_000)
     settled(page)
-    work = page.get_by_role("combobox", name="Work on alert")
     picked = work.input_value()
     page.get_by_label("Entity: id, ARN or name").fill("deploy-role")
     page.get_by_label("Title", exact=True).fill("Picked after a row")
