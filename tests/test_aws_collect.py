@@ -204,3 +204,46 @@ def test_collector_policy_allows_every_collector_call_and_no_responder_write():
     for action in ("iam:ListAccessKeys", "iam:UpdateAccessKey"):
         assert evaluate(responder, action, f"arn:aws:iam::{ACCOUNT}:user/alice").effect is Effect.ALLOW
     assert evaluate(responder, "iam:DeleteAccessKey", f"arn:aws:iam::{ACCOUNT}:user/alice").effect is not Effect.ALLOW
+
+
+# The IAM action of an API operation where its name differs from the operation's (Service
+# Authorization Reference, "Actions, resources, and condition keys for Amazon S3": the ListBuckets
+# operation is authorised as s3:ListAllMyBuckets).
+_ACTION_OF = {("s3", "ListBuckets"): "s3:ListAllMyBuckets"}
+
+
+def test_every_call_observed_on_the_wire_is_allowed_by_the_documented_collector_policy(moto_account, tmp_path):
+    """botocore's own `before-call` event records each operation the collection sends (not the
+    collector's bookkeeping), on an account with a user and key, a tagged bucket with a policy, a
+    secret with a resource policy, a KMS key and an instance: each is a read the collector declares,
+    and docs/aws-live.md's collector policy allows every one (the project's policy evaluator)."""
+    user_with_key_to_critical_bucket(moto_account)
+    iam_read = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"},
+                "Action": "s3:GetObject", "Resource": "arn:aws:s3:::crown-jewels/*"}]}  # fmt: skip
+    moto_account.client("s3").put_bucket_policy(Bucket="crown-jewels", Policy=json.dumps(iam_read))
+    sm = moto_account.client("secretsmanager")
+    arn = sm.create_secret(Name="db-password", SecretString="not-a-real-secret")["ARN"]
+    secret_policy = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"},
+                     "Action": "secretsmanager:GetSecretValue", "Resource": arn}]}  # fmt: skip
+    sm.put_resource_policy(SecretId="db-password", ResourcePolicy=json.dumps(secret_policy))
+    moto_account.client("kms").create_key(Description="data key")
+    ec2 = moto_account.client("ec2")
+    image = ec2.describe_images()["Images"][0]["ImageId"]
+    ec2.run_instances(ImageId=image, MinCount=1, MaxCount=1)
+
+    session = moto_account.session()
+    observed: set[str] = set()
+
+    def record(model, **_):
+        prefix = model.service_model.signing_name
+        observed.add(_ACTION_OF.get((prefix, model.name), f"{prefix}:{model.name}"))
+
+    session.events.register("before-call", record)
+    collect_account(session, tmp_path, regions=["us-east-1"])
+    assert {"iam:ListAccessKeys", "s3:GetBucketPolicy", "secretsmanager:GetResourcePolicy", "kms:GetKeyPolicy",
+            "ec2:DescribeInstances", "lambda:ListFunctions", "guardduty:ListDetectors"} <= observed  # fmt: skip
+    assert observed <= set(COLLECTOR_ACTIONS), observed - set(COLLECTOR_ACTIONS)
+    collector = parse_policy(doc_policy("collector-policy"))
+    for action in sorted(observed):
+        assert evaluate(collector, action, "*").effect is Effect.ALLOW, action
+    assert not {a for a in observed if re.match(r"\w+:(Put|Update|Delete|Create|Attach|Detach)", a)}
