@@ -200,10 +200,16 @@ def test_collector_policy_allows_every_collector_call_and_no_responder_write():
         assert evaluate(collector, action, resource).effect is Effect.ALLOW, action
     for action in RESPONDER_WRITES:
         assert evaluate(collector, action, f"arn:aws:iam::{ACCOUNT}:user/alice").effect is not Effect.ALLOW, action
+    # the reads containment makes with the collect profile
+    from blastshield_core.respond.aws_respond import ACCOUNT_READS
+
+    for action in ACCOUNT_READS:
+        assert evaluate(collector, action, f"arn:aws:iam::{ACCOUNT}:user/alice").effect is Effect.ALLOW, action
     responder = parse_policy(doc_policy("responder-policy"))
-    for action in ("iam:ListAccessKeys", "iam:UpdateAccessKey"):
-        assert evaluate(responder, action, f"arn:aws:iam::{ACCOUNT}:user/alice").effect is Effect.ALLOW
-    assert evaluate(responder, "iam:DeleteAccessKey", f"arn:aws:iam::{ACCOUNT}:user/alice").effect is not Effect.ALLOW
+    alice = f"arn:aws:iam::{ACCOUNT}:user/alice"
+    assert evaluate(responder, "iam:UpdateAccessKey", alice).effect is Effect.ALLOW
+    for action in ("iam:DeleteAccessKey", "iam:DeleteLoginProfile", *ACCOUNT_READS):  # writes only, none deletes
+        assert evaluate(responder, action, alice).effect is not Effect.ALLOW, action
 
 
 # The IAM action of an API operation where its name differs from the operation's (Service

@@ -228,3 +228,62 @@ def test_only_an_unconditional_deny_of_everything_blocks_every_credential():
         policy(Action="*", Resource="*", Condition={"Bool": {"aws:MultiFactorAuthPresent": "false"}})
     )
     assert not denies_everything(parse_policy({"Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}))
+
+
+def test_every_call_each_profile_makes_is_allowed_by_its_documented_policy(moto_account, tmp_path, capsys, monkeypatch):
+    """Containment of a key and of a console password, a role session revocation, and the releases
+    of all three, with botocore's `before-call` event recording every operation per profile: each
+    call of the respond profile is allowed by docs/aws-live.md's responder policy and each call of
+    the collect profile (plans' reads, re-reads, re-collection) by the collector policy, as the
+    project's policy evaluator decides them on the principal the call names (IAM's resource for a
+    user's or role's operations is that user or role; Service Authorization Reference, "Actions
+    defined by AWS Identity and Access Management"). Recorded from botocore's
+    `before-parameter-build` event, which carries each call's own parameters."""
+    import boto3
+
+    from blastshield_core.interfaces import aws_account
+    from blastshield_core.sources.aws.policy import Effect, evaluate, parse_policy
+    from tests.test_aws_collect import doc_policy
+    from tests.test_aws_revoke import _role_to_critical_bucket
+
+    observed: dict[str, set[tuple[str, str]]] = {"collect": set(), "respond": set()}
+
+    def session(profile):
+        made = boto3.Session(profile_name=profile or None)
+
+        def record(model, params, **_):
+            who = f"user/{params['UserName']}" if "UserName" in params else f"role/{params.get('RoleName', '*')}"
+            observed[profile].add((f"iam:{model.name}", f"arn:aws:iam::{ACCOUNT}:{who}"))
+
+        made.events.register("before-parameter-build.iam", record)
+        return made
+
+    monkeypatch.setattr(aws_account, "_session", session)
+    monkeypatch.setenv("BLASTSHIELD_AWS_RESPOND_PROFILE", "respond")
+    iam = moto_account.client("iam")
+    user_with_key_to_critical_bucket(moto_account, user="carol")
+    iam.create_login_profile(UserName="carol", Password="Correct-Horse-9!")
+    _role_to_critical_bucket(moto_account)
+    data = str(tmp_path / "db")
+    assert _cli(capsys, "collect-aws", "--out", str(tmp_path / "c"), "--import", "--data-dir", data)[0] == 0
+    for entity in ("user:carol", "role:deploy"):
+        code, opened = _cli(capsys, "alert", "open", f"{ACCOUNT}:{entity}", "--title", "t", "--data-dir", data)
+        alert_id = opened.get("alert_id") or opened["id"]
+        code, run = _cli(capsys, "contain", alert_id, "--decider", "rules", "--max-actions", "5", "--confirm",
+                         "--data-dir", data)  # fmt: skip
+        assert run["actions"] and all(a["applied"] and a["api_verified"] for a in run["actions"]), run
+        for action in run["actions"]:
+            extra = ["--acknowledge-stolen-sessions"] if action["operation"] == "revoke_role_sessions" else []
+            code, released = _cli(capsys, "release", action["route_id"], "--reason", "r", "--confirm", *extra,
+                                  "--data-dir", data)  # fmt: skip
+            assert code == 0, released
+    writes = {"iam:UpdateAccessKey", "iam:PutUserPolicy", "iam:DeleteUserPolicy", "iam:PutRolePolicy",
+              "iam:DeleteRolePolicy"}  # fmt: skip
+    assert writes <= {action for action, _ in observed["respond"]}  # each write was made, by the respond profile
+    assert not writes & {action for action, _ in observed["collect"]}  # and never by the collect profile
+    assert {action for action, _ in observed["respond"]} == writes  # the respond profile only writes
+    for profile, policy in (("respond", "responder-policy"), ("collect", "collector-policy")):
+        statements = parse_policy(doc_policy(policy))
+        for action, principal in sorted(observed[profile]):
+            resource = "*" if policy == "collector-policy" else principal
+            assert evaluate(statements, action, resource).effect is Effect.ALLOW, (profile, action, resource)

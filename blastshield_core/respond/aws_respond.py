@@ -33,6 +33,7 @@ from urllib.parse import unquote
 from ..graph.store import QueryFailed, Store
 
 __all__ = [
+    "ACCOUNT_READS",
     "NOT_APPLIED",
     "RESPONDER_WRITES",
     "AccountPlan",
@@ -49,6 +50,9 @@ RESPONDER_WRITES = (
     "iam:PutRolePolicy",  # role session revocation (respond/aws_revoke.py)
     "iam:DeleteRolePolicy",
 )
+# The reads around those writes (a plan's before-image, the re-read after a call, the check before a
+# release), all made with the read session: the collect profile (docs/aws-live.md, its policy).
+ACCOUNT_READS = ("iam:ListAccessKeys", "iam:GetUserPolicy", "iam:GetLoginProfile", "iam:GetRolePolicy")
 DENY_POLICY_NAME = "BlastShieldDenyAll"
 DENY_ALL = {
     "Version": "2012-10-17",
