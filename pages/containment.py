@@ -142,16 +142,25 @@ if candidates.status is Status.OK and candidates.candidates:
                     st.markdown(f"**Reversibility:** {md_text(plan['reversibility'])}")
                     st.json(plan["before_image"] or {"before_image": "not read (no AWS session)"}, expanded=False)
 
-try:
-    revocations = revocation_plans(svc, alert_id) if candidates.status is Status.OK and candidates.revocations else []
-except AccountRefused as exc:
-    revocations = []
-    st.error(md_text(exc))
+revocations: list = []
+if candidates.status is Status.OK and candidates.revocations:
+    # The plan reads the role's policy on the account: once per alert and candidate set, as the routes' plans.
+    revoke_key = (alert_id, tuple(r.id for r in candidates.revocations))
+    cached_revoke = st.session_state.get("contain_revoke_plans")
+    if not cached_revoke or cached_revoke[0] != revoke_key:
+        try:
+            cached_revoke = (revoke_key, revocation_plans(svc, alert_id))
+        except AccountRefused as exc:
+            cached_revoke = (revoke_key, [])
+            st.error(md_text(exc))
+        st.session_state.contain_revoke_plans = cached_revoke
+    revocations = cached_revoke[1]
 for revoke in revocations:
     st.subheader("Revoke the role's active sessions")
     st.caption(
         "A candidate of the run below (the rules playbook takes it when no route can be blocked; as the analyst you "
-        "choose it; Gemini may choose it), with the run's confirmation and cap. Nothing is executed here."
+        "choose it; Gemini may choose it), with the run's confirmation and cap. Nothing is executed here; the run "
+        "plans it again when it executes it, with the revocation time then and the before-image read then."
     )
     plan = revoke["plan"]
     with st.container(border=True):
@@ -183,6 +192,7 @@ if in_force:
                 st.error(f"**Release refused, nothing changed.** {md_text(exc)}")
             else:
                 if out is not None:
+                    st.session_state.contain_revoke_plans = None  # the role's policy changed: plan afresh
                     read = "verified" if out["api_verified"] else "NOT confirmed"
                     st.success(
                         f"Released {md_text(chosen)}: {md_text(out['call']['api'])} (request "
@@ -251,7 +261,7 @@ if start and require(Permission.CONTAIN, "run containment"):
     except ValueError as exc:
         st.error(f"**AWS responding is misconfigured:** {md_text(exc)}. Nothing was done.")
         st.stop()
-    st.session_state.contain_plans = None  # the account changes: plan afresh
+    st.session_state.contain_plans = st.session_state.contain_revoke_plans = None  # the account changes: plan afresh
     st.session_state.contain_before = svc.tools.get_evidence_graph(alert_id, 6)
     with st.status(f"Containment run on {md_text(alert_id)} ({decider})…", expanded=True) as progress:
 
