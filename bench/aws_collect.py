@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import tempfile
 import time
@@ -76,8 +77,6 @@ def _bare(session) -> None:
 
 
 def measure(users: int, roles: int, repeat: int) -> dict:
-    import os
-
     import boto3
     from moto.server import ThreadedMotoServer
 
@@ -119,6 +118,8 @@ def measure(users: int, roles: int, repeat: int) -> dict:
         "bare_median": b,
         "collect_median": c,
         "ratio": c / b,
+        "at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "load": os.getloadavg(),
     }
 
 
@@ -127,7 +128,8 @@ def render(row: dict, command: str) -> list[str]:
     return [
         f"## {SECTION}",
         "",
-        f"`{command}` on the shared 2-core machine (other builds running): a moto server on loopback",
+        f"`{command}` on {row.get('at', '-')} ({os.cpu_count()} cores, load"
+        f" {', '.join(f'{x:.2f}' for x in row.get('load', ()))} at the end): a moto server on loopback",
         f"with {row['users']} users (one access key each) and {row['roles']} roles; {row['repeat']} rounds,",
         "each the bare boto3 calls and then `collect_account` (same calls, standard retry mode, files written),",
         "after one warm-up round of each.",
@@ -138,8 +140,8 @@ def render(row: dict, command: str) -> list[str]:
         f"| `collect_account` | {row['collect_median']:.2f} | {', '.join(f'{x:.2f}' for x in row['collect'])} |",
         "",
         f"Ratio of the medians: **{row['ratio']:.2f}** (target at most {TARGET_RATIO}: {verdict}). Nearly all the",
-        f"time is the server's: {row['users']} `iam:ListAccessKeys` calls, one per user. Rounds vary widely",
-        "on the shared machine; a ratio below 1 says the collector's own work is within that noise.",
+        f"time is the server's: {row['users']} `iam:ListAccessKeys` calls, one per user. The spread of the",
+        "rounds on each side says how much of the ratio is the machine's noise.",
         "",
     ]
 
@@ -158,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.out != "-":
         from bench.cli import write_section
 
-        write_section(Path(args.out), lines, SECTION)
+        write_section(Path(args.out), lines, f"## {SECTION}")
     return 0 if row["ratio"] <= TARGET_RATIO else 1
 
 
