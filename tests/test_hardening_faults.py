@@ -371,3 +371,31 @@ def test_server_killed_between_the_block_and_its_read_back(tmp_path):
     assert run.state is RunState.FAILED
     assert [(a.route_id, a.status, a.verified) for a in run.actions] == [("route-c11-primary", "applied", False)]
     assert "audit write failed at step 7 (action)" in run.reason  # step 6 is the intent
+
+
+def test_a_server_that_accepts_and_never_answers_is_named_not_waited_on(tmp_path):
+    """An embedded server that is running but stuck (here stopped with SIGSTOP; seen once as a
+    FalkorDB thread waiting on its own lock while it replayed its append-only file) accepts
+    connections and answers nothing. Every way of opening the store gives up after one socket
+    timeout with the server's process id and what to do, instead of waiting once per connection
+    (a full store took three timeouts and printed redis-py tracebacks as the process exited)."""
+    settings = load_settings(environ={"BLASTSHIELD_QUERY_TIMEOUT_MS": "1000"}, data_dir=tmp_path)
+    holder = Store(settings)
+    pid = holder.server_pid()
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        for kind in ({"reads_only": True}, {"light_writes": True}, {}):
+            started = time.monotonic()
+            with pytest.raises(StoreUnavailable) as refused:
+                Store(settings, **kind)
+            assert f"the embedded server (process {pid}) accepted the connection but did not answer" in str(
+                refused.value
+            ), kind
+            assert f"kill {pid}" in str(refused.value)
+            assert time.monotonic() - started < 3 * settings.socket_timeout_s, kind  # one timeout, not several
+        proc = run_cli("alerts", "--data-dir", str(tmp_path), env={"BLASTSHIELD_QUERY_TIMEOUT_MS": "1000"})
+        assert proc.returncode == 4 and f"process {pid}" in proc.stderr and "Traceback" not in proc.stderr
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert holder.command("PING") is True  # going again, it answers
+    holder.close()

@@ -47,6 +47,7 @@ __all__ = [
     "ServerStartFailed",
     "StartupLock",
     "begin",
+    "check_answers",
     "config_text",
     "private_dir",
     "run_private",
@@ -364,6 +365,9 @@ class EmbeddedServer:
         while True:
             try:
                 conn = (kind or RespConnection)(self.socket_file, timeout, client_name)
+            except TimeoutError:
+                # Connected, and no answer (a server loading its file answers LOADING at once): stuck.
+                raise ServerStartFailed(self._stuck(timeout)) from None
             except OSError as exc:
                 if time.monotonic() > deadline:
                     raise ServerStartFailed(f"cannot reach the embedded server: {exc}") from None
@@ -374,11 +378,20 @@ class EmbeddedServer:
             try:
                 conn.execute_command("PING")  # refused with LOADING until the file is loaded
                 return conn
+            except TimeoutError:
+                conn.close()
+                raise ServerStartFailed(self._stuck(timeout)) from None
             except Exception as exc:
                 conn.close()
                 if "LOADING" not in str(exc) or time.monotonic() > deadline:
                     raise ServerStartFailed(f"the embedded server did not answer: {exc}") from None
                 time.sleep(POLL_S)
+
+    def _stuck(self, timeout: float) -> str:
+        return (
+            f"the embedded server (process {self.pid}) accepted the connection but did not answer within"
+            f" {timeout:g} s; if it stays so, stop that process (kill {self.pid}) and run the command again"
+        )
 
     def release(self, conn: RespConnection, client_name: str) -> None:
         """Disconnect; stop the server when no other client is connected."""
@@ -481,6 +494,30 @@ def _running(registry: str) -> EmbeddedServer | None:
     if not pid or not _alive(pid) or not os.path.exists(entry["unixsocket"]):
         return None  # gone, or a reused pid (a running server's socket exists while it loads)
     return EmbeddedServer(pid=pid, socket_file=entry["unixsocket"], registry=registry, redis_dir=None)
+
+
+def check_answers(database_file: Path, timeout: float, client_name: str) -> None:
+    """Raise ServerStartFailed when the server the registry names for `database_file` runs but does
+    not answer within `timeout` (a server loading its file answers LOADING at once): a stuck server,
+    named with its process id, before a client library waits on it once per connection it opens."""
+    db_dir, db_name = str(database_file.parent), database_file.name
+    running = _running(os.path.join(db_dir, db_name + ".settings"))
+    if running is None:
+        return
+    try:
+        conn = RespConnection(running.socket_file, timeout, client_name)
+    except TimeoutError:
+        raise ServerStartFailed(running._stuck(timeout)) from None
+    except (OSError, ReplyError):
+        return  # gone meanwhile, or refusing: opening it says so
+    try:
+        conn.execute_command("PING")
+    except TimeoutError:
+        raise ServerStartFailed(running._stuck(timeout)) from None
+    except (OSError, ReplyError):
+        pass  # LOADING, or gone: opening it waits or says so
+    finally:
+        conn.close()
 
 
 def begin(database_file: Path, server_config: dict[str, Any] | None = None) -> EmbeddedServer:

@@ -39,6 +39,7 @@ from .embedded import (
     ReplyError,
     RespConnection,
     StartupLock,
+    check_answers,
     run_private,
     wait_for_exit,
 )
@@ -304,6 +305,7 @@ class Store:
         lock = self._prepare_data_dir(settings)
         try:
             with lock, _private_server_start():
+                check_answers(settings.database_file.resolve(), settings.socket_timeout_s, self._client_name)
                 db = FalkorDB(
                     str(settings.database_file.resolve()),
                     serverconfig=dict(SERVER_CONFIG),
