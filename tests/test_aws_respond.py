@@ -78,6 +78,12 @@ def test_contain_deactivates_the_key_verifies_then_release_restores_it(moto_acco
     text = capsys.readouterr().out
     assert "AWS iam:UpdateAccessKey: applied True, api_verified True, graph_verified True, request " in text
     assert "[aws_call] iam:UpdateAccessKey" in text
+    report = tmp_path / "report.md"
+    assert main(["report", run["run_id"], "--out", str(report), "--data-dir", data]) == 0
+    capsys.readouterr()
+    text = report.read_text()
+    assert f"on the AWS account: `iam:UpdateAccessKey` (UserName=alice, AccessKeyId={key}, Status=Inactive)" in text
+    assert f"request id `{aws['request_id']}`" in text and '"status": "Active"' in text and "Not applied" not in text
     # the route's status comes from the account: the re-collected graph has it blocked, no path
     code, inv = _cli(capsys, "investigate", alert_id, "--data-dir", data)
     assert inv["status"] == "no_path"
@@ -122,6 +128,15 @@ def test_without_a_respond_profile_the_run_says_not_applied_in_aws(moto_account,
     assert action["aws"]["applied_in_aws"] is False and action["api_verified"] is False
     assert "no respond profile" in action["aws"]["note"]
     assert _key_status(moto_account, key) == "Active"  # the account was not touched
+    # the incident report and the briefing say it plainly too
+    report = tmp_path / "report.md"
+    assert main(["report", run["run_id"], "--out", str(report), "--data-dir", data]) == 0
+    capsys.readouterr()
+    text = report.read_text()
+    assert "**Not applied in AWS:** `" + ROUTE + "` blocked in the graph only" in text
+    assert "This run is not containment of the account." in text and "**not applied in AWS**: " in text
+    code, brief = _cli(capsys, "brief", result["alert_id"], "--run", run["run_id"], "--data-dir", data)
+    assert brief["label"] == "fallback" and "Not applied in AWS: `" + ROUTE + "`" in brief["markdown"]
     # the graph-only block is released in the graph, as any route BlastShield blocked
     code, released = _cli(capsys, "release", ROUTE, "--reason", "graph only", "--confirm", "--data-dir", data)
     assert code == 0 and released["state"] == "released" and "aws" not in released

@@ -195,10 +195,16 @@ def render_fallback(ev: EvidenceSummary, reason: str) -> str:
         for a in run.actions:
             lines.append(
                 f"- action {a['step']}: {a['candidate_id']} — {a['status']}, verified {a['verified']}"
-                f" (qualifying paths before: {a['paths_before']}, after: {a['paths_after']})"
+                f" (qualifying paths before: {a['paths_before']}, after: {a['paths_after']})" + _account_text(a)
             )
         if not run.actions:
             lines.append("- no action was taken")
+        graph_only = _graph_only(run.actions)
+        if graph_only:
+            lines.append(
+                f"Not applied in AWS: {', '.join(f'`{r}`' for r in graph_only)} blocked in the graph only; the"
+                " credentials still work on the account, so this run is not containment of the account."
+            )
         lines.append("")
     if ev.containment_state == "contained":
         lines.append(
@@ -223,6 +229,28 @@ def render_fallback(ev: EvidenceSummary, reason: str) -> str:
         else:
             lines.append("No session route carries these paths: they need a change to roles or grants.")
     return "\n".join(lines) + "\n"
+
+
+def _account_text(action: dict[str, Any]) -> str:
+    """An action's side on the AWS account, when it has one."""
+    aws = action.get("aws") or {}
+    if not aws:
+        return ""
+    if not aws.get("applied_in_aws"):
+        return "; not applied in AWS"
+    return (
+        f"; on the AWS account: applied {action.get('applied')}, verified through the API"
+        f" {action.get('api_verified')}, in the graph {action.get('graph_verified')}"
+    )
+
+
+def _graph_only(actions: list[dict[str, Any]]) -> list[str]:
+    """Routes of AWS credentials a run blocked in the graph alone (no respond profile)."""
+    return [
+        str(a["route_id"])
+        for a in actions
+        if (a.get("aws") or {}) and not a["aws"].get("applied_in_aws") and a.get("status") == "applied"
+    ]
 
 
 def render_model(ev: EvidenceSummary, claims: BriefingClaims, model: str) -> str:

@@ -10,6 +10,7 @@ rendered from it, so both always say the same thing.
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -182,6 +183,25 @@ def _paths(detail: list[list[str]], count: int | None) -> list[str]:
     return lines or ["- (not recorded)"]
 
 
+def _account_lines(action: RunAction) -> str:
+    """An action's side on the AWS account, as the lines under it."""
+    aws = action.aws
+    if not aws:
+        return ""
+    if not aws.get("applied_in_aws"):
+        return f"\n   - **not applied in AWS**: {aws.get('note') or 'graph only'}"
+    calls = "; ".join(
+        f"`{c['api']}` ({', '.join(f'{k}={v}' for k, v in c['params'].items() if k != 'PolicyDocument')})"
+        for c in aws.get("plan", {}).get("calls", [])
+    )
+    before = json.dumps(aws.get("plan", {}).get("before_image") or {}, sort_keys=True)
+    return (
+        f"\n   - on the AWS account: {calls}; applied {action.applied}, api_verified {action.api_verified},"
+        f" graph_verified {action.graph_verified}; request id `{aws.get('request_id') or '-'}`"
+        f"\n   - before-image: `{before}`"
+    )
+
+
 def render_markdown(report: IncidentReport) -> str:
     """The report as Markdown (the same facts as the JSON)."""
     ev = report.evidence
@@ -238,9 +258,18 @@ def render_markdown(report: IncidentReport) -> str:
                 else f"route `{a.route_id}`"
             )
             + f"): {a.status}, verified **{a.verified}**;"
-            f" qualifying paths before {a.paths_before}, after {a.paths_after}. {a.reason}"
+            f" qualifying paths before {a.paths_before}, after {a.paths_after}. {a.reason}" + _account_lines(a)
             for a in report.actions
         ] or ["No action was taken."]
+        graph_only = [
+            a.route_id for a in report.actions if a.aws and not a.aws.get("applied_in_aws") and a.status == "applied"
+        ]
+        if graph_only:
+            lines.append(
+                f"\n**Not applied in AWS:** {', '.join(f'`{r}`' for r in graph_only)} blocked in the graph only"
+                " (no respond profile); the credentials still work on the account. This run is not containment"
+                " of the account."
+            )
         lines += [
             "",
             "## Evidence after the run",
