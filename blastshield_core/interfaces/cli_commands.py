@@ -52,7 +52,8 @@ def _aws_text(action: Any) -> str:
     if not aws:
         return ""
     if not aws.get("applied_in_aws"):
-        return "; not applied in AWS (graph only)"
+        where = "nothing changed" if action.operation == "revoke_role_sessions" else "graph only"
+        return f"; not applied in AWS ({where})"
     return (
         f"; AWS {aws['plan']['calls'][0]['api']}: applied {action.applied}, api_verified {action.api_verified},"
         f" graph_verified {action.graph_verified}, request {aws.get('request_id') or '-'}"

@@ -87,8 +87,9 @@ class AccountPlan:
         return asdict(self)
 
     def text(self) -> str:
+        graph_only = "nothing is changed" if self.kind == "revoke_role_sessions" else "graph only"
         head = f"{self.route_id}: " + (
-            "on the account" if self.applied_in_aws else f"{NOT_APPLIED} (graph only): {self.note}"
+            "on the account" if self.applied_in_aws else f"{NOT_APPLIED} ({graph_only}): {self.note}"
         )
         lines = [head]
         for call in self.calls:
