@@ -194,7 +194,8 @@ def fake_gemini():
 def test_gemini_sees_the_revocation_and_can_choose_it(moto_account, tmp_path, capsys, monkeypatch, fake_gemini):
     """The real google-genai client against the loopback Gemini API: the prompt lists the revocation
     under `revocations`, the model proposes it through select_response_candidate, the server
-    re-validates it and the run revokes on the account. The model never sees a credential."""
+    re-validates it and the run revokes on the account. Nothing the model is sent holds the
+    profiles' keys or secrets."""
     monkeypatch.setenv("BLASTSHIELD_AWS_RESPOND_PROFILE", "respond")
     _, alert_id, candidate = _alert_on_role(moto_account, tmp_path, capsys)
     services = _services(
