@@ -186,22 +186,7 @@ class _Socket:
         self._reader = hiredis.Reader(encoding="utf-8", errors="replace")
 
     def call(self, args: tuple[Any, ...]) -> Any:
-        sock = self._sock
-        if sock is None:
-            raise ConnectionError("the connection is closed")
-        try:
-            sock.sendall(_encode(args))
-            reply = self._reader.gets()
-            while reply is False:
-                data = sock.recv(65536)
-                if not data:
-                    raise ConnectionError("the server closed the connection")
-                self._reader.feed(data)
-                reply = self._reader.gets()
-        except OSError:
-            self.close()  # a reply may still be on its way: this connection is out of step
-            raise
-        return reply
+        return self.call_many([args])[0]
 
     def call_many(self, commands: list[tuple[Any, ...]]) -> list[Any]:
         """Several commands sent together, then their replies in order (a transaction's MULTI,
@@ -222,7 +207,7 @@ class _Socket:
                     continue
                 replies.append(reply)
         except OSError:
-            self.close()
+            self.close()  # a reply may still be on its way: this connection is out of step
             raise
         return replies
 
@@ -280,6 +265,11 @@ class RespConnection:
             reply = sock.call(args)
         finally:
             self._put(sock)
+        return self._answer(reply)
+
+    @staticmethod
+    def _answer(reply: Any) -> Any:
+        """A reply as a caller gets it (a writing connection raises its error replies instead)."""
         return _reply(reply)
 
     def get(self, key: str) -> Any:

@@ -106,12 +106,8 @@ def _raised(reply: Any) -> Any:
 class WriteConnection(RespConnection):
     """The read-only connection, with the write lock, transactions and scripts a store's writes use."""
 
-    def execute_command(self, *args: Any) -> Any:
-        sock = self._take()
-        try:
-            reply = sock.call(args)
-        finally:
-            self._put(sock)
+    @staticmethod
+    def _answer(reply: Any) -> Any:
         return _raised(reply)
 
     def set(self, name: str, value: str, *, nx: bool = False, px: int | None = None) -> bool:
