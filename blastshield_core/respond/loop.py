@@ -1,6 +1,9 @@
 """The containment controller: investigate, decide, validate, act, re-query, verify.
 
-A run needs explicit confirmation and has an action cap (default 3, 1..10).
+A run needs explicit confirmation and has an action cap (default 3, 1..10). An action is one of
+the two allowlisted kinds the candidates offer: block a session route (the action service, and on
+an AWS credential the account responder), or revoke the active sessions of the AWS role the alert
+names (`run_revoke`, offered once a run; it cuts no path, so it never completes a run by itself).
 After every action the graph is asked again, and only a fresh `no_path` with
 every action verified completes a run. Terminal states:
 
