@@ -8,8 +8,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from ..graph.model import is_valid_id
+from ..graph.store import QueryFailed, Store
 from ..results import PATH_CAP, Candidate, CandidatesResult, NodeView, RelView, RevocationCandidate, Status
-from .paths import Evidence
+from .paths import Evidence, _node
 
 CANDIDATE_PREFIX = "block-route:"
 REVOKE_PREFIX = "revoke-sessions:"
@@ -38,6 +42,22 @@ def revocation_candidate(alert_id: str, entity: NodeView, paths: int = 0) -> Rev
             " new sessions"
         ),
     )
+
+
+def revocation_candidates(store: Store, alert_id: str) -> list[dict[str, Any]]:
+    """The alert's session-revocation candidate, as `get_response_candidates` lists it, read with
+    two look-ups by id instead of a whole investigation (the `revoke-sessions` command and plans);
+    [] for any other alert, an unknown one, or a failed read."""
+    if not is_valid_id(alert_id):
+        return []
+    try:
+        alert = store.read("alert_by_id", {"id": alert_id})
+        entity = str(alert[0]["props"].get("entity_id") or "") if alert else ""
+        rows = store.read("entity_by_id", {"id": entity}) if is_valid_id(entity) else []
+    except QueryFailed:
+        return []
+    candidate = revocation_candidate(alert_id, _node(rows[0])) if rows else None
+    return [] if candidate is None else [{**candidate.model_dump(), "kind": "revoke_role_sessions"}]
 
 
 def build_candidates(ev: Evidence, path_cap: int = PATH_CAP) -> CandidatesResult:

@@ -21,10 +21,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from ..graph.model import domain_label, is_valid_id
-from ..graph.store import QueryFailed, Store
-from ..read.candidates import REVOKE_PREFIX, revocation_candidate
-from ..results import NodeView
+from ..graph.store import QueryFailed
+from ..read.candidates import REVOKE_PREFIX, revocation_candidates
 from .aws_respond import (
     NOT_APPLIED,
     AccountPlan,
@@ -63,29 +61,6 @@ def revoke_document(issued_before: str) -> dict[str, Any]:
             }
         ],
     }
-
-
-def revocation_candidates(store: Store, alert_id: str) -> list[dict[str, Any]]:
-    """The alert's session-revocation candidate: its entity when it is an imported AWS role
-    (`read.candidates.revocation_candidate`, as `get_response_candidates` lists it). Derived from
-    the graph alone; [] for any other alert (or an unknown one)."""
-    if not is_valid_id(alert_id):
-        return []
-    try:
-        alert = store.read("alert_by_id", {"id": alert_id})
-        if not alert:
-            return []
-        entity = str(alert[0]["props"].get("entity_id") or "")
-        rows = store.read("entity_by_id", {"id": entity}) if is_valid_id(entity) else []
-    except QueryFailed:
-        return []
-    if not rows:
-        return []
-    props = dict(rows[0]["props"])
-    node = NodeView(id=entity, label=domain_label(rows[0]["labels"]), name=str(props.pop("name", entity)),
-                    properties=props)  # fmt: skip
-    candidate = revocation_candidate(alert_id, node)
-    return [] if candidate is None else [{**candidate.model_dump(), "kind": "revoke_role_sessions"}]
 
 
 class RoleRevoker:
