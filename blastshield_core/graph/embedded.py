@@ -494,20 +494,17 @@ def check_answers(database_file: Path, timeout: float, client_name: str) -> None
     running = _running(os.path.join(db_dir, db_name + ".settings"))
     if running is None:
         return
+    conn = None
     try:
         conn = RespConnection(running.socket_file, timeout, client_name)
-    except TimeoutError:
-        raise ServerStartFailed(running._stuck(timeout)) from None
-    except (OSError, ReplyError):
-        return  # gone meanwhile, or refusing: opening it says so
-    try:
         conn.execute_command("PING")
     except TimeoutError:
         raise ServerStartFailed(running._stuck(timeout)) from None
     except (OSError, ReplyError):
-        pass  # LOADING, or gone: opening it waits or says so
+        pass  # gone meanwhile, refusing, or LOADING: opening it says so, or waits
     finally:
-        conn.close()
+        if conn is not None:
+            conn.close()
 
 
 def begin(database_file: Path, server_config: dict[str, Any] | None = None) -> EmbeddedServer:

@@ -142,11 +142,16 @@ class ActionService:
             after=after,
         )
 
+    def _route_rows(self, route_id: str) -> list[dict[str, Any]]:
+        """The route with this id: one BlastShield blocked is read from the blocked_by_run index (what
+        a release acts on); any other needs a scan of the routes (no index holds every route id)."""
+        return self.store.read("blocked_route", {"route_id": route_id}) or self.store.read(
+            "routes_by_ids", {"route_ids": [route_id]}
+        )
+
     def _why_not(self, route_id: str) -> str:
-        try:  # a route BlastShield blocked is read from its index; any other needs a scan of the routes
-            rows = self.store.read("blocked_route", {"route_id": route_id}) or self.store.read(
-                "routes_by_ids", {"route_ids": [route_id]}
-            )
+        try:
+            rows = self._route_rows(route_id)
         except QueryFailed as exc:
             return f"route {route_id} was not blocked (reading why failed: {exc})"
         if not rows:
@@ -163,10 +168,8 @@ class ActionService:
         invalid = self._release_input_error(route_id, reason, confirm, actor)
         if invalid:
             return ReleaseResult(status=Status.INVALID_INPUT, message=invalid)
-        try:  # what can be released is read from the blocked_by_run index; a refusal's reason needs a scan
-            rows = self.store.read("blocked_route", {"route_id": route_id}) or self.store.read(
-                "routes_by_ids", {"route_ids": [route_id]}
-            )
+        try:
+            rows = self._route_rows(route_id)
         except QueryFailed as exc:
             return ReleaseResult(status=Status.QUERY_FAILED, message=str(exc), route_id=route_id)
         if not rows:
