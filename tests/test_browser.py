@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
+from blastshield_core.base.dashboard_token import cookie_name
 from tests.conftest import ROOT, free_port
 from tests.dashboard_token import token_for
 
@@ -80,8 +81,7 @@ def page(dashboard):
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1440, "height": 1000})
         first = context.new_page()
-        first.goto(f"{dashboard}/?token={dashboard_tokens[dashboard]}")  # exchanged for a cookie, as a user does
-        expect(first.get_by_text("alert queue").first).to_be_visible(timeout=60_000)
+        open_with_token(first, dashboard, dashboard_tokens[dashboard])  # exchanged for a cookie, as a user does
         yield first
         context.close()
         browser.close()
@@ -93,6 +93,18 @@ SETTLED = """() => {
   return app !== null && app.getAttribute('data-test-script-state') === 'notRunning'
     && document.querySelector('[data-testid="stMain"]') !== null;
 }"""
+
+
+# The page sets the dashboard cookie from a script once the token is accepted; until it ran, a new URL
+# in the same browser is a stranger's.
+HAS_COOKIE = "name => document.cookie.split('; ').some(c => c.startsWith(name + '='))"
+
+
+def open_with_token(page, url: str, token: str) -> None:
+    """Open `url` with the dashboard token, as its user does, and wait until the browser keeps the cookie."""
+    page.goto(f"{url}/?token={token}")
+    expect(page.get_by_text("alert queue").first).to_be_visible(timeout=60_000)
+    page.wait_for_function(HAS_COOKIE, arg=cookie_name(url.rsplit(":", 1)[1]), timeout=60_000)
 
 
 def settled(page, timeout: float = 60_000) -> None:

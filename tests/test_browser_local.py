@@ -14,7 +14,7 @@ from playwright.sync_api import expect, sync_playwright
 
 from tests.conftest import ROOT, free_port
 from tests.dashboard_token import token_for
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, SETTLED, settled, wait_healthy
+from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, SETTLED, open_with_token, settled, wait_healthy
 
 served_tokens: dict[str, str] = {}  # each dashboard URL started here and its token
 
@@ -57,8 +57,7 @@ def browser_page(served):
         context.on("request", lambda request: requests.append(request.url))
         page = context.new_page()
         url = served[0]
-        page.goto(f"{url}/?token={served_tokens[url]}")  # exchanged for a cookie, as the starting user does
-        expect(page.get_by_text("alert queue").first).to_be_visible(timeout=60_000)
+        open_with_token(page, url, served_tokens[url])  # exchanged for a cookie, as the starting user does
         yield page, requests
         context.close()
         browser.close()

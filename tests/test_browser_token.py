@@ -24,7 +24,7 @@ from playwright.sync_api import expect, sync_playwright
 from tests.conftest import ROOT, free_port, run_cli
 from tests.dashboard_token import token_for
 from tests.other_user import as_other, other_user, shared_directory
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, wait_healthy
+from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, open_with_token, wait_healthy
 
 ALERT = "BH-CONTAINMENT-4001"
 
@@ -151,8 +151,7 @@ def test_a_second_os_user_gets_no_page_and_writes_nothing(dashboard):
         # the starting user, with the token URL, gets the dashboard (and then keeps it through the cookie)
         own = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         page = own.new_context().new_page()
-        page.goto(f"{url}/?token={token}")
-        expect(page.get_by_text("alert queue").first).to_be_visible(timeout=60_000)
+        open_with_token(page, url, token)
         page.goto(f"{url}/audit")
         expect(page.get_by_text("token required")).to_have_count(0)
         expect(page.get_by_role("heading", name="Incident report")).to_be_visible(timeout=60_000)
