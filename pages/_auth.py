@@ -176,12 +176,17 @@ def _token() -> str:
 
 def _token_ok() -> bool:
     """On loopback without sign-in: this session showed the token (`?token=`), or the cookie made from it."""
+    cookie = st.session_state.get("_dashboard_cookie")
+    if cookie is not None:  # every run of a token session: the browser loads the script lazily, and a
+        _set_cookie(*cookie)  # rerun before it ran would otherwise leave the browser without the cookie
+        return True
     if st.session_state.get("_dashboard_token_ok"):
         return True
     token = _token()
     name = cookie_name(st_config.get_option("server.port"))
     if token_matches(st.query_params.get("token"), token):
         st.session_state["_dashboard_token_ok"] = True
+        st.session_state["_dashboard_cookie"] = (name, cookie_value(token))
         _set_cookie(name, cookie_value(token))
         del st.query_params["token"]
         return True

@@ -24,7 +24,7 @@ from playwright.sync_api import expect, sync_playwright
 from tests.conftest import ROOT, free_port, run_cli
 from tests.dashboard_token import token_for
 from tests.other_user import as_other, other_user, shared_directory
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, open_with_token, wait_healthy
+from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, HAS_COOKIE, cookie_name, open_with_token, settled, wait_healthy
 
 ALERT = "BH-CONTAINMENT-4001"
 
@@ -157,3 +157,27 @@ def test_a_second_os_user_gets_no_page_and_writes_nothing(dashboard):
         expect(page.get_by_role("heading", name="Incident report")).to_be_visible(timeout=60_000)
         own.close()
     assert audit_state(data) == before  # no write: the audit head and the blocked routes are as they were
+
+
+def test_a_rerun_before_the_browser_ran_the_cookie_script_still_leaves_the_cookie(dashboard):
+    """The browser loads the script that keeps the cookie lazily: a rerun while it loads must not drop it."""
+    url, _data, token = dashboard
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        context = browser.new_context()
+        held = []  # the script's code, held back until the session has rerun
+        context.route("**/static/js/Html.*.js", lambda route: held.append(route))
+        page = context.new_page()
+        page.goto(f"{url}/?token={token}")
+        expect(page.get_by_text("alert queue").first).to_be_visible(timeout=60_000)
+        settled(page)
+        assert held, "the page asked for no lazily loaded script: the test would prove nothing"
+        search = page.get_by_label("Search id, title or entity")
+        search.fill(ALERT)
+        search.press("Enter")
+        expect(page.get_by_text("BH-1042")).to_have_count(0, timeout=60_000)  # the rerun has been drawn
+        settled(page)
+        for route in held:
+            route.continue_()
+        page.wait_for_function(HAS_COOKIE, arg=cookie_name(url.rsplit(":", 1)[1]), timeout=60_000)
+        browser.close()
