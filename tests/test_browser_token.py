@@ -166,7 +166,11 @@ def test_a_rerun_before_the_browser_ran_the_cookie_script_still_leaves_the_cooki
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         context = browser.new_context()
         held = []  # the script's code, held back until the session has rerun
-        context.route("**/static/js/Html.*.js", lambda route: held.append(route))
+
+        def hold(route) -> None:  # Playwright sets an attribute on its handler: a bound method has none
+            held.append(route)
+
+        context.route("**/static/js/Html.*.js", hold)
         page = context.new_page()
         page.goto(f"{url}/?token={token}")
         expect(page.get_by_text("alert queue").first).to_be_visible(timeout=60_000)
