@@ -28,7 +28,7 @@ from blastshield_core.respond.decide import AnalystDecider, RulesDecider
 from blastshield_core.results import RunState
 from tests import aws_live
 from tests.aws_live import ACCOUNT
-from tests.gemini_fake import FakeGemini, call
+from tests.gemini_fake import FakeGemini, call, json_text
 from tests.test_aws_revoke import NAME, _alert_on_role, _cli, _policy
 
 moto_server, moto_account = aws_live.moto_server, aws_live.moto_account  # the fixtures
@@ -282,3 +282,64 @@ def test_a_guardduty_finding_on_an_assumed_role_session_ends_in_a_revocation(
     assert run["state"] == "stopped" and [a["operation"] for a in run["actions"]] == ["revoke_role_sessions"]
     assert run["actions"][0]["api_verified"] is True and _policy(moto_account) is not None
     assert "AKIA" not in json.dumps(run) and "ASIAEXAMPLE" not in json.dumps(run["actions"])
+
+
+# What a briefing of a revocation run may truthfully say, and what it may not. A revocation stops the
+# role's sessions issued before it (IAM User Guide, "Revoking IAM role temporary security credentials")
+# and cuts no path: whoever may assume the role still can, so the alert stays exposed.
+TRUTHFUL = [
+    "The run revoked the active sessions of role deploy on the AWS account ({candidate}) and verified it;"
+    " {n} qualifying path(s) remain, so the alert is still exposed.",
+    "Sessions issued before the revocation are now denied by the AWSRevokeOlderSessions policy. The role keeps"
+    " its permissions, and the path to the bucket remains open.",
+    "The role's existing sessions were revoked. This cuts no path: the alert is not contained.",
+    "Stolen credentials of {arn} are revoked; new sessions can still assume the role, so access remains.",
+    "The run stopped after revoking the role's sessions: {n} qualifying path(s) remain.",
+]
+FALSE = [
+    ("The role's sessions were revoked and the alert is contained.", "false_containment"),
+    ("The run completed: the role's sessions were revoked.", "false_containment"),
+    ("The role's sessions were not revoked; nothing was done on the account.", "false_exposure"),
+    ("No qualifying path remains after the revocation.", "false_containment"),
+    ("The run revoked the sessions of arn:aws:iam::{account}:role/other-role.", "unknown_entity"),
+]
+
+
+def test_a_briefing_of_a_revocation_run_is_held_against_the_run_and_the_paths(
+    moto_account, tmp_path, capsys, monkeypatch, fake_gemini
+):
+    """After a rules run revoked the role's sessions: a truthful briefing (the sessions were revoked, the
+    paths remain, the role named by its ARN) passes the checker, and the model's is shown as the model's;
+    one that calls the revocation containment, the run completed, the sessions not revoked or names
+    another role's ARN is flagged. Without a revocation in the run a "sessions revoked" claim is still
+    a containment claim held against the paths."""
+    monkeypatch.setenv("BLASTSHIELD_AWS_RESPOND_PROFILE", "respond")
+    data, alert_id, candidate = _alert_on_role(moto_account, tmp_path, capsys)
+    code, run = _cli(capsys, "contain", alert_id, "--decider", "rules", "--confirm", "--data-dir", data)
+    assert code == 1 and run["state"] == "stopped" and run["remaining_paths"] >= 1
+    services = _services(
+        tmp_path, gemini_api_key=SecretStr("test-key"), gemini_base_url=fake_gemini.url, gemini_timeout_s=20.0
+    )
+    try:
+        briefer = services.briefer
+        evidence = briefer.evidence(alert_id, run["run_id"])
+        assert evidence.arns[ROLE_ARN] == f"{ACCOUNT}:role:deploy"
+        assert evidence.revocations == {candidate: True}
+        fill = {"candidate": candidate, "n": run["remaining_paths"], "arn": ROLE_ARN, "account": ACCOUNT}
+        for text in TRUTHFUL:
+            assert briefer.check(alert_id, text.format(**fill), evidence) == [], text
+        for text, kind in FALSE:
+            flags = briefer.check(alert_id, text.format(**fill), evidence)
+            assert kind in {f.kind.value for f in flags}, (text, flags)
+        # without the run, "the sessions were revoked" is no action of it: a containment claim, and false
+        assert "false_containment" in {f.kind.value for f in briefer.check(alert_id, TRUTHFUL[2].split(".")[0])}
+
+        prose = TRUTHFUL[0].format(**fill) + " " + TRUTHFUL[3].format(**fill)
+        fake_gemini.add(json_text({
+            "entity_ids": [f"{ACCOUNT}:role:deploy", ROLE_ARN], "path_count": run["remaining_paths"],
+            "containment_state": "exposed", "prose": prose,
+        }))  # fmt: skip
+        briefing = briefer.brief(alert_id, run["run_id"])
+        assert (briefing.label, briefing.flags) == ("model", []), briefing.flags
+    finally:
+        services.close()

@@ -380,6 +380,34 @@ def test_exposure_claim_after_completed_run_is_flagged(services, text):
     assert flags and {f.kind for f in flags} == {FlagKind.FALSE_EXPOSURE}
 
 
+# What a run did, said of the run: BH-IAM-2001's rules run stops (no session route to block, 3 paths
+# remain), BH-CONTAINMENT-4001's completes (both routes blocked, no path). Only a fresh "no qualifying
+# path" completes a run, so "the run completed" of a stopped run is a claim of containment.
+RUN_SENTENCES = [
+    ("BH-IAM-2001", "The run ended with paths remaining.", None),
+    ("BH-IAM-2001", "The run stopped after no action; three qualifying paths remain.", None),
+    ("BH-IAM-2001", "The rules run cut no path: the alert is not contained.", None),
+    ("BH-IAM-2001", "The run has stopped, and the exposure continues.", None),
+    ("BH-IAM-2001", "The run completed.", FlagKind.FALSE_CONTAINMENT),
+    ("BH-IAM-2001", "The containment run has completed after checking every route.", FlagKind.FALSE_CONTAINMENT),
+    ("BH-IAM-2001", "The run stopped the exposure.", FlagKind.FALSE_CONTAINMENT),  # a claim about the exposure
+    (C4001, "The run completed after two verified actions.", None),
+    (C4001, "The run has not stopped early: it completed.", None),
+    (C4001, "The run ended with paths remaining.", FlagKind.FALSE_EXPOSURE),
+]
+
+
+@pytest.mark.parametrize(("alert", "text", "kind"), RUN_SENTENCES, ids=[f"{a}:{t}" for a, t, _ in RUN_SENTENCES])
+def test_what_a_run_did_is_held_against_the_run(services, alert, text, kind):
+    """A run's end ("stopped", "ended") is not the exposure's; its completion is held against its state."""
+    run = services.controller.run(alert, RulesDecider(), 3, True)
+    flags = services.briefer.check(alert, text, services.briefer.evidence(alert, run.run_id))
+    if kind is None:
+        assert flags == []
+    else:
+        assert kind in {f.kind for f in flags}, flags
+
+
 def test_claims_and_prose_about_a_completed_run_agree(services):
     """After a completed run, claims of 0 paths and prose counting the cut paths are not a contradiction."""
     services.controller.run(C4001, RulesDecider(), 3, True)

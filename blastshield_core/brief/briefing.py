@@ -26,15 +26,8 @@ from ..graph.audit import RUN_ID_PATTERN, AuditLog
 from ..read.tools import ReadTools
 from ..respond.gemini import gemini_client
 from ..results import RunRecord, RunState, Status
-from .checker import (
-    BriefingClaims,
-    EvidenceSummary,
-    EvidenceUnavailable,
-    Flag,
-    check_claims,
-    check_text,
-    gather_evidence,
-)
+from .checker import BriefingClaims, Flag, check_claims, check_text
+from .evidence import EvidenceSummary, EvidenceUnavailable, gather_evidence
 
 __all__ = [
     "NO_KEY_REASON",

@@ -27,7 +27,15 @@ from ..graph.model import RelType
 from ..graph.store import QueryFailed
 from ..read.rules import AWS_RULE_NAMES, AWS_RULE_SET, RULE_SET, SIGNAL_POINTS
 from ..read.tools import ReadTools
-from ..results import MAX_DEPTH, BlastEntity, RouteStatus, RunRecord, RunState, ScoreFactor, Status
+from ..results import RunState, Status
+from .evidence import (
+    ContainmentState,
+    EvidenceSummary,
+    EvidenceUnavailable,
+    PathSummary,
+    RunSummary,
+    gather_evidence,
+)
 from .lexicon import CLOSE_FORMS
 from .prose import ProseClaim, read_prose
 
@@ -58,7 +66,6 @@ RULE_NAMES = (
     "E4-breadth",
     *(f"S-{s}" for s in SIGNAL_POINTS),
 )
-ContainmentState = Literal["contained", "exposed", "unknown"]
 
 
 class FlagKind(StrEnum):
@@ -108,161 +115,6 @@ class Flag(_Model):
     context: str = ""
 
 
-class PathSummary(_Model):
-    nodes: list[str]
-    relationships: list[str]
-    hops: int
-    methods: list[str] = []  # per relationship: a CAN_ESCALATE's escalation method, else ""
-
-
-class RunSummary(_Model):
-    run_id: str
-    state: RunState
-    reason: str
-    decider: str
-    max_actions: int
-    actions: list[dict[str, object]]
-    paths_at_start: int | None
-    remaining_paths: int | None
-
-
-class EvidenceSummary(_Model):
-    """The fresh evidence a briefing is checked against (and the model is given)."""
-
-    alert_id: str
-    title: str
-    entity_id: str
-    entity_label: str | None
-    status: Status
-    risk_score: int
-    severity: str
-    rule_set: str
-    factors: list[ScoreFactor]
-    paths: list[PathSummary]
-    path_count: int
-    truncated: bool
-    assets: list[str]
-    critical_assets: list[str]
-    high_assets: list[str]
-    blast_radius: list[BlastEntity]
-    blast_by_label: dict[str, int]
-    routes: list[RouteStatus]
-    cut_off_entities: list[str] = Field(
-        default_factory=list, description="entities on paths that exist only through blocked relationships"
-    )
-    cut_off_path_count: int = Field(
-        default=0, description="qualifying paths that exist only through blocked relationships (cut by a block)"
-    )
-    modelled_relationship_types: list[str] = Field(
-        default_factory=list,
-        description="types on the alert's paths including blocked ones, and on its session routes",
-    )
-    containment_state: ContainmentState
-    run: RunSummary | None = None
-
-    @property
-    def asset_count(self) -> int:
-        return len(self.assets)
-
-    @property
-    def relationship_types(self) -> set[str]:
-        return {t for p in self.paths for t in p.relationships}
-
-    @property
-    def known_ids(self) -> set[str]:
-        ids = {self.alert_id, self.entity_id}
-        ids |= {n for p in self.paths for n in p.nodes}
-        ids |= {e.id for e in self.blast_radius}
-        ids |= set(self.cut_off_entities)
-        for r in self.routes:
-            ids |= {r.route_id, r.source, r.target, f"block-route:{r.route_id}"}
-        if self.run is not None:
-            ids.add(self.run.run_id)
-        return ids
-
-
-class EvidenceUnavailable(Exception):
-    """The graph gave no answer that a briefing could rest on (unknown alert, failed query...)."""
-
-    def __init__(self, status: Status, message: str):
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
-def _require(result, what: str) -> None:
-    if not result.status.is_answer:
-        raise EvidenceUnavailable(result.status, f"{what}: {result.status.value}: {result.message}")
-
-
-def gather_evidence(tools: ReadTools, alert_id: str, run: RunRecord | None = None) -> EvidenceSummary:
-    """A fresh standard investigation, blast radius and route statuses, summarised."""
-    inv = tools.investigate_alert(alert_id)
-    _require(inv, "investigation")
-    blast = tools.get_blast_radius(alert_id)
-    _require(blast, "blast radius")
-    routes = tools.get_containment_route_statuses(alert_id)
-    _require(routes, "route statuses")
-    assert inv.alert is not None
-    critical = sorted({p.nodes[-1].id for p in inv.paths if p.nodes[-1].properties.get("sensitivity") == "critical"})
-    high = sorted({p.nodes[-1].id for p in inv.paths if p.nodes[-1].properties.get("sensitivity") == "high"})
-    # Paths that blocked routes cut are still part of this alert's story (e.g. after a run).
-    try:
-        every, _ = tools._paths("sensitive", MAX_DEPTH, {"source_id": inv.alert.entity_id}, include_blocked=True)
-    except QueryFailed as exc:
-        raise EvidenceUnavailable(Status.QUERY_FAILED, f"cut-off paths: {exc}") from None
-    live = {n for p in inv.paths for n in p.node_ids}
-    cut_off = sorted({n for p in every for n in p.node_ids} - live)
-    summary_run = None
-    if run is not None:
-        start = next((s for s in run.steps if s.kind == "investigate"), None)
-        summary_run = RunSummary(
-            run_id=run.run_id,
-            state=run.state,
-            reason=run.reason,
-            decider=run.decider,
-            max_actions=run.max_actions,
-            actions=[a.model_dump() for a in run.actions],
-            paths_at_start=start.data.get("paths") if start else None,
-            remaining_paths=run.remaining_paths,
-        )
-    return EvidenceSummary(
-        alert_id=inv.alert.id,
-        title=inv.alert.title,
-        entity_id=inv.alert.entity_id,
-        entity_label=inv.alert.entity_label,
-        status=inv.status,
-        risk_score=inv.alert.risk_score,
-        severity=inv.alert.severity,
-        rule_set=inv.alert.rule_set,
-        factors=inv.alert.factors,
-        paths=[
-            PathSummary(
-                nodes=list(p.node_ids),
-                relationships=[r.type for r in p.relationships],
-                hops=p.hops,
-                methods=[str(r.properties.get("method") or "") for r in p.relationships],
-            )
-            for p in inv.paths
-        ],
-        path_count=inv.path_count,
-        truncated=inv.truncated,
-        assets=sorted(set(critical) | set(high)),
-        critical_assets=critical,
-        high_assets=high,
-        blast_radius=blast.entities,
-        blast_by_label=blast.by_label,
-        routes=routes.routes,
-        cut_off_entities=cut_off,
-        cut_off_path_count=max(len(every) - len(inv.paths), 0),
-        modelled_relationship_types=sorted(
-            {r.type for p in every for r in p.relationships} | {r.type for r in routes.routes}
-        ),
-        containment_state="contained" if inv.status is Status.NO_PATH else "exposed",
-        run=summary_run,
-    )
-
-
 # -- text parsing ------------------------------------------------------------------
 
 _TOKEN_RE = re.compile(r"(?<![A-Za-z0-9_.:@-])[A-Za-z0-9][A-Za-z0-9_.:@-]*[A-Za-z0-9]")
@@ -271,6 +123,8 @@ _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _VERSION_RE = re.compile(r"^v?\d+(?:\.\d+)+[a-z]?$")
 _UNIT_RE = re.compile(r"^\d+[-.]?[A-Za-z]{1,6}$")  # 5-hop, 24h, 2nd
 _EXPOSE_WORDS = frozenset({"active", "open", "live"})
+# An ARN as written in prose (its resource part may hold "/" and ":"), without trailing punctuation.
+_ARN_RE = re.compile(r"(?<![\w:/-])arn:aws[\w-]*:[\w-]*:[\w-]*:\d*:[\w+=,.@:/*-]*[\w+=@/*-]")
 
 
 def _split(text: str) -> frozenset[str]:
@@ -346,6 +200,8 @@ class _Checker:
         self._kinds[evidence.alert_id] = self._kinds[evidence.entity_id] = "alert"
         if evidence.run is not None:
             self._kinds[evidence.run.run_id] = "run"
+        for candidate_id in evidence.revocations:
+            self._kinds[candidate_id] = "action"  # an action's id, not an entity the claim is about
         self._known_parts = {
             tuple(p for p in re.split(r"[-_.:/]+", k.lower()) if p) for k in self.known if re.search(r"[-_]", k)
         }
@@ -386,7 +242,7 @@ class _Checker:
 
     # -- structured claims -----------------------------------------------------------
     def entity(self, entity_id: str, context: str = "") -> None:
-        if entity_id in self.known or entity_id in self.allowed:
+        if entity_id in self.known or entity_id in self.allowed or entity_id in self.ev.arns:
             return
         near = self._near(entity_id)
         hint = f" (closest in the evidence: {near})" if near else ""
@@ -492,13 +348,21 @@ class _Checker:
     def text(self, text: str) -> list[ProseClaim]:
         """Check free text; returns the claims read from it (for the self-consistency check)."""
         lines = [line for line in text.splitlines() if not self._quotes_title(line)]
-        text = "\n".join(lines)
+        text = _ARN_RE.sub(self._arn, "\n".join(lines))
         for m in _TOKEN_RE.finditer(text):
             self._id(m.group(0), self._sentence_at(text, m.start()))
         claims = read_prose(text, self.id_kind, self.route_words, self.allowed)
         for claim in claims:
             self.prose_claim(claim)
         return claims
+
+    def _arn(self, m: re.Match[str]) -> str:
+        """A known ARN reads as its entity's id; another is flagged whole and reads as no id at all."""
+        arn = m.group(0)
+        if arn in self.ev.arns:
+            return self.ev.arns[arn]
+        self.entity(arn, self._sentence_at(m.string, m.start()))
+        return "that resource"
 
     def _quotes_title(self, line: str) -> bool:
         """The briefing's own heading, `Briefing: ALERT — TITLE`, quotes the alert's title as data."""
@@ -603,9 +467,43 @@ class _Checker:
             self.route_count(int(claim.value), claim.text, claim.qualifier, claim.clause)  # type: ignore[call-overload]
         elif claim.kind in ("blast", "blast_member"):
             self.blast(claim)
+        elif claim.kind == "run_state":
+            self.run_done(claim)
+        elif claim.kind == "state" and claim.action == "revocation" and ev.revocations:
+            self.revocation(claim)
         elif claim.kind == "state" and not self.state_holds(claim):
             scoped = bool(claim.scope or claim.assets or claim.depth)
             self.containment(str(claim.value), claim.text, claim.clause, scoped=scoped)
+
+    def run_done(self, claim: ProseClaim) -> None:
+        """ "The run completed": only a fresh "no qualifying path" completes a run."""
+        run = self.ev.run
+        if run is not None and run.state is not RunState.COMPLETED:
+            self.flag(
+                FlagKind.FALSE_CONTAINMENT,
+                claim.text,
+                f"run {run.run_id} is {run.state.value} ({run.reason}); a fresh investigation"
+                f" ({self.ev.status.value}) finds {self.ev.path_count} qualifying path(s)",
+                claim.clause,
+            )
+
+    def revocation(self, claim: ProseClaim) -> None:
+        """ "The role's sessions were revoked": true when the run applied a revocation on the account.
+
+        A revocation stops the role's sessions issued before it and cuts no path; a claim of it is a claim
+        about the action, checked against the run's actions (and "not revoked" against none applied)."""
+        applied = any(self.ev.revocations.values())
+        if (claim.value == "contained") == applied:
+            return
+        assert self.ev.run is not None  # revocations come from the run
+        done = ", ".join(f"{c}: {'applied' if a else 'not applied'}" for c, a in self.ev.revocations.items())
+        self.flag(
+            FlagKind.FALSE_CONTAINMENT if claim.value == "contained" else FlagKind.FALSE_EXPOSURE,
+            claim.text,
+            f"run {self.ev.run.run_id} revoked role sessions: {done}; a revocation cuts no path and a fresh"
+            f" investigation finds {self.ev.path_count} qualifying path(s)",
+            claim.clause,
+        )
 
     def blast(self, claim: ProseClaim) -> None:
         """An emptiness claim about the blast radius ("is empty", "is not empty") or membership in it."""
@@ -701,8 +599,8 @@ def _disagreements(claims: BriefingClaims, prose: list[ProseClaim]) -> list[tupl
     }
     out = []
     for claim in prose:
-        if claim.kind == "state" and (claim.scope or claim.assets or claim.depth):
-            continue
+        if claim.kind == "state" and (claim.scope or claim.assets or claim.depth or claim.action):
+            continue  # about part of the alert, or about an action ("the sessions were revoked")
         if claim.kind in ("path_count", "asset_count") and _has_closing(claim.clause):
             continue  # "both paths were cut" counts what was removed, not what remains
         structured = fields.get(claim.kind)

@@ -24,6 +24,7 @@ __all__ = [
     "COMPLETION_WORDS",
     "CONDITIONAL_WORDS",
     "COPULAS",
+    "CREDENTIAL_NOUNS",
     "EARLIER_WORDS",
     "EXPOSE_ADJECTIVES",
     "EXPOSE_FORMS",
@@ -33,6 +34,8 @@ __all__ = [
     "PHRASAL_FORMS",
     "RECOMMEND_FORMS",
     "REL_VERBS",
+    "REVOKE_FORMS",
+    "RUN_DONE_FORMS",
     "SUBJECT_NOUNS",
     "ZERO_NOUNS",
     "inflect",
@@ -193,6 +196,12 @@ ZERO_NOUNS = frozenset(
         "risk risks danger dangers threat threats"
     )
 )
+# A role session revocation (the action that stops a role's issued sessions and cuts no path):
+# a revoke verb about one of these nouns is a claim that the action was applied, not that paths closed.
+REVOKE_FORMS = frozenset(_w("revoke revokes revoked revoking"))
+CREDENTIAL_NOUNS = frozenset(_w("session sessions credential credentials token tokens"))
+# "The run completed": the containment run's state, which only a fresh "no qualifying path" reaches.
+RUN_DONE_FORMS = frozenset(_w("completed succeeded"))
 NEGATIONS = frozenset(
     _w(
         "not never no none nor neither without cannot can't isn't aren't wasn't weren't hasn't haven't hadn't "

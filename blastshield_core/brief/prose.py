@@ -35,6 +35,7 @@ from .lexicon import (
     COMPLETION_WORDS,
     CONDITIONAL_WORDS,
     COPULAS,
+    CREDENTIAL_NOUNS,
     EARLIER_WORDS,
     EXPOSE_ADJECTIVES,
     EXPOSE_FORMS,
@@ -43,6 +44,8 @@ from .lexicon import (
     PHRASAL_FORMS,
     RECOMMEND_FORMS,
     REL_VERBS,
+    REVOKE_FORMS,
+    RUN_DONE_FORMS,
     SUBJECT_NOUNS,
     ZERO_NOUNS,
     number_value,
@@ -64,7 +67,7 @@ IdKind = Callable[[str], str | None]
 class ProseClaim:
     """One claim read from prose: what it asserts, about what, and the text that asserts it."""
 
-    kind: str  # state | relationship | score | severity | path_count | asset_count | route_count
+    kind: str  # state | relationship | score | severity | path_count | asset_count | route_count | run_state
     value: object
     text: str
     clause: str
@@ -72,6 +75,7 @@ class ProseClaim:
     assets: tuple[str, ...] = ()
     depth: int | None = None
     qualifier: str = ""
+    action: str = ""  # "revocation": a state claim made by saying a role's sessions were revoked
 
 
 _NUM_WORDS = (
@@ -219,6 +223,12 @@ _IDIOMS = re.compile(
     r"(?:no\s+longer|not)\s+(?:a|an)\s+(?:threat|risk|concern|issue|problem|danger))\b",
     re.I,
 )
+# What a run does when it ends ("the run stopped after one action"): not a claim that paths closed.
+_RUN_END_VERBS = frozenset(
+    _w("stop stops stopped halt halts halted end ends ended finish finishes finished terminate terminated concluded")
+)
+_RUN_END_NEXT = _PREPOSITIONS | frozenset(_w("at when once because as and early there here since so ; ,"))
+_NONE_WORDS = frozenset(_w("no none nothing zero"))
 _CLOSE_BASE = frozenset(f for f in CLOSE_FORMS if not f.endswith(("s", "ed", "ing")) or f in ("close", "cut", "shut"))
 
 
@@ -343,14 +353,20 @@ class _Reader:
             own_ids = any(t.kind in ("route", "node", "asset") for t in toks)
             if (gerund_subject or not own_ids) and self._whole(toks):
                 local, assets = [], []  # "..., ending the exposure": the whole alert, whatever else is named
-            for state, text, past in self.states(toks, segment, gerund_subject and n == 0, gerund_subject and n > 0):
+            found = self.states(toks, segment, gerund_subject and n == 0, gerund_subject and n > 0)
+            for state, text, past, action in found:
                 if quiet or imperative or question:
                     continue
-                if state == "contained" and partial and not local and not assets:
+                if state == "contained" and partial and not local and not assets and not action:
                     continue
                 if state == "exposed" and past:
                     continue  # past exposure is not remaining exposure
-                self.add("state", state, text, clause, scope=tuple(local), assets=tuple(assets), depth=depth)
+                self.add(
+                    "state", state, text, clause, scope=tuple(local), assets=tuple(assets), depth=depth, action=action
+                )
+            if not (quiet or question):
+                for text in self.run_done(toks, segment):
+                    self.add("run_state", "completed", text, clause)
 
     @staticmethod
     def _whole(toks: list[_Tok]) -> bool:
@@ -395,6 +411,24 @@ class _Reader:
                     local += [r for r in matches if len(self.route_words[r].split()) == shortest]
         return local, assets
 
+    @staticmethod
+    def _run_subject(toks: list[_Tok], i: int) -> bool:
+        """Whether the word at `i` says what the containment run did ("the run has stopped", "RUN-ID ended")."""
+        j = i - 1
+        while j >= 0 and toks[j].kind is None and toks[j].word in _STATE_ADVERBS | COPULAS | _FINITE_PAST:
+            j -= 1
+        return j >= 0 and (toks[j].kind == "run" or (toks[j].kind is None and toks[j].word == "run"))
+
+    def run_done(self, toks: list[_Tok], segment: str) -> list[str]:
+        """ "The run completed": the run's state, which only a fresh "no qualifying path" reaches."""
+        out = []
+        for i, t in enumerate(toks):
+            if t.kind is None and t.word in RUN_DONE_FORMS and self._run_subject(toks, i):
+                window = [x.word for x in toks[max(0, i - 4) : i]]
+                if not any(x in NEGATIONS for x in window):
+                    out.append(segment[toks[max(0, i - 3)].start : t.start + len(t.word)])
+        return out
+
     def _predicate_at(self, toks: list[_Tok], i: int) -> bool:
         w = toks[i].word
         return toks[i].kind is None and (self._closing_at(toks, i) or w in EXPOSE_FORMS or w in EXPOSE_ADJECTIVES)
@@ -421,8 +455,8 @@ class _Reader:
 
     def states(
         self, toks: list[_Tok], segment: str, gerund: bool = False, participle: bool = False
-    ) -> list[tuple[str, str, bool]]:
-        """(contained|exposed, text) for each containment or exposure predicate in a segment.
+    ) -> list[tuple[str, str, bool, str]]:
+        """(contained|exposed, text, past, action) for each containment or exposure predicate in a segment.
 
         `gerund`: the segment opens with a gerund action ("Blocking X ended the exposure"): only a finished
         result is a claim, not a present-tense effect ("Blocking X cuts the path"). `participle`: the segment
@@ -433,8 +467,10 @@ class _Reader:
             t.kind in ("alert", "route", "node", "asset") or t.word in SUBJECT_NOUNS or t.word in CLOSE_NOUNS
             for t in toks
         )
-        out: list[tuple[str, str, bool]] = []
+        out: list[tuple[str, str, bool, str]] = []
         consumed: set[int] = set()
+        spent: set[int] = set()  # negations that belong to an earlier predicate ("cuts no path")
+        about_sessions = any(w in CREDENTIAL_NOUNS for w in words) and not any(t.kind == "route" for t in toks)
         # "no / zero <path noun>", "nothing remains": an existence claim of containment.
         for i, w in enumerate(words):
             if toks[i].kind is None and w in ("no", "zero", "0"):
@@ -447,14 +483,14 @@ class _Reader:
                         # "no path is blocked": the predicate that follows carries the claim, "no" negates it
                         if not any(self._predicate_at(toks, k) for k in range(j + 1, min(j + 8, len(toks)))):
                             end = toks[min(j + 3, len(toks) - 1)]
-                            out.append(("contained", segment[toks[i].start : end.start + len(end.word)], False))
+                            out.append(("contained", segment[toks[i].start : end.start + len(end.word)], False, ""))
                             consumed.update(range(i, j + 3))
                         break
                     if words[j] == "longer" and j == i + 1 and words[j + 1 : j + 2] != ["any"]:
                         break
         m = _IDIOMS.search(segment)
         if m:
-            out.append(("contained", m.group(0), False))
+            out.append(("contained", m.group(0), False, ""))
             consumed.update(i for i, t in enumerate(toks) if m.start() <= t.start < m.end())
         for i, t in enumerate(toks):
             if i in consumed or t.kind is not None:
@@ -476,6 +512,21 @@ class _Reader:
                 continue  # "the list of blocked routes": an attribute, not a predicate
             if closing and w in ("contains", "contain") and i > 0 and words[i - 1] in _CONTAINERS:
                 continue  # "the blast radius contains data assets": holds, not contains an exposure
+            if (
+                closing
+                and words[i + 1 : i + 2]
+                and words[i + 1] in _NONE_WORDS
+                and not segment[t.start + len(t.word) : toks[i + 1].start].strip()
+            ):
+                spent.add(i + 1)
+                continue  # "the revocation cuts no path": says what an action did not close, not a state
+            if (
+                closing
+                and w in _RUN_END_VERBS
+                and self._run_subject(toks, i)
+                and (i + 1 == len(toks) or words[i + 1] in _RUN_END_NEXT)
+            ):
+                continue  # "the run stopped after one action": the run's end, not the exposure's
             if not closing and w == "passed" and i > 0 and words[i - 1] in ("has", "have"):
                 closing = True  # "the danger has passed"
             if closing and i > 0 and words[i - 1] == "to" and w in _CLOSE_BASE:
@@ -542,11 +593,16 @@ class _Reader:
             ):
                 continue  # "Blocking X cuts the path": the effect of an action, not a claim that it happened
             yet_to = any(a == "yet" and b == "to" for a, b in pairwise(window))  # "has yet to be"
-            negated = (sum(1 for x in window if x in NEGATIONS or x == "0") + yet_to) % 2 == 1
+            negations = sum(
+                1 for k in range(max(0, i - 8), i) if k not in spent and (words[k] in NEGATIONS or words[k] == "0")
+            )
+            negated = (negations + yet_to) % 2 == 1
             partly = any(x in ("partially", "partly") for x in window)
             state = "contained" if closing != (negated or partly) else "exposed"
             past = exposing and (w in _PAST_EXPOSE or any(x in _PAST_AUX for x in window[-3:]))
-            out.append((state, segment[toks[max(0, i - 4)].start : t.start + len(t.word) + 8], past))
+            revoking = w in REVOKE_FORMS or (w in COMPLETION_WORDS and "revocation" in words)
+            action = "revocation" if closing and revoking and about_sessions else ""
+            out.append((state, segment[toks[max(0, i - 4)].start : t.start + len(t.word) + 8], past, action))
         return out
 
     # -- numbers ---------------------------------------------------------------------------

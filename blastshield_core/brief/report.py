@@ -22,7 +22,7 @@ from ..graph.audit import RUN_ID_PATTERN
 from ..read.tools import ReadTools
 from ..results import CandidatesResult, RouteRelease, RunAction, RunRecord, RunStep, TraceEntry
 from .briefing import Briefer, Briefing
-from .checker import EvidenceSummary, EvidenceUnavailable
+from .evidence import EvidenceSummary, EvidenceUnavailable
 
 __all__ = [
     "REPORT_FORMAT",

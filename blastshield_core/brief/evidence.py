@@ -1,0 +1,202 @@
+"""The evidence a briefing is checked against, and which the model is given.
+
+Always a fresh standard investigation (depth 6) with the blast radius, the route
+statuses, the paths that blocked routes cut, and the run the briefing is about.
+Unknown, invalid and failed answers raise `EvidenceUnavailable`: a briefing never
+rests on them, and they are never read as safe.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..graph.store import QueryFailed
+from ..read.tools import ReadTools
+from ..results import MAX_DEPTH, BlastEntity, RouteStatus, RunRecord, RunState, ScoreFactor, Status
+
+__all__ = ["ContainmentState", "EvidenceSummary", "EvidenceUnavailable", "PathSummary", "RunSummary", "gather_evidence"]
+
+ContainmentState = Literal["contained", "exposed", "unknown"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class PathSummary(_Model):
+    nodes: list[str]
+    relationships: list[str]
+    hops: int
+    methods: list[str] = []  # per relationship: a CAN_ESCALATE's escalation method, else ""
+
+
+class RunSummary(_Model):
+    run_id: str
+    state: RunState
+    reason: str
+    decider: str
+    max_actions: int
+    actions: list[dict[str, object]]
+    paths_at_start: int | None
+    remaining_paths: int | None
+
+
+class EvidenceSummary(_Model):
+    """The fresh evidence a briefing is checked against (and the model is given)."""
+
+    alert_id: str
+    title: str
+    entity_id: str
+    entity_label: str | None
+    status: Status
+    risk_score: int
+    severity: str
+    rule_set: str
+    factors: list[ScoreFactor]
+    paths: list[PathSummary]
+    path_count: int
+    truncated: bool
+    assets: list[str]
+    critical_assets: list[str]
+    high_assets: list[str]
+    blast_radius: list[BlastEntity]
+    blast_by_label: dict[str, int]
+    routes: list[RouteStatus]
+    cut_off_entities: list[str] = Field(
+        default_factory=list, description="entities on paths that exist only through blocked relationships"
+    )
+    cut_off_path_count: int = Field(
+        default=0, description="qualifying paths that exist only through blocked relationships (cut by a block)"
+    )
+    modelled_relationship_types: list[str] = Field(
+        default_factory=list,
+        description="types on the alert's paths including blocked ones, and on its session routes",
+    )
+    containment_state: ContainmentState
+    run: RunSummary | None = None
+    arns: dict[str, str] = Field(
+        default_factory=dict, description="ARN -> entity id, for the AWS entities on the alert's paths"
+    )
+
+    @property
+    def asset_count(self) -> int:
+        return len(self.assets)
+
+    @property
+    def relationship_types(self) -> set[str]:
+        return {t for p in self.paths for t in p.relationships}
+
+    @property
+    def known_ids(self) -> set[str]:
+        ids = {self.alert_id, self.entity_id}
+        ids |= {n for p in self.paths for n in p.nodes}
+        ids |= {e.id for e in self.blast_radius}
+        ids |= set(self.cut_off_entities)
+        for r in self.routes:
+            ids |= {r.route_id, r.source, r.target, f"block-route:{r.route_id}"}
+        if self.run is not None:
+            ids.add(self.run.run_id)
+            ids |= set(self.revocations)
+        return ids
+
+    @property
+    def revocations(self) -> dict[str, bool]:
+        """The run's role session revocations: candidate id -> applied on the AWS account."""
+        if self.run is None:
+            return {}
+        return {
+            str(a.get("route_id")): a.get("applied") is True
+            for a in self.run.actions
+            if a.get("operation") == "revoke_role_sessions"
+        }
+
+
+class EvidenceUnavailable(Exception):
+    """The graph gave no answer that a briefing could rest on (unknown alert, failed query...)."""
+
+    def __init__(self, status: Status, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _require(result, what: str) -> None:
+    if not result.status.is_answer:
+        raise EvidenceUnavailable(result.status, f"{what}: {result.status.value}: {result.message}")
+
+
+def gather_evidence(tools: ReadTools, alert_id: str, run: RunRecord | None = None) -> EvidenceSummary:
+    """A fresh standard investigation, blast radius and route statuses, summarised."""
+    inv = tools.investigate_alert(alert_id)
+    _require(inv, "investigation")
+    blast = tools.get_blast_radius(alert_id)
+    _require(blast, "blast radius")
+    routes = tools.get_containment_route_statuses(alert_id)
+    _require(routes, "route statuses")
+    assert inv.alert is not None
+    critical = sorted({p.nodes[-1].id for p in inv.paths if p.nodes[-1].properties.get("sensitivity") == "critical"})
+    high = sorted({p.nodes[-1].id for p in inv.paths if p.nodes[-1].properties.get("sensitivity") == "high"})
+    # Paths that blocked routes cut are still part of this alert's story (e.g. after a run).
+    try:
+        every, _ = tools._paths("sensitive", MAX_DEPTH, {"source_id": inv.alert.entity_id}, include_blocked=True)
+    except QueryFailed as exc:
+        raise EvidenceUnavailable(Status.QUERY_FAILED, f"cut-off paths: {exc}") from None
+    live = {n for p in inv.paths for n in p.node_ids}
+    cut_off = sorted({n for p in every for n in p.node_ids} - live)
+    arns = {
+        str(n.properties["arn"]): n.id
+        for p in (*inv.paths, *every)
+        for n in p.nodes
+        if isinstance(n.properties.get("arn"), str) and n.properties["arn"].startswith("arn:")
+    }
+    summary_run = None
+    if run is not None:
+        start = next((s for s in run.steps if s.kind == "investigate"), None)
+        summary_run = RunSummary(
+            run_id=run.run_id,
+            state=run.state,
+            reason=run.reason,
+            decider=run.decider,
+            max_actions=run.max_actions,
+            actions=[a.model_dump() for a in run.actions],
+            paths_at_start=start.data.get("paths") if start else None,
+            remaining_paths=run.remaining_paths,
+        )
+    return EvidenceSummary(
+        alert_id=inv.alert.id,
+        title=inv.alert.title,
+        entity_id=inv.alert.entity_id,
+        entity_label=inv.alert.entity_label,
+        status=inv.status,
+        risk_score=inv.alert.risk_score,
+        severity=inv.alert.severity,
+        rule_set=inv.alert.rule_set,
+        factors=inv.alert.factors,
+        paths=[
+            PathSummary(
+                nodes=list(p.node_ids),
+                relationships=[r.type for r in p.relationships],
+                hops=p.hops,
+                methods=[str(r.properties.get("method") or "") for r in p.relationships],
+            )
+            for p in inv.paths
+        ],
+        path_count=inv.path_count,
+        truncated=inv.truncated,
+        assets=sorted(set(critical) | set(high)),
+        critical_assets=critical,
+        high_assets=high,
+        blast_radius=blast.entities,
+        blast_by_label=blast.by_label,
+        routes=routes.routes,
+        cut_off_entities=cut_off,
+        cut_off_path_count=max(len(every) - len(inv.paths), 0),
+        modelled_relationship_types=sorted(
+            {r.type for p in every for r in p.relationships} | {r.type for r in routes.routes}
+        ),
+        arns=arns,
+        containment_state="contained" if inv.status is Status.NO_PATH else "exposed",
+        run=summary_run,
+    )
