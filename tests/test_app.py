@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import streamlit as st
+from streamlit.runtime import Runtime
 from streamlit.testing.v1 import AppTest
 
 from blastshield_core.base.safetext import WORD_JOINER
@@ -273,11 +274,26 @@ def test_unreachable_database_is_a_message_not_a_traceback(tmp_path, monkeypatch
         st.cache_resource.clear()
 
 
-def test_two_dashboard_sessions_contain_the_same_alert_at_once(app, tmp_path):
+class _SharedRuntime(type):
+    """AppTest keeps its runtime in a class attribute, set before a run and cleared after it: with two
+    sessions running at once, one clearing it while the other's script still runs fails that script.
+    Seen through this, the runtime is set by every run and cleared by none (the test clears it)."""
+
+    def __setattr__(cls, name, value):
+        if not (name == "_instance" and value is None):
+            setattr(Runtime, name, value)
+
+
+def test_two_dashboard_sessions_contain_the_same_alert_at_once(app, tmp_path, monkeypatch):
     """Two sessions start runs on one alert at the same moment: each route is blocked exactly once."""
     import threading
 
+    from streamlit.testing.v1 import app_test
+
     from pages import _services
+
+    monkeypatch.setattr(app_test, "Runtime", _SharedRuntime("Runtime", (Runtime,), {}))
+    monkeypatch.setattr(Runtime, "_instance", None)  # cleared again once the test ends
 
     app.run()  # opens and seeds the shared services
     second = with_token(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60))
