@@ -21,6 +21,7 @@ from blastshield_core.sources.aws.policy import (
     parse_policy,
     principal_matches,
     resource_matches,
+    role_key,
     statement_matches_action,
     statement_matches_principal,
     statement_matches_resource,
@@ -31,6 +32,8 @@ B = "222222222222"
 ALICE = Principal(f"arn:aws:iam::{A}:user/alice", A, "user")
 ROLE_X = Principal(f"arn:aws:iam::{A}:role/x", A, "role")
 ROLE_B = Principal(f"arn:aws:iam::{B}:role/ops", B, "role")
+# A role with a path, as IAM Identity Center makes them (`/aws-reserved/sso.amazonaws.com/`).
+SSO = Principal(f"arn:aws:iam::{A}:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_Admin_0123", A, "role")
 EC2 = Principal("ec2.amazonaws.com", "", "service")
 SAML = Principal(f"arn:aws:iam::{A}:saml-provider/okta", A, "federated")
 
@@ -121,6 +124,10 @@ def test_not_resource(statement, arn, expected):
         ("AWS", f"arn:aws:iam::{A}:user/alice", ALICE, True),
         ("AWS", f"arn:aws:iam::{A}:user/Alice", ALICE, False),
         ("AWS", f"arn:aws:sts::{A}:assumed-role/x/session-1", ROLE_X, True),
+        ("AWS", f"arn:aws:sts::{A}:assumed-role/AWSReservedSSO_Admin_0123/alice@example.com", SSO, True),
+        ("AWS", f"arn:aws:sts::{A}:assumed-role/AWSReservedSSO_Admin_0123/alice@example.com", ROLE_X, False),
+        ("AWS", f"arn:aws:sts::{B}:assumed-role/AWSReservedSSO_Admin_0123/alice@example.com", SSO, False),
+        ("AWS", f"arn:aws:iam::{A}:role/AWSReservedSSO_Admin_0123", SSO, False),  # a role ARN is exact, path and all
         ("AWS", f"arn:aws:iam::{A}:role/*", ROLE_X, True),
         ("Service", "EC2.amazonaws.com", EC2, True),
         ("Service", "lambda.amazonaws.com", EC2, False),
@@ -130,7 +137,13 @@ def test_not_resource(statement, arn, expected):
     ],
 )
 def test_principal_matching(kind, entry, who, expected):
-    """Principal entries: `*`, account id, root ARN, exact ARN, assumed-role session, wildcard, service, federated."""
+    """Principal entries: `*`, account id, root ARN, exact ARN, assumed-role session, wildcard, service, federated.
+
+    A role session principal is `arn:aws:sts::ACCOUNT:assumed-role/ROLE-NAME/SESSION-NAME` (IAM User
+    Guide, "AWS JSON policy elements: Principal", *Role session principals*): it names the role by its
+    name alone, without the path the role's own ARN carries (IAM User Guide, "IAM identifiers": role
+    ARNs hold the path, `role/application_abc/component_xyz/S3Access`; role names are unique in an
+    account whatever their path), so it names the sessions of a role with a path too."""
     assert principal_matches(entry, kind, who) is expected
 
 
@@ -407,3 +420,7 @@ def test_arns_named_reads_sessions_and_patterns():
     )
     assert arns_named(policy) == (frozenset({ALICE.arn, ROLE_X.arn}), False)
     assert arns_named(trust({"AWS": f"arn:aws:iam::{A}:role/t1-*"}))[1] is True
+    # a session names its role without the path: as `role_key` writes the role's ARN
+    sso_session = f"arn:aws:sts::{A}:assumed-role/AWSReservedSSO_Admin_0123/alice@example.com"
+    assert arns_named(trust({"AWS": sso_session}))[0] == {role_key(SSO.arn)}
+    assert role_key(SSO.arn) == f"arn:aws:iam::{A}:role/AWSReservedSSO_Admin_0123" and role_key(ALICE.arn) == ALICE.arn

@@ -330,3 +330,36 @@ def test_hostile_shapes_give_warnings_not_a_crash():
     doc, report = build_document(sources)
     assert f"{A}:instance:i-1" in {n.id for n in doc.nodes}
     assert {w["file"] for w in report.warnings} >= {"g.json", "f.json", "d.json"}
+
+
+def test_a_role_session_principal_names_a_role_with_a_path(tmp_path):
+    """IAM Identity Center's roles carry a path (`/aws-reserved/sso.amazonaws.com/`), and a trust policy
+    names one of their sessions as `arn:aws:sts::ACCOUNT:assumed-role/ROLE-NAME/SESSION-NAME`, the role by
+    its name alone (IAM User Guide, "AWS JSON policy elements: Principal", *Role session principals*;
+    "IAM identifiers": a role's own ARN holds its path). The SSO role may assume break-glass; the
+    account's other role may not, and the principal is not reported missing from the export."""
+    from moto import mock_aws
+
+    from tests.aws_bundle import _collect, _role, _session, allow, trust
+
+    sso = "AWSReservedSSO_Admin_0123"
+    with mock_aws():
+        session = _session(A)
+        iam = session.client("iam")
+        iam.create_role(
+            RoleName=sso, Path="/aws-reserved/sso.amazonaws.com/", AssumeRolePolicyDocument=trust({"AWS": A})
+        )
+        iam.put_role_policy(RoleName=sso, PolicyName="assume", PolicyDocument=json.dumps(
+            {"Version": "2012-10-17", "Statement": [allow("sts:AssumeRole")]}))  # fmt: skip
+        _role(iam, "break-glass", trust({"AWS": f"arn:aws:sts::{A}:assumed-role/{sso}/alice@example.com"}),
+              allow("s3:GetObject", "arn:aws:s3:::crown-jewels/*"))  # fmt: skip
+        _role(iam, "ops", trust({"AWS": A}), allow("sts:AssumeRole"))
+        gaad = _collect(session, with_workloads=False)["gaad"]
+    assert any(r["Arn"].endswith(f":role/aws-reserved/sso.amazonaws.com/{sso}") for r in gaad["RoleDetailList"])
+    (tmp_path / "gaad.json").write_text(json.dumps(gaad))
+    doc, report = build_document(read_sources([tmp_path]), sensitivity=SENSITIVITY)
+    edges = {(e.source, e.type.value, e.target): e.properties for e in doc.edges}
+    assert assume(edges, role(sso), role("break-glass"))["permission"] == "allow"
+    assert assume(edges, role("ops"), role("break-glass")) is None
+    assert assume(edges, role("ops"), role(sso))["permission"] == "allow"  # trust by account, identity allow
+    assert not [w for w in report.warnings if "is not in the export" in w["message"]], report.warnings

@@ -17,7 +17,12 @@ from hypothesis import strategies as st
 
 from blastshield_core.base.wildcard import compile_pattern, match
 from blastshield_core.sources.aws import policy_sets
-from blastshield_core.sources.aws.bounds import MAX_PATTERN, MAX_POLICY_CHARS, MAX_STATEMENTS
+from blastshield_core.sources.aws.bounds import (
+    AWS_MANAGED_POLICY_CHARS,
+    MAX_PATTERN,
+    MAX_POLICY_CHARS,
+    MAX_STATEMENTS,
+)
 from blastshield_core.sources.aws.get import read_sources
 from blastshield_core.sources.aws.load import build_document
 from blastshield_core.sources.aws.policy import (
@@ -156,6 +161,49 @@ def test_documents_beyond_aws_bounds_are_warnings_naming_the_item():
         assert len(found) == 1, (said, found)
         assert "inline big" in found[0]["item"], found
         assert said in found[0]["message"], found
+
+
+def _managed(*policies: tuple[str, dict]) -> bytes:
+    """A GAAD whose user u0 has the managed policies attached, listed in `Policies` as the CLI writes them."""
+    gaad = json.loads(_gaad())
+    gaad["UserDetailList"][0]["AttachedManagedPolicies"] = [
+        {"PolicyName": arn.rsplit("/", 1)[-1], "PolicyArn": arn} for arn, _ in policies
+    ]
+    gaad["Policies"] = [
+        {
+            "PolicyName": arn.rsplit("/", 1)[-1],
+            "Arn": arn,
+            "DefaultVersionId": "v1",
+            "PolicyVersionList": [{"VersionId": "v1", "IsDefaultVersion": True, "Document": doc}],
+        }
+        for arn, doc in policies
+    ]
+    return json.dumps(gaad).encode()
+
+
+def test_an_aws_managed_policy_beyond_the_customer_quotas_is_evaluated():
+    """AWS managed policies are AWS's own: the character limits of IAM User Guide, "IAM and AWS STS quotas"
+    bound the policies an account writes, and AWS's exceed them (a real export's `ReadOnlyAccess` has
+    46,948 characters without whitespace, `AWSSupportServiceRolePolicy` 81,373). One of 20,000 characters is evaluated
+    (its sts:AssumeRole gives the edge); the same document as a customer managed policy is ignored with a
+    warning, and an AWS managed one beyond its own bound too."""
+    actions = ["sts:AssumeRole", *(f"svc{i:04d}:Describe*" for i in range(1000))]
+    big = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": actions, "Resource": "*"}]}
+    assert MAX_POLICY_CHARS < len(json.dumps(big, separators=(",", ":"))) < AWS_MANAGED_POLICY_CHARS
+    edge = (f"{A}:user:u0:policies", "CAN_ASSUME", f"{A}:role:target")
+    for arn, evaluated in (
+        ("arn:aws:iam::aws:policy/ReadOnlyAccess", True),
+        ("arn:aws-us-gov:iam::aws:policy/ReadOnlyAccess", True),
+        (f"arn:aws:iam::{A}:policy/big", False),
+    ):
+        document, report = build_document(read_sources([("gaad.json", _managed((arn, big)))]))
+        ignored = [w for w in report.warnings if "policy document ignored" in w["message"]]
+        assert (edge in {(e.source, e.type.value, e.target) for e in document.edges}) is evaluated, arn
+        assert (ignored == []) is evaluated, (arn, ignored)
+    huge = {"Statement": [{"Effect": "Allow", "Action": actions * 60, "Resource": "*"}]}
+    _, report = build_document(read_sources([("gaad.json", _managed(("arn:aws:iam::aws:policy/Huge", huge)))]))
+    [ignored] = [w for w in report.warnings if "policy document ignored" in w["message"]]
+    assert "an AWS managed policy may have 1048576" in ignored["message"], ignored
 
 
 def test_a_document_within_the_bounds_is_evaluated():

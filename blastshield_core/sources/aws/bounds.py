@@ -10,22 +10,44 @@ The bounds are AWS's IAM quotas: a policy document is at most 10,240 characters 
 whitespace (a role's inline policies; managed policies 6,144, trust policies 4,096 at most),
 so no document AWS accepts holds more than about 220 statements (the shortest useful statement
 has 45 characters), and no ARN, hence no pattern, is longer than 2,048 characters.
+
+AWS managed policies (`arn:aws:iam::aws:policy/...`) are written by AWS and are not held to
+those quotas: in a real export `ReadOnlyAccess` has 46,948 characters without whitespace and
+`AWSSupportServiceRolePolicy` 81,373. Ignoring them would drop the access they grant (a
+principal with `ReadOnlyAccess` would read nothing), so they get bounds of their own, far above
+any of AWS's, that still keep a hostile file from costing unbounded time: 1,048,576 characters
+and 4,096 statements.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from ...base.wildcard import MAX_PATTERN
 
-__all__ = ["MAX_PATTERN", "MAX_POLICY_CHARS", "MAX_STATEMENTS", "policy_bound_error"]
+__all__ = [
+    "AWS_MANAGED_POLICY_CHARS",
+    "AWS_MANAGED_STATEMENTS",
+    "MAX_PATTERN",
+    "MAX_POLICY_CHARS",
+    "MAX_STATEMENTS",
+    "is_aws_managed",
+    "policy_bound_error",
+]
 
 MAX_POLICY_CHARS = 10_240
 MAX_STATEMENTS = 256
-# A policy given as text may be URL-encoded (each character at most 3); the text is refused
-# before it is parsed when even that cannot bring it under the bound.
-_MAX_TEXT = 3 * MAX_POLICY_CHARS + 4096
+AWS_MANAGED_POLICY_CHARS = 1_048_576
+AWS_MANAGED_STATEMENTS = 4_096
+_AWS_MANAGED = re.compile(r"^arn:aws[\w-]*:iam::aws:policy/")
+
+
+def is_aws_managed(policy_arn: str) -> bool:
+    """An AWS managed policy (owned by AWS, in every account): `arn:aws:iam::aws:policy/...`."""
+    return bool(_AWS_MANAGED.match(policy_arn))
+
 
 _PATTERN_KEYS = ("Action", "NotAction", "Resource", "NotResource")
 
@@ -46,27 +68,34 @@ def _long_patterns(statement: dict[str, Any]) -> str | None:
     return None
 
 
-def policy_bound_error(document: Any) -> str | None:
-    """Why `document` (an object or JSON text) is beyond what AWS accepts, or None when it is not.
+def policy_bound_error(document: Any, aws_managed: bool = False) -> str | None:
+    """Why `document` (an object or JSON text) is beyond what AWS accepts, or None when it is not;
+    `aws_managed`: the document of an AWS managed policy, held to the bounds of those.
 
     Checked without parsing text longer than the bound allows and without recursion into the
     document beyond its statements.
     """
+    if aws_managed:
+        chars, most, whose = AWS_MANAGED_POLICY_CHARS, AWS_MANAGED_STATEMENTS, "an AWS managed policy may have"
+    else:
+        chars, most, whose = MAX_POLICY_CHARS, MAX_STATEMENTS, "AWS allows"
     if isinstance(document, str):
-        if len(document) > _MAX_TEXT:
-            return f"policy document of {len(document)} characters (AWS allows {MAX_POLICY_CHARS})"
+        # text may be URL-encoded (each character at most 3): refused before it is parsed when even
+        # that cannot bring it under the bound
+        if len(document) > 3 * chars + 4096:
+            return f"policy document of {len(document)} characters ({whose} {chars})"
         return None  # parsed (and measured) by the caller's parser, which bounds its own nesting
     if not isinstance(document, dict):
         return None
     statements = document.get("Statement")
-    if isinstance(statements, list) and len(statements) > MAX_STATEMENTS:
-        return f"policy document of {len(statements)} statements (AWS accepts no more than {MAX_STATEMENTS})"
+    if isinstance(statements, list) and len(statements) > most:
+        return f"policy document of {len(statements)} statements ({whose} no more than {most})"
     try:
         size = _compact_length(document)
     except (RecursionError, ValueError):
         return "policy document nested too deeply"
-    if size > MAX_POLICY_CHARS:
-        return f"policy document of {size} characters without whitespace (AWS allows {MAX_POLICY_CHARS})"
+    if size > chars:
+        return f"policy document of {size} characters without whitespace ({whose} {chars})"
     for statement in statements if isinstance(statements, list) else [statements]:
         if isinstance(statement, dict):
             found = _long_patterns(statement)

@@ -64,6 +64,14 @@ class _BuilderBase:
 
     # ------------------------------------------------------------ helpers
 
+    def role_named(self, arn: str) -> str:
+        """The imported role's ARN, path included, for an ARN that names it without the path (as a session
+        of it does, and so `policy.arns_named`); any other ARN as it is."""
+        if arn in self.roles or ":role/" not in arn:
+            return arn
+        account, name = (arn.split(":")[4], arn.rsplit("/", 1)[-1])
+        return self.role_names.get((account, name), arn)
+
     def warn(self, file: str, item: str, message: str) -> None:
         self.report.warn(file, item, message)
 

@@ -378,7 +378,8 @@ class _EscalateMixin(_BuilderBase):
         for role in self.roles.values():
             if role.named is None:
                 role.named = arns_named(role.trust)
-            for arn in role.named[0]:
+            for named in role.named[0]:
+                arn = self.role_named(named)
                 admin = admins.get(_arn_account(arn) or "")
                 if admin is None:
                     continue

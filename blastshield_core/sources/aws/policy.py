@@ -55,6 +55,7 @@ __all__ = [
     "resource_list_filter",
     "resource_list_matcher",
     "resource_matches",
+    "role_key",
     "statement_matches_action",
     "statement_matches_principal",
     "statement_matches_resource",
@@ -295,9 +296,21 @@ _ASSUMED_ROLE = re.compile(r"^arn:(aws[\w-]*):sts::(\d{12}):assumed-role/([^/]+)
 _ACCOUNT_ID = re.compile(r"^\d{12}$")
 
 
+_ROLE_ARN = re.compile(r"^arn:(aws[\w-]*):iam::(\d{12}):role/(?:[^*?]*/)?([^/*?]+)$")
+
+
 def _role_of_session(arn: str) -> str | None:
+    """The role a role session's ARN names, as `role_key` writes it (the session ARN has no path)."""
     found = _ASSUMED_ROLE.match(arn)
     return f"arn:{found[1]}:iam::{found[2]}:role/{found[3]}" if found else None
+
+
+def role_key(arn: str) -> str:
+    """A role's ARN without its path (`role/aws-reserved/sso.amazonaws.com/NAME` -> `role/NAME`), as a
+    session of it names it: `arn:aws:sts::ACCOUNT:assumed-role/NAME/SESSION` carries the role's name
+    only, and role names are unique in an account whatever their path. Any other ARN as it is."""
+    found = _ROLE_ARN.match(arn)
+    return f"arn:{found[1]}:iam::{found[2]}:role/{found[3]}" if found else arn
 
 
 def principal_matches(entry: str, kind: str, who: Principal) -> bool:
@@ -323,7 +336,7 @@ def principal_matches(entry: str, kind: str, who: Principal) -> bool:
         return entry.split(":")[4] == who.account and who.kind not in ("service", "federated")
     role = _role_of_session(entry)
     if role is not None:
-        return role == who.arn
+        return role == role_key(who.arn)
     if "*" in entry or "?" in entry:
         return resource_matches(entry, who.arn)
     return entry == who.arn
@@ -332,10 +345,11 @@ def principal_matches(entry: str, kind: str, who: Principal) -> bool:
 def arns_named(statements: Iterable[Statement]) -> tuple[frozenset[str], bool]:
     """What principal matching in `statements` looks at beyond a principal's account and kind.
 
-    The ARNs their `AWS` entries (in Principal or NotPrincipal) name exactly or by a session,
-    and whether any entry is a pattern. For a user or role whose ARN is not among those ARNs,
-    when no entry is a pattern, `principal_matches` (and so `decide` with `who`,
-    `names_exactly` and `may_assume`) answers as for any other user or role of its account.
+    The ARNs their `AWS` entries (in Principal or NotPrincipal) name exactly, or by a session
+    (as `role_key`, without the role's path), and whether any entry is a pattern. For a user or
+    role whose ARN (or `role_key`) is not among those ARNs, when no entry is a pattern,
+    `principal_matches` (and so `decide` with `who`, `names_exactly` and `may_assume`) answers
+    as for any other user or role of its account.
     """
     names: set[str] = set()
     patterned = False
@@ -440,7 +454,8 @@ def names_exactly(stmt: Statement, who: Principal) -> bool:
     """The statement's Principal names `who` by its exact ARN (or a session of it), not by account or `*`."""
     if stmt.principals is None:
         return False
-    return any(entry == who.arn or _role_of_session(entry) == who.arn for entry in stmt.principals.get("AWS", ()))
+    key = role_key(who.arn)
+    return any(entry == who.arn or _role_of_session(entry) == key for entry in stmt.principals.get("AWS", ()))
 
 
 def may_assume(

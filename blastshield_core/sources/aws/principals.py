@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .access_keys import listed_access_keys
-from .bounds import policy_bound_error
+from .bounds import is_aws_managed, policy_bound_error
 from .builder import _BuilderBase
 from .common import _arn_account, _date, _obj, _Principal, _Role, _tags, entity_id
 from .deny_all import denies_everything
@@ -26,8 +26,8 @@ class _PrincipalsMixin(_BuilderBase):
 
     # ------------------------------------------------------------ GAAD
 
-    def statements(self, file: str, item: str, document: Any) -> list[Statement]:
-        beyond = policy_bound_error(document)
+    def statements(self, file: str, item: str, document: Any, aws_managed: bool = False) -> list[Statement]:
+        beyond = policy_bound_error(document, aws_managed)
         if beyond is not None:
             self.warn(file, item, f"policy document ignored: {beyond}")
             return []
@@ -89,11 +89,15 @@ class _PrincipalsMixin(_BuilderBase):
                 self.warn(source.name, item, "no default policy version: its permissions are unknown")
                 self.managed[policy["Arn"]] = None
                 continue
-            self.managed[policy["Arn"]] = self.statements(source.name, item, default[0].get("Document"))
+            by_aws = is_aws_managed(policy["Arn"])
+            self.managed[policy["Arn"]] = self.statements(source.name, item, default[0].get("Document"), by_aws)
             others = [v for v in versions if v is not default[0] and v.get("Document") is not None]
             if others:
                 self.policy_versions[policy["Arn"]] = [
-                    (str(v.get("VersionId", "?")), self.statements(source.name, f"{item} version", v.get("Document")))
+                    (
+                        str(v.get("VersionId", "?")),
+                        self.statements(source.name, f"{item} version", v.get("Document"), by_aws),
+                    )
                     for v in others
                 ]
 

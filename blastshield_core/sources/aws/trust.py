@@ -18,6 +18,7 @@ from .policy import (
     decide,
     may_assume,
     resource_matches,
+    role_key,
     statement_matches_action,
 )
 from .policy_sets import _UNSET
@@ -39,7 +40,8 @@ class _TrustMixin(_BuilderBase):
     # ------------------------------------------------------------ evaluation
 
     def can_assume(self) -> None:
-        index = _TrustIndex(known=set(self.roles) | set(self.users))
+        # a session's ARN names its role without the path: those entries are indexed by `role_key`
+        index = _TrustIndex(known=set(self.roles) | set(self.users) | {role_key(arn) for arn in self.roles})
         by_arn, by_account, anyone = index.by_arn, index.by_account, index.anyone
         patterns, outside = index.patterns, index.outside
         for role_arn, role in self.roles.items():
@@ -59,7 +61,10 @@ class _TrustMixin(_BuilderBase):
                 principal, "assume", lambda p: [s for s in p.statements if self.covers(s, ASSUME_ACTION)]
             )
             wants = any(s.effect == "Allow" for s in assume)
+            key = role_key(principal.arn)
             candidates = set(by_arn.get(principal.arn, ()))
+            if key != principal.arn:
+                candidates.update(by_arn.get(key, ()))
             if wants:
                 # trust by account, `*` or a pattern also needs an identity allow: only roles its
                 # sts:AssumeRole grants name are candidates (found by ARN, or by glob once per pattern)
@@ -84,7 +89,7 @@ class _TrustMixin(_BuilderBase):
                 if role.named is None:
                     role.named = arns_named(role.trust)
                 names, patterned = role.named
-                specific = principal.arn if patterned or principal.arn in names else None
+                specific = principal.arn if patterned or principal.arn in names or key in names else None
                 key = (
                     role_arn,
                     principal.account,
