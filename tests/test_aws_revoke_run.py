@@ -295,6 +295,7 @@ TRUTHFUL = [
     "The role's existing sessions were revoked. This cuts no path: the alert is not contained.",
     "Stolen credentials of {arn} are revoked; new sessions can still assume the role, so access remains.",
     "The run stopped after revoking the role's sessions: {n} qualifying path(s) remain.",
+    "The role can still read arn:aws:s3:::crown-jewels/* through its inline policy.",
 ]
 FALSE = [
     ("The role's sessions were revoked and the alert is contained.", "false_containment"),
@@ -302,6 +303,7 @@ FALSE = [
     ("The role's sessions were not revoked; nothing was done on the account.", "false_exposure"),
     ("No qualifying path remains after the revocation.", "false_containment"),
     ("The run revoked the sessions of arn:aws:iam::{account}:role/other-role.", "unknown_entity"),
+    ("The role can read arn:aws:s3:::other-bucket/*.", "unknown_entity"),
 ]
 
 

@@ -359,8 +359,10 @@ class _Checker:
     def _arn(self, m: re.Match[str]) -> str:
         """A known ARN reads as its entity's id; another is flagged whole and reads as no id at all."""
         arn = m.group(0)
-        if arn in self.ev.arns:
-            return self.ev.arns[arn]
+        bucket = re.match(r"arn:aws[\w-]*:s3:::[^/]+(?=/)", arn)  # an object (or objects) of a bucket
+        for known in (arn, bucket.group(0) if bucket else None):
+            if known in self.ev.arns:
+                return self.ev.arns[known]
         self.entity(arn, self._sentence_at(m.string, m.start()))
         return "that resource"
 
