@@ -185,7 +185,6 @@ def _token_ok() -> bool:
     token = _token()
     name = cookie_name(st_config.get_option("server.port"))
     if token_matches(st.query_params.get("token"), token):
-        st.session_state["_dashboard_token_ok"] = True
         st.session_state["_dashboard_cookie"] = (name, cookie_value(token))
         _set_cookie(name, cookie_value(token))
         del st.query_params["token"]

@@ -100,11 +100,16 @@ SETTLED = """() => {
 HAS_COOKIE = "name => document.cookie.split('; ').some(c => c.startsWith(name + '='))"
 
 
+def wait_for_cookie(page, url: str) -> None:
+    """Until the browser keeps the cookie of the dashboard at `url`."""
+    page.wait_for_function(HAS_COOKIE, arg=cookie_name(url.rsplit(":", 1)[1]), timeout=60_000)
+
+
 def open_with_token(page, url: str, token: str) -> None:
     """Open `url` with the dashboard token, as its user does, and wait until the browser keeps the cookie."""
     page.goto(f"{url}/?token={token}")
     expect(page.get_by_text("alert queue").first).to_be_visible(timeout=60_000)
-    page.wait_for_function(HAS_COOKIE, arg=cookie_name(url.rsplit(":", 1)[1]), timeout=60_000)
+    wait_for_cookie(page, url)
 
 
 def settled(page, timeout: float = 60_000) -> None:

@@ -24,7 +24,7 @@ from playwright.sync_api import expect, sync_playwright
 from tests.conftest import ROOT, free_port, run_cli
 from tests.dashboard_token import token_for
 from tests.other_user import as_other, other_user, shared_directory
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, HAS_COOKIE, cookie_name, open_with_token, settled, wait_healthy
+from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, open_with_token, settled, wait_for_cookie, wait_healthy
 
 ALERT = "BH-CONTAINMENT-4001"
 
@@ -183,5 +183,5 @@ def test_a_rerun_before_the_browser_ran_the_cookie_script_still_leaves_the_cooki
         settled(page)
         for route in held:
             route.continue_()
-        page.wait_for_function(HAS_COOKIE, arg=cookie_name(url.rsplit(":", 1)[1]), timeout=60_000)
+        wait_for_cookie(page, url)
         browser.close()

@@ -44,6 +44,11 @@ def revocation_candidate(alert_id: str, entity: NodeView, paths: int = 0) -> Rev
     )
 
 
+def revocation_target(candidate: RevocationCandidate) -> dict[str, Any]:
+    """A revocation candidate as the revoker plans it and the `revoke-sessions` command lists it."""
+    return {**candidate.model_dump(), "kind": "revoke_role_sessions"}
+
+
 def revocation_candidates(store: Store, alert_id: str) -> list[dict[str, Any]]:
     """The alert's session-revocation candidate, as `get_response_candidates` lists it, read with
     two look-ups by id instead of a whole investigation (the `revoke-sessions` command and plans);
@@ -57,7 +62,7 @@ def revocation_candidates(store: Store, alert_id: str) -> list[dict[str, Any]]:
     except QueryFailed:
         return []
     candidate = revocation_candidate(alert_id, _node(rows[0])) if rows else None
-    return [] if candidate is None else [{**candidate.model_dump(), "kind": "revoke_role_sessions"}]
+    return [] if candidate is None else [revocation_target(candidate)]
 
 
 def build_candidates(ev: Evidence, path_cap: int = PATH_CAP) -> CandidatesResult:

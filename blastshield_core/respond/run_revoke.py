@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..read.candidates import revocation_target
 from ..results import RevocationCandidate, RunAction, RunRecord, RunState, Status
 from .aws_revoke import RevocationAuditFailed, RoleRevoker, revoke_with_audit
 
@@ -23,7 +24,7 @@ def revoke_in_run(session: Any, candidate: RevocationCandidate) -> RunRecord:
     tools = session.tools
     alert_id = session.run.alert_id
     revoker = RoleRevoker.for_responder(session.controller.effector)
-    target = {**candidate.model_dump(), "kind": "revoke_role_sessions"}
+    target = revocation_target(candidate)
     plan = revoker.plan(target)
     on_account = plan.applied_in_aws
     before = session.latest.path_count if session.latest is not None else None
