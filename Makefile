@@ -8,7 +8,7 @@ PORT ?= 8501
 # on every interface, which needs sign-in configured (README, "Sharing the dashboard").
 ADDRESS ?=
 
-.PHONY: setup browser run test lint bench clean
+.PHONY: setup browser run test test-fast lint bench clean
 
 $(STAMP): requirements.txt
 	@test -x $(PY) || "$$(scripts/find-python)" -m venv $(VENV)
@@ -39,6 +39,10 @@ browser:
 
 test: lint browser
 	$(PY) -m pytest
+
+# The fast loop while working: the unit tests only (tests/unit/, marker `unit`), a few seconds.
+test-fast: setup
+	$(PY) -m pytest -m unit -q
 
 bench: setup
 	$(PY) -m bench.run $(if $(SIZES),--sizes $(SIZES),)

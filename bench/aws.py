@@ -133,7 +133,7 @@ def measure_aws_import(
 ) -> dict[str, Any]:
     """Generate the account and import it phase by phase into a fresh embedded database."""
     from blastshield_core.graph.ingest import paused_gc
-    from blastshield_core.sources.aws.generate import AwsGenerateOptions, write_aws_collection
+    from blastshield_core.sources.aws.synthetic.generate import AwsGenerateOptions, write_aws_collection
 
     users, roles, policies, buckets = size
     row: dict[str, Any] = {

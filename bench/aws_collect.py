@@ -80,7 +80,7 @@ def measure(users: int, roles: int, repeat: int) -> dict:
     import boto3
     from moto.server import ThreadedMotoServer
 
-    from blastshield_core.sources.aws.collect import collect_account
+    from blastshield_core.sources.aws.collect.collector import collect_account
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()

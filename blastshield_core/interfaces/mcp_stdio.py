@@ -17,7 +17,7 @@ SDK's conversion dumps it) and written back, without the SDK's per-message
 validation, request context, middleware and memory streams, which cost about 1.5 ms
 a call on this machine, more than the query. Every other message (the handshake,
 listings, pings, notifications, a request with `_meta` or without arguments, an
-unknown tool, any other revision) goes to the SDK unchanged. `tests/test_mcp_stdio.py`
+unknown tool, any other revision) goes to the SDK unchanged. `tests/integration/interfaces/test_mcp_stdio.py`
 holds the two ways' replies equal, message by message, for each revision in
 `DIRECT_VERSIONS`. `BLASTSHIELD_MCP_DIRECT=0` sends every message through the SDK.
 

@@ -328,7 +328,7 @@ class RunSession:
 
         revocation = next((r for r in fresh.revocations if r.id == proposal.candidate_id), None)
         if revocation is not None:
-            from .run_revoke import revoke_in_run
+            from .aws.run_revoke import revoke_in_run
 
             return revoke_in_run(self, revocation)
         chosen = next(c for c in fresh.candidates if c.id == proposal.candidate_id)

@@ -7,10 +7,10 @@ slice in place (`inplace.replace_slice`).
 The mapping is documented in docs/aws-import.md.
 """
 
-from .get import AwsInputError, AwsSources, SourceFile, read_sources
-from .load import build_document, import_aws, read_sensitivity_file, resync_user
-from .report import AwsImportReport
-from .transform import entity_id
+from .build.get import AwsInputError, AwsSources, SourceFile, read_sources
+from .build.load import build_document, import_aws, read_sensitivity_file, resync_user
+from .build.report import AwsImportReport
+from .build.transform import entity_id
 
 __all__ = [
     "AwsImportReport",

@@ -1,0 +1,382 @@
+"""The live account for the command line and the dashboard alike: profiles, collection with
+progress, the plans of an alert's candidates, and release of an action made on the account.
+
+`cli_aws` (the commands) and the pages (through the service facade) call these, so a plan, a
+release or a collection means the same thing wherever it is started. Imported only when used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ...results import Status
+
+__all__ = [
+    "COLLECTIONS_FILE",
+    "AccountRefused",
+    "CollectionJob",
+    "account_calls",
+    "account_plans",
+    "account_releasable",
+    "aws_profiles",
+    "aws_regions",
+    "collect_session",
+    "recorded_collections",
+    "release_on_account",
+    "responder",
+    "responder_for",
+]
+
+
+COLLECTIONS_FILE = "aws-collections.json"  # in the data folder: account -> its last imported collection
+
+
+def _session(profile: str | None) -> Any:
+    import boto3
+    import botocore.exceptions
+
+    try:
+        return boto3.Session(profile_name=profile or None)
+    except botocore.exceptions.ProfileNotFound as exc:
+        raise ValueError(f"AWS profile {profile!r} is not in the AWS config: {exc}") from None
+
+
+def collect_session(profile: str | None = None) -> Any:
+    return _session(profile or os.environ.get("BLASTSHIELD_AWS_COLLECT_PROFILE") or None)
+
+
+def recorded_collections(settings: Any) -> dict[str, str]:
+    path = Path(settings.data_dir) / COLLECTIONS_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def record_collections(settings: Any, folders: dict[str, str]) -> None:
+    from ...base.privatefile import write_private
+
+    known = recorded_collections(settings)
+    known.update({k: str(Path(v).resolve()) for k, v in folders.items()})
+    Path(settings.data_dir).mkdir(parents=True, exist_ok=True)
+    write_private(Path(settings.data_dir) / COLLECTIONS_FILE, json.dumps(known, indent=1, sort_keys=True))
+
+
+def responder(services: Any, settings: Any) -> Any:
+    """The account responder: writes with BLASTSHIELD_AWS_RESPOND_PROFILE when it is set (else
+    every AWS-backed route is blocked in the graph only, "not applied in AWS"), re-collects with
+    the collect profile into the folder `collect-aws --import` recorded, and re-syncs the user's slice
+    in place (`resync_user`: that slice alone, in one query, not the whole account)."""
+    from ...respond.aws.responder import AccountResponder
+    from ...sources.aws.collect.collector import CollectError, botocore_config, recollect_user_keys
+
+    respond_profile = os.environ.get("BLASTSHIELD_AWS_RESPOND_PROFILE") or ""
+    respond = _session(respond_profile) if respond_profile else None
+    collect = collect_session() if os.environ.get("BLASTSHIELD_AWS_COLLECT_PROFILE") or respond else None
+
+    def resync(account: str, user: str) -> str:
+        from ...base.actor import local_actor
+        from ...graph.model import DocumentError
+        from ...graph.store import QueryFailed
+        from ...sources.aws import AwsInputError, resync_user
+
+        folder = recorded_collections(settings).get(account)
+        if not folder or not Path(folder).is_dir():
+            return f"no collection of account {account} is recorded (run collect-aws --import)"
+        try:
+            recollect_user_keys(collect or respond, folder, user)
+            resync_user(services.store, [folder], account, user, actor=local_actor())
+        except (CollectError, AwsInputError, DocumentError, QueryFailed) as exc:
+            return str(exc)
+        return ""
+
+    return AccountResponder(
+        services.store,
+        respond_session=respond,
+        read_session=collect or respond,
+        resync=resync,
+        client_config=botocore_config(),
+    )
+
+
+class AccountRefused(ValueError):
+    """A release on the account that was refused (bad input, no respond profile, drift): nothing changed."""
+
+    def __init__(self, message: str, status: Status = Status.INVALID_INPUT):
+        super().__init__(message)
+        self.status = status
+
+
+def account_calls() -> tuple[str, ...]:
+    """The kinds of call one account's collection makes (a progress bar's whole)."""
+    from ...sources.aws.collect.collector import COLLECTOR_ACTIONS
+
+    later = {"iam:ListUserPolicies", "iam:GetUserPolicy", "organizations:ListAccounts", "sts:AssumeRole"}
+    return tuple(a for a in COLLECTOR_ACTIONS if a not in later)
+
+
+def aws_regions() -> list[str]:
+    """The regions botocore knows for EC2 (from its bundled endpoint data; no call is made)."""
+    import botocore.session
+
+    return sorted(botocore.session.Session().get_available_regions("ec2")) or ["us-east-1"]
+
+
+def aws_profiles() -> list[str]:
+    """The profiles of the user's AWS config and credentials files (botocore's own listing)."""
+    import botocore.session
+
+    return sorted(botocore.session.Session().available_profiles)
+
+
+def responder_for(services: Any) -> Any:
+    """The account responder over these services (see `responder`). Raises ValueError for
+    a profile that is not in the AWS config."""
+    return responder(services, services.store.settings)
+
+
+def account_plans(services: Any, alert_id: str, effector: Any) -> tuple[Any, list[dict[str, Any]]]:
+    """The alert's candidates and, for each, what blocking it does (`aws`: the account plan, or
+    `graph_only`). Reads only: nothing is executed."""
+    candidates = services.tools.get_response_candidates(alert_id)
+    plans: list[dict[str, Any]] = []
+    if not candidates.status.is_answer:
+        return candidates, plans
+    for candidate in candidates.candidates:
+        plan = effector.plan(candidate.route_id)
+        entry: dict[str, Any] = {
+            "candidate_id": candidate.id,
+            "route_id": candidate.route_id,
+            "paths_cut": candidate.paths_cut,
+        }
+        if plan is None:
+            entry["graph_only"] = True
+        else:
+            entry["aws"] = plan.to_dict()
+            entry["text"] = plan.text()
+        plans.append(entry)
+    return candidates, plans
+
+
+def _releasable_here(action: Any) -> bool:
+    """A run action this release restores: a route change applied on the account. A session
+    revocation is released through `aws_sessions.release_revocation` (with its acknowledgement)."""
+    aws = action.aws or {}
+    return bool(aws.get("applied_in_aws") and aws.get("applied")) and action.operation != "revoke_role_sessions"
+
+
+def _account_action(services: Any, route_id: str) -> tuple[Any, dict[str, Any]] | None:
+    """The newest run action that changed the account for this route and is not released."""
+    for run in services.audit.list_runs():
+        for action in reversed(run.actions):
+            aws = action.aws or {}
+            if action.route_id != route_id or not _releasable_here(action):
+                continue
+            released = [
+                e
+                for e in services.audit.events_for_run(run.run_id)
+                if e.route_id == route_id and e.data.get("status") == "released" and e.data.get("aws")
+            ]
+            return None if released else (run, aws)
+    return None
+
+
+def account_releasable(services: Any) -> list[dict[str, Any]]:
+    """Routes a run changed on the account and no release has restored yet (newest first)."""
+    seen: set[str] = set()
+    out: list[dict[str, Any]] = []
+    for run in services.audit.list_runs():
+        for action in run.actions:
+            aws = action.aws or {}
+            if action.route_id in seen or not _releasable_here(action):
+                continue
+            seen.add(action.route_id)
+            if _account_action(services, action.route_id) is not None:
+                out.append({"route_id": action.route_id, "run_id": run.run_id, "kind": aws["plan"]["kind"]})
+    return out
+
+
+def release_on_account(
+    services: Any, route_id: str, reason: Any, confirm: Any, actor: str, *, acknowledge: Any = False
+) -> dict[str, Any] | None:
+    """Restore the before-image of the action a run made on the account for `route_id`.
+
+    None when no unreleased account action exists for the route (the ordinary graph release
+    applies). Raises AccountRefused (audited when it is drift) and changes nothing when the
+    input is bad, no respond profile is configured or the live object is not what BlastShield set.
+    """
+    from ...respond.act import ActionService
+    from ...respond.aws.responder import AccountPlan, DriftRefused, release_needs_acknowledgement
+
+    found = _account_action(services, route_id)
+    if found is None:
+        return None
+    run, aws = found
+    invalid = ActionService._release_input_error(route_id, reason, confirm, actor)
+    if invalid:
+        raise AccountRefused(invalid)
+    needs = release_needs_acknowledgement(aws["plan"])
+    if needs and acknowledge is not True:
+        raise AccountRefused(f"{needs}; nothing was done")
+    try:
+        effector = responder_for(services)
+    except ValueError as exc:
+        raise AccountRefused(f"{exc}; nothing was done") from None
+    graph = services.store.settings.graph
+    before_counts = services.actions._path_counts()
+    intent = {"status": "intended", "reason": reason, "aws": True, "before_image": aws["plan"]["before_image"]}
+    services.audit.add_event(
+        "release",
+        actor,
+        f"{actor} is releasing {route_id} on the AWS account (applied by {run.run_id}): {reason}",
+        intent,
+        graph=graph,
+        run_id=run.run_id,
+        route_id=route_id,
+    )
+    try:
+        outcome = effector.release(aws)
+    except DriftRefused as exc:
+        services.audit.add_event(
+            "release",
+            actor,
+            f"release of {route_id} refused: {exc}",
+            {"status": "refused", "reason": str(exc), "aws": True},
+            graph=graph,
+            run_id=run.run_id,
+            route_id=route_id,
+        )
+        raise AccountRefused(f"release refused: {exc}") from None
+    why = effector.resync(AccountPlan(**aws["plan"]))
+    after_counts = services.actions._path_counts()
+    reopened = [
+        {"alert_id": a, "paths_before": before_counts.get(a, 0), "paths_after": n}
+        for a, n in sorted(after_counts.items())
+        if n > before_counts.get(a, 0)
+    ]
+    payload = {
+        "status": "ok",
+        "state": "released",
+        "route_id": route_id,
+        "blocked_by_run": run.run_id,
+        "actor": actor,
+        "reason": reason,
+        "aws": True,
+        "before_image": aws["plan"]["before_image"],
+        **outcome,
+        "resync": why or "re-synced",
+        "alerts_reopened": reopened,
+    }
+    if needs:
+        payload["acknowledged"] = needs
+    services.audit.add_event(
+        "release",
+        actor,
+        f"{actor} released {route_id} on the AWS account (request {outcome['request_id']}): {reason}",
+        {**payload, "status": "released"},
+        graph=graph,
+        run_id=run.run_id,
+        route_id=route_id,
+    )
+    return payload
+
+
+# -- collection with progress -----------------------------------------------------------
+
+
+@dataclass
+class CollectionJob:
+    """A collection (and its import) running in a thread of its own; the caller drains its
+    progress events on its own thread (a page draws only from the thread of its script run)."""
+
+    profile: str
+    regions: list[str]
+    out: Path
+    actor: str
+    store: Any
+    settings: Any
+    events: queue.Queue = field(default_factory=queue.Queue)
+    result: dict[str, Any] | None = None
+    error: str = ""
+    status: Status = Status.OK
+    _thread: threading.Thread | None = None
+
+    def start(self) -> CollectionJob:
+        self._thread = threading.Thread(target=self._run, name="blastshield-collect", daemon=True)
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        try:
+            self.result = collect_and_import(
+                self.store,
+                self.settings,
+                profile=self.profile,
+                regions=self.regions,
+                out=self.out,
+                progress=self.events.put,
+                actor=self.actor,
+            )
+        except AccountRefused as exc:  # bad input, or nothing could be collected
+            self.error, self.status = str(exc), exc.status
+        finally:
+            self.events.put(None)
+
+    def progress(self, wait_s: float = 0.2):
+        """Yield progress events until the collection and import are over."""
+        while True:
+            try:
+                event = self.events.get(timeout=wait_s)
+            except queue.Empty:
+                continue
+            if event is None:
+                break
+            yield event
+        if self._thread is not None:
+            self._thread.join()
+
+
+def collect_and_import(
+    store: Any, settings: Any, *, profile: str, regions: list[str], out: Path, progress: Any, actor: str
+) -> dict[str, Any]:
+    """`collect-aws --profile P --region R … --out OUT --import`: the collection report with the
+    import report under `imported`. Raises AccountRefused (with its status) on failure."""
+    from ...graph.store import QueryFailed
+    from ...sources.aws import AwsInputError, import_aws
+    from ...sources.aws.collect.collector import CollectError, collect_accounts
+
+    if profile not in aws_profiles():
+        raise AccountRefused(f"AWS profile {profile!r} is not in the AWS config; nothing collected")
+    bad = [r for r in regions if not r.replace("-", "").isalnum() or len(r) > 32]
+    if not regions or bad:
+        raise AccountRefused(f"choose one or more regions (not {bad}); nothing collected")
+    try:
+        session = collect_session(profile)
+        started = time.perf_counter()
+        report = collect_accounts(session, out, regions=regions, progress=progress)
+    except ValueError as exc:
+        raise AccountRefused(f"{exc}; nothing collected") from None
+    except CollectError as exc:
+        raise AccountRefused(f"collection failed: {exc}", Status.QUERY_FAILED) from None
+    except OSError as exc:
+        raise AccountRefused(f"cannot write {out}: {exc}") from None
+    progress({"account": "", "call": "import", "item": "", "state": "calling"})
+    try:
+        imported = import_aws(store, list(report.folders.values()), actor=actor)
+    except AwsInputError as exc:
+        raise AccountRefused(f"collected, but nothing imported: {exc}") from None
+    except QueryFailed as exc:
+        raise AccountRefused(f"collected, but the import failed: {exc}", Status.QUERY_FAILED) from None
+    record_collections(settings, report.folders)
+    report.imported = imported.to_dict()
+    result = report.to_dict()
+    result["seconds_total"] = round(time.perf_counter() - started, 3)
+    return result

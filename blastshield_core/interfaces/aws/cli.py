@@ -1,0 +1,264 @@
+"""The AWS commands' handlers: `collect-aws`, and `contain`/`release` when AWS responding applies.
+
+Imported only by those commands (read commands stay fast). Profiles: `--profile`, else
+`BLASTSHIELD_AWS_COLLECT_PROFILE` for collection; `BLASTSHIELD_AWS_RESPOND_PROFILE` for the
+responder. Both are plain boto3 profiles, so botocore's configured endpoints (`endpoint_url` in
+the AWS config file) apply to them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ...results import Status
+from ..cli_output import EXIT_FAILED, EXIT_INVALID, EXIT_OK, _emit, _fail
+from .account import (
+    COLLECTIONS_FILE,
+    collect_session,
+    record_collections,
+    recorded_collections,
+    responder,
+)
+
+__all__ = ["COLLECTIONS_FILE", "aws_command", "collect_session", "recorded_collections"]
+
+
+def aws_command(args: argparse.Namespace, settings: Any) -> int | None:
+    """Handle the command when AWS is involved; None lets the command line handle it as before."""
+    if args.command == "collect-aws":
+        return _collect(args, settings)
+    if args.command == "contain" and (args.plan or args.confirm):
+        return _contain_command(args, settings)
+    if args.command == "release" and args.confirm:
+        return _release_command(args, settings)
+    if args.command == "revoke-sessions":
+        return _revoke_command(args, settings)
+    return None
+
+
+def _revoke_command(args: argparse.Namespace, settings: Any) -> int:
+    """`revoke-sessions ALERT --plan`, or `--candidate ID --confirm`: the role's sessions on the account."""
+    from ...base.actor import local_actor
+    from ...graph.store import QueryFailed
+    from .account import AccountRefused
+    from .sessions import revocation_plans, revoke_role_sessions
+
+    services, failed = _open(args, settings)
+    if services is None:
+        return failed or EXIT_FAILED
+    try:
+        if args.plan:
+            plans = revocation_plans(services, args.alert_id)
+            lines = [f"revocation plan for {args.alert_id}: {len(plans)} candidate(s); nothing is executed"]
+            lines += [f"  {p['id']}: {p['plan']['kind']} {p['arn']}" for p in plans]
+            _emit({"status": "ok", "alert_id": args.alert_id, "plans": plans}, args.json, "\n".join(lines))
+            return EXIT_OK
+        payload = revoke_role_sessions(
+            services, args.alert_id, args.candidate, confirm=args.confirm, max_actions=args.max_actions,
+            actor=local_actor(),
+        )  # fmt: skip
+        text = (
+            f"[revoke-sessions] {args.candidate}: applied {payload['applied']}, api_verified"
+            f" {payload['api_verified']}, request {payload['request_id'] or '-'}; {payload['note']}"
+        )
+        _emit(payload, args.json, text)
+        return EXIT_OK if payload["applied"] and payload["api_verified"] else 1
+    except AccountRefused as exc:
+        return _fail(args.json, exc.status, str(exc), EXIT_INVALID)
+    except QueryFailed as exc:
+        return _fail(args.json, Status.QUERY_FAILED, str(exc), EXIT_FAILED)
+    finally:
+        services.close()
+
+
+def _open(args: argparse.Namespace, settings: Any) -> tuple[Any, int | None]:
+    from ...graph.store import QueryFailed
+    from ..service import open_services
+
+    try:
+        return open_services(settings), None
+    except QueryFailed as exc:
+        return None, _fail(args.json, Status.QUERY_FAILED, str(exc), EXIT_FAILED)
+
+
+def _contain_command(args: argparse.Namespace, settings: Any) -> int:
+    from ...graph.store import QueryFailed
+
+    services, failed = _open(args, settings)
+    if services is None:
+        return failed or EXIT_FAILED
+    try:
+        try:
+            effector = responder(services, settings)
+        except ValueError as exc:
+            return _fail(args.json, Status.INVALID_INPUT, f"{exc}; nothing was done", EXIT_INVALID)
+        if args.plan:
+            return _plan(services, effector, args)
+        services.controller.effector = effector
+        from ..cli_commands import _contain
+
+        return _contain(services, args)
+    except QueryFailed as exc:
+        return _fail(args.json, Status.QUERY_FAILED, str(exc), EXIT_FAILED)
+    finally:
+        services.close()
+
+
+def _plan(services: Any, effector: Any, args: argparse.Namespace) -> int:
+    """Each candidate's exact calls, side effects and reversibility; nothing is executed."""
+    from ..cli_output import EXIT_CODES
+    from .account import account_plans
+
+    candidates, plans = account_plans(services, args.alert_id, effector)
+    if not candidates.status.is_answer:
+        return _fail(args.json, candidates.status, candidates.message, EXIT_CODES[candidates.status])
+    from ...respond.aws.responder import AccountPlan
+
+    count = len(candidates.ids())
+    lines = [f"plan for {args.alert_id}: {count} candidate(s); nothing is executed"]
+    for entry in plans:
+        if entry.get("graph_only"):
+            where = "in the graph (not an AWS credential)"
+            lines.append(f"  {entry['candidate_id']}: block_route {entry['route_id']} {where}")
+        else:
+            lines.append(f"  {entry['candidate_id']}: " + entry.pop("text").replace("\n", "\n  "))
+    from .sessions import revocation_plans
+
+    revocations = revocation_plans(services, args.alert_id, effector)
+    for entry in revocations:
+        plan = AccountPlan(**entry["plan"])
+        lines.append(f"  {entry['id']}: revoke_role_sessions {entry['arn']} (cuts no path)")
+        lines.append("  " + plan.text().replace("\n", "\n  "))
+    payload = {"status": "ok", "alert_id": args.alert_id, "plans": plans, "revocations": revocations}
+    _emit(payload, args.json, "\n".join(lines))
+    return EXIT_OK
+
+
+def _release_command(args: argparse.Namespace, settings: Any) -> int:
+    from ...base.actor import local_actor
+    from ...graph.store import QueryFailed
+    from .account import AccountRefused, release_on_account
+
+    services, failed = _open(args, settings)
+    if services is None:
+        return failed or EXIT_FAILED
+    try:
+        try:
+            if args.route_id.startswith("revoke-sessions:"):
+                from .sessions import release_revocation
+
+                payload = release_revocation(
+                    services, args.route_id, args.reason, args.confirm, local_actor(),
+                    acknowledge=args.acknowledge_stolen_sessions,
+                )  # fmt: skip
+                if payload is None:
+                    return _fail(args.json, Status.INVALID_INPUT, f"no revocation of {args.route_id} to release", 2)
+                read = "verified" if payload["api_verified"] else "NOT confirmed"
+                text = f"[released] {args.route_id}: {payload['call']['api']} (request {payload['request_id']}); {read}"
+                _emit(payload, args.json, text)
+                return EXIT_OK if payload["api_verified"] else 1
+            payload = release_on_account(
+                services, args.route_id, args.reason, args.confirm, local_actor(),
+                acknowledge=getattr(args, "acknowledge_stolen_sessions", False),
+            )  # fmt: skip
+        except AccountRefused as exc:
+            return _fail(args.json, exc.status, str(exc), EXIT_INVALID)
+        if payload is None:
+            from ..cli_commands import _release
+
+            return _release(services, args)
+        why = "" if payload["resync"] == "re-synced" else payload["resync"]
+        lines = [
+            f"[released] {args.route_id} on the AWS account: {payload['call']['api']}"
+            f" {payload['call']['params']} (request {payload['request_id']}); re-read through the API:"
+            f" {'verified' if payload['api_verified'] else 'NOT confirmed'}; graph re-sync: {why or 'ok'}",
+            *(
+                f"  {a['alert_id']}: {a['paths_before']} -> {a['paths_after']} qualifying path(s)"
+                for a in payload["alerts_reopened"]
+            ),
+        ]
+        _emit(payload, args.json, "\n".join(lines))
+        return EXIT_OK if payload["api_verified"] and not why else 1
+    except QueryFailed as exc:
+        return _fail(args.json, Status.QUERY_FAILED, str(exc), EXIT_FAILED)
+    finally:
+        services.close()
+
+
+def _collect(args: argparse.Namespace, settings: Any) -> int:
+    from ...sources.aws.collect.collector import CollectError, collect_accounts
+
+    if args.organization and not args.member_role:
+        return _fail(args.json, Status.INVALID_INPUT, "--organization needs --member-role NAME", EXIT_INVALID)
+    if args.sensitivity and not args.do_import:
+        return _fail(args.json, Status.INVALID_INPUT, "--sensitivity is only for --import", EXIT_INVALID)
+    accounts = [a.strip() for a in args.accounts.split(",") if a.strip()]
+    if any(not (a.isdigit() and len(a) == 12) for a in accounts):
+        return _fail(args.json, Status.INVALID_INPUT, "--accounts takes 12-digit account ids", EXIT_INVALID)
+    try:
+        session = collect_session(args.profile)
+    except ValueError as exc:
+        return _fail(args.json, Status.INVALID_INPUT, f"{exc}; nothing collected", EXIT_INVALID)
+
+    def progress(event: dict[str, Any]) -> None:
+        if args.json or event.get("state") == "calling":
+            return
+        item = f" {event['item']}" if event.get("item") else ""
+        print(f"[{event['account']}] {event['call']}{item}: {event['state']}", file=sys.stderr, flush=True)
+
+    try:
+        report = collect_accounts(
+            session,
+            Path(args.out),
+            regions=args.region or None,
+            endpoint_url=args.endpoint_url,
+            progress=progress,
+            organization=args.organization,
+            member_role=args.member_role,
+            accounts=accounts or None,
+        )
+    except CollectError as exc:
+        return _fail(args.json, Status.QUERY_FAILED, f"collection failed: {exc}", EXIT_FAILED)
+    except OSError as exc:
+        return _fail(args.json, Status.INVALID_INPUT, f"cannot write {args.out}: {exc}", EXIT_INVALID)
+    lines = [
+        f"collected accounts {', '.join(report.accounts)} into {report.out}: {report.files} files,"
+        f" {sum(report.calls.values())} calls in {report.seconds:.1f} s",
+        *(f"warning: [{w['account']}] {w['call']}: {w['message']}" for w in report.warnings),
+    ]
+    if args.do_import:
+        from ...base.actor import local_actor
+        from ...graph.store import QueryFailed
+        from ...sources.aws import AwsInputError, import_aws
+        from ..service import open_services
+
+        try:
+            services = open_services(settings)
+        except QueryFailed as exc:
+            return _fail(args.json, Status.QUERY_FAILED, str(exc), EXIT_FAILED)
+        try:
+            imported = import_aws(
+                services.store,
+                list(report.folders.values()),
+                sensitivity_file=Path(args.sensitivity) if args.sensitivity else None,
+                actor=local_actor(),
+            )
+        except AwsInputError as exc:
+            return _fail(args.json, Status.INVALID_INPUT, f"collected, but nothing imported: {exc}", EXIT_INVALID)
+        except QueryFailed as exc:
+            return _fail(args.json, Status.QUERY_FAILED, f"collected, but the import failed: {exc}", EXIT_FAILED)
+        finally:
+            services.close()
+        record_collections(settings, report.folders)
+        report.imported = imported.to_dict()
+        counts = imported.counts
+        lines.append(
+            f"imported accounts {', '.join(imported.accounts)}: "
+            + ", ".join(f"{n} {label}" for label, n in sorted(counts["nodes"].items()))
+            + f"; {counts['alerts']} alerts; {len(imported.warnings)} warning(s)"
+        )
+    _emit(report.to_dict(), args.json, "\n".join(lines))
+    return EXIT_OK

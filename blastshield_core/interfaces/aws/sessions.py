@@ -1,0 +1,160 @@
+"""Role session revocation on the account, audited: plan, intent with the before-image, the call
+and its request id, the re-read; release only with the acknowledgement that it re-enables the
+sessions the revocation stopped. Shared by the command line (`revoke-sessions`, `release`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .account import AccountRefused, responder_for
+
+__all__ = ["release_revocation", "revocation_plans", "revocations_in_force", "revoke_role_sessions"]
+
+MAX_ACTIONS = 10
+
+
+def _revoker(services: Any) -> Any:
+    from ...respond.aws.revoke import RoleRevoker
+
+    try:
+        effector = responder_for(services)
+    except ValueError as exc:
+        raise AccountRefused(f"{exc}; nothing was done") from None
+    return RoleRevoker.for_responder(effector)
+
+
+def revocation_plans(services: Any, alert_id: str, effector: Any = None) -> list[dict[str, Any]]:
+    """The alert's server-derived revocation candidates, each with its plan (with the account
+    responder `effector`'s sessions, else the configured ones). Reads only."""
+    from ...respond.aws.revoke import RoleRevoker, revocation_candidates
+
+    candidates = revocation_candidates(services.store, alert_id)
+    if not candidates:  # most alerts: no AWS session is opened
+        return []
+    revoker = RoleRevoker.for_responder(effector) if effector is not None else _revoker(services)
+    return [{**c, "plan": revoker.plan(c).to_dict()} for c in candidates]
+
+
+def revoke_role_sessions(
+    services: Any, alert_id: str, candidate_id: Any, *, confirm: Any, max_actions: Any, actor: str
+) -> dict[str, Any]:
+    """Revoke the sessions of the role a candidate names. Refused (nothing changed) without
+    confirmation, with a cap outside 1..10, or for anything but a current server-derived candidate."""
+    from ...respond.aws.revoke import revocation_candidates, revoke_with_audit
+
+    if confirm is not True:
+        raise AccountRefused("revoking a role's sessions needs explicit confirmation; nothing was done")
+    if not isinstance(max_actions, int) or isinstance(max_actions, bool) or not 1 <= max_actions <= MAX_ACTIONS:
+        raise AccountRefused(f"the action cap must be 1 to {MAX_ACTIONS}; nothing was done")
+    candidates = {c["id"]: c for c in revocation_candidates(services.store, alert_id)}
+    if candidate_id not in candidates:
+        raise AccountRefused(
+            f"{candidate_id!r} is not among the current candidates of {alert_id!r}"
+            f" ({', '.join(candidates) or 'none'}); nothing was done"
+        )
+    candidate = candidates[candidate_id]
+    revoker = _revoker(services)
+    plan = revoker.plan(candidate)
+
+    def remaining() -> int | None:
+        after = services.tools.investigate_alert(alert_id)
+        return after.path_count if after.status.is_answer else None
+
+    return revoke_with_audit(
+        revoker,
+        plan,
+        candidate,
+        services.audit,
+        graph=services.store.settings.graph,
+        actor=actor,
+        alert_id=alert_id,
+        remaining=remaining,
+    )
+
+
+def _latest_revocation(services: Any, candidate_id: str) -> dict[str, Any] | None:
+    """The newest applied revocation of this candidate not released since (from the audit)."""
+    for event in services.audit.events(limit=200):  # newest first
+        if event.kind != "revoke_sessions" or event.route_id != candidate_id:
+            continue
+        if event.data.get("status") == "released":
+            return None
+        if event.data.get("status") == "applied":
+            return event.data
+    return None
+
+
+def revocations_in_force(services: Any, limit: int = 200) -> list[dict[str, Any]]:
+    """Applied revocations not released since (newest first): candidate id and the applied event's data."""
+    seen: set[str] = set()
+    out: list[dict[str, Any]] = []
+    for event in services.audit.events(limit=limit):
+        if event.kind != "revoke_sessions" or event.route_id in seen:
+            continue
+        status = event.data.get("status")
+        if status in {"released", "applied"}:
+            seen.add(event.route_id)
+            if status == "applied":
+                out.append({"candidate_id": event.route_id, **event.data})
+    return out
+
+
+def release_revocation(
+    services: Any, candidate_id: str, reason: Any, confirm: Any, actor: str, *, acknowledge: Any
+) -> dict[str, Any] | None:
+    """Restore the before-image of the newest unreleased revocation (None: there is none).
+    Refused without the acknowledgement, and on drift (audited); nothing changed then."""
+    from ...respond.act import ActionService
+    from ...respond.aws.responder import DriftRefused, release_needs_acknowledgement
+
+    applied = _latest_revocation(services, candidate_id)
+    if applied is None:
+        return None
+    invalid = ActionService._release_input_error(candidate_id, reason, confirm, actor)
+    if invalid:
+        raise AccountRefused(invalid)
+    needs = release_needs_acknowledgement(applied["plan"])
+    if acknowledge is not True:
+        raise AccountRefused(f"{needs}: acknowledge it to release; nothing was done")
+    revoker = _revoker(services)
+    graph = services.store.settings.graph
+    services.audit.add_event(
+        "revoke_sessions",
+        actor,
+        f"{actor} is releasing the revocation {candidate_id}: {reason}",
+        {"status": "release_intended", "reason": reason, "before_image": applied["plan"]["before_image"],
+         "acknowledged": needs, "aws": True},
+        graph=graph,
+        route_id=candidate_id,
+    )  # fmt: skip
+    try:
+        outcome = revoker.release(applied["plan"])
+    except DriftRefused as exc:
+        services.audit.add_event(
+            "revoke_sessions",
+            actor,
+            f"release of {candidate_id} refused: {exc}",
+            {"status": "release_refused", "reason": str(exc), "aws": True},
+            graph=graph,
+            route_id=candidate_id,
+        )
+        raise AccountRefused(f"release refused: {exc}") from None
+    payload = {
+        "status": "ok",
+        "state": "released",
+        "candidate_id": candidate_id,
+        "actor": actor,
+        "reason": reason,
+        "acknowledged": needs,
+        "before_image": applied["plan"]["before_image"],
+        **outcome,
+    }
+    services.audit.add_event(
+        "revoke_sessions",
+        actor,
+        f"{actor} released the revocation {candidate_id} (request {outcome['request_id']}): {reason}",
+        {**payload, "status": "released", "aws": True},
+        graph=graph,
+        route_id=candidate_id,
+    )
+    return payload

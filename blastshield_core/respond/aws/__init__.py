@@ -1,0 +1,1 @@
+"""Actions on an AWS account: plan, apply, verify by re-reading, release."""

@@ -1,0 +1,144 @@
+"""A containment run's second action kind: revoke the alert role's active sessions on the account.
+
+The intent step with the plan and the before-image is in the run's audit before anything is called;
+the call sits between its two `revoke_sessions` audit events (`aws_revoke.revoke_with_audit`, as the
+`revoke-sessions` command makes it, so `release` finds either); the policy is re-read through the
+API; the graph is asked again. Verified on the account only: the graph has no session issue times,
+and a revocation cuts no path, so it never completes a run by itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...read.candidates import revocation_target
+from ...results import RevocationCandidate, RunAction, RunRecord, RunState, Status
+from .revoke import RevocationAuditFailed, RoleRevoker, revoke_with_audit
+
+__all__ = ["revoke_in_run"]
+
+
+def revoke_in_run(session: Any, candidate: RevocationCandidate) -> RunRecord:
+    """Revoke `candidate` within the run `session` (a `loop.RunSession`, which calls this once its
+    decider chose the candidate and the choice was re-validated against fresh candidates)."""
+    tools = session.tools
+    alert_id = session.run.alert_id
+    revoker = RoleRevoker.for_responder(session.controller.effector)
+    target = revocation_target(candidate)
+    plan = revoker.plan(target)
+    on_account = plan.applied_in_aws
+    before = session.latest.path_count if session.latest is not None else None
+    # Intent before effect: if this step cannot be written, nothing is called.
+    session._step(
+        "intent",
+        f"about to revoke_role_sessions of {candidate.arn} (candidate {candidate.id}) as {session.run.actor}"
+        + (" on the AWS account" if on_account else f" ({plan.note}: not applied in AWS)"),
+        {
+            "operation": "revoke_role_sessions",
+            "route_id": candidate.id,
+            "candidate_id": candidate.id,
+            "aws_plan": plan.to_dict(),
+            "before_image": plan.before_image,
+        },
+    )
+    requery: dict[str, Any] = {}
+
+    def remaining() -> int | None:
+        requery["mark"] = tools.tracer.mark()
+        requery["after"] = after = tools.investigate_alert(alert_id)
+        return after.path_count if after.status.is_answer else None
+
+    try:
+        payload = revoke_with_audit(
+            revoker, plan, target, session.controller.audit, graph=tools.store.settings.graph,
+            actor=session.run.actor, alert_id=alert_id, remaining=remaining, run_id=session.run.run_id,
+        )  # fmt: skip
+    except RevocationAuditFailed as exc:
+        return session._finish(RunState.FAILED, str(exc), None)
+    account = {
+        "applied_in_aws": on_account,
+        "plan": plan.to_dict(),
+        **{key: payload.get(key) for key in ("applied", "api_verified", "request_id", "error", "read_back")},
+        "graph_verified": False,
+        "note": payload["note"],
+    }
+    applied = bool(payload["applied"])
+    if on_account:
+        session._step(
+            "aws_call",
+            f"iam:PutRolePolicy {candidate.role}: "
+            + (
+                f"request id {payload['request_id']}; re-read through the API: {payload.get('read_back')}"
+                if applied
+                else f"not applied ({payload['error']})"
+            ),
+            {"route_id": candidate.id, **account},
+        )
+    status = "applied" if applied else ("failed" if on_account else "rejected")
+    reason = (
+        f"iam:PutRolePolicy AWSRevokeOlderSessions on {candidate.role} (request {payload['request_id']})"
+        if applied
+        else str(payload["error"])
+    )
+    action = RunAction(
+        step=session._decisions,
+        candidate_id=candidate.id,
+        route_id=candidate.id,
+        status=status,
+        verified=False,
+        paths_before=before,
+        paths_after=None,
+        reason=reason,
+        applied=applied,
+        api_verified=bool(payload["api_verified"]),
+        graph_verified=False,
+        aws=account,
+        operation="revoke_role_sessions",
+    )
+    if applied:
+        session._pending = action
+    session._step(
+        "action",
+        f"revoke_role_sessions {candidate.id}: {status} ({reason})",
+        {"operation": "revoke_role_sessions", "route_id": candidate.id, "status": status, "reason": reason},
+    )
+    if status == "failed":
+        session._pending = None
+        session.run.actions.append(action)
+        return session._finish(RunState.FAILED, f"action failed: {reason}", None)
+    after = requery["after"]  # asked by `revoke_with_audit` right after the call
+    verified = applied and bool(payload["api_verified"])
+    session._step(
+        "requery",
+        f"fresh investigation: {after.status.value}, {after.path_count} path(s) remain"
+        + (f"; revocation verified on the account: {verified} (it cuts no path)" if applied else ""),
+        {
+            "status": after.status.value,
+            "paths_before": before,
+            "paths_after": after.path_count,
+            "verified": verified,
+            "remaining_paths": [list(p.node_ids) for p in after.paths[:20]],
+            "fetched_by_controller": False,
+        },
+        requery["mark"],
+    )
+    session._pending = None
+    action.verified = verified
+    action.paths_after = after.path_count if after.status.is_answer else None
+    session.run.actions.append(action)
+    session._update_audit(session.run.steps[-1])
+    if not after.status.is_answer:
+        return session._finish(RunState.FAILED, f"re-query {after.status.value}: {after.message}", None)
+    session.latest = after
+    if applied and not verified:
+        return session._finish(
+            RunState.FAILED,
+            f"the revocation {candidate.id} could not be verified on the account",
+            after.path_count,
+        )
+    if not applied:
+        return session._finish(RunState.STOPPED, f"action rejected: {reason}", after.path_count)
+    session._revoked[candidate.id] = candidate.arn
+    if after.status is Status.NO_PATH:
+        return session._finish(RunState.COMPLETED, session._completed_reason(), 0)
+    return session.run

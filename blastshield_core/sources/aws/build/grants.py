@@ -1,0 +1,249 @@
+"""Data grants: `CAN_READ` from identity policies to data assets (S3 buckets, and tables,
+secrets, parameters and keys as their policies name them), with each asset's sensitivity."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..iam.policy import Decision, Effect, Statement, as_list, resource_matches
+from .builder import _BuilderBase
+from .common import (
+    _ARN_RE,
+    DATA_ACTIONS,
+    DEFAULT_SENSITIVITY,
+    LEVELS,
+    SENSITIVITY_TAGS,
+    _arn_account,
+    _Principal,
+    _tags,
+    entity_id,
+)
+from .policy_sets import _data_services, _PolicySet
+
+
+class _GrantsMixin(_BuilderBase):
+    # ------------------------------------------------------------ buckets
+
+    def read_buckets(self) -> None:
+        for source in self.sources.of("buckets"):
+            account = self.default_account(source)
+            self.bucket_accounts.add(account)
+            for bucket in as_list(source.data.get("Buckets")):
+                if not isinstance(bucket, dict) or not isinstance(bucket.get("Name"), str):
+                    self.warn(source.name, "Buckets", "bucket without Name ignored")
+                    continue
+                self.buckets[account][bucket["Name"]] = _tags(bucket.get("Tags"))
+                self.created(source.name, f"bucket {bucket['Name']}", bucket.get("CreationDate"))
+
+    def sensitivity_of(self, arn: str, kind: str, tags: Mapping[str, str]) -> tuple[str, str]:
+        for key in SENSITIVITY_TAGS:
+            value = tags.get(key, "").lower()
+            if value in LEVELS:
+                return value, f"tag {key}"
+        for pattern, level in self.sensitivity:
+            if resource_matches(pattern, arn):
+                return level, f"--sensitivity {pattern}"
+        return DEFAULT_SENSITIVITY.get(kind, "medium"), "default"
+
+    # ------------------------------------------------------------ evaluation
+
+    def data_statements(self, statements: list[Statement]) -> dict[str, list[Statement]]:
+        """The statements that may grant a data-read action, by service (each statement classified once)."""
+        out: dict[str, list[Statement]] = {}
+        for stmt in statements:
+            services = self._stmt_services.get(id(stmt))
+            if services is None:
+                services = self._stmt_services[id(stmt)] = _data_services(stmt.actions, stmt.not_actions)
+            for service in services:
+                out.setdefault(service, []).append(stmt)
+        return out
+
+    def can_read(self) -> None:
+        for principal in self.principals():
+            relevant = self.derived(principal, "read", lambda p: self.data_statements(p.statements))
+            for service, statements in relevant.items():
+                if not any(s.effect == "Allow" for s in statements):
+                    continue
+                kind, actions = DATA_ACTIONS[service]
+                policy_set = self.policy_set(statements, principal.boundary, actions)
+                key = ("read", principal.account)
+                found = policy_set.results.get(key)
+                if found is None:
+                    found = self.read_edges(principal, service, kind, statements, policy_set)
+                    policy_set.results[key] = found
+                self.fan_out(principal.node, "CAN_READ", found)
+
+    def read_edges(
+        self, principal: _Principal, service: str, kind: str, statements: list[Statement], policy_set: _PolicySet
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """(asset node, stored properties) for one policy set's reads in the principal's account."""
+        out: list[tuple[str, dict[str, Any]]] = []
+        answer, make = policy_set.answer_for, self.read_props
+        candidates = self.read_candidates(principal, service, kind, statements)
+        keys = policy_set.keys([test_arn for _, test_arn in candidates])
+        for (target, _), key in zip(candidates, keys, strict=True):
+            clean = answer(key, make)
+            if clean is not None:
+                out.append((target, clean))
+        return out
+
+    def read_props(self, actions: tuple[str, ...], decisions: tuple[Decision, ...]) -> dict[str, Any] | None:
+        """The stored properties of CAN_READ for the decisions on a data service's actions (None: no allow)."""
+        best: Decision | None = None
+        allowed: list[str] = []
+        for action, d in zip(actions, decisions, strict=True):
+            if d.effect is Effect.ALLOW:
+                allowed.append(action)
+                if best is None or (best.conditional and not d.conditional):
+                    best = d
+            elif d.effect is Effect.DENY and best is None:
+                best = d
+        if best is None:
+            return None
+        if best.effect is Effect.DENY and allowed:
+            best = decisions[actions.index(allowed[0])]
+        return self.decision_props("CAN_READ", best, actions=allowed)
+
+    def read_candidates(
+        self, principal: _Principal, service: str, kind: str, statements: list[Statement]
+    ) -> list[tuple[str, str]]:
+        """(asset node, ARN to evaluate) for every asset an Allow statement may reach."""
+        lists = [self.statement_candidates(principal, service, kind, s) for s in statements if s.effect == "Allow"]
+        if len(lists) == 1:
+            return lists[0]
+        out: dict[str, str] = {}
+        for found in lists:
+            for asset, test in found:
+                out.setdefault(asset, test)
+        return list(out.items())
+
+    def statement_candidates(
+        self, principal: _Principal, service: str, kind: str, stmt: Statement
+    ) -> list[tuple[str, str]]:
+        """`read_candidates` for one Allow statement (kept per statement, service and account)."""
+        key = (id(stmt), service, principal.account)
+        out = self._statement_candidates.get(key)
+        if out is not None:
+            return out
+        merged: dict[str, str] = {}
+        for pattern in stmt.resources if stmt.not_resources is None else ("*",):
+            found = self._pattern_candidates.get((pattern, service, kind, principal.account))
+            if found is None:
+                found = self.pattern_candidates(principal, service, kind, pattern)
+                self._pattern_candidates[(pattern, service, kind, principal.account)] = found
+            for asset, test in found:
+                merged.setdefault(asset, test)
+        out = self._statement_candidates[key] = list(merged.items())
+        return out
+
+    def pattern_candidates(self, principal: _Principal, service: str, kind: str, pattern: str) -> list[tuple[str, str]]:
+        """(asset node, ARN to evaluate), in order, for one Resource pattern of an Allow statement.
+
+        Depends only on the pattern, the service and the principal's account (kept per those).
+        """
+        out: list[tuple[str, str]] = []
+        if (
+            pattern != "*"
+            and not pattern.startswith(f"arn:aws:{service}:")
+            and not re.match(rf"^arn:[\w-]+:{service}:", pattern)
+        ):
+            return out
+        if "*" not in pattern and "?" not in pattern:
+            asset = self.named_asset(principal, service, kind, pattern)
+            if asset:
+                out.append((asset, pattern))
+            return out
+        if service == "s3" and principal.account in self.bucket_accounts:
+            own = self.buckets[principal.account]
+            for test in self.glob_cache(pattern):
+                bucket = test[13:-2] if test.startswith("arn:aws:s3:::") else None
+                if bucket in own:
+                    out.append((self.bucket_node(principal.account, bucket, own[bucket]), test))
+            prefix = pattern[13:].split("/", maxsplit=1)[0] if pattern.startswith("arn:aws:s3:::") else ""
+            if prefix in own and "/" in pattern[13:]:  # a grant on a prefix of one bucket
+                out.append((self.bucket_node(principal.account, prefix, own[prefix]), pattern))
+            if pattern.startswith("arn:aws:s3:::") and "*" not in pattern[13:].split("/", maxsplit=1)[0]:
+                bucket = pattern[13:].split("/", maxsplit=1)[0]
+                if bucket and bucket not in self.buckets[principal.account]:
+                    asset = self.named_asset(principal, service, kind, pattern)
+                    if asset:
+                        out.append((asset, pattern))
+            return out
+        if (
+            service == "s3"
+            and pattern.startswith("arn:aws:s3:::")
+            and "*" not in pattern[13:].split("/", maxsplit=1)[0]
+        ):
+            asset = self.named_asset(principal, service, kind, pattern)
+            if asset:
+                out.append((asset, pattern))
+            return out
+        account = _arn_account(pattern) or principal.account
+        out.append((self.wildcard_asset(account, service), pattern))
+        return out
+
+    def bucket_node(self, account: str, bucket: str, tags: Mapping[str, str]) -> str:
+        arn = f"arn:aws:s3:::{bucket}"
+        node = entity_id(account, "bucket", bucket)
+        if node not in self.nodes:
+            level, why = self.sensitivity_of(arn, "bucket", tags)
+            self.node(
+                node,
+                "DataAsset",
+                bucket,
+                arn=arn,
+                aws_kind="bucket",
+                account=account,
+                aws_snapshot=account,
+                sensitivity=level,
+                sensitivity_source=why,
+            )
+        return node
+
+    def named_asset(self, principal: _Principal, service: str, kind: str, arn: str) -> str | None:
+        if service == "s3":
+            rest = arn[len("arn:aws:s3:::") :] if arn.startswith("arn:aws:s3:::") else ""
+            if "/" not in rest:
+                return None  # the bucket itself: object reads need bucket/key
+            bucket = rest.split("/")[0]
+            owner = next((a for a, b in self.buckets.items() if bucket in b), principal.account)
+            return self.bucket_node(owner, bucket, self.buckets[owner].get(bucket, {}))
+        account = _arn_account(arn) or principal.account
+        found = _ARN_RE.match(arn)
+        name = found[5].split(":", 1)[-1].split("/", 1)[-1] if found else arn
+        node = entity_id(account, kind, name)
+        if node not in self.nodes:
+            level, why = self.sensitivity_of(arn, kind, {})
+            self.node(
+                node,
+                "DataAsset",
+                name,
+                arn=arn,
+                aws_kind=kind,
+                account=account,
+                aws_snapshot=principal.account,
+                sensitivity=level,
+                sensitivity_source=why,
+            )
+        return node
+
+    def wildcard_asset(self, account: str, service: str) -> str:
+        node = entity_id(account, "all", service)
+        if node not in self.nodes:
+            arn = f"arn:aws:{service}:*:{account}:*" if service != "s3" else "arn:aws:s3:::*"
+            level, why = self.sensitivity_of(arn, "wildcard", {})
+            self.node(
+                node,
+                "DataAsset",
+                f"all {service} data in {account} (wildcard grant)",
+                arn=arn,
+                aws_kind=f"{service}_wildcard",
+                account=account,
+                aws_snapshot=account,
+                sensitivity=level,
+                sensitivity_source=why,
+                wildcard=True,
+            )
+        return node

@@ -1,0 +1,252 @@
+"""Conditions in identity policies decided by the snapshot's own facts.
+
+The transform's evaluator (`policy.py`, `policy_sets.py`) keeps only a statement's condition
+keys and marks the relationship conditional. This builder part takes each conditional
+`CAN_READ` and `CAN_ASSUME` and decides it again, statement by statement, with the condition
+operators of `conditions.py`, in a context that holds what the snapshot knows about the
+request: who asks (`aws:PrincipalArn`, `aws:PrincipalAccount`, `aws:PrincipalType`,
+`aws:username`), the organisation (`aws:PrincipalOrgID`), exported tags (`aws:PrincipalTag/*`,
+`aws:ResourceTag/*`) and the resource's account (`aws:ResourceAccount`, `s3:ResourceAccount`).
+Every other key stays unknown. The relationship then becomes unconditional, a deny, or is
+gone; when an unknown key still matters it stays conditional with only those keys named.
+
+Runs before `policy_edges.follow_policies`, which decides resource policies and guardrails on
+the identity side found here. The mapping choices are in docs/aws-import.md ("Conditions the
+snapshot decides").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..iam.evaluate_input import Request, Rule, request_context, scan
+from ..iam.policy import ASSUME_ACTION, Decision, Effect, PolicyFormatError, Statement
+from .common import DATA_ACTIONS, _Principal
+from .policy_edges import _ResourcePolicyMixin
+from .resource_policies import request_for
+
+_KIND_SERVICE = {kind: service for service, (kind, _) in DATA_ACTIONS.items()}
+# the keys the snapshot may know (lower case; a prefix ends with "/")
+KNOWN_KEYS = (
+    "aws:principalarn",
+    "aws:principalaccount",
+    "aws:principalorgid",
+    "aws:principaltag/",
+    "aws:principaltype",
+    "aws:username",
+    "aws:resourceaccount",
+    "aws:resourcetag/",
+    "s3:resourceaccount",
+)
+
+
+def knowable(key: str) -> bool:
+    """The snapshot may decide this condition key (names are case-insensitive)."""
+    key = key.lower()
+    return any(key == k or (k.endswith("/") and key.startswith(k)) for k in KNOWN_KEYS)
+
+
+def as_rule(stmt: Statement, index: int) -> Rule:
+    """A parsed statement as the rule `evaluate_input.scan` reads, its Condition whole."""
+    return Rule(
+        effect=stmt.effect,
+        index=index,
+        sid=stmt.sid,
+        actions=stmt.actions,
+        not_actions=stmt.not_actions,
+        resources=stmt.resources if stmt.resources or stmt.not_resources is not None else None,
+        not_resources=stmt.not_resources,
+        principals=dict(stmt.principals) if stmt.principals is not None else None,
+        not_principals=dict(stmt.not_principals) if stmt.not_principals is not None else None,
+        condition=dict(stmt.condition) if stmt.condition else None,
+        variables=stmt.variables,
+    )
+
+
+def identity_decision(identity: list[Rule], boundary: list[Rule] | None, request: Request) -> Decision:
+    """The identity policies limited by the boundary, each statement's Condition decided in the
+    request's context: an explicit Deny decides; both must allow; what an unknown key leaves open
+    makes the answer conditional, naming the keys of the statements left undecided."""
+    context = request_context(request)
+    sides = [scan(identity, "identity_policies", request, context)]
+    if boundary is not None:
+        sides.append(scan(boundary, "permissions_boundary", request, context))
+
+    def decided(hopeful: bool) -> Effect:
+        for hits in sides:
+            if any(h.rule.effect == "Deny" and (h.result is True or not hopeful) for h in hits):
+                return Effect.DENY
+        for hits in sides:
+            if not any(h.rule.effect == "Allow" and (h.result is True or hopeful) for h in hits):
+                return Effect.NONE
+        return Effect.ALLOW
+
+    best, worst = decided(True), decided(False)
+    if best is not Effect.ALLOW:
+        return Decision(best)
+    if worst is Effect.ALLOW:
+        return Decision(Effect.ALLOW)
+    keys = sorted({k for hits in sides for h in hits if h.result is None for k in h.keys})
+    return Decision(Effect.ALLOW, True, tuple(keys))
+
+
+def object_tests(bucket_arn: str, statements: list[Statement]) -> list[str]:
+    """The key-prefix patterns of `bucket_arn` the statements name (`arn:aws:s3:::B/prefix/*`), each
+    standing for an object under that prefix (a pattern matches its own text)."""
+    inside = bucket_arn + "/"
+    return sorted(
+        {
+            p
+            for s in statements
+            for p in s.resources + (s.not_resources or ())
+            if p.startswith(inside) and p != inside + "*"
+        }
+    )
+
+
+def best_of(decisions: list[Decision]) -> Decision:
+    """The widest answer over several objects of one asset: an unconditional allow, else a conditional
+    one, else a deny, else none."""
+    allows = [d for d in decisions if d.effect is Effect.ALLOW]
+    if allows:
+        return min(allows, key=lambda d: d.conditional)
+    return next((d for d in decisions if d.effect is Effect.DENY), Decision(Effect.NONE))
+
+
+class _IdentityConditionsMixin(_ResourcePolicyMixin):
+    def decide_identity_conditions(self) -> None:
+        """Decide again each conditional CAN_READ and CAN_ASSUME whose principal's policies test a
+        key the snapshot may know; count what changed."""
+        by_node = {p.node: p for p in self.principals()}
+        self._rules: dict[int, list[Rule] | None] = {}
+        self._tests_known: dict[Any, bool] = {}
+        self._identity_answers: dict[Any, dict[str, Any] | None] = {}
+        self._callers: dict[str, Any] = getattr(self, "_callers", {})
+        counts = self.report.policy_counts
+        for key, props in list(self.edges.items()):
+            source, rel, target = key
+            if rel not in ("CAN_READ", "CAN_ASSUME") or not props.get("conditional"):
+                continue
+            principal = by_node.get(source)
+            if principal is None or not self._tests_known_keys(principal, target if rel == "CAN_ASSUME" else None):
+                continue
+            if rel == "CAN_READ":
+                new = self._read_decided(principal, target, props)
+            else:
+                new = self._assume_decided(principal, target, props)
+            if new is props:
+                continue
+            if new is None:
+                del self.edges[key]
+                counts["edges_removed_by_conditions"] += 1
+            else:
+                self.edges[key] = new
+                if new.get("permission") == "deny":
+                    counts["edges_denied_by_conditions"] += 1
+                elif not new.get("conditional"):
+                    counts["edges_unconditional_by_conditions"] += 1
+
+    # ------------------------------------------------------------ inputs
+
+    def _rules_of(self, statements: list[Statement] | None) -> list[Rule] | None:
+        if statements is None:
+            return None
+        found = self._rules.get(id(statements), ...)
+        if found is ...:
+            found = [as_rule(s, i) for i, s in enumerate(statements)]
+            self._rules[id(statements)] = found
+        return found
+
+    def _tests_known_keys(self, principal: _Principal, role_node: str | None) -> bool:
+        """Some statement of the principal's policies (or of the role's trust policy) tests a key
+        the snapshot may know."""
+        role = self._role_of_node(role_node) if role_node else None
+        cache = (tuple(map(id, principal.statements)), id(principal.boundary), id(role.trust) if role else None)
+        found = self._tests_known.get(cache)
+        if found is None:
+            statements = principal.statements + (principal.boundary or []) + (role.trust if role else [])
+            found = any(knowable(k) for s in statements if s.condition for k in s.condition_keys)
+            self._tests_known[cache] = found
+        return found
+
+    def _role_of_node(self, node: str) -> Any:
+        arn = self.nodes[node].properties.get("arn") if node in self.nodes else None
+        return self.roles.get(arn) if isinstance(arn, str) else None
+
+    def _context_for(self, principal: _Principal, tags: dict[str, str] | None) -> dict[str, Any]:
+        statements = principal.statements + (principal.boundary or [])
+        keys = frozenset(k.lower() for s in statements for k in s.condition_keys)
+        return self._facts(principal, keys, tags)
+
+    # ------------------------------------------------------------ reads and assumptions
+
+    def _read_decided(self, principal: _Principal, target: str, props: dict[str, Any]) -> dict[str, Any] | None:
+        asset = self.nodes.get(target)
+        if asset is None or asset.properties.get("wildcard"):
+            return props
+        service = _KIND_SERVICE.get(asset.properties.get("aws_kind") or "")
+        if service is None:
+            return props
+        resource, account, tags = self._test_arn(target)
+        facts = self._context_for(principal, tags)
+        who = self._caller(principal)
+        cache = ("read", target, id(props), tuple(map(id, principal.statements)), id(principal.boundary), who.arn)
+        if cache in self._identity_answers:
+            return self._identity_answers[cache]
+        try:
+            identity = self._rules_of(principal.statements) or []
+            boundary = self._rules_of(principal.boundary)
+            actions = DATA_ACTIONS[service][1]
+            tests = [resource]
+            if asset.properties.get("aws_kind") == "bucket":  # a grant on a key prefix reads part of it
+                tests += object_tests(resource[:-2], principal.statements)
+            decisions = []
+            for action in actions:
+                found = []
+                for test in tests:
+                    request = request_for(who, action, test, account, facts=facts, bounded=boundary is not None)
+                    found.append(identity_decision(identity, boundary, request))
+                decisions.append(best_of(found))
+        except (PolicyFormatError, ValueError, TypeError):
+            self._identity_answers[cache] = props  # a Condition the operators cannot read: left as it was
+            return props
+        new = self.read_props(actions, tuple(decisions))
+        if new is not None and new == props:
+            new = props
+        self._identity_answers[cache] = new
+        return new
+
+    def _assume_decided(self, principal: _Principal, target: str, props: dict[str, Any]) -> dict[str, Any] | None:
+        from ..iam.evaluate import decide as evaluate_decide  # the whole evaluator: the trust policy's special rules
+
+        role = self._role_of_node(target)
+        if role is None:
+            return props
+        role_arn, account = role.principal.arn, role.principal.account
+        facts = self._context_for(principal, self.principal_tags.get(role_arn))
+        who = self._caller(principal)
+        try:
+            trust = self._rules_of(role.trust) or []
+            request = Request(
+                who=who,
+                action=ASSUME_ACTION,
+                resource=role_arn,
+                resource_account=account,
+                identity=[self._rules_of(principal.statements) or []],
+                boundary=self._rules_of(principal.boundary),
+                resource_policy=[trust],
+                scps=[],
+                rcps=[],
+                session=None,
+                context=facts,
+            )
+            answer = evaluate_decide(request)
+        except (PolicyFormatError, ValueError, TypeError):
+            return props
+        if answer["decision"] == "explicitly_denied":
+            return self.edge_props("CAN_ASSUME", {"permission": "deny"})
+        if answer["decision"] != "allowed":
+            return None
+        new = {**props, "conditional": answer["conditional"] or None, "condition_keys": answer["unknown_keys"]}
+        new = self.edge_props("CAN_ASSUME", new)
+        return props if new == props else new

@@ -1,0 +1,1 @@
+"""Privilege escalation: the catalogue of methods, as data, and the `CAN_ESCALATE` edges it gives."""

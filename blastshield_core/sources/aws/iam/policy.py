@@ -1,0 +1,494 @@
+"""A small, pure IAM policy evaluator: one function per rule.
+
+Written from AWS's "Policy evaluation logic" documentation. It answers the
+questions the AWS import needs (may this principal assume that role, may it
+read that resource) offline, from the policy documents alone:
+
+* action matching is a case-insensitive glob (`*`, `?`) on `service:Action`;
+* resource matching is a case-sensitive glob on the ARN;
+* `NotAction` / `NotResource` apply a statement to everything the list does not match;
+* an explicit Deny beats any Allow; without an Allow the answer is an implicit deny;
+* a permissions boundary limits: the action must be allowed by the identity
+  policies AND by the boundary;
+* conditions are never evaluated and never ignored: a statement with a
+  `Condition` is *conditional*. A conditional Allow gives a conditional allow
+  (with the condition keys); a conditional Deny cannot be proven to apply, so it
+  does not deny but makes the answer conditional (its keys are reported too);
+* principal matching for trust policies: `*`, an account id, an account root
+  ARN, an exact user/role ARN, an `assumed-role` session ARN (matches the role),
+  a service or a federated provider.
+
+Nothing here reads files or touches a store.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from functools import lru_cache
+from typing import Any
+from urllib.parse import unquote
+
+from ....base.wildcard import compile_pattern
+
+__all__ = [
+    "ASSUME_ACTION",
+    "Decision",
+    "Effect",
+    "PolicyFormatError",
+    "Principal",
+    "Statement",
+    "action_matches",
+    "arns_named",
+    "as_list",
+    "combine",
+    "decide",
+    "decide_matched",
+    "evaluate",
+    "may_assume",
+    "names_exactly",
+    "parse_policy",
+    "principal_matches",
+    "resource_list_filter",
+    "resource_list_matcher",
+    "resource_matches",
+    "role_key",
+    "statement_matches_action",
+    "statement_matches_principal",
+    "statement_matches_resource",
+]
+
+
+class PolicyFormatError(ValueError):
+    """A policy document that cannot be read (not JSON, no statements of the right shape)."""
+
+
+class Effect(StrEnum):
+    ALLOW = "allow"
+    DENY = "deny"  # an explicit Deny applies
+    NONE = "none"  # no statement allows: the implicit deny
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One policy statement, with every list normalised to a tuple."""
+
+    effect: str  # "Allow" | "Deny"
+    actions: tuple[str, ...] = ()
+    not_actions: tuple[str, ...] | None = None
+    resources: tuple[str, ...] = ()
+    not_resources: tuple[str, ...] | None = None
+    principals: Mapping[str, tuple[str, ...]] | None = None  # {"AWS": (...), "Service": (...), ...} or {"*": ("*",)}
+    not_principals: Mapping[str, tuple[str, ...]] | None = None
+    condition_keys: tuple[str, ...] = ()
+    sid: str = ""
+    # the Condition block whole, and whether policy variables resolve (Version 2012-10-17), for the
+    # step that decides conditions from the snapshot's own facts (identity_conditions.py)
+    condition: Mapping[str, Any] | None = field(default=None, compare=False)
+    variables: bool = field(default=True, compare=False)
+
+    @property
+    def conditional(self) -> bool:
+        return bool(self.condition_keys)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The answer for one (principal, action, resource): allow / deny / none, and whether it is conditional."""
+
+    effect: Effect
+    conditional: bool = False
+    condition_keys: tuple[str, ...] = field(default=())
+
+    @property
+    def allowed(self) -> bool:
+        return self.effect is Effect.ALLOW
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who asks: its ARN and account, and its kind (user, role, root, service, federated)."""
+
+    arn: str
+    account: str
+    kind: str = "role"
+
+
+# ---------------------------------------------------------------- reading
+
+
+def as_list(value: Any) -> list[Any]:
+    """A scalar-or-list value as a list (AWS accepts both)."""
+    if value is None:
+        return []
+    if isinstance(value, list | tuple):
+        return list(value)
+    return [value]
+
+
+def _strings(value: Any, what: str) -> tuple[str, ...]:
+    items = as_list(value)
+    for item in items:
+        if not isinstance(item, str):
+            raise PolicyFormatError(f"{what} must be a string or a list of strings, got {type(item).__name__}")
+    return tuple(items)
+
+
+def _principal_block(value: Any) -> dict[str, tuple[str, ...]]:
+    if value == "*":
+        return {"*": ("*",)}
+    if not isinstance(value, dict):
+        raise PolicyFormatError(f"Principal must be '*' or an object, got {type(value).__name__}")
+    return {str(kind): _strings(names, f"Principal.{kind}") for kind, names in value.items()}
+
+
+def _condition_keys(value: Any) -> tuple[str, ...]:
+    if value in (None, {}):
+        return ()
+    if not isinstance(value, dict):
+        raise PolicyFormatError("Condition must be an object")
+    keys: set[str] = set()
+    for operator, block in value.items():
+        if isinstance(block, dict):
+            keys.update(str(k) for k in block)
+        else:
+            keys.add(str(operator))
+    return tuple(sorted(keys))
+
+
+def parse_policy(document: Any) -> list[Statement]:
+    """A policy document (object, JSON text, or URL-encoded JSON text) as statements.
+
+    Raises PolicyFormatError for anything that is not a policy document.
+    """
+    if isinstance(document, str):
+        text = document.strip()
+        if text.startswith("%7B") or text.startswith("%7b") or "%22" in text[:40]:
+            text = unquote(text)
+        try:
+            document = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise PolicyFormatError(f"policy document is not JSON: {exc.msg}") from None
+    if not isinstance(document, dict):
+        raise PolicyFormatError("policy document must be an object")
+    raw = document.get("Statement")
+    if raw is None:
+        raise PolicyFormatError("policy document has no Statement")
+    statements: list[Statement] = []
+    variables = document.get("Version") == "2012-10-17"
+    for index, item in enumerate(as_list(raw)):
+        if not isinstance(item, dict):
+            raise PolicyFormatError(f"Statement[{index}] must be an object")
+        effect = item.get("Effect")
+        if effect not in ("Allow", "Deny"):
+            raise PolicyFormatError(f"Statement[{index}] has Effect {effect!r}, not Allow or Deny")
+        statements.append(
+            Statement(
+                effect=effect,
+                actions=_strings(item.get("Action"), "Action"),
+                not_actions=_strings(item["NotAction"], "NotAction") if "NotAction" in item else None,
+                resources=_strings(item.get("Resource"), "Resource"),
+                not_resources=_strings(item["NotResource"], "NotResource") if "NotResource" in item else None,
+                principals=_principal_block(item["Principal"]) if "Principal" in item else None,
+                not_principals=_principal_block(item["NotPrincipal"]) if "NotPrincipal" in item else None,
+                condition_keys=_condition_keys(item.get("Condition")),
+                sid=str(item.get("Sid", "")),
+                condition=item.get("Condition") or None,
+                variables=variables,
+            )
+        )
+    return statements
+
+
+# ---------------------------------------------------------------- matching rules
+
+
+def _glob(pattern: str, case_sensitive: bool) -> re.Pattern[str]:
+    """The linear-time wildcard matcher of `base/wildcard.py`: no pattern can make it backtrack."""
+    return compile_pattern(pattern, case_sensitive)
+
+
+def action_matches(pattern: str, action: str) -> bool:
+    """`pattern` (with `*` / `?`) matches `action`; case-insensitive, as AWS compares actions."""
+    if pattern == "*":
+        return True
+    return _glob(pattern, False).fullmatch(action) is not None
+
+
+def resource_matches(pattern: str, arn: str) -> bool:
+    """`pattern` (with `*` / `?`) matches `arn`; case-sensitive, as AWS compares ARNs."""
+    if pattern == "*":
+        return True
+    return _glob(pattern, True).fullmatch(arn) is not None
+
+
+@lru_cache(maxsize=65536)
+def resource_list_matcher(patterns: tuple[str, ...]) -> Callable[[str], bool]:
+    """`any(resource_matches(p, arn) for p in patterns)` as one compiled test (built once per list)."""
+    if "*" in patterns:
+        return lambda _arn: True
+    exact = frozenset(p for p in patterns if "*" not in p and "?" not in p)
+    globs = tuple(_glob(p, True).fullmatch for p in patterns if "*" in p or "?" in p)
+    if not globs:
+        return exact.__contains__
+    if len(globs) == 1 and not exact:
+        only = globs[0]
+        return lambda arn: only(arn) is not None
+    if len(globs) == 2 and not exact:  # the common short lists without a generator per call
+        first, second = globs
+        return lambda arn: first(arn) is not None or second(arn) is not None
+    if len(globs) == 3 and not exact:
+        first, second, third = globs
+        return lambda arn: first(arn) is not None or second(arn) is not None or third(arn) is not None
+    return lambda arn: arn in exact or any(g(arn) is not None for g in globs)
+
+
+@lru_cache(maxsize=65536)
+def resource_list_filter(patterns: tuple[str, ...]) -> Callable[[Sequence[str]], set[str]]:
+    """The ARNs among a list that `resource_list_matcher(patterns)` accepts, found without Python code per ARN."""
+    if "*" in patterns:
+        return set
+    exact = frozenset(p for p in patterns if "*" not in p and "?" not in p)
+    globs = tuple(_glob(p, True).fullmatch for p in patterns if "*" in p or "?" in p)
+
+    def keep(arns: Sequence[str]) -> set[str]:
+        found = set(filter(exact.__contains__, arns)) if exact else set()
+        for test in globs:
+            found.update(filter(test, arns))
+        return found
+
+    return keep
+
+
+@lru_cache(maxsize=65536)
+def _action_set(patterns: tuple[str, ...]) -> tuple[frozenset[str], tuple[re.Pattern[str], ...]]:
+    """A list of action patterns as exact names (lower case) and compiled globs, built once per list."""
+    exact = frozenset(p.lower() for p in patterns if "*" not in p and "?" not in p)
+    globs = tuple(_glob(p, False) for p in patterns if "*" in p or "?" in p)
+    return exact, globs
+
+
+def _any_action(patterns: tuple[str, ...], action: str) -> bool:
+    exact, globs = _action_set(patterns)
+    return action.lower() in exact or any(g.fullmatch(action) for g in globs)
+
+
+def statement_matches_action(stmt: Statement, action: str) -> bool:
+    """The statement covers `action` (through Action, or through NotAction not naming it)."""
+    if stmt.not_actions is not None:
+        return not _any_action(stmt.not_actions, action)
+    return _any_action(stmt.actions, action)
+
+
+def statement_matches_resource(stmt: Statement, arn: str) -> bool:
+    """The statement covers resource `arn` (a statement without Resource, as in a trust policy, covers it)."""
+    if stmt.not_resources is not None:
+        return not any(resource_matches(p, arn) for p in stmt.not_resources)
+    if not stmt.resources:
+        return stmt.principals is not None  # a resource policy names no Resource; an identity statement must
+    return any(resource_matches(p, arn) for p in stmt.resources)
+
+
+_ASSUMED_ROLE = re.compile(r"^arn:(aws[\w-]*):sts::(\d{12}):assumed-role/([^/]+)/.+$")
+_ACCOUNT_ID = re.compile(r"^\d{12}$")
+
+
+_ROLE_ARN = re.compile(r"^arn:(aws[\w-]*):iam::(\d{12}):role/(?:[^*?]*/)?([^/*?]+)$")
+
+
+def _role_of_session(arn: str) -> str | None:
+    """The role a role session's ARN names, as `role_key` writes it (the session ARN has no path)."""
+    found = _ASSUMED_ROLE.match(arn)
+    return f"arn:{found[1]}:iam::{found[2]}:role/{found[3]}" if found else None
+
+
+def role_key(arn: str) -> str:
+    """A role's ARN without its path (`role/aws-reserved/sso.amazonaws.com/NAME` -> `role/NAME`), as a
+    session of it names it: `arn:aws:sts::ACCOUNT:assumed-role/NAME/SESSION` carries the role's name
+    only, and role names are unique in an account whatever their path. Any other ARN as it is."""
+    found = _ROLE_ARN.match(arn)
+    return f"arn:{found[1]}:iam::{found[2]}:role/{found[3]}" if found else arn
+
+
+def principal_matches(entry: str, kind: str, who: Principal) -> bool:
+    """One Principal entry (`kind` AWS/Service/Federated/CanonicalUser/*) names `who`.
+
+    AWS: `*`; a 12-digit account id or `arn:...:root` names every principal of
+    that account (which then also needs an identity-policy allow); an exact ARN
+    (case-sensitive); an `assumed-role` ARN names its role; a pattern with `*`
+    is matched as a glob. Service and Federated entries name only principals of
+    that kind with that exact name (services are case-insensitive).
+    """
+    if kind == "*" or (entry == "*" and kind == "AWS"):
+        return who.kind not in ("service", "federated")
+    if kind == "Service":
+        return who.kind == "service" and entry.lower() == who.arn.lower()
+    if kind == "Federated":
+        return who.kind == "federated" and entry == who.arn
+    if kind != "AWS":
+        return False
+    if _ACCOUNT_ID.match(entry):
+        return who.account == entry and who.kind not in ("service", "federated")
+    if entry.endswith(":root") and entry.count(":") == 5:
+        return entry.split(":")[4] == who.account and who.kind not in ("service", "federated")
+    role = _role_of_session(entry)
+    if role is not None:
+        return role == role_key(who.arn)
+    if "*" in entry or "?" in entry:
+        return resource_matches(entry, who.arn)
+    return entry == who.arn
+
+
+def arns_named(statements: Iterable[Statement]) -> tuple[frozenset[str], bool]:
+    """What principal matching in `statements` looks at beyond a principal's account and kind.
+
+    The ARNs their `AWS` entries (in Principal or NotPrincipal) name exactly, or by a session
+    (as `role_key`, without the role's path), and whether any entry is a pattern. For a user or
+    role whose ARN (or `role_key`) is not among those ARNs, when no entry is a pattern,
+    `principal_matches` (and so `decide` with `who`, `names_exactly` and `may_assume`) answers
+    as for any other user or role of its account.
+    """
+    names: set[str] = set()
+    patterned = False
+    for stmt in statements:
+        for block in (stmt.principals, stmt.not_principals):
+            for entry in (block or {}).get("AWS", ()):
+                if entry == "*" or _ACCOUNT_ID.match(entry) or (entry.endswith(":root") and entry.count(":") == 5):
+                    continue
+                role = _role_of_session(entry)
+                if role is not None:
+                    names.add(role)
+                elif "*" in entry or "?" in entry:
+                    patterned = True
+                else:
+                    names.add(entry)
+    return frozenset(names), patterned
+
+
+def statement_matches_principal(stmt: Statement, who: Principal) -> bool:
+    """The statement's Principal (or NotPrincipal) covers `who`."""
+    if stmt.not_principals is not None:
+        return not any(principal_matches(e, k, who) for k, entries in stmt.not_principals.items() for e in entries)
+    if stmt.principals is None:
+        return False
+    return any(principal_matches(e, k, who) for k, entries in stmt.principals.items() for e in entries)
+
+
+# ---------------------------------------------------------------- decisions
+
+
+def decide(statements: Iterable[Statement], action: str, resource: str, who: Principal | None = None) -> Decision:
+    """Deny over Allow for one policy set: the explicit Deny, else the Allow, else none.
+
+    With `who` (a resource policy such as a trust policy) a statement must also name the principal.
+    An unconditional Deny decides; a conditional Deny only makes an allow conditional.
+    """
+    return decide_matched(
+        [
+            stmt
+            for stmt in statements
+            if (who is None or statement_matches_principal(stmt, who))
+            and statement_matches_action(stmt, action)
+            and statement_matches_resource(stmt, resource)
+        ]
+    )
+
+
+def decide_matched(statements: Iterable[Statement]) -> Decision:
+    """`decide` for statements already known to apply (principal, action and resource matched), in order."""
+    allow: Decision | None = None
+    deny_keys: set[str] = set()
+    for stmt in statements:
+        if stmt.effect == "Deny":
+            if not stmt.conditional:
+                return Decision(Effect.DENY)
+            deny_keys.update(stmt.condition_keys)
+        elif allow is None or (allow.conditional and not stmt.conditional):
+            allow = Decision(Effect.ALLOW, stmt.conditional, stmt.condition_keys)
+    if allow is None:
+        return Decision(Effect.NONE)
+    if deny_keys:
+        return Decision(Effect.ALLOW, True, tuple(sorted(set(allow.condition_keys) | deny_keys)))
+    return allow
+
+
+def combine(*decisions: Decision) -> Decision:
+    """Every decision must allow: a deny anywhere denies, a missing allow is none, conditions add up."""
+    for d in decisions:
+        if d.effect is Effect.DENY:
+            return d
+    for d in decisions:
+        if d.effect is Effect.NONE:
+            return d
+    keys = sorted({k for d in decisions for k in d.condition_keys})
+    return Decision(Effect.ALLOW, any(d.conditional for d in decisions), tuple(keys))
+
+
+def evaluate(
+    identity: Sequence[Statement],
+    action: str,
+    resource: str,
+    *,
+    boundary: Sequence[Statement] | None = None,
+) -> Decision:
+    """Identity policies, limited by a permissions boundary when there is one.
+
+    An explicit Deny in either denies; otherwise both must allow.
+    """
+    decision = decide(identity, action, resource)
+    if boundary is None:
+        return decision
+    limit = decide(boundary, action, resource)
+    if decision.effect is Effect.DENY or limit.effect is Effect.DENY:
+        return Decision(Effect.DENY)
+    return combine(decision, limit)
+
+
+ASSUME_ACTION = "sts:AssumeRole"
+
+
+def names_exactly(stmt: Statement, who: Principal) -> bool:
+    """The statement's Principal names `who` by its exact ARN (or a session of it), not by account or `*`."""
+    if stmt.principals is None:
+        return False
+    key = role_key(who.arn)
+    return any(entry == who.arn or _role_of_session(entry) == key for entry in stmt.principals.get("AWS", ()))
+
+
+def may_assume(
+    trust: Sequence[Statement],
+    who: Principal,
+    role_arn: str,
+    role_account: str,
+    identity: Sequence[Statement],
+    *,
+    boundary: Sequence[Statement] | None = None,
+    own: Decision | None = None,
+) -> Decision:
+    """May `who` call sts:AssumeRole on the role? The cross-account rule.
+
+    The trust policy must allow `who`. Across accounts, and within one account
+    when the trust names the account (id, `:root`) or `*`, `who`'s identity
+    policies (limited by its boundary) must allow the call too. Within one
+    account a trust statement naming `who`'s exact ARN suffices on its own. An
+    explicit Deny in the trust policy, the identity policies or the boundary
+    always denies. `own`, when given, is `evaluate(identity, ASSUME_ACTION, role_arn, boundary=boundary)`
+    computed by the caller (who may share it between principals with the same policies).
+    """
+    trusted = decide(trust, ASSUME_ACTION, role_arn, who)
+    if trusted.effect is not Effect.ALLOW:
+        return trusted
+    if own is None:
+        own = evaluate(identity, ASSUME_ACTION, role_arn, boundary=boundary)
+    if own.effect is Effect.DENY:
+        return own
+    if who.account == role_account and own.effect is Effect.NONE:
+        exact = [s for s in trust if s.effect == "Allow" and names_exactly(s, who)]
+        exact_decision = decide(exact, ASSUME_ACTION, role_arn, who)
+        if exact_decision.effect is Effect.ALLOW:
+            # the trust alone grants; conditional Denies of the whole trust policy still count
+            return combine(exact_decision, trusted) if trusted.conditional else exact_decision
+    return combine(trusted, own)

@@ -1,0 +1,1 @@
+"""Synthetic AWS accounts of a chosen size, written as the AWS CLI writes them (`generate-aws`)."""
