@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from itertools import chain, compress, repeat
 from operator import attrgetter, is_, is_not, sub
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pydantic import ValidationError
 
@@ -178,7 +178,7 @@ def _check_routes_against_graph(store: Store, doc: GraphDocument, graph: str) ->
     """No route id of `doc` may belong to another relationship of the graph. A route id the graph
     already gives the same relationship (read through its ends) is that relationship's own; the
     others are sought across the graph at once (`routes.find_routes`: no index holds route ids)."""
-    routes = {e.properties["route_id"]: (i, e) for i, e in enumerate(doc.edges) if "route_id" in e.properties}
+    routes = {str(e.properties["route_id"]): (i, e) for i, e in enumerate(doc.edges) if "route_id" in e.properties}
     if not routes:
         return
     own = routes_at_ends(store, (edge for _, edge in routes.values()), graph)
@@ -339,7 +339,7 @@ def _text_pieces(column: list[str | None]) -> list[list[bytes]]:
         column = [value or "" for value in column]
     else:
         heads, tails = [_TEXT_HEAD[0]] * len(column), [_TEXT_TAIL[0]] * len(column)
-    return [heads, list(map(str.encode, column)), tails]
+    return [heads, list(map(str.encode, cast("list[str]", column))), tails]
 
 
 def _property_pieces(props: list[dict[str, Any]], keys: list[str]) -> list[list[bytes]]:

@@ -99,7 +99,7 @@ def _validate(store: Store, doc: GraphDocument, live: str, known_routes: dict[tu
     _check_size(doc)
     doc.check_internal(_existing_labels(store, doc.referenced_ids(), live))
     routes = {
-        e.properties["route_id"]: (i, e)
+        str(e.properties["route_id"]): (i, e)
         for i, e in enumerate(doc.edges)
         if "route_id" in e.properties and known_routes.get(e.key) != e.properties["route_id"]
     }
@@ -138,10 +138,11 @@ def _write_parts(
     kept: list[str] = []
     for edge in doc.edges:
         props = dict(edge.properties)
-        block = blocks.get(props.get("route_id", ""))
+        route_id = str(props.get("route_id", ""))
+        block = blocks.get(route_id)
         if block is not None:  # BlastShield's block stays, whatever the document says
             props.update({"status": "blocked", **{k: block[k] for k in BLOCK_KEYS}})
-            kept.append(props["route_id"])
+            kept.append(route_id)
         edges.setdefault(edge.type, []).append({"source": edge.source, "target": edge.target, "props": props})
     parts += [(render("inplace_upsert_edges", rel_type=t), rows) for t, rows in edges.items()]
     if doc.alerts:

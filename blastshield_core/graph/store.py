@@ -233,6 +233,7 @@ class Store:
         from falkordb import FalkorDB
 
         url = settings.falkordb_url or ""
+        failures: tuple[type[BaseException], ...] = (*_failures(), ValueError)  # redis-py is loaded by now
         try:
             db = FalkorDB.from_url(
                 url,
@@ -243,7 +244,7 @@ class Store:
                 client_name=self._client_name,
             )
             db.connection.ping()
-        except (*_failures(), ValueError) as exc:
+        except failures as exc:
             raise StoreUnavailable(f"cannot reach FalkorDB at {redact_url(url)}: {exc}") from None
         return db
 

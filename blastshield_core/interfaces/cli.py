@@ -69,7 +69,7 @@ def _render(result: ToolResult) -> str:
         )
         lines += [f"  +{f['points']:>2} {f['rule']}: {f['evidence']}" for f in alert["factors"]]
     if "paths" in data and hasattr(result, "paths"):
-        lines += _paths_text(result.paths, data.get("truncated", False), data.get("path_cap", 0))  # type: ignore[attr-defined]
+        lines += _paths_text(result.paths, data.get("truncated", False), data.get("path_cap", 0))
     for entity in data.get("entities", []):
         mark = " *on critical path*" if entity["on_critical_path"] else ""
         hops = entity.get("hops", entity.get("min_hops"))
@@ -362,7 +362,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     )
 
             try:
-                report = import_document(
+                imported = import_document(
                     services.store, document, replace=args.replace, progress=progress, actor=local_actor()
                 )
             except DocumentError as exc:
@@ -371,15 +371,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _fail(args.json, Status.INVALID_INPUT, f"invalid document, nothing written: {exc}", EXIT_INVALID)
             if not args.json:
                 print(file=sys.stderr)
-            verb = "replaced the graph with" if report.replaced else "imported"
-            text = f"{verb} {report.name}: {report.nodes} nodes, {report.edges} relationships, {report.alerts} alerts"
-            if report.preserved_blocks:
-                text += f"\nkept blocked (blocked by BlastShield): {', '.join(report.preserved_blocks)}"
-            if report.blocks_gone:
-                text += f"\nblocked routes no longer in the graph: {', '.join(report.blocks_gone)}"
-            if report.audit_error:
-                text += f"\nwarning: {report.audit_error}"
-            _emit(report.to_dict(), args.json, text)
+            verb = "replaced the graph with" if imported.replaced else "imported"
+            text = (
+                f"{verb} {imported.name}: {imported.nodes} nodes, {imported.edges} relationships,"
+                f" {imported.alerts} alerts"
+            )
+            if imported.preserved_blocks:
+                text += f"\nkept blocked (blocked by BlastShield): {', '.join(imported.preserved_blocks)}"
+            if imported.blocks_gone:
+                text += f"\nblocked routes no longer in the graph: {', '.join(imported.blocks_gone)}"
+            if imported.audit_error:
+                text += f"\nwarning: {imported.audit_error}"
+            _emit(imported.to_dict(), args.json, text)
             return EXIT_OK
         if args.command == "export":
             if args.name is not None and not re.fullmatch(DOCUMENT_NAME_PATTERN, args.name):

@@ -96,8 +96,8 @@ def _quiet_stdout() -> None:
 def run(main: Callable[[], int]) -> int:
     """`main()` with escaped output, SIGTERM / SIGHUP handled as SIGINT and a broken pipe ended quietly."""
     handle_signals()
-    sys.stdout = EscapingStream(sys.stdout)  # type: ignore[assignment]
-    sys.stderr = EscapingStream(sys.stderr)  # type: ignore[assignment]
+    sys.stdout = EscapingStream(sys.stdout)
+    sys.stderr = EscapingStream(sys.stderr)
     try:
         code = main()
         sys.stdout.flush()

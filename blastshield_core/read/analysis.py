@@ -216,7 +216,7 @@ class AnalysisTools:
             return self._cached("get_multi_alert_view", inp, lambda: compute(inp, self._deadline()))
 
         def compute(inp: MultiAlertInput, deadline: float) -> MultiAlertResult:
-            evidence = []
+            evidence: list[Any] = []
             stopped: str | None = None
             for alert_id in inp.alert_ids:
                 if evidence and time.monotonic() > deadline:

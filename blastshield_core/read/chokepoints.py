@@ -27,6 +27,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..graph.model import RelType
 from ..results import AccessPath, ChokeRelationship, RelationshipLoad, RelView
@@ -92,7 +93,7 @@ def _load_bound(freq: Counter, count: int) -> int:
     return len(freq)
 
 
-def _greedy[K: Hashable](sets: list[frozenset], order: Callable[[K], tuple]) -> list:
+def _greedy[K: Hashable](sets: list[frozenset], order: Callable[[K], Any]) -> list:
     remaining = list(sets)
     chosen = []
     while remaining:

@@ -344,7 +344,7 @@ class ReadTools(ReachMixin):
             found.sort(key=lambda e: (BLAST_LABELS.index(e["label"]), e["hops"], e["id"]))
             by_label = dict.fromkeys(BLAST_LABELS, 0)
             for entity in found:
-                by_label[entity["label"]] += 1
+                by_label[str(entity["label"])] += 1
             return BlastRadiusResult(
                 tool="get_blast_radius",
                 status=Status.OK,
