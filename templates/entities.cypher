@@ -29,3 +29,19 @@ MATCH (n:Entity)
 WHERE n.account IN $accounts AND (n:Identity OR (n:IAMRole AND n.aws_kind = 'role'))
 WITH n ORDER BY n.id LIMIT $limit
 RETURN n.id AS id, labels(n) AS labels, n.name AS name, n.arn AS arn, n.account AS account
+
+// name: sessions_by_access_key
+// description: the credential sessions whose access key id is exactly $key (from `iam list-access-keys` of a collection), as search_entities returns a match of rank 0, at most $limit
+MATCH (n:Session)
+WHERE n.access_key_id = $key
+WITH n ORDER BY n.id
+LIMIT $limit
+RETURN n.id AS id, labels(n) AS labels, n.name AS name, n.arn AS arn, n.account AS account, 0 AS rank
+
+// name: alerts_naming_access_key
+// description: the alerts whose signals (JSON text) contain $key: the caller checks the signal's field itself; at most $limit, by id
+MATCH (a:Alert)
+WHERE a.signals CONTAINS $key
+WITH a ORDER BY a.id
+LIMIT $limit
+RETURN a.id AS id, a.entity_id AS entity_id, a.kind AS kind, a.signals AS signals

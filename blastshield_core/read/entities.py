@@ -8,6 +8,7 @@ query failure. None of them means "safe"."""
 from __future__ import annotations
 
 import difflib
+import json
 import re
 
 from pydantic import BaseModel, Field
@@ -32,6 +33,11 @@ MAX_LIMIT = 100
 MAX_QUERY = 256
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _TOKENS = re.compile(r"[A-Za-z0-9_.@-]{3,}")
+# An AWS access key id: 20 characters, `AKIA` for a long-term key of an IAM user, `ASIA` for a
+# temporary key issued by AWS STS (IAM User Guide, "IAM identifiers", unique ID prefixes).
+ACCESS_KEY_ID = re.compile(r"(AKIA|ASIA)[A-Z0-9]{16}")
+# Alert signals that name an access key: GuardDuty's `access_key_id` (sources/aws/build/findings.py).
+_KEY_SIGNALS = ("access_key_id",)
 # When an ARN names several nodes (a user's Identity, its API calls, its policies, its sessions),
 # the one the ARN stands for comes first.
 _LABEL_ORDER = {
@@ -142,6 +148,10 @@ def search_entities(
         return EntitySearchResult(status=Status.INVALID_INPUT, message=str(exc), query=str(query)[:MAX_QUERY])
     try:
         found = _search(store, text, label, account, limit + 1)
+        if ACCESS_KEY_ID.fullmatch(text):
+            keyed = [m for m in _by_access_key(store, text, limit + 1) if label in (None, m.label)]
+            keyed = [m for m in keyed if account is None or m.account == account]
+            found = [*keyed, *(m for m in found if m.id not in {k.id for k in keyed})]
     except QueryFailed as exc:
         return EntitySearchResult(status=Status.QUERY_FAILED, message=str(exc), query=text, limit=limit)
     truncated = len(found) > limit
@@ -203,6 +213,8 @@ def resolve_entity(store: Store, text: object, *, limit: int = 10) -> EntityReso
         by_index = _rows_to_matches(store.read("entity_match_by_id", {"id": typed}))
         if by_index:
             return EntityResolution(status=Status.OK, text=typed, entity=by_index[0], message=f"entity {typed}")
+        if ACCESS_KEY_ID.fullmatch(typed):
+            return _resolve_access_key(store, typed, limit)
         found = _search(store, typed, None, None, 200)
         exact = [m for m in found if m.match == "exact"]
         by_id = [m for m in exact if m.id == typed]
@@ -243,4 +255,63 @@ def _ambiguous(typed: str, matches: list[EntityMatch], what: str, limit: int) ->
         text=typed,
         ambiguous=True,
         matches=shown,
+    )
+
+
+def _by_access_key(store: Store, key: str, limit: int) -> list[EntityMatch]:
+    """The credential sessions (key routes) of access key `key`, from `iam list-access-keys`."""
+    found = _rows_to_matches(store.read("sessions_by_access_key", {"key": key, "limit": limit}))
+    for match in found:
+        match.match = "access key"
+    return found
+
+
+def _alerts_naming_key(store: Store, key: str, limit: int) -> list[tuple[str, str]]:
+    """(alert id, entity id) of the alerts whose signals name access key `key` exactly."""
+    named = []
+    for row in store.read("alerts_naming_access_key", {"key": key, "limit": limit}):
+        try:
+            signals = json.loads(row["signals"] or "{}")
+        except (TypeError, ValueError):
+            continue
+        if isinstance(signals, dict) and any(signals.get(field) == key for field in _KEY_SIGNALS):
+            named.append((str(row["id"]), str(row["entity_id"])))
+    return named
+
+
+def _resolve_access_key(store: Store, key: str, limit: int) -> EntityResolution:
+    """An access key id: the key route of the user that holds it (a collection lists it); else the
+    entity an alert's record links it to (a temporary `ASIA...` key, or a key not collected);
+    else unknown, without unrelated "closest" entities: a key id is not a name to be near."""
+    held = _by_access_key(store, key, limit)
+    if len(held) == 1:
+        return EntityResolution(
+            status=Status.OK, text=key, entity=held[0], message=f"access key {key}: key route {held[0].id}"
+        )
+    if held:
+        return _ambiguous(key, held, "access key id", limit)
+    linked = _alerts_naming_key(store, key, 50)
+    entities = list(dict.fromkeys(entity for _, entity in linked))
+    matches = [m for entity in entities for m in _rows_to_matches(store.read("entity_match_by_id", {"id": entity}))]
+    kind = "a temporary key issued to" if key.startswith("ASIA") else "a key of"
+    if len(matches) == 1:
+        alerts = ", ".join(alert for alert, _ in linked)
+        matches[0].match = "access key in an alert"
+        return EntityResolution(
+            status=Status.OK,
+            text=key,
+            entity=matches[0],
+            message=f"access key {key}: {kind} {matches[0].id} (named by alert {alerts}); no collection lists it",
+        )
+    if matches:
+        return _ambiguous(key, matches, "access key id (in alerts)", limit)
+    what = (
+        "a temporary key (ASIA...) is known only when an imported GuardDuty finding names it"
+        if key.startswith("ASIA")
+        else "a key id is known from `iam list-access-keys` of a collection, or from an imported finding"
+    )
+    return EntityResolution(
+        status=Status.UNKNOWN_SOURCE,
+        text=key,
+        message=f"no collected access key and no alert has the id {key!r} ({what})",
     )
