@@ -18,6 +18,11 @@ code per ARN. `match` is the same two-pointer algorithm in plain Python, for one
 
 `*` and `?` match any character, a newline included. Case-insensitive matching (actions,
 service principals) uses the regular expression engine's case folding.
+
+`compile_pattern(pattern, literal=MARK)` reads a character that follows `literal` as itself, even
+a `*` or a `?`: policy variables `${*}`, `${?}` and `${$}` stand for those literal characters, and
+the condition operators mark them so. Such a pattern goes through the same construction, so no
+pattern, marked or not, is ever matched by a backtracking expression.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["MAX_PATTERN", "compile_pattern", "has_wildcard", "match"]
+__all__ = ["MAX_PATTERN", "compile_pattern", "has_wildcard", "match", "segments"]
 
 # No IAM string is longer: an ARN is at most 2,048 characters (a policy document at most
 # 10,240 for a role's inline policies, 6,144 for a managed one).
@@ -40,17 +45,44 @@ def _segment(text: str) -> str:
     return ".".join(map(re.escape, text.split("?")))
 
 
+def segments(pattern: str, literal: str | None = None) -> list[str]:
+    """The star-free segments of `pattern`, each as a regular expression (`?` any one character),
+    the text between unmarked stars. With `literal`, the character after each `literal` is itself."""
+    if literal is None or literal not in pattern:
+        return [_segment(part) for part in pattern.split("*")]
+    parts: list[str] = []
+    current: list[str] = []
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == literal and i + 1 < len(pattern):
+            current.append(re.escape(pattern[i + 1]))
+            i += 2
+            continue
+        if char == "*":
+            parts.append("".join(current))
+            current = []
+        elif char == "?":
+            current.append(".")
+        else:
+            current.append(re.escape(char))
+        i += 1
+    parts.append("".join(current))
+    return parts
+
+
 @lru_cache(maxsize=65536)
-def compile_pattern(pattern: str, case_sensitive: bool = True) -> re.Pattern[str]:
-    """`pattern` as a regular expression whose `fullmatch` (or `match`) cannot backtrack."""
+def compile_pattern(pattern: str, case_sensitive: bool = True, literal: str | None = None) -> re.Pattern[str]:
+    """`pattern` as a regular expression whose `fullmatch` (or `match`) cannot backtrack; with
+    `literal`, a character after that mark is matched as itself (a `*` or `?` included)."""
     flags = re.DOTALL | (0 if case_sensitive else re.IGNORECASE)
-    parts = pattern.split("*")
+    parts = segments(pattern, literal)
     if len(parts) == 1:
-        return re.compile(_segment(pattern) + r"\Z", flags)
+        return re.compile(parts[0] + r"\Z", flags)
     first, *middle, last = parts
-    body = [_segment(first)]
-    body.extend(f"(?>.*?{_segment(part)})" for part in middle if part)
-    body.append(f".*{_segment(last)}\\Z")  # the last segment is a suffix (one backward scan)
+    body = [first]
+    body.extend(f"(?>.*?{part})" for part in middle if part)
+    body.append(f".*{last}\\Z")  # the last segment is a suffix (one backward scan)
     return re.compile("".join(body), flags)
 
 

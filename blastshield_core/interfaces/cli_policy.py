@@ -2,7 +2,7 @@
 
 Imported only by that command. Exit codes: 0 for an answer (a list of requests is always
 an answer, an invalid item answered with its `error`), 2 for an unreadable file, text that
-is not JSON, or a single invalid request.
+is not JSON (or is nested deeper than the decoder goes), or a single invalid request.
 """
 
 from __future__ import annotations
@@ -56,8 +56,13 @@ def _text(answer: dict[str, Any], number: int | None = None) -> str:
 def policy_eval(args: argparse.Namespace) -> int:
     try:
         raw = json.loads(_read(args.request))
+    except RecursionError:  # the decoder's own depth limit: a file nested deeper than any request is
+        raw, message = None, f"{args.request}: nested too deeply to be a request"
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        message = str(exc) if not isinstance(exc, json.JSONDecodeError) else f"not JSON: {exc.msg}"
+        raw, message = None, str(exc) if not isinstance(exc, json.JSONDecodeError) else f"not JSON: {exc.msg}"
+    else:
+        message = ""
+    if message:
         if args.json:
             print(json.dumps({"error": message}, indent=2))
         else:

@@ -50,7 +50,7 @@ def test_one_request_as_json(tmp_path, capsys):
 
 
 def test_one_request_as_text_names_the_unknown_key(tmp_path, capsys):
-    code, out, _ = run(tmp_path, capsys, {**REQUEST, "context": {}})
+    code, out, _ = run(tmp_path, capsys, {**REQUEST, "context": {}, "partial_context": ["aws:MultiFactorAuthPresent"]})
     assert code == 0
     assert out.startswith("allowed: ")
     assert "conditional on aws:MultiFactorAuthPresent (if they fail: implicitly_denied)" in out

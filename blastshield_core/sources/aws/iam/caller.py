@@ -13,9 +13,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .conditions import ABSENT
+from .conditions import ABSENT, UNKNOWN
 
-__all__ = ["Caller", "Naming", "parse_caller", "principal_entry_names"]
+__all__ = ["Caller", "Naming", "not_principal_spares", "parse_caller", "principal_entry_names"]
 
 _ACCOUNT = re.compile(r"^\d{12}$")
 _ARN = re.compile(r"^arn:(aws[\w-]*):(iam|sts)::(\d{12}):(.+)$")
@@ -35,13 +35,15 @@ class Caller:
     partition: str = "aws"
     name: str = ""  # user name, role name (of a session too), federated user name
     session: str = ""
+    role: str = ""  # a session's role ARN with its path, when the request says it (a session ARN does not)
 
     @property
     def role_arn(self) -> str:
-        """The role's ARN for a role or a session (without the role's path, which a session ARN does not carry)."""
+        """The role's ARN with its path, for a role or a session whose role is known; "" when unknown
+        (a session ARN names the role without its path)."""
         if self.kind == "role":
             return self.arn
-        return f"arn:{self.partition}:iam::{self.account}:role/{self.name}" if self.kind == "session" else ""
+        return self.role if self.kind == "session" else ""
 
     @property
     def service_linked(self) -> bool:
@@ -78,7 +80,11 @@ class Caller:
         if self.kind == "user":
             keys.update({"aws:PrincipalArn": self.arn, "aws:PrincipalType": "User", "aws:username": self.name})
         elif self.kind in ("role", "session"):
-            keys.update({"aws:PrincipalArn": self.role_arn, "aws:PrincipalType": "AssumedRole", "aws:username": ABSENT})
+            # "AWS global condition context keys", aws:PrincipalArn: for a role session, the ARN of the
+            # role (with its path); a session ARN does not carry the path, so unless the request says
+            # it the key is unknown, never the path-less guess
+            keys["aws:PrincipalArn"] = self.role_arn or UNKNOWN
+            keys.update({"aws:PrincipalType": "AssumedRole", "aws:username": ABSENT})
         elif self.kind == "federated_user":
             keys.update({"aws:PrincipalArn": self.arn, "aws:PrincipalType": "FederatedUser", "aws:username": ABSENT})
             keys["aws:userid"] = f"{self.account}:{self.name}"
@@ -174,3 +180,40 @@ def principal_entry_names(block: dict[str, tuple[str, ...]] | None, who: Caller)
     if not block:
         return Naming.NONE
     return max((names_caller(kind, entry, who) for kind, entries in block.items() for entry in entries), default=0)
+
+
+def not_principal_spares(block: dict[str, tuple[str, ...]] | None, who: Caller) -> bool:
+    """A `NotPrincipal` block (in a Deny) spares `who`: "AWS JSON policy elements: NotPrincipal".
+
+    AWS may check the account first, then the user, or, for an assumed-role session, the account,
+    then the role, then the session: each of those must be listed, so naming only a user's ARN, or
+    only a session's role, spares nobody. A role given as the principal stands for a session of it,
+    spared only when the account, the role and a session of that role are all listed. The root user
+    is its account; a service or an identity provider is spared by its own entry; `*` spares all."""
+    if not block:
+        return False
+    entries = [(kind, entry) for kind, names in block.items() for entry in names]
+    if any(kind == "*" or (kind == "AWS" and entry == "*") for kind, entry in entries):
+        return True
+    if not who.iam:
+        return any(names_caller(kind, entry, who) == Naming.DIRECT for kind, entry in entries)
+    aws = [entry for kind, entry in entries if kind == "AWS"]
+    account = any(e in (who.account, f"arn:{who.partition}:iam::{who.account}:root") for e in aws)
+    if not account:
+        return False
+    if who.kind == "root":
+        return True
+    if who.kind in ("user", "federated_user"):
+        return who.arn in aws
+    sessions = f"arn:{who.partition}:sts::{who.account}:assumed-role/{who.name}/"
+    role = any(
+        (parts := _arn_parts(e)) is not None
+        and parts[0] == "iam"
+        and parts[1] == who.account
+        and parts[2].startswith("role/")
+        and parts[2].rsplit("/", 1)[-1] == who.name
+        for e in aws
+    )
+    if who.kind == "session":
+        return role and who.arn in aws
+    return role and any(e.startswith(sessions) for e in aws)

@@ -9,9 +9,13 @@ The context knows three things about a key (names are case-insensitive):
 * its values (one value or a list);
 * that it is absent (the key given with the value `null`, or a fact of the request, such
   as `aws:username` for a role session);
-* nothing (the key not given): every test of it is undecided and names the key. A missing
-  key is never guessed, not even by `...IfExists`, `Null` or the set operators, whose
-  documented behaviour for an absent key applies only when the key is known to be absent.
+* nothing: every test of it is undecided and names the key. A key is unknown when the
+  context says so: in the graph's mode every key not given is unknown; a request to
+  `policy-eval` names the keys its context lacks (`partial_context`), and any other key it
+  does not give is absent, as AWS finds it absent from the request. A fact the request
+  cannot tell (the path of a session's role) is unknown in either mode. An unknown key is
+  never guessed, not even by `...IfExists`, `Null` or the set operators, whose documented
+  behaviour for an absent key applies only when the key is known to be absent.
 
 Nothing here reads files or touches a store.
 """
@@ -21,17 +25,19 @@ from __future__ import annotations
 import base64
 import binascii
 import ipaddress
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from ....base.wildcard import compile_pattern
 from .policy import PolicyFormatError, resource_matches
 
 __all__ = [
     "ABSENT",
+    "LITERAL",
+    "UNKNOWN",
     "Context",
     "Tri",
     "check_condition",
@@ -69,20 +75,38 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+class _Unknown:
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN: Any = _Unknown()  # a key whose value the request cannot tell (a fact it does not carry)
+
+
 @dataclass
 class Context:
-    """What the request is known to carry: key (lower case) -> list of text values, or ABSENT."""
+    """What the request is known to carry: key (lower case) -> list of text values, or ABSENT.
+
+    `unknown` says which keys not given are unknown: None (the graph's mode) for every one of
+    them, else the set of names (lower case; a name ending in `/` stands for every key under it);
+    any other key not given is absent, as in a request whose context is given whole. A key given
+    as UNKNOWN is unknown in either mode."""
 
     values: dict[str, Any] = field(default_factory=dict)
+    unknown: frozenset[str] | None = None
 
     @classmethod
-    def build(cls, given: Mapping[str, Any], derived: Mapping[str, Any]) -> Context:
+    def build(
+        cls, given: Mapping[str, Any], derived: Mapping[str, Any], unknown: frozenset[str] | None = None
+    ) -> Context:
         """The request's facts (`derived`) overlaid by the caller's `given` context."""
         values: dict[str, Any] = {}
         for source in (derived, given):
             for key, value in source.items():
-                values[key.lower()] = cls._normal(value)
-        return cls(values)
+                values[key.lower()] = UNKNOWN if value is UNKNOWN else cls._normal(value)
+        if unknown is not None:
+            unknown = frozenset(k.lower() for k in unknown)
+        return cls(values, unknown)
 
     @staticmethod
     def _normal(value: Any) -> Any:
@@ -94,14 +118,32 @@ class Context:
 
     def lookup(self, key: str) -> Any:
         """A key's values (a list), ABSENT, or None when nothing is known about it."""
-        return self.values.get(key.lower())
+        name = key.lower()
+        found = self.values.get(name)
+        if found is UNKNOWN:
+            return None
+        if found is not None or self.unknown is None:
+            return found
+        if name in self.unknown or any(p.endswith("/") and name.startswith(p) for p in self.unknown):
+            return None
+        return ABSENT
 
 
 # ---------------------------------------------------------------- policy variables
 
-_VARIABLE = re.compile(r"\$\{([^}]*)\}")
-_DEFAULT = re.compile(r"^\s*([^,]+?)\s*,\s*'([^']*)'\s*$")
 _SPECIAL = {"*": "*", "?": "?", "$": "$"}
+LITERAL = "\x00"  # marks the next character of a pattern as itself (what `${*}`, `${?}` and `${$}` produce)
+
+
+def _default(inner: str) -> tuple[str, str | None]:
+    """`key, 'default'` taken apart (a plain scan: the key, then a quoted default after the first comma)."""
+    key, comma, rest = inner.partition(",")
+    if not comma:
+        return inner, None
+    rest = rest.strip()
+    if len(rest) >= 2 and rest[0] == "'" and rest[-1] == "'" and "'" not in rest[1:-1] and key.strip():
+        return key, rest[1:-1]
+    return inner, None
 
 
 def substitute(text: str, context: Context, unknown: set[str], literal: set[str] | None = None) -> str | None:
@@ -110,55 +152,52 @@ def substitute(text: str, context: Context, unknown: set[str], literal: set[str]
     Returns None when a variable cannot be resolved: its key is absent with no default
     value (the value then matches nothing), or unknown (the key is added to `unknown`, and
     the caller reports the test as undecided). `${*}`, `${?}` and `${$}` stand for the
-    literal characters; when `literal` is given, the positions they produce are not
-    wildcards (the caller escapes them by a private marker)."""
+    literal characters; when `literal` is given, the characters they produce are marked by
+    `LITERAL` so that the matcher reads them as themselves, not as wildcards.
+
+    One pass from left to right (each `${` to the next `}`), so its time is linear in the text."""
     if "${" not in text:
         return text
+    out: list[str] = []
     failed = False
-
-    def replace(found: re.Match[str]) -> str:
-        nonlocal failed
-        inner = found[1]
+    at = 0
+    while True:
+        start = text.find("${", at)
+        end = text.find("}", start + 2) if start >= 0 else -1
+        if start < 0 or end < 0:
+            out.append(text[at:])
+            break
+        out.append(text[at:start])
+        at = end + 1
+        inner = text[start + 2 : end]
         if inner in _SPECIAL:
-            return "\x00" + inner if literal is not None else inner
-        default = None
-        with_default = _DEFAULT.match(inner)
-        if with_default:
-            inner, default = with_default[1], with_default[2]
-        key = inner.strip()
+            out.append(LITERAL + inner if literal is not None else inner)
+            continue
+        key, default = _default(inner)
+        key = key.strip()
         values = context.lookup(key)
         if values is None:
             unknown.add(key)
             failed = True
-            return ""
-        if values is ABSENT or not values:
+        elif values is ABSENT or not values:
             if default is None:
                 failed = True
-                return ""
-            return default
-        return values[0]
-
-    result = _VARIABLE.sub(replace, text)
-    return None if failed else result
+            else:
+                out.append(default)
+        else:
+            out.append(values[0])
+    return None if failed else "".join(out)
 
 
 # ---------------------------------------------------------------- single comparisons
 
 
 def glob_match(pattern: str, value: str) -> bool:
-    """A case-sensitive `*`/`?` glob, where characters marked by `\\x00` (from `${*}`) are literal."""
-    if "\x00" not in pattern:
+    """A case-sensitive `*`/`?` glob, where a character after `LITERAL` (from `${*}`, `${?}`, `${$}`) is
+    itself: always the linear matcher of `base/wildcard.py`, never a backtracking expression."""
+    if LITERAL not in pattern:
         return resource_matches(pattern, value)
-    pieces = pattern.split("\x00")
-    regex = "".join(
-        (re.escape(piece[0]) + _glob_regex(piece[1:])) if index else _glob_regex(piece)
-        for index, piece in enumerate(pieces)
-    )
-    return re.fullmatch(regex, value, re.DOTALL) is not None
-
-
-def _glob_regex(piece: str) -> str:
-    return "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in piece)
+    return compile_pattern(pattern, True, LITERAL).fullmatch(value) is not None
 
 
 def _like(pattern: str, value: str) -> bool:

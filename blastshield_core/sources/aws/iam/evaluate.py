@@ -23,6 +23,7 @@ Nothing here reads files or touches a store.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from .caller import Naming
@@ -34,6 +35,7 @@ __all__ = [
     "IMPLICITLY_DENIED",
     "RCP_SERVICES",
     "RequestError",
+    "anonymous_callable",
     "decide",
     "evaluate_request",
     "evaluate_requests",
@@ -45,6 +47,18 @@ ALLOWED, EXPLICITLY_DENIED, IMPLICITLY_DENIED = "allowed", "explicitly_denied", 
 RCP_SERVICES = frozenset(
     {"s3", "sts", "sqs", "secretsmanager", "kms", "ecr", "aoss", "cognito-identity", "logs", "dynamodb"}
 )
+# IAM User Guide, "AWS Signature Version 4 for API requests": every request is signed except anonymous
+# requests to Amazon S3 and some AWS STS operations (AssumeRoleWithWebIdentity, AssumeRoleWithSAML, which
+# carry the identity provider's token instead). Two more are callable without AWS credentials where a
+# resource policy allows anyone: a Lambda function URL whose AuthType is NONE (Lambda Developer Guide,
+# "Control access to Lambda function URLs") and an API Gateway API (API Gateway Developer Guide,
+# "Control access to a REST API with API Gateway resource policies").
+_UNSIGNED_SERVICES = frozenset({"s3"})
+_UNSIGNED_ACTIONS = frozenset(
+    {"sts:assumerolewithwebidentity", "sts:assumerolewithsaml", "lambda:invokefunctionurl", "execute-api:invoke"}
+)
+# AWS STS API Reference, "GetCallerIdentity": no permission is needed, and an explicit Deny does not stop it
+_CALLER_IDENTITY = "sts:getcalleridentity"
 _ASSUME_ACTIONS = frozenset(
     {
         "sts:assumerole",
@@ -54,6 +68,13 @@ _ASSUME_ACTIONS = frozenset(
         "sts:setsourceidentity",
     }
 )
+
+
+def anonymous_callable(action: str) -> bool:
+    """An anonymous (unsigned) request can call `action` at all; for every other action AWS requires a
+    signed request, so no policy can allow it to an anonymous caller."""
+    action = action.lower()
+    return action.split(":", 1)[0] in _UNSIGNED_SERVICES or action in _UNSIGNED_ACTIONS
 
 
 class _Scanned:
@@ -122,13 +143,14 @@ def _decide(s: _Scanned, hopeful: bool) -> tuple[str, str, list[Any]]:
     denied = _denies(s.applicable(), hopeful)
     if denied:
         return EXPLICITLY_DENIED, "an explicit Deny applies", denied
-    for name, applies, levels in (("RCP", s.rcp_applies, s.rcps), ("SCP", s.scp_applies, s.scps)):
-        if not applies:
-            continue
-        for number, level in enumerate(levels):
+    # RCPs deny only: AWS attaches RCPFullAWSAccess (allow everything) to every root, OU and account and
+    # it cannot be detached, so a level with only Deny statements, or none, denies nothing by itself
+    # (AWS Organizations User Guide, "Resource control policies"). SCPs: every level must allow.
+    if s.scp_applies:
+        for number, level in enumerate(s.scps):
             if not _allows(level, hopeful):
-                where = f"{name.lower()}s[{number}]"
-                return IMPLICITLY_DENIED, f"no {name} at level {number} allows", [{"policy": where, "allows": False}]
+                where = [{"policy": f"scps[{number}]", "allows": False}]
+                return IMPLICITLY_DENIED, f"no SCP at level {number} allows", where
     grants = _allows(s.resource, hopeful)
     naming = max((h.naming for h in grants), default=Naming.NONE)
     if who.kind in ("anonymous", "service", "federated"):
@@ -152,6 +174,7 @@ def _decide(s: _Scanned, hopeful: bool) -> tuple[str, str, list[Any]]:
     direct_ok = naming == Naming.DIRECT or (naming == Naming.ROLE and boundary_ok and session_ok)
     trust = request.action.lower() in _ASSUME_ACTIONS and ":iam::" in request.resource and ":role/" in request.resource
     kms_key = request.service == "kms" and request.resource.split(":", 5)[2:3] == ["kms"]
+    kms_key = kms_key and ":key/" in request.resource  # an alias has no policy of its own
     if trust and who.kind == "root":
         return IMPLICITLY_DENIED, "the root user cannot assume a role", []
     if trust or kms_key:
@@ -203,8 +226,8 @@ def _explain(decided: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def decide(request: Request) -> dict[str, Any]:
-    """The answer for a validated request."""
+def _answer(request: Request) -> dict[str, Any]:
+    """The answer for one resource: the decision, and whether unknown keys could change it."""
     scanned = _Scanned(request)
     decision, reason, decided = _decide(scanned, hopeful=True)
     worst, _, _ = _decide(scanned, hopeful=False)
@@ -221,6 +244,58 @@ def decide(request: Request) -> dict[str, Any]:
     }
     if conditional:
         answer["if_keys_fail"] = worst
+    return answer
+
+
+def _before_policies(request: Request) -> dict[str, Any] | None:
+    """The answers AWS gives before any policy is read: an unsigned request, sts:GetCallerIdentity."""
+    who, action = request.who, request.action.lower()
+    if who.kind == "anonymous" and not anonymous_callable(action):
+        reason = f"{request.action} needs a signed request: an anonymous caller cannot make it"
+        return {"decision": IMPLICITLY_DENIED, "reason": reason, "explanation": [{"policy": "request signing"}]}
+    if action == _CALLER_IDENTITY and who.iam:
+        reason = "sts:GetCallerIdentity needs no permission, and no Deny stops it"
+        return {"decision": ALLOWED, "reason": reason, "explanation": [{"policy": "sts:GetCallerIdentity"}]}
+    return None
+
+
+_ORDER = {ALLOWED: 0, IMPLICITLY_DENIED: 1, EXPLICITLY_DENIED: 2}
+
+
+def _both(request: Request) -> dict[str, Any]:
+    """A KMS alias operation: allowed only when allowed on the alias (no resource policy: the identity
+    side) and on each key it names (under the key policy, the request's `resource_policy`)."""
+    sides = [("alias", _answer(replace(request, resource_policy=None, alias_keys=())))]
+    for key in request.alias_keys:
+        account = key.split(":", 5)[4] if key.count(":") >= 5 else request.resource_account
+        sides.append((key, _answer(replace(request, resource=key, resource_account=account, alias_keys=()))))
+    best = max((a["decision"] for _, a in sides), key=_ORDER.__getitem__)
+    worst = max((a.get("if_keys_fail", a["decision"]) for _, a in sides), key=_ORDER.__getitem__)
+    where, deciding = next((w, a) for w, a in sides if a["decision"] == best)
+    conditional = worst != best
+    answer: dict[str, Any] = {
+        "decision": best,
+        "conditional": conditional,
+        "unknown_keys": sorted({k for _, a in sides for k in a["unknown_keys"]}) if conditional else [],
+        "reason": ("on the alias: " if where == "alias" else f"on key {where}: ") + deciding["reason"],
+        "explanation": [
+            {**item, "resource": request.resource if w == "alias" else w} for w, a in sides for item in a["explanation"]
+        ],
+    }
+    if conditional:
+        answer["if_keys_fail"] = worst
+    return answer
+
+
+def decide(request: Request) -> dict[str, Any]:
+    """The answer for a validated request."""
+    answer = _before_policies(request)
+    if answer is not None:
+        answer = {"decision": answer["decision"], "conditional": False, "unknown_keys": [], **answer}
+    elif request.alias_keys:
+        answer = _both(request)
+    else:
+        answer = _answer(request)
     if request.notes:
         answer["notes"] = list(request.notes)
     return answer

@@ -10,15 +10,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import unquote
 
-from .caller import Caller, Naming, parse_caller, principal_entry_names
+from .caller import Caller, Naming, not_principal_spares, parse_caller, principal_entry_names
 from .conditions import Context, Tri, check_condition, condition_holds, glob_match, substitute, tri_and
 from .policy import PolicyFormatError, action_matches, as_list
 
 __all__ = [
+    "KMS_ALIAS_ACTIONS",
     "Hit",
     "Request",
     "RequestError",
@@ -31,6 +32,8 @@ __all__ = [
 
 _ACCOUNT = re.compile(r"^\d{12}$")
 _ACTION = re.compile(r"^[A-Za-z0-9-]+:[A-Za-z0-9*?]+$")
+# AWS KMS Developer Guide, "Controlling access to aliases": authorised on the alias and on the key
+KMS_ALIAS_ACTIONS = frozenset({"kms:createalias", "kms:deletealias", "kms:updatealias"})
 
 
 # ---------------------------------------------------------------- policies
@@ -80,6 +83,8 @@ def read_policy(document: Any) -> list[Rule]:
             document = json.loads(text)
         except json.JSONDecodeError as exc:
             raise PolicyFormatError(f"policy document is not JSON: {exc.msg}") from None
+        except RecursionError:
+            raise PolicyFormatError("policy document is nested too deeply") from None
     if not isinstance(document, dict):
         raise PolicyFormatError("policy document must be an object or JSON text")
     if "Statement" not in document:
@@ -202,9 +207,12 @@ def scan(
                 if naming == Naming.NONE:
                     continue
             elif rule.not_principals is not None:
-                excluded = principal_entry_names(rule.not_principals, who) != Naming.NONE
+                if rule.effect == "Deny":
+                    spared = not_principal_spares(rule.not_principals, who)
+                else:  # an Allow with NotPrincipal (AWS does not support it; `policy-eval` refuses it)
+                    spared = principal_entry_names(rule.not_principals, who) != Naming.NONE
                 # Permissions boundaries: a Deny with NotPrincipal always denies a principal with a boundary
-                if excluded and not (rule.effect == "Deny" and request.boundary is not None):
+                if spared and not (rule.effect == "Deny" and request.boundary is not None):
                     continue
             elif label.startswith("resource_policy"):
                 continue  # a resource policy statement names its principal
@@ -243,6 +251,10 @@ class Request:
     context: dict[str, Any]
     management_account: str = ""
     notes: list[str] = field(default_factory=list)
+    # which context keys not given are unknown: None for all of them (the graph's mode), else these
+    # (lower case; a name ending in "/" for every key under it); any other key not given is absent
+    unknown: frozenset[str] | None = None
+    alias_keys: tuple[str, ...] = ()  # for a KMS alias operation: the key(s) the alias names
 
     @property
     def service(self) -> str:
@@ -328,10 +340,18 @@ def parse_request(raw: Any) -> Request:
         resource_policies = None
     else:
         resource_policies = [_policy(resource_policy, "resource_policy")]
+    for i, rules in enumerate(resource_policies or []):
+        for rule in rules:
+            if rule.effect == "Allow" and rule.not_principals is not None:
+                label = "resource_policy" if len(resource_policies or []) == 1 else f"resource_policy[{i}]"
+                raise RequestError(
+                    f"{label} statement {rule.index}: NotPrincipal with Allow is not supported by AWS "
+                    "(IAM User Guide, 'AWS JSON policy elements: NotPrincipal'): name the principals in Principal"
+                )
     boundary = raw.get("permissions_boundary")
     session = raw.get("session_policy")
     return Request(
-        who=who,
+        who=_with_role(who, raw.get("role_arn")),
         action=action.strip(),
         resource=resource.strip(),
         resource_account=account,
@@ -344,7 +364,63 @@ def parse_request(raw: Any) -> Request:
         context=dict(context),
         management_account=management or "",
         notes=notes,
+        unknown=_partial(raw.get("partial_context", False), context),
+        alias_keys=_alias_keys(action.strip(), resource.strip(), raw.get("key")),
     )
+
+
+def _partial(value: Any, context: Mapping[str, Any]) -> frozenset[str] | None:
+    """`partial_context`: false (the context is whole: a key not given is absent), true (every key
+    not given is unknown) or the list of keys the context lacks (`aws:PrincipalTag/*` for every tag)."""
+    if value is None or value is False:
+        return frozenset()
+    if value is True:
+        return None
+    if not isinstance(value, list) or not all(isinstance(k, str) and k.strip() for k in value):
+        raise RequestError("partial_context must be true, false, or a list of the condition keys the context lacks")
+    names = frozenset(k.strip().lower().removesuffix("*") for k in value)
+    given = {k.lower() for k in context} & names
+    if given:
+        raise RequestError(f"partial_context names {sorted(given)[0]!r}, which context gives")
+    return names
+
+
+def _with_role(who: Caller, role: Any) -> Caller:
+    """A session with its role's ARN (path included), when the request gives `role_arn`."""
+    if role is None:
+        return who
+    if who.kind != "session":
+        raise RequestError("role_arn is for a role session principal: the ARN of its role, with the role's path")
+    try:
+        found = parse_caller(role)
+    except ValueError:
+        found = None
+    if found is None or (found.kind, found.account, found.name, found.partition) != (
+        "role",
+        who.account,
+        who.name,
+        who.partition,
+    ):
+        raise RequestError(f"role_arn must be the ARN of the session's role {who.name!r} in account {who.account}")
+    return replace(who, role=found.arn)
+
+
+def _alias_keys(action: str, resource: str, keys: Any) -> tuple[str, ...]:
+    """The key(s) a KMS alias operation also needs permission on (UpdateAlias: the old and the new key)."""
+    alias = ":alias/" in resource and resource.split(":", 5)[2:3] == ["kms"]
+    if keys is None:
+        if action.lower() in KMS_ALIAS_ACTIONS and alias:
+            raise RequestError(
+                f"{action} is authorised on the alias and on its key (AWS KMS Developer Guide, "
+                "'Controlling access to aliases'): give `key`, the key ARN (UpdateAlias: the old and the new key)"
+            )
+        return ()
+    if action.lower() not in KMS_ALIAS_ACTIONS or not alias:
+        raise RequestError("key is for a KMS alias operation (kms:CreateAlias, DeleteAlias, UpdateAlias) on an alias")
+    listed = keys if isinstance(keys, list) else [keys]
+    if not listed or not all(isinstance(k, str) and ":key/" in k and k.startswith("arn:") for k in listed):
+        raise RequestError("key must be a KMS key ARN (arn:...:kms:REGION:ACCOUNT:key/ID) or a list of them")
+    return tuple(listed)
 
 
 def request_context(request: Request) -> Context:
@@ -354,4 +430,4 @@ def request_context(request: Request) -> Context:
         derived["aws:ResourceAccount"] = request.resource_account
         if request.service == "s3":
             derived["s3:ResourceAccount"] = request.resource_account
-    return Context.build(request.context, derived)
+    return Context.build(request.context, derived, request.unknown)

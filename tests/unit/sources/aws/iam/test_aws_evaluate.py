@@ -272,7 +272,23 @@ CASES = [
         EXPLICITLY_DENIED,
     ),
     (
-        "PR: Deny with NotPrincipal spares the listed principal",
+        "PR: Deny with NotPrincipal spares the listed principal, its account listed too",
+        req(
+            CARLOS,
+            identity_policies=[FULL],
+            resource_policy=policy(
+                {
+                    "Effect": "Deny",
+                    "NotPrincipal": {"AWS": [f"arn:aws:iam::{A}:root", CARLOS]},
+                    "Action": "s3:*",
+                    "Resource": "*",
+                }
+            ),
+        ),
+        ALLOWED,
+    ),
+    (
+        "PR: Deny with NotPrincipal naming the user without its account spares nobody",
         req(
             CARLOS,
             identity_policies=[FULL],
@@ -280,7 +296,7 @@ CASES = [
                 {"Effect": "Deny", "NotPrincipal": {"AWS": CARLOS}, "Action": "s3:*", "Resource": "*"}
             ),
         ),
-        ALLOWED,
+        EXPLICITLY_DENIED,
     ),
     (
         "PR: Deny with NotPrincipal denies the others",
@@ -525,9 +541,9 @@ CASES = [
     # --- RCP
     ("RCP: RCPFullAWSAccess at every level", req(identity_policies=[FULL], rcps=[[policy(grant("*", "*"))]]), ALLOWED),
     (
-        "RCP: a level without an allow",
+        "RCP: a level whose policy allows another service still has RCPFullAWSAccess",
         req(identity_policies=[FULL], rcps=[[policy(grant("*", "*"))], [policy(grant("*", "sqs:*"))]]),
-        IMPLICITLY_DENIED,
+        ALLOWED,
     ),
     (
         "RCP: deny outside the organisation",
@@ -631,11 +647,12 @@ CASES = [
         IMPLICITLY_DENIED,
     ),
     (
-        "CK: aws:PrincipalArn of a session is its role",
+        "CK: aws:PrincipalArn of a session is its role (the request gives the role's ARN)",
         req(
             SESSION,
             identity_policies=[FULL],
             resource_policy=policy(grant("*", effect="Deny", Condition={"ArnNotEquals": {"aws:PrincipalArn": ROLE}})),
+            role_arn=ROLE,
         ),
         ALLOWED,
     ),
@@ -658,9 +675,12 @@ def test_evaluation_table(source, request_, expected):
 MFA = {"Bool": {"aws:MultiFactorAuthPresent": "true"}}
 
 
-def test_a_key_absent_from_the_context_makes_the_answer_conditional_and_names_it():
-    """CO: the key is not given, so the Allow may or may not apply; the answer says which key."""
-    answer = evaluate_request(req(identity_policies=[policy(allow(Condition=MFA))]))
+def test_a_key_the_context_lacks_makes_the_answer_conditional_and_names_it():
+    """CO: the request says its context lacks the key, so the Allow may or may not apply; the answer
+    says which key."""
+    answer = evaluate_request(
+        req(identity_policies=[policy(allow(Condition=MFA))], partial_context=["aws:MultiFactorAuthPresent"])
+    )
     assert (answer["decision"], answer["conditional"]) == (ALLOWED, True)
     assert answer["unknown_keys"] == ["aws:MultiFactorAuthPresent"]
     assert answer["if_keys_fail"] == IMPLICITLY_DENIED
@@ -673,7 +693,10 @@ def test_a_key_absent_from_the_context_makes_the_answer_conditional_and_names_it
 def test_an_undecided_deny_makes_an_allow_conditional():
     """PEL deny first: a Deny whose condition is unknown could still decide."""
     answer = evaluate_request(
-        req(identity_policies=[FULL, policy(deny(Condition={"Bool": {"aws:SecureTransport": "false"}}))])
+        req(
+            identity_policies=[FULL, policy(deny(Condition={"Bool": {"aws:SecureTransport": "false"}}))],
+            partial_context=True,
+        )
     )
     assert (answer["decision"], answer["conditional"], answer["if_keys_fail"]) == (ALLOWED, True, EXPLICITLY_DENIED)
     assert answer["unknown_keys"] == ["aws:SecureTransport"]
@@ -681,7 +704,7 @@ def test_an_undecided_deny_makes_an_allow_conditional():
 
 def test_an_unknown_key_that_cannot_change_the_decision_is_not_asked_for():
     """An unconditional Deny decides whatever the undecided Allow would do."""
-    answer = evaluate_request(req(identity_policies=[policy(allow(Condition=MFA), deny())]))
+    answer = evaluate_request(req(identity_policies=[policy(allow(Condition=MFA), deny())], partial_context=True))
     assert (answer["decision"], answer["conditional"], answer["unknown_keys"]) == (EXPLICITLY_DENIED, False, [])
 
 
