@@ -266,9 +266,12 @@ def _both(request: Request) -> dict[str, Any]:
     """A KMS alias operation: allowed only when allowed on the alias (no resource policy: the identity
     side) and on each key it names (under the key policy, the request's `resource_policy`)."""
     sides = [("alias", _answer(replace(request, resource_policy=None, alias_keys=())))]
-    for key in request.alias_keys:
-        account = key.split(":", 5)[4] if key.count(":") >= 5 else request.resource_account
-        sides.append((key, _answer(replace(request, resource=key, resource_account=account, alias_keys=()))))
+    for key, key_policy in request.alias_keys:
+        parts = key.split(":", 5)
+        account = parts[4] if len(parts) == 6 and parts[4] else request.resource_account
+        policy = request.resource_policy if key_policy is None else key_policy
+        on_key = replace(request, resource=key, resource_account=account, resource_policy=policy, alias_keys=())
+        sides.append((key, _answer(on_key)))
     best = max((a["decision"] for _, a in sides), key=_ORDER.__getitem__)
     worst = max((a.get("if_keys_fail", a["decision"]) for _, a in sides), key=_ORDER.__getitem__)
     where, deciding = next((w, a) for w, a in sides if a["decision"] == best)

@@ -254,7 +254,8 @@ class Request:
     # which context keys not given are unknown: None for all of them (the graph's mode), else these
     # (lower case; a name ending in "/" for every key under it); any other key not given is absent
     unknown: frozenset[str] | None = None
-    alias_keys: tuple[str, ...] = ()  # for a KMS alias operation: the key(s) the alias names
+    # for a KMS alias operation: the key(s) the alias names, each with its key policy when given apart
+    alias_keys: tuple[tuple[str, list[list[Rule]] | None], ...] = ()
 
     @property
     def service(self) -> str:
@@ -405,8 +406,10 @@ def _with_role(who: Caller, role: Any) -> Caller:
     return replace(who, role=found.arn)
 
 
-def _alias_keys(action: str, resource: str, keys: Any) -> tuple[str, ...]:
-    """The key(s) a KMS alias operation also needs permission on (UpdateAlias: the old and the new key)."""
+def _alias_keys(action: str, resource: str, keys: Any) -> tuple[tuple[str, list[list[Rule]] | None], ...]:
+    """The key(s) a KMS alias operation also needs permission on (UpdateAlias: the old and the new
+    key), each with its own key policy when given (`{"arn": ..., "key_policy": ...}`), else the
+    request's `resource_policy`."""
     alias = ":alias/" in resource and resource.split(":", 5)[2:3] == ["kms"]
     if keys is None:
         if action.lower() in KMS_ALIAS_ACTIONS and alias:
@@ -417,10 +420,15 @@ def _alias_keys(action: str, resource: str, keys: Any) -> tuple[str, ...]:
         return ()
     if action.lower() not in KMS_ALIAS_ACTIONS or not alias:
         raise RequestError("key is for a KMS alias operation (kms:CreateAlias, DeleteAlias, UpdateAlias) on an alias")
-    listed = keys if isinstance(keys, list) else [keys]
-    if not listed or not all(isinstance(k, str) and ":key/" in k and k.startswith("arn:") for k in listed):
-        raise RequestError("key must be a KMS key ARN (arn:...:kms:REGION:ACCOUNT:key/ID) or a list of them")
-    return tuple(listed)
+    found: list[tuple[str, list[list[Rule]] | None]] = []
+    for i, item in enumerate(keys if isinstance(keys, list) else [keys]):
+        arn, policy = (item.get("arn"), item.get("key_policy")) if isinstance(item, Mapping) else (item, None)
+        if not isinstance(arn, str) or not arn.startswith("arn:") or ":key/" not in arn:
+            raise RequestError(f"key[{i}] must be a KMS key ARN (arn:...:kms:REGION:ACCOUNT:key/ID) or an object")
+        found.append((arn, None if policy is None else [_policy(policy, f"key[{i}].key_policy")]))
+    if not found:
+        raise RequestError("key must name at least one KMS key")
+    return tuple(found)
 
 
 def request_context(request: Request) -> Context:
