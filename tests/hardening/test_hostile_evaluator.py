@@ -119,7 +119,9 @@ def _export(tag: str) -> bytes:
     return json.dumps(gaad).encode()
 
 
-@pytest.mark.parametrize(("tag", "reads"), [(SIXTY, False), (SIXTY + "*", True)])
+@pytest.mark.parametrize(
+    ("tag", "reads"), [(SIXTY, False), (SIXTY + "*", True)], ids=["no-literal-star", "literal-star"]
+)
 def test_the_one_kilobyte_export_with_a_tag_condition_imports_at_once(tmp_path, tag, reads):
     """Before: this export (a user tag and an inline policy testing aws:PrincipalTag/team) kept
     `import-aws` busy for more than 100 s: the snapshot decides the tag condition with the matcher."""
