@@ -77,6 +77,8 @@ class Caller:
         keys["aws:PrincipalIsAWSService"] = "false"
         keys["aws:PrincipalServiceName"] = ABSENT
         keys["aws:PrincipalAccount"] = self.account
+        if self.kind in ("user", "role", "session"):
+            keys["aws:userid"] = UNKNOWN  # present in every request, but its unique id is not in the ARN
         if self.kind == "user":
             keys.update({"aws:PrincipalArn": self.arn, "aws:PrincipalType": "User", "aws:username": self.name})
         elif self.kind in ("role", "session"):

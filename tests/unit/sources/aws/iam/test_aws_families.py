@@ -363,3 +363,13 @@ def test_a_missing_key_under_if_exists_is_undecided_only_when_the_context_says_s
 def test_invalid_new_fields_are_refused_with_the_reason(fields, message):
     with pytest.raises(RequestError, match=message):
         evaluate_request(req(**fields))
+
+
+def test_a_fact_the_request_cannot_tell_stays_unknown_in_a_whole_context():
+    """aws:userid is in every signed request ("AWS global condition context keys"), but a user's
+    unique id is not in its ARN: never taken as absent."""
+    by_id = policy(allow("s3:GetObject", Condition={"StringEquals": {"aws:userid": "AIDAEXAMPLE"}}))
+    answer = evaluate_request(req(identity_policies=[by_id]))
+    assert (answer["decision"], answer["conditional"], answer["unknown_keys"]) == (ALLOWED, True, ["aws:userid"])
+    given = evaluate_request(req(identity_policies=[by_id], context={"aws:userid": "AIDAEXAMPLE"}))
+    assert (given["decision"], given["conditional"]) == (ALLOWED, False)
