@@ -5,16 +5,20 @@ guardrails; resource-based policies and the principal they name; identity-based 
 permissions boundaries; session policies), "Cross-account policy evaluation logic" (both
 sides must allow), "Permissions boundaries" and "Session policies"; the AWS KMS Developer
 Guide, "Key policies" (the key policy must allow; IAM policies count only where it allows
-the account); the AWS Organizations User Guide on SCPs and RCPs (every level from the root
-down to the account must allow; SCPs spare the management account and service-linked roles;
-RCPs spare the management account's resources, service principals and service-linked roles,
-and apply to their listed services only).
+the account) and "Controlling access to aliases" (an alias operation needs the alias and the
+key); the AWS Organizations User Guide on SCPs and RCPs (every SCP level from the root down
+to the account must allow; RCPFullAWSAccess sits at every RCP level, so RCPs only deny; SCPs
+spare the management account and service-linked roles; RCPs spare the management account's
+resources, service principals and service-linked roles, and apply to their listed services
+only); "AWS Signature Version 4 for API requests" (what an anonymous caller can call at all)
+and the AWS STS API Reference, "GetCallerIdentity" (allowed whatever the policies say).
 
-Conditions are three-valued (`conditions.py`): a statement whose condition needs a key the
-context does not supply may or may not apply. The decision given is the one where every
-such statement helps the request (undecided Allows apply, undecided Denies do not); the
-answer is `conditional` when the decision with every such statement against the request
-differs, and then names the keys. A missing key is never guessed.
+Conditions are three-valued (`conditions.py`): a statement whose condition needs an unknown
+key (one the request says its context lacks, or a fact it cannot tell) may or may not apply.
+The decision given is the one where every such statement helps the request (undecided Allows
+apply, undecided Denies do not); the answer is `conditional` when the decision with every
+such statement against the request differs, and then names the keys. An unknown key is never
+guessed; a key the context does not give, and does not say it lacks, is absent.
 
 `evaluate_request` is the pure entry point: a request (a mapping) in, an answer (a dict) out.
 Nothing here reads files or touches a store.
