@@ -332,3 +332,24 @@ def test_a_policy_document_nested_too_deeply_inside_a_request_is_refused():
     deep = "[" * 100_000 + "]" * 100_000
     with pytest.raises(RequestError, match="nested too deeply"):
         evaluate_request(_req(USER, identity_policies=[deep]))
+
+
+# ---------------------------------------------------------------- one reader for every policy
+
+
+def test_an_identity_policy_aws_would_refuse_is_ignored_with_a_warning_as_a_resource_policy_is():
+    """Identity policies were read by a laxer reader than resource policies: a statement with both
+    Action and NotAction granted through its Action list. Now the one reader refuses it for both."""
+    from blastshield_core.sources.aws.build.get import read_sources
+    from blastshield_core.sources.aws.build.load import build_document
+
+    both = policy({"Effect": "Allow", "Action": "s3:GetObject", "NotAction": "iam:*", "Resource": "*"})
+    gaad = json.loads(_export(SIXTY + "*"))
+    gaad["UserDetailList"][0]["UserPolicyList"] = [{"PolicyName": "both", "PolicyDocument": both}]
+    buckets = json.dumps({"Buckets": [{"Name": "data"}]}).encode()
+    document, report = build_document(read_sources([("gaad.json", json.dumps(gaad).encode()), ("b.json", buckets)]))
+    assert [e for e in document.edges if e.type == "CAN_READ"] == []
+    assert any(
+        "policy document ignored: Statement[0] needs exactly one of Action and NotAction" in w["message"]
+        for w in report.warnings
+    ), report.warnings

@@ -29,16 +29,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any
 
 from ....base.wildcard import compile_pattern
-from .policy import PolicyFormatError, resource_matches
 
 __all__ = [
     "ABSENT",
     "LITERAL",
     "UNKNOWN",
     "Context",
+    "PolicyFormatError",
     "Tri",
     "check_condition",
     "condition_holds",
@@ -48,6 +49,13 @@ __all__ = [
 ]
 
 Tri = bool | None  # True, False, or None for "undecided"
+
+
+class PolicyFormatError(ValueError):
+    """A policy document that cannot be read (not JSON, no statements of the right shape).
+
+    Defined here, the evaluator's lowest module, so that the one policy reader (`policy.py`) can
+    check a statement's Condition with `check_condition` as it reads it."""
 
 
 class _Absent:
@@ -195,8 +203,10 @@ def substitute(text: str, context: Context, unknown: set[str], literal: set[str]
 def glob_match(pattern: str, value: str) -> bool:
     """A case-sensitive `*`/`?` glob, where a character after `LITERAL` (from `${*}`, `${?}`, `${$}`) is
     itself: always the linear matcher of `base/wildcard.py`, never a backtracking expression."""
+    if pattern == "*":
+        return True
     if LITERAL not in pattern:
-        return resource_matches(pattern, value)
+        return compile_pattern(pattern, True).fullmatch(value) is not None
     return compile_pattern(pattern, True, LITERAL).fullmatch(value) is not None
 
 
@@ -316,6 +326,11 @@ class Operator:
 
     @classmethod
     def parse(cls, name: str) -> Operator:
+        """The operator a name spells (kept once read: policies repeat a few operators many times)."""
+        return _operator(name)
+
+    @classmethod
+    def _read(cls, name: str) -> Operator:
         rest = name
         set_op = None
         prefix, sep, tail = name.partition(":")
@@ -337,6 +352,11 @@ class Operator:
         elif base not in _OPERATORS:
             raise PolicyFormatError(f"unknown condition operator {name!r}")
         return cls(name, base, set_op, if_exists)
+
+
+@lru_cache(maxsize=4096)
+def _operator(name: str) -> Operator:
+    return Operator._read(name)
 
 
 def check_condition(block: Any) -> None:

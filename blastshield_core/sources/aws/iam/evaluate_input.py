@@ -7,16 +7,14 @@ Nothing here reads files or touches a store.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
-from urllib.parse import unquote
 
 from .caller import Caller, Naming, not_principal_spares, parse_caller, principal_entry_names
-from .conditions import Context, Tri, check_condition, condition_holds, glob_match, substitute, tri_and
-from .policy import PolicyFormatError, action_matches, as_list
+from .conditions import Context, Tri, condition_holds, glob_match, substitute, tri_and
+from .policy import PolicyFormatError, Statement, action_matches, parse_policy
 
 __all__ = [
     "KMS_ALIAS_ACTIONS",
@@ -55,75 +53,31 @@ class Rule:
     condition: dict[str, Any] | None = None
     variables: bool = True  # policy variables resolve (Version 2012-10-17), else they are literal text
 
-
-def _strings(value: Any, what: str) -> tuple[str, ...]:
-    items = as_list(value)
-    if not all(isinstance(item, str) for item in items):
-        raise PolicyFormatError(f"{what} must be a string or a list of strings")
-    return tuple(items)
-
-
-def _principal_block(value: Any, what: str) -> dict[str, tuple[str, ...]]:
-    if value == "*":
-        return {"*": ("*",)}
-    if not isinstance(value, dict) or not value:
-        raise PolicyFormatError(f"{what} must be '*' or an object of principal lists")
-    return {str(kind): _strings(names, f"{what}.{kind}") for kind, names in value.items()}
+    @classmethod
+    def of(cls, statement: Statement, index: int) -> Rule:
+        """A statement as `parse_policy` read it, as a rule: a statement without Resource (a trust
+        policy's) has `resources` None."""
+        return cls(
+            effect=statement.effect,
+            index=index,
+            sid=statement.sid,
+            actions=statement.actions,
+            not_actions=statement.not_actions,
+            resources=statement.resources if statement.resources or statement.not_resources is not None else None,
+            not_resources=statement.not_resources,
+            principals=dict(statement.principals) if statement.principals is not None else None,
+            not_principals=dict(statement.not_principals) if statement.not_principals is not None else None,
+            condition=dict(statement.condition) if statement.condition else None,
+            variables=statement.variables,
+        )
 
 
 def read_policy(document: Any) -> list[Rule]:
-    """A policy document (object, JSON text, or URL-encoded JSON text, as in exports) as rules.
+    """A policy document (object, JSON text, or URL-encoded JSON text, as in exports) as rules: the
+    statements `policy.parse_policy` reads, with the same checks, each with its Condition whole.
 
     Raises PolicyFormatError for anything that is not a policy document."""
-    if isinstance(document, str):
-        text = document.strip()
-        if text[:3].lower() == "%7b" or "%22" in text[:40]:
-            text = unquote(text)
-        try:
-            document = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise PolicyFormatError(f"policy document is not JSON: {exc.msg}") from None
-        except RecursionError:
-            raise PolicyFormatError("policy document is nested too deeply") from None
-    if not isinstance(document, dict):
-        raise PolicyFormatError("policy document must be an object or JSON text")
-    if "Statement" not in document:
-        raise PolicyFormatError("policy document has no Statement")
-    variables = document.get("Version") == "2012-10-17"
-    rules = []
-    for index, item in enumerate(as_list(document["Statement"])):
-        if not isinstance(item, dict):
-            raise PolicyFormatError(f"Statement[{index}] must be an object")
-        effect = item.get("Effect")
-        if effect not in ("Allow", "Deny"):
-            raise PolicyFormatError(f"Statement[{index}] has Effect {effect!r}, not Allow or Deny")
-        if ("Action" in item) == ("NotAction" in item):
-            raise PolicyFormatError(f"Statement[{index}] needs exactly one of Action and NotAction")
-        if "Resource" in item and "NotResource" in item:
-            raise PolicyFormatError(f"Statement[{index}] has both Resource and NotResource")
-        if "Principal" in item and "NotPrincipal" in item:
-            raise PolicyFormatError(f"Statement[{index}] has both Principal and NotPrincipal")
-        condition = item.get("Condition")
-        if condition is not None:
-            check_condition(condition)
-        rules.append(
-            Rule(
-                effect=effect,
-                index=index,
-                sid=str(item.get("Sid", "")),
-                actions=_strings(item.get("Action"), "Action"),
-                not_actions=_strings(item["NotAction"], "NotAction") if "NotAction" in item else None,
-                resources=_strings(item["Resource"], "Resource") if "Resource" in item else None,
-                not_resources=_strings(item["NotResource"], "NotResource") if "NotResource" in item else None,
-                principals=_principal_block(item["Principal"], "Principal") if "Principal" in item else None,
-                not_principals=_principal_block(item["NotPrincipal"], "NotPrincipal")
-                if "NotPrincipal" in item
-                else None,
-                condition=condition or None,
-                variables=variables,
-            )
-        )
-    return rules
+    return [Rule.of(statement, index) for index, statement in enumerate(parse_policy(document))]
 
 
 # ---------------------------------------------------------------- one statement

@@ -33,6 +33,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from ....base.wildcard import compile_pattern
+from .conditions import PolicyFormatError, check_condition
 
 __all__ = [
     "ASSUME_ACTION",
@@ -60,10 +61,6 @@ __all__ = [
     "statement_matches_principal",
     "statement_matches_resource",
 ]
-
-
-class PolicyFormatError(ValueError):
-    """A policy document that cannot be read (not JSON, no statements of the right shape)."""
 
 
 class Effect(StrEnum):
@@ -137,70 +134,86 @@ def _strings(value: Any, what: str) -> tuple[str, ...]:
     return tuple(items)
 
 
-def _principal_block(value: Any) -> dict[str, tuple[str, ...]]:
+def _principal_block(value: Any, what: str = "Principal") -> dict[str, tuple[str, ...]]:
     if value == "*":
         return {"*": ("*",)}
-    if not isinstance(value, dict):
-        raise PolicyFormatError(f"Principal must be '*' or an object, got {type(value).__name__}")
-    return {str(kind): _strings(names, f"Principal.{kind}") for kind, names in value.items()}
+    if not isinstance(value, dict) or not value:
+        raise PolicyFormatError(f"{what} must be '*' or an object of principal lists")
+    return {str(kind): _strings(names, f"{what}.{kind}") for kind, names in value.items()}
 
 
 def _condition_keys(value: Any) -> tuple[str, ...]:
     if value in (None, {}):
         return ()
-    if not isinstance(value, dict):
-        raise PolicyFormatError("Condition must be an object")
     keys: set[str] = set()
-    for operator, block in value.items():
-        if isinstance(block, dict):
-            keys.update(str(k) for k in block)
-        else:
-            keys.add(str(operator))
+    for block in value.values():
+        keys.update(str(k) for k in block)
     return tuple(sorted(keys))
 
 
-def parse_policy(document: Any) -> list[Statement]:
-    """A policy document (object, JSON text, or URL-encoded JSON text) as statements.
-
-    Raises PolicyFormatError for anything that is not a policy document.
-    """
+def _document(document: Any) -> dict[str, Any]:
+    """The policy document as an object: JSON text (URL-encoded too, as in exports) decoded."""
     if isinstance(document, str):
         text = document.strip()
-        if text.startswith("%7B") or text.startswith("%7b") or "%22" in text[:40]:
+        if text[:3].lower() == "%7b" or "%22" in text[:40]:
             text = unquote(text)
         try:
             document = json.loads(text)
         except json.JSONDecodeError as exc:
             raise PolicyFormatError(f"policy document is not JSON: {exc.msg}") from None
+        except RecursionError:
+            raise PolicyFormatError("policy document is nested too deeply") from None
     if not isinstance(document, dict):
-        raise PolicyFormatError("policy document must be an object")
+        raise PolicyFormatError("policy document must be an object or JSON text")
+    return document
+
+
+def _statement(item: Any, index: int, variables: bool) -> Statement:
+    """One statement, checked as AWS checks it: an Effect of Allow or Deny, exactly one of Action
+    and NotAction, not both Resource and NotResource nor Principal and NotPrincipal, and a
+    Condition of known operators mapping keys to plain values."""
+    if not isinstance(item, dict):
+        raise PolicyFormatError(f"Statement[{index}] must be an object")
+    effect = item.get("Effect")
+    if effect not in ("Allow", "Deny"):
+        raise PolicyFormatError(f"Statement[{index}] has Effect {effect!r}, not Allow or Deny")
+    if ("Action" in item) == ("NotAction" in item):
+        raise PolicyFormatError(f"Statement[{index}] needs exactly one of Action and NotAction")
+    if "Resource" in item and "NotResource" in item:
+        raise PolicyFormatError(f"Statement[{index}] has both Resource and NotResource")
+    if "Principal" in item and "NotPrincipal" in item:
+        raise PolicyFormatError(f"Statement[{index}] has both Principal and NotPrincipal")
+    condition = item.get("Condition")
+    if condition is not None:
+        check_condition(condition)
+    return Statement(
+        effect=effect,
+        actions=_strings(item.get("Action"), "Action"),
+        not_actions=_strings(item["NotAction"], "NotAction") if "NotAction" in item else None,
+        resources=_strings(item.get("Resource"), "Resource"),
+        not_resources=_strings(item["NotResource"], "NotResource") if "NotResource" in item else None,
+        principals=_principal_block(item["Principal"]) if "Principal" in item else None,
+        not_principals=_principal_block(item["NotPrincipal"], "NotPrincipal") if "NotPrincipal" in item else None,
+        condition_keys=_condition_keys(condition),
+        sid=str(item.get("Sid", "")),
+        condition=condition or None,
+        variables=variables,
+    )
+
+
+def parse_policy(document: Any) -> list[Statement]:
+    """A policy document (object, JSON text, or URL-encoded JSON text) as statements: the one reader
+    of policies, for identity policies, boundaries, trust, resource and session policies and
+    guardrails alike (`evaluate_input.read_policy` reads its rules from these statements).
+
+    Raises PolicyFormatError for anything that is not a policy document AWS would accept in shape.
+    """
+    document = _document(document)
     raw = document.get("Statement")
     if raw is None:
         raise PolicyFormatError("policy document has no Statement")
-    statements: list[Statement] = []
     variables = document.get("Version") == "2012-10-17"
-    for index, item in enumerate(as_list(raw)):
-        if not isinstance(item, dict):
-            raise PolicyFormatError(f"Statement[{index}] must be an object")
-        effect = item.get("Effect")
-        if effect not in ("Allow", "Deny"):
-            raise PolicyFormatError(f"Statement[{index}] has Effect {effect!r}, not Allow or Deny")
-        statements.append(
-            Statement(
-                effect=effect,
-                actions=_strings(item.get("Action"), "Action"),
-                not_actions=_strings(item["NotAction"], "NotAction") if "NotAction" in item else None,
-                resources=_strings(item.get("Resource"), "Resource"),
-                not_resources=_strings(item["NotResource"], "NotResource") if "NotResource" in item else None,
-                principals=_principal_block(item["Principal"]) if "Principal" in item else None,
-                not_principals=_principal_block(item["NotPrincipal"]) if "NotPrincipal" in item else None,
-                condition_keys=_condition_keys(item.get("Condition")),
-                sid=str(item.get("Sid", "")),
-                condition=item.get("Condition") or None,
-                variables=variables,
-            )
-        )
-    return statements
+    return [_statement(item, index, variables) for index, item in enumerate(as_list(raw))]
 
 
 # ---------------------------------------------------------------- matching rules

@@ -376,6 +376,63 @@ def test_parse_policy_refuses_non_policies(document):
         parse_policy(document)
 
 
+def _statement(**fields) -> dict:
+    return {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", **fields}]}
+
+
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        (_statement(Action="s3:*", NotAction="iam:*", Resource="*"), "exactly one of Action and NotAction"),
+        (_statement(Resource="*"), "exactly one of Action and NotAction"),
+        (_statement(Action="s3:*", Resource="*", NotResource="x"), "both Resource and NotResource"),
+        (_statement(Action="s3:*", Principal="*", NotPrincipal={"AWS": A}), "both Principal and NotPrincipal"),
+        (_statement(Action="s3:*", Principal={}), "Principal must be"),
+        (_statement(Action="s3:*", Resource="*", Condition={"StringEqualz": {"k": "v"}}), "unknown condition operator"),
+        (_statement(Action="s3:*", Resource="*", Condition={"StringEquals": {"k": {"v": 1}}}), "values must be"),
+        (_statement(Action="s3:*", Resource="*", Condition=["StringEquals"]), "Condition must be an object"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ],
+)
+def test_one_reader_one_strictness_for_every_policy(document, message):
+    """Identity policies (`parse_policy`) and resource policies, trust policies and guardrails
+    (`read_policy`) are read by the same reader: a statement AWS would refuse is refused by both,
+    with the same reason (before, only `read_policy` refused Action together with NotAction)."""
+    from blastshield_core.sources.aws.iam.evaluate_input import read_policy
+
+    with pytest.raises(PolicyFormatError, match=message) as parsed:
+        parse_policy(document)
+    with pytest.raises(PolicyFormatError) as read:
+        read_policy(document)
+    assert str(read.value) == str(parsed.value)
+
+
+def test_read_policy_rules_are_the_parsed_statements():
+    from blastshield_core.sources.aws.iam.evaluate_input import Rule, read_policy
+
+    document = {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Sid": "t", "Effect": "Allow", "Principal": {"AWS": A}, "Action": "sts:AssumeRole"},
+            {
+                "Effect": "Deny",
+                "NotAction": "s3:*",
+                "NotResource": "arn:aws:s3:::b/*",
+                "Condition": {"Bool": {"k": "true"}},
+            },
+        ],
+    }
+    statements = parse_policy(document)
+    assert read_policy(document) == [Rule.of(s, i) for i, s in enumerate(statements)]
+    trust_rule, deny_rule = read_policy(document)
+    assert (trust_rule.sid, trust_rule.resources, trust_rule.principals) == ("t", None, {"AWS": (A,)})
+    assert (deny_rule.not_actions, deny_rule.not_resources, deny_rule.condition) == (
+        ("s3:*",),
+        ("arn:aws:s3:::b/*",),
+        {"Bool": {"k": "true"}},
+    )
+
+
 NAMING_TRUSTS = [
     trust({"AWS": A}),
     trust({"AWS": f"arn:aws:iam::{A}:root"}),
