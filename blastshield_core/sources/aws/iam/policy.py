@@ -381,9 +381,35 @@ def arns_named(statements: Iterable[Statement]) -> tuple[frozenset[str], bool]:
     return frozenset(names), patterned
 
 
+def _not_principal_spares(block: Mapping[str, tuple[str, ...]], who: Principal) -> bool:
+    """A Deny's NotPrincipal spares `who` only when every level AWS may check is listed ("AWS JSON
+    policy elements: NotPrincipal"): a user's account and the user; the root user by its account; a
+    role (acting through its sessions) by its account, the role and a session of it. A service or
+    an identity provider by its own entry; `*` spares everyone."""
+    entries = [(kind, entry) for kind, names in block.items() for entry in names]
+    if any(kind == "*" or (kind == "AWS" and entry == "*") for kind, entry in entries):
+        return True
+    if who.kind in ("service", "federated"):
+        return any(principal_matches(entry, kind, who) for kind, entry in entries)
+    aws = [entry for kind, entry in entries if kind == "AWS"]
+    if not any(e == who.account or (e.endswith(":root") and e.split(":")[4:5] == [who.account]) for e in aws):
+        return False
+    if who.kind == "root" or who.arn.endswith(":root"):
+        return True
+    if who.kind != "role":
+        return who.arn in aws
+    key = role_key(who.arn)
+    named = any(e == who.arn or role_key(e) == key for e in aws)
+    return named and any(_role_of_session(e) == key for e in aws)
+
+
 def statement_matches_principal(stmt: Statement, who: Principal) -> bool:
-    """The statement's Principal (or NotPrincipal) covers `who`."""
+    """The statement's Principal (or NotPrincipal) covers `who`. A NotPrincipal in a Deny spares only
+    a principal listed at every level AWS checks; in an Allow (which AWS does not support) it covers
+    every principal no entry names."""
     if stmt.not_principals is not None:
+        if stmt.effect == "Deny":
+            return not _not_principal_spares(stmt.not_principals, who)
         return not any(principal_matches(e, k, who) for k, entries in stmt.not_principals.items() for e in entries)
     if stmt.principals is None:
         return False

@@ -148,9 +148,36 @@ def test_principal_matching(kind, entry, who, expected):
 
 
 def test_not_principal_covers_everyone_else():
-    """NotPrincipal covers every principal it does not name."""
-    statement = stmts({"Effect": "Deny", "NotPrincipal": {"AWS": ALICE.arn}, "Action": "*"})[0]
+    """NotPrincipal in a Deny covers every principal it does not spare; it spares one only when its
+    account is listed too ("AWS JSON policy elements: NotPrincipal")."""
+    statement = stmts(
+        {"Effect": "Deny", "NotPrincipal": {"AWS": [f"arn:aws:iam::{A}:root", ALICE.arn]}, "Action": "*"}
+    )[0]
     assert statement_matches_principal(statement, ROLE_X) and not statement_matches_principal(statement, ALICE)
+    bob = Principal(f"arn:aws:iam::{A}:user/bob", A, "user")
+    assert statement_matches_principal(statement, bob)  # the account listed spares only the listed user
+    alone = stmts({"Effect": "Deny", "NotPrincipal": {"AWS": ALICE.arn}, "Action": "*"})[0]
+    assert statement_matches_principal(alone, ALICE)  # without the account, Alice is not spared
+
+
+@pytest.mark.parametrize(
+    ("entries", "spared"),
+    [
+        ([f"arn:aws:iam::{A}:role/x"], False),
+        ([A, f"arn:aws:iam::{A}:role/x"], False),
+        ([A, f"arn:aws:iam::{A}:role/x", f"arn:aws:sts::{A}:assumed-role/x/s1"], True),
+        ([A, f"arn:aws:iam::{A}:role/path/x", f"arn:aws:sts::{A}:assumed-role/x/s1"], True),
+        ([f"arn:aws:iam::{A}:root"], False),
+        (["*"], True),
+    ],
+)
+def test_not_principal_in_a_deny_spares_a_role_listed_with_its_account_and_a_session(entries, spared):
+    statement = stmts({"Effect": "Deny", "NotPrincipal": {"AWS": entries}, "Action": "*"})[0]
+    assert statement_matches_principal(statement, ROLE_X) is not spared
+    root = Principal(f"arn:aws:iam::{A}:root", A, "root")
+    assert statement_matches_principal(statement, root) is not (
+        spared or f"arn:aws:iam::{A}:root" in entries or A in entries
+    )
 
 
 @pytest.mark.parametrize(
