@@ -137,6 +137,9 @@ class Context:
         return ABSENT
 
 
+NOTHING_KNOWN = Context()  # the graph's first reading: every key unknown, every Condition undecided on its keys
+
+
 # ---------------------------------------------------------------- policy variables
 
 _SPECIAL = {"*": "*", "?": "?", "$": "$"}

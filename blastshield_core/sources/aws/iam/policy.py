@@ -10,10 +10,14 @@ read that resource) offline, from the policy documents alone:
 * an explicit Deny beats any Allow; without an Allow the answer is an implicit deny;
 * a permissions boundary limits: the action must be allowed by the identity
   policies AND by the boundary;
-* conditions are never evaluated and never ignored: a statement with a
-  `Condition` is *conditional*. A conditional Allow gives a conditional allow
-  (with the condition keys); a conditional Deny cannot be proven to apply, so it
-  does not deny but makes the answer conditional (its keys are reported too);
+* conditions are never guessed and never ignored: a statement's `Condition` is
+  read by the one condition evaluator (`conditions.condition_holds`) in its mode
+  where the context knows nothing, which leaves it undecided on every key it tests:
+  the statement is *conditional* on those keys. A conditional Allow gives a
+  conditional allow (with the condition keys); a conditional Deny cannot be proven
+  to apply, so it does not deny but makes the answer conditional (its keys are
+  reported too). The graph build decides them again with the facts the snapshot
+  knows (`build/identity_conditions.py`), with the same evaluator;
 * principal matching for trust policies: `*`, an account id, an account root
   ARN, an exact user/role ARN, an `assumed-role` session ARN (matches the role),
   a service or a federated provider.
@@ -33,7 +37,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from ....base.wildcard import compile_pattern
-from .conditions import PolicyFormatError, check_condition
+from .conditions import NOTHING_KNOWN, PolicyFormatError, check_condition, condition_holds
 
 __all__ = [
     "ASSUME_ACTION",
@@ -143,11 +147,10 @@ def _principal_block(value: Any, what: str = "Principal") -> dict[str, tuple[str
 
 
 def _condition_keys(value: Any) -> tuple[str, ...]:
+    """The keys a Condition leaves undecided when nothing is known: every key it tests."""
     if value in (None, {}):
         return ()
-    keys: set[str] = set()
-    for block in value.values():
-        keys.update(str(k) for k in block)
+    _, keys = condition_holds(value, NOTHING_KNOWN)
     return tuple(sorted(keys))
 
 
