@@ -44,11 +44,14 @@ def _text(answer: dict[str, Any], number: int | None = None) -> str:
             f"  conditional on {', '.join(answer['unknown_keys'])} (if they fail: {answer.get('if_keys_fail')})"
         )
     for item in answer["explanation"]:
+        on = f" on {item['resource']}" if item.get("resource") else ""
         if "statement" in item:
             sid = f" {item['sid']}" if item.get("sid") else ""
-            lines.append(f"  {item['policy']} statement {item['statement']}{sid}: {item['effect']} ({item['applies']})")
+            lines.append(
+                f"  {item['policy']}{on} statement {item['statement']}{sid}: {item['effect']} ({item['applies']})"
+            )
         else:
-            lines.append(f"  {item['policy']}: {'allows' if item.get('allows') else 'does not allow'}")
+            lines.append(f"  {item['policy']}{on}: {'allows' if item.get('allows') else 'does not allow'}")
     lines += [f"  note: {note}" for note in answer.get("notes", [])]
     return "\n".join(lines)
 

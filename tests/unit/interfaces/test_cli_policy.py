@@ -80,3 +80,35 @@ def test_text_that_is_not_json_and_a_missing_file_exit_2(tmp_path, capsys):
     assert code == 2 and "not JSON" in err
     code = main(["policy-eval", str(tmp_path / "absent.json"), "--json"])
     assert code == 2 and "no such file" in json.loads(capsys.readouterr().out)["error"]
+
+
+def test_rules_before_any_policy_and_alias_sides_read_in_text(tmp_path, capsys):
+    anonymous = {"principal": "*", "action": "kms:Decrypt", "resource": f"arn:aws:kms:us-east-1:{A}:key/k"}
+    code, out, _ = run(tmp_path, capsys, anonymous)
+    assert code == 0
+    assert out.splitlines() == [
+        "implicitly_denied: kms:Decrypt needs a signed request: an anonymous caller cannot make it",
+        "  request signing: does not allow",
+    ]
+    code, out, _ = run(tmp_path, capsys, {**REQUEST, "action": "sts:GetCallerIdentity", "resource": "*"})
+    assert out.splitlines()[1] == "  sts:GetCallerIdentity: allows"
+    alias = f"arn:aws:kms:us-east-1:{A}:alias/a"
+    key = f"arn:aws:kms:us-east-1:{A}:key/k"
+    statement = {"Effect": "Allow", "Action": "kms:CreateAlias", "Resource": [alias, key]}
+    key_policy = {"Statement": [{"Effect": "Allow", "Principal": {"AWS": A}, "Action": "kms:*", "Resource": "*"}]}
+    code, out, _ = run(
+        tmp_path,
+        capsys,
+        {
+            **REQUEST,
+            "action": "kms:CreateAlias",
+            "resource": alias,
+            "key": key,
+            "identity_policies": [{"Statement": [statement]}],
+            "resource_policy": key_policy,
+        },
+    )
+    lines = out.splitlines()
+    assert lines[0].startswith("allowed: on the alias: ")
+    assert f"  identity_policies[0] on {alias} statement 0: Allow (yes)" in lines
+    assert f"  resource_policy on {key} statement 0: Allow (yes)" in lines

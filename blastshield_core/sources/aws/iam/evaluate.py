@@ -256,10 +256,18 @@ def _before_policies(request: Request) -> dict[str, Any] | None:
     who, action = request.who, request.action.lower()
     if who.kind == "anonymous" and not anonymous_callable(action):
         reason = f"{request.action} needs a signed request: an anonymous caller cannot make it"
-        return {"decision": IMPLICITLY_DENIED, "reason": reason, "explanation": [{"policy": "request signing"}]}
+        return {
+            "decision": IMPLICITLY_DENIED,
+            "reason": reason,
+            "explanation": [{"policy": "request signing", "allows": False}],
+        }
     if action == _CALLER_IDENTITY and who.iam:
         reason = "sts:GetCallerIdentity needs no permission, and no Deny stops it"
-        return {"decision": ALLOWED, "reason": reason, "explanation": [{"policy": "sts:GetCallerIdentity"}]}
+        return {
+            "decision": ALLOWED,
+            "reason": reason,
+            "explanation": [{"policy": "sts:GetCallerIdentity", "allows": True}],
+        }
     return None
 
 
