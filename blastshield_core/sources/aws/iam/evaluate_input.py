@@ -296,13 +296,9 @@ def parse_request(raw: Any) -> Request:
     else:
         resource_policies = [_policy(resource_policy, "resource_policy")]
     for i, rules in enumerate(resource_policies or []):
-        for rule in rules:
-            if rule.effect == "Allow" and rule.not_principals is not None:
-                label = "resource_policy" if len(resource_policies or []) == 1 else f"resource_policy[{i}]"
-                raise RequestError(
-                    f"{label} statement {rule.index}: NotPrincipal with Allow is not supported by AWS "
-                    "(IAM User Guide, 'AWS JSON policy elements: NotPrincipal'): name the principals in Principal"
-                )
+        _refuse_allow_not_principal(
+            rules, "resource_policy" if len(resource_policies or []) == 1 else f"resource_policy[{i}]"
+        )
     boundary = raw.get("permissions_boundary")
     session = raw.get("session_policy")
     return Request(
@@ -322,6 +318,15 @@ def parse_request(raw: Any) -> Request:
         unknown=_partial(raw.get("partial_context", False), context),
         alias_keys=_alias_keys(action.strip(), resource.strip(), raw.get("key")),
     )
+
+
+def _refuse_allow_not_principal(rules: list[Rule], label: str) -> None:
+    for rule in rules:
+        if rule.effect == "Allow" and rule.not_principals is not None:
+            raise RequestError(
+                f"{label} statement {rule.index}: NotPrincipal with Allow is not supported by AWS "
+                "(IAM User Guide, 'AWS JSON policy elements: NotPrincipal'): name the principals in Principal"
+            )
 
 
 def _partial(value: Any, context: Mapping[str, Any]) -> frozenset[str] | None:
@@ -379,7 +384,10 @@ def _alias_keys(action: str, resource: str, keys: Any) -> tuple[tuple[str, list[
         arn, policy = (item.get("arn"), item.get("key_policy")) if isinstance(item, Mapping) else (item, None)
         if not isinstance(arn, str) or not arn.startswith("arn:") or ":key/" not in arn:
             raise RequestError(f"key[{i}] must be a KMS key ARN (arn:...:kms:REGION:ACCOUNT:key/ID) or an object")
-        found.append((arn, None if policy is None else [_policy(policy, f"key[{i}].key_policy")]))
+        rules = None if policy is None else _policy(policy, f"key[{i}].key_policy")
+        if rules is not None:
+            _refuse_allow_not_principal(rules, f"key[{i}].key_policy")
+        found.append((arn, None if rules is None else [rules]))
     if not found:
         raise RequestError("key must name at least one KMS key")
     return tuple(found)
