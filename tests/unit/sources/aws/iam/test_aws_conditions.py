@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from blastshield_core.sources.aws.iam.conditions import ABSENT, Context, condition_holds
+from blastshield_core.sources.aws.iam.conditions import ABSENT, UNKNOWN, Context, condition_holds, substitute
 from blastshield_core.sources.aws.iam.policy import PolicyFormatError
 
 
@@ -429,3 +429,56 @@ def test_absent_marker_from_the_request_facts():
 def test_unknown_operators_are_errors(condition):
     with pytest.raises(PolicyFormatError):
         holds(condition, ctx())
+
+
+def test_a_whole_context_makes_a_key_not_given_absent_and_a_partial_one_names_it():
+    """The request's mode: a key not given is absent unless the context says it lacks it (a name, or a
+    prefix ending in `/`); the graph's mode (`unknown` None) leaves every key not given unknown."""
+    mfa = {"Bool": {"aws:MultiFactorAuthPresent": "true"}}
+    whole = Context.build({}, {}, frozenset())
+    assert holds(mfa, whole) == (False, set())
+    assert holds({"BoolIfExists": {"aws:MultiFactorAuthPresent": "true"}}, whole) == (True, set())
+    lacking = Context.build({}, {}, frozenset({"aws:multifactorauthpresent"}))
+    assert holds(mfa, lacking) == (None, {"aws:MultiFactorAuthPresent"})
+    by_prefix = Context.build({}, {}, frozenset({"aws:principaltag/"}))
+    assert holds({"StringEquals": {"aws:PrincipalTag/team": "x"}}, by_prefix) == (None, {"aws:PrincipalTag/team"})
+    assert holds(mfa, by_prefix) == (False, set())
+    assert holds(mfa, Context.build({}, {})) == (None, {"aws:MultiFactorAuthPresent"})
+
+
+def test_a_fact_marked_unknown_stays_unknown_in_a_whole_context_until_given():
+    context = Context.build({}, {"aws:PrincipalArn": UNKNOWN}, frozenset())
+    like = {"ArnLike": {"aws:PrincipalArn": "arn:aws:iam::*:role/team/*"}}
+    assert holds(like, context) == (None, {"aws:PrincipalArn"})
+    given = Context.build(
+        {"aws:PrincipalArn": "arn:aws:iam::1:role/team/R"}, {"aws:PrincipalArn": UNKNOWN}, frozenset()
+    )
+    assert holds(like, given) == (True, set())
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("home/${aws:username}/x", "home/david/x"),
+        ("${aws:username, 'nobody'}-${aws:PrincipalTag/team, 'none'}", "david-none"),
+        ("${aws:PrincipalTag/team,'none'}", "none"),
+        ("a${*}b${?}c${$}", "a*b?c$"),
+        ("${aws:username", "${aws:username"),  # no closing brace: literal text
+        ("${${aws:username}", None),  # the key `${aws:username` is not given: absent, no default
+    ],
+)
+def test_policy_variables_are_read_in_one_pass(text, expected):
+    context = Context.build({"aws:username": "david"}, {}, frozenset())
+    assert substitute(text, context, set()) == expected
+
+
+def test_a_planted_run_of_variable_openings_is_read_in_linear_time():
+    """`${` repeated with no closing brace was scanned from every opening (quadratic); one pass now."""
+    import time
+
+    text = "${" * 50_000 + "x"
+    context = Context.build({}, {}, frozenset())
+    started = time.perf_counter()
+    for _ in range(20):
+        assert substitute(text, context, set()) == text
+    assert time.perf_counter() - started < 5.0  # generous on a loaded machine: it takes about a millisecond
