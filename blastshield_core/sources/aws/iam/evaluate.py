@@ -30,8 +30,9 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from .caller import Naming
-from .evaluate_input import Hit, Request, RequestError, parse_request, request_context, scan
+from .caller import Caller, Naming
+from .conditions import Context
+from .evaluate_input import Hit, Request, RequestError, Rule, parse_request, request_context, scan
 
 __all__ = [
     "ALLOWED",
@@ -116,7 +117,9 @@ class _Scanned:
         self.scps = [self._level(level, "scps", n, None, context) for n, level in enumerate(request.scps)]
         self.rcps = [self._level(level, "rcps", n, who, context) for n, level in enumerate(request.rcps)]
 
-    def _level(self, level, name, number, who, context) -> list[Hit]:  # type: ignore[no-untyped-def]
+    def _level(
+        self, level: list[list[Rule]], name: str, number: int, who: Caller | None, context: Context
+    ) -> list[Hit]:
         hits: list[Hit] = []
         for i, rules in enumerate(level):
             hits += scan(rules, f"{name}[{number}][{i}]", self.request, context, who=who)
@@ -169,7 +172,7 @@ def _decide(s: _Scanned, hopeful: bool) -> tuple[str, str, list[Any]]:
         session_ok = not s.has_session or bool(_allows(s.session, hopeful))
     identity = _allows(s.identity, hopeful)
     identity_ok = who.kind == "root" or (bool(identity) and boundary_ok and session_ok)
-    identity_why = [*identity, *_allows(s.boundary, hopeful), *_allows(s.session, hopeful)]
+    identity_why: list[Any] = [*identity, *_allows(s.boundary, hopeful), *_allows(s.session, hopeful)]
     if who.kind == "root":
         identity_why = [{"policy": "root user", "allows": True}]
     # a resource policy that names a user or a session itself is not limited by implicit denies in
