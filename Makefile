@@ -20,8 +20,8 @@ $(STAMP): requirements.txt
 setup: $(STAMP)
 	@$(PY) -m compileall -q blastshield_core >/dev/null
 
-# On loopback without sign-in the dashboard asks for a token only this user can read: a fresh one
-# is written on each start and its URL printed here (base/dashboard_token.py).
+# On loopback without sign-in the dashboard is served under a token only this user can read: a fresh
+# one is written on each start, its URL printed here, and every page served under it (base/dashboard_token.py).
 run: setup
 	$(PY) -m blastshield_core.interfaces.dashboard_start --port $(PORT)
 	$(PY) -m blastshield_core.interfaces.dashboard_run --server.headless true --server.port $(PORT) $(if $(ADDRESS),--server.address $(ADDRESS),)

@@ -21,6 +21,7 @@ __all__ = ["PAGES", "measure_pages"]
 def measure_pages(repeat: int = 5) -> dict[str, dict[str, float]]:
     """{page: {"first_ms": median, "rerun_ms": median}} measured in this process."""
     import streamlit as st
+    from streamlit import config
     from streamlit.testing.v1 import AppTest
 
     from blastshield_core import load_settings
@@ -32,17 +33,16 @@ def measure_pages(repeat: int = 5) -> dict[str, dict[str, float]]:
         os.environ.pop("FALKORDB_URL", None)
         st.cache_resource.clear()
         settings = load_settings()
-        token = ensure_token(token_path(settings.data_dir, settings.token_file))[0]  # as the starting user
+        token = ensure_token(token_path(settings.data_dir, settings.token_file))[0]
+        config.set_option("server.baseUrlPath", token)  # served under the token, as `make run` serves it
         try:
             warm = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-            warm.query_params["token"] = token
             warm.run()  # opens and seeds
             assert not warm.exception, warm.exception
             timings: dict[str, dict[str, list[float]]] = {p: {"first_ms": [], "rerun_ms": []} for p in PAGES}
             for _ in range(repeat):
                 for page in PAGES:
                     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-                    at.query_params["token"] = token
                     at.run()
                     started = time.perf_counter()
                     at.switch_page(page).run()
@@ -59,6 +59,7 @@ def measure_pages(repeat: int = 5) -> dict[str, dict[str, float]]:
                 _services.services().close()
             finally:
                 st.cache_resource.clear()
+                config.set_option("server.baseUrlPath", "")
                 for key, value in previous.items():
                     if value is None:
                         os.environ.pop(key, None)

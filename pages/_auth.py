@@ -25,8 +25,6 @@ from blastshield_core.interfaces.service import (
     Role,
     RolesError,
     UntrustedLocation,
-    cookie_name,
-    cookie_value,
     decide_exposure,
     ensure_token,
     load_roles,
@@ -160,55 +158,31 @@ def _only(page_fn, title: str) -> bool:
 
 
 def _token() -> str:
-    """This dashboard's token (made, and its URL printed in the terminal, when there is none yet)."""
+    """This dashboard's token (made, and its URL printed in the server's log, when there is none yet)."""
     settings = load_settings()
     path = token_path(settings.data_dir, settings.token_file)
     token, made = ensure_token(path)
     if made:
-        port = st_config.get_option("server.port")
-        print(
-            f"BlastShield dashboard: open http://127.0.0.1:{port}/?token={token}\n(the token is kept in {path})",
-            file=sys.stderr,
-            flush=True,
-        )
+        print(f"BlastShield dashboard: a new token was made in {path}; start the dashboard with `make run`",
+              file=sys.stderr, flush=True)  # fmt: skip
     return token
 
 
-def _token_ok() -> bool:
-    """On loopback without sign-in: this session showed the token (`?token=`), or the cookie made from it."""
-    cookie = st.session_state.get("_dashboard_cookie")
-    if cookie is not None:  # every run of a token session: the browser loads the script lazily, and a
-        _set_cookie(*cookie)  # rerun before it ran would otherwise leave the browser without the cookie
-        return True
-    if st.session_state.get("_dashboard_token_ok"):
-        return True
-    token = _token()
-    name = cookie_name(st_config.get_option("server.port"))
-    if token_matches(st.query_params.get("token"), token):
-        st.session_state["_dashboard_cookie"] = (name, cookie_value(token))
-        _set_cookie(name, cookie_value(token))
-        del st.query_params["token"]
-        return True
-    if token_matches(st.context.cookies.get(name), cookie_value(token)):
-        st.session_state["_dashboard_token_ok"] = True
-        return True
-    return False
-
-
-def _set_cookie(name: str, value: str) -> None:
-    """The browser keeps the cookie (name and value are ours: a port and a hex digest)."""
-    st.html(
-        f"<script>document.cookie = '{name}={value}; path=/; max-age=2592000; SameSite=Strict';</script>",
-        unsafe_allow_javascript=True,
-    )
+def _served_under_token() -> bool:
+    """On loopback without sign-in: the server serves every URL under the token (`server.baseUrlPath`,
+    set by `make run`), so a session exists only for a browser that opened the token's URL. Nothing
+    the session sends (a query parameter, a cookie) can stand in for it: another local user's page
+    on 127.0.0.1 reads or forges those."""
+    served = str(st_config.get_option("server.baseUrlPath") or "").strip("/")
+    return token_matches(served, _token())
 
 
 def _token_required(problem: str | None = None) -> None:
     st.title("BlastShield: token required")
     st.error(
-        "This dashboard belongs to the user who started it. Open the URL with the token that was printed "
-        "in the terminal that started it (the token is kept in a file only that user can read)."
-        + (f" {md_text(problem)}" if problem else "")
+        "This dashboard belongs to the user who started it, and is served only under the URL with its token. "
+        "Start it with `make run` (or `python -m blastshield_core.interfaces.dashboard_run`) and open the URL "
+        "it prints (the token is kept in a file only that user can read)." + (f" {md_text(problem)}" if problem else "")
     )
 
 
@@ -219,7 +193,7 @@ def gate() -> bool:
         return _only(_refused, "Sign-in required")
     if mode is Exposure.LOCAL:
         try:
-            if not _token_ok():
+            if not _served_under_token():
                 return _only(_token_required, "Token required")
         except (UntrustedLocation, SettingsError, OSError) as exc:
             problem = str(exc)

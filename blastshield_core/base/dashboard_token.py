@@ -1,16 +1,24 @@
 """The dashboard's token: on loopback without sign-in, the dashboard belongs to the user who started it.
 
-Every local user can reach a loopback port, so "loopback" alone does not say who is asking. As
-Jupyter does, the dashboard keeps a random token in a file only its user can read (0600, by
-default `dashboard.token` in the data directory, itself 0700 and the user's own), prints its URL
-(`http://127.0.0.1:PORT/?token=…`) in the terminal that started it, and exchanges the token for
-a cookie on first use. Without the token (or the cookie derived from it) no page renders and no
-write happens. With sign-in configured the token is not used.
+Every local user can reach a loopback port, so "loopback" alone does not say who is asking. The
+dashboard keeps a random token in a file only its user can read (0600, by default
+`dashboard.token` in the data directory, itself 0700 and the user's own), and serves every URL
+under that token as its path (Streamlit's `server.baseUrlPath`): `http://127.0.0.1:PORT/TOKEN/`,
+printed in the terminal that started it. A request without it (a page, the websocket of a session,
+an upload) matches no route and gets 404: no session is ever made for it, so no page code and no
+write runs, and nothing it sends is kept.
+
+Why the path and not a cookie: browsers send every cookie for 127.0.0.1 to every port, HttpOnly ones
+included, and a script of any page served on 127.0.0.1 reads the others; another local user serves
+such a page on a port of their own. A URL's path is sent to its own origin (scheme, host and port)
+only: no script of another origin can read it, and `Referer` carries only the origin across origins.
+Why not a token kept in the server-side session: a reload or a new tab makes a new session (the token
+would be asked for again), and Streamlit accepts a session's uploads before its script has run, so a
+stranger's session could still fill the server's memory. With sign-in configured the token is not used.
 """
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import os
 import secrets
@@ -20,9 +28,7 @@ from pathlib import Path
 from .ownership import UntrustedLocation, check_owned
 from .privatefile import write_private
 
-__all__ = ["COOKIE_PREFIX", "cookie_name", "cookie_value", "ensure_token", "token_matches", "token_path"]
-
-COOKIE_PREFIX = "blastshield_dashboard_"
+__all__ = ["dashboard_url", "ensure_token", "token_matches", "token_path"]
 
 
 def token_path(data_dir: Path, token_file: Path | None = None) -> Path:
@@ -42,9 +48,9 @@ def ensure_token(path: Path, *, rotate: bool = False) -> tuple[str, bool]:
         if stat.S_IMODE(os.stat(path).st_mode) & 0o077:
             raise UntrustedLocation(f"dashboard token file {path} is readable by others; remove it and restart")
         token = path.read_text(encoding="ascii").strip()
-        if len(token) >= 32:
+        if len(token) >= 32 and token.replace("-", "").replace("_", "").isalnum():
             return token, False
-    token = secrets.token_urlsafe(32)
+    token = secrets.token_urlsafe(32)  # letters, digits, - and _: one segment of a URL's path as it is
     write_private(path, token + "\n")
     return token, True
 
@@ -53,11 +59,6 @@ def token_matches(given: object, token: str) -> bool:
     return isinstance(given, str) and hmac.compare_digest(given.encode(), token.encode())
 
 
-def cookie_name(port: object) -> str:
-    """Cookies are shared by every port of a host: the name carries the port."""
-    return f"{COOKIE_PREFIX}{port}"
-
-
-def cookie_value(token: str) -> str:
-    """What the cookie holds: derived from the token, never the token itself."""
-    return hmac.new(token.encode(), b"blastshield-dashboard-cookie", hashlib.sha256).hexdigest()
+def dashboard_url(port: object, token: str, host: str = "127.0.0.1") -> str:
+    """The URL to open: every page of the dashboard is served under the token."""
+    return f"http://{host}:{port}/{token}/"

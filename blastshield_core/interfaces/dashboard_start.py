@@ -1,8 +1,9 @@
 """`make run`'s first step: a fresh dashboard token, and the URL to open, printed in the terminal.
 
 `python -m blastshield_core.interfaces.dashboard_start --port 8501` writes a new token (0600, see
-`base/dashboard_token.py`; the previous one and the cookies made from it stop working) and prints
-`http://127.0.0.1:PORT/?token=…`. Exit 2 with the reason when the token's location is not trusted.
+`base/dashboard_token.py`; the previous one and every URL made from it stop working) and prints
+`http://127.0.0.1:PORT/TOKEN/`, the URL `dashboard_run` serves the dashboard under. Exit 2 with the
+reason when the token's location is not trusted.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from ..base.dashboard_token import ensure_token, token_path
+from ..base.dashboard_token import dashboard_url, ensure_token, token_path
 from ..base.ownership import UntrustedLocation
 from ..base.settings import SettingsError, load_settings
 
@@ -27,8 +28,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (SettingsError, UntrustedLocation, OSError) as exc:
         print(f"error: {exc}; the dashboard was not started", file=sys.stderr)
         return 2
-    print(f"BlastShield dashboard (loopback, without sign-in): open http://127.0.0.1:{args.port}/?token={token}")
-    print(f"(the token is kept in {path}, readable by you alone)")
+    print(f"BlastShield dashboard (loopback, without sign-in): open {dashboard_url(args.port, token)}")
+    print(f"(the token in its path is kept in {path}, readable by you alone)")
     return 0
 
 

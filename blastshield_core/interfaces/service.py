@@ -45,8 +45,6 @@ _PAGE_NAMES = {
     "role_for": "base.access",
     "local_actor": "base.actor",
     "UntrustedLocation": "base.ownership",
-    "cookie_name": "base.dashboard_token",
-    "cookie_value": "base.dashboard_token",
     "ensure_token": "base.dashboard_token",
     "token_matches": "base.dashboard_token",
     "token_path": "base.dashboard_token",

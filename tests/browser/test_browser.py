@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -13,9 +11,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from blastshield_core.base.dashboard_token import cookie_name
 from tests.conftest import ROOT, free_port
-from tests.helpers.dashboard_token import token_for
+from tests.helpers.dashboard_token import serve_dashboard
 
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -29,9 +26,6 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--disable-dev-shm-usage",
 ]
-
-
-dashboard_tokens: dict[str, str] = {}  # each dashboard URL started here and its token
 
 
 def wait_healthy(url: str, proc: subprocess.Popen, log: Path | None = None) -> None:
@@ -53,19 +47,11 @@ def wait_healthy(url: str, proc: subprocess.Popen, log: Path | None = None) -> N
 
 @pytest.fixture(scope="module")
 def dashboard(tmp_path_factory):
-    """The dashboard served by `streamlit run` on the embedded default, stopped afterwards."""
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("BLASTSHIELD_", "FALKORDB_", "GEMINI_"))}
-    env["BLASTSHIELD_DATA_DIR"] = str(tmp_path_factory.mktemp("browser") / "data")
-    token = token_for(Path(env["BLASTSHIELD_DATA_DIR"]))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
+    """The dashboard served as `make run` serves it (under its token) on the embedded default, stopped
+    afterwards: its URL, the token's path included (pages are `{url}/graph`, ...)."""
+    data = tmp_path_factory.mktemp("browser") / "data"
+    proc, url = serve_dashboard(free_port(), data, subprocess.DEVNULL)
     wait_healthy(url, proc)
-    dashboard_tokens[url] = token
     yield url
     proc.terminate()
     try:
@@ -81,7 +67,7 @@ def page(dashboard):
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1440, "height": 1000})
         first = context.new_page()
-        open_with_token(first, dashboard, dashboard_tokens[dashboard])  # exchanged for a cookie, as a user does
+        open_dashboard(first, dashboard)  # the URL `make run` prints, as its user opens it
         yield first
         context.close()
         browser.close()
@@ -95,21 +81,11 @@ SETTLED = """() => {
 }"""
 
 
-# The page sets the dashboard cookie from a script once the token is accepted; until it ran, a new URL
-# in the same browser is a stranger's.
-HAS_COOKIE = "name => document.cookie.split('; ').some(c => c.startsWith(name + '='))"
-
-
-def wait_for_cookie(page, url: str) -> None:
-    """Until the browser keeps the cookie of the dashboard at `url`."""
-    page.wait_for_function(HAS_COOKIE, arg=cookie_name(url.rsplit(":", 1)[1]), timeout=60_000)
-
-
-def open_with_token(page, url: str, token: str) -> None:
-    """Open `url` with the dashboard token, as its user does, and wait until the browser keeps the cookie."""
-    page.goto(f"{url}/?token={token}")
+def open_dashboard(page, url: str) -> None:
+    """Open the dashboard's URL (its token in the path), as its user does, and wait for the queue."""
+    page.goto(f"{url}/")
     expect(page.get_by_text("alert queue").first).to_be_visible(timeout=60_000)
-    wait_for_cookie(page, url)
+    settled(page)
 
 
 def settled(page, timeout: float = 60_000) -> None:

@@ -4,40 +4,27 @@ Every wait is for Streamlit's rerun to settle (the app's script state), never fo
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from tests.browser.test_browser import CHROMIUM, CHROMIUM_ARGS, SETTLED, open_with_token, settled, wait_healthy
-from tests.conftest import ROOT, free_port
-from tests.helpers.dashboard_token import token_for
-
-served_tokens: dict[str, str] = {}  # each dashboard URL started here and its token
+from tests.browser.test_browser import CHROMIUM, CHROMIUM_ARGS, SETTLED, open_dashboard, settled, wait_healthy
+from tests.conftest import free_port
+from tests.helpers.dashboard_token import serve_dashboard
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    """The dashboard on a free loopback port, its server log in a file; stopped by its pid afterwards."""
-    port = free_port()
+    """The dashboard on a free loopback port as `make run` serves it, its server log in a file; stopped by
+    its pid afterwards."""
     workdir = tmp_path_factory.mktemp("local")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("BLASTSHIELD_", "FALKORDB_", "GEMINI_"))}
-    env["BLASTSHIELD_DATA_DIR"] = str(workdir / "data")
-    token = token_for(workdir / "data")
     log = workdir / "server.log"
     with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-             "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
+        proc, url = serve_dashboard(free_port(), workdir / "data", out)
     try:
         wait_healthy(url, proc, log)
-        served_tokens[url] = token
         yield url, log
     finally:
         proc.terminate()
@@ -56,8 +43,7 @@ def browser_page(served):
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         context.on("request", lambda request: requests.append(request.url))
         page = context.new_page()
-        url = served[0]
-        open_with_token(page, url, served_tokens[url])  # exchanged for a cookie, as the starting user does
+        open_dashboard(page, served[0])  # the URL `make run` prints, as the starting user opens it
         yield page, requests
         context.close()
         browser.close()

@@ -9,10 +9,7 @@ sent and the process must end cleanly and take its database server with it.
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import psutil
@@ -20,8 +17,8 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from tests.browser.test_browser import CHROMIUM, CHROMIUM_ARGS, wait_healthy
-from tests.conftest import ROOT, free_port, server_gone
-from tests.helpers.dashboard_token import token_for
+from tests.conftest import free_port, server_gone
+from tests.helpers.dashboard_token import serve_dashboard
 
 
 def _server_pid(data_dir: Path) -> int | None:
@@ -35,26 +32,17 @@ def _server_pid(data_dir: Path) -> int | None:
 
 @pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGTERM])
 def test_a_hang_up_stops_the_dashboard_and_its_database_server(tmp_path, signum):
-    port = free_port()
     data_dir = tmp_path / "data"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("BLASTSHIELD_", "FALKORDB_", "GEMINI_"))}
-    env["BLASTSHIELD_DATA_DIR"] = str(data_dir)
-    token = token_for(data_dir)
     log = tmp_path / "dashboard.log"
     with log.open("w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "blastshield_core.interfaces.dashboard_run", "--server.headless", "true",
-             "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+        proc, url = serve_dashboard(free_port(), data_dir, out)
     server = None
     try:
-        url = f"http://127.0.0.1:{port}"
         wait_healthy(url, proc, log)
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
             page = browser.new_page()
-            page.goto(f"{url}/?token={token}")
+            page.goto(f"{url}/")
             # the queue lists the seeded scenarios: the store (and its embedded server) is open
             expect(page.get_by_text("BH-1042").first).to_be_attached(timeout=60_000)
             browser.close()
