@@ -34,6 +34,8 @@ from typing import Any, cast
 from pydantic import ValidationError
 
 from ..base.actor import check_actor, local_actor
+from ..base.interrupts import commit_begins
+from ..base.pools import track
 from .audit import AuditLog
 from .indexes import NODE_INDEXES, RELATIONSHIP_INDEXES, ensure_indexes
 from .model import AlertSpec, DocumentError, EdgeSpec, GraphDocument, Label, NodeSpec, RelType, domain_label
@@ -242,7 +244,7 @@ class _BatchWriter:
         self._store = store
         self._graph = graph
         self._step = step
-        self._pool = ThreadPoolExecutor(max_workers=WRITE_STREAMS, thread_name_prefix="blastshield-import")
+        self._pool = track(ThreadPoolExecutor(max_workers=WRITE_STREAMS, thread_name_prefix="blastshield-import"))
         self._pending: deque[tuple[Future[list[dict[str, Any]]], int]] = deque()
 
     def submit(self, text: str, rows: list[dict[str, Any]]) -> None:
@@ -496,7 +498,7 @@ def _bulk_fill(
         keys = ["id", "title", "entity_id", "kind", "signals"]
         node_segments.append(_BulkSegment(True, "Alert", keys, len(doc.alerts), _alert_packer(doc.alerts)))
 
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="blastshield-bulk")
+    pool = track(ThreadPoolExecutor(max_workers=1, thread_name_prefix="blastshield-bulk"))
     pending: tuple[Future[Any], int] | None = None
     calls = 0
 
@@ -632,6 +634,7 @@ def import_document(
                 step(len(doc.alerts))  # before the query: a progress callback that raises stops the import
                 if before_commit is not None:
                     before_commit(lock)
+                commit_begins()  # a signal from here on waits for the audit record (base/interrupts.py)
                 if doc.alerts:
                     rows = _upsert_rows(doc)[2]
                     store.execute_locked_write(lock, template("upsert_alerts").text, {"rows": rows}, graph=live)
@@ -665,6 +668,7 @@ def import_document(
                 kept = _restore_blocks(store, staging, keep, doc)
                 if before_commit is not None:
                     before_commit(lock)
+                commit_begins()  # a signal from here on waits for the audit record (base/interrupts.py)
                 store.rename_locked(lock, staging, live)
         except BaseException:
             writer.close()  # no write may still be running when the staging graph goes

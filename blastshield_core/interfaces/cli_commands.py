@@ -6,6 +6,7 @@ so a read command never loads it."""
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ from pydantic import ValidationError
 
 from ..graph.model import DocumentError
 from ..results import RunState, Status
-from .cli_output import EXIT_CODES, EXIT_INVALID, EXIT_OK, EXIT_UNKNOWN, _emit, _fail
+from .cli_output import EXIT_CODES, EXIT_INVALID, EXIT_OK, EXIT_REPORT_INTERRUPTED, EXIT_UNKNOWN, _emit, _fail, _lines
 
 if TYPE_CHECKING:
     from ..brief.checker import BriefingClaims, Flag
@@ -43,7 +44,7 @@ def _run_text(run: RunRecord, with_steps: bool) -> str:
         f"  released later: {r.route_id} by {r.actor} at {r.at.isoformat(timespec='seconds')}: {r.reason}"
         for r in run.releases
     ]
-    return "\n".join(lines)
+    return _lines(lines)
 
 
 def _aws_text(action: Any) -> str:
@@ -144,7 +145,7 @@ def _release(services: Services, args: argparse.Namespace) -> int:
         return _fail(args.json, result.status, result.message, EXIT_CODES[result.status])
     lines = [f"[released] {result.message}", f"blocked by {result.blocked_by_run}; released by {result.actor}"]
     lines += [f"  {a.alert_id}: {a.paths_before} -> {a.paths_after} qualifying path(s)" for a in result.alerts_reopened]
-    _emit(result.model_dump(mode="json"), args.json, "\n".join(lines))
+    _emit(result.model_dump(mode="json"), args.json, _lines(lines))
     return EXIT_OK
 
 
@@ -273,8 +274,9 @@ def _generate_aws(args: argparse.Namespace) -> int:
 
 def _import_aws(services: Services, args: argparse.Namespace) -> int:
     from ..base.actor import local_actor
+    from ..base.interrupts import after_commit
     from ..sources.aws import AwsInputError, import_aws
-    from .terminal import one_line
+    from .terminal import interrupted_by, signal_name
 
     def progress(done: int, total: int) -> None:
         if not args.json and total:
@@ -282,20 +284,53 @@ def _import_aws(services: Services, args: argparse.Namespace) -> int:
             bar = "#" * (percent // 5)
             print(f"\rimporting [{bar:<20}] {percent:3d}% {done}/{total} items", end="", file=sys.stderr)
 
+    # A signal before the commit stops the import (nothing written: "stopped"); one after it is held until
+    # the import is recorded in the audit and has returned (base/interrupts.py), then reported as such.
     try:
-        report = import_aws(
-            services.store,
-            args.paths,
-            sensitivity_file=Path(args.sensitivity) if args.sensitivity else None,
-            replace=args.replace,
-            progress=progress,
-            actor=local_actor(),
-        )
+        with after_commit() as guard:
+            report = import_aws(
+                services.store,
+                args.paths,
+                sensitivity_file=Path(args.sensitivity) if args.sensitivity else None,
+                replace=args.replace,
+                progress=progress,
+                actor=local_actor(),
+            )
     except (AwsInputError, DocumentError) as exc:
         return _fail(args.json, Status.INVALID_INPUT, f"nothing written: {exc}", EXIT_INVALID)
     finally:
         if not args.json:
             print(file=sys.stderr)
+    if guard.pending is not None:
+        return _report_interrupted(report, args.json, signal_name(guard.pending))
+    try:  # committed and audited from here on: an interrupt now stops the report, not the import
+        return _imported(services, args, report)
+    except KeyboardInterrupt as exc:
+        return _report_interrupted(report, args.json, interrupted_by(exc))
+
+
+def _report_interrupted(report: Any, as_json: bool, signal_name: str) -> int:
+    """A signal after the import committed: say so (the import stays), exit EXIT_REPORT_INTERRUPTED."""
+    from .terminal import one_line
+
+    accounts = ", ".join(one_line(a) for a in report.accounts)
+    try:
+        if as_json:
+            print(json.dumps({**report.to_dict(), "next": None, "interrupted": signal_name}, indent=2, default=str))
+        print(
+            f"\ninterrupted ({signal_name}): imported; report interrupted (accounts {accounts} are imported;"
+            " the principals to look at first were not listed)",
+            file=sys.stderr,
+        )
+    except (BrokenPipeError, OSError):
+        pass
+    return EXIT_REPORT_INTERRUPTED
+
+
+def _imported(services: Services, args: argparse.Namespace, report: Any) -> int:
+    """The import's report: what was written, then the principals to look at first (read afresh)."""
+    from .terminal import one_line
+
     counts = report.counts
     lines = [
         f"imported accounts {', '.join(report.accounts)}: "
@@ -319,5 +354,5 @@ def _import_aws(services: Services, args: argparse.Namespace) -> int:
         f"  -> alert open {p.id} --title TEXT"
         for p in nxt.principals
     ]
-    _emit({**report.to_dict(), "next": nxt.model_dump(mode="json")}, args.json, "\n".join(lines))
+    _emit({**report.to_dict(), "next": nxt.model_dump(mode="json")}, args.json, _lines(lines))
     return EXIT_OK

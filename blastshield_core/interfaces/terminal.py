@@ -10,6 +10,9 @@
   (and with it the embedded server it started), an import leaves the graph as it was.
 - A reader that goes away (`... --json | head`) ends the command quietly with the shell's
   status for SIGPIPE, without a traceback.
+- Every thread pool is shut down as the command ends (`base/pools.py`), whatever ended it, and
+  the threads still working get THREAD_GRACE_S seconds; past that the process ends without
+  waiting for them (its output flushed), rather than hang in the interpreter's exit.
 
 `run(main)` installs all three around a command.
 """
@@ -23,12 +26,16 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from ..base import interrupts, pools
 from ..base.safetext import show_unsafe, visible_escape
 
-__all__ = ["EXIT_PIPE", "EscapingStream", "escape_terminal", "one_line", "run"]
+__all__ = ["EXIT_PIPE", "EscapingStream", "escape_terminal", "interrupted_by", "one_line", "run", "signal_name"]
 
 EXIT_PIPE = 128 + _signal.SIGPIPE  # what a shell reports for a writer whose reader went away
 EXIT_SIGNAL = 128  # + the signal's number, as a shell reports a command a signal ended
+# How long the threads still working when a command ends may take (a read waits for its reply, which the
+# store's socket timeout bounds; once the store is closed, at once) before the process ends without them.
+THREAD_GRACE_S = 5.0
 
 # Newline and tab too, and the Unicode line and paragraph separators: one field of a line.
 _UNSAFE_LINES = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
@@ -73,13 +80,31 @@ class _Signalled(KeyboardInterrupt):
 def _raise(signum: int, _frame: Any) -> None:
     for other in (_signal.SIGTERM, _signal.SIGHUP):  # the clean-up the first one starts runs to its end
         _signal.signal(other, _signal.SIG_IGN)
+    if interrupts.defer(signum):  # after an import committed: the command reports it once the import returned
+        return
     raise _Signalled(signum)
+
+
+def _interrupt(signum: int, _frame: Any) -> None:
+    """SIGINT: `KeyboardInterrupt`, as Python's own handler raises it, unless held after a commit."""
+    if not interrupts.defer(signum):
+        raise KeyboardInterrupt
+
+
+def signal_name(signum: int) -> str:
+    return _NAMES[signum]
+
+
+def interrupted_by(exc: KeyboardInterrupt) -> str:
+    """The signal's name: SIGTERM or SIGHUP as `handle_signals` raised it, else SIGINT."""
+    return _NAMES[exc.signum if isinstance(exc, _Signalled) else _signal.SIGINT]
 
 
 def handle_signals() -> None:
     """SIGTERM and SIGHUP raise `KeyboardInterrupt` (a subclass naming the signal), like SIGINT."""
     for signum in (_signal.SIGTERM, _signal.SIGHUP):
         _signal.signal(signum, _raise)
+    _signal.signal(_signal.SIGINT, _interrupt)
 
 
 def _quiet_stdout() -> None:
@@ -94,10 +119,27 @@ def _quiet_stdout() -> None:
 
 
 def run(main: Callable[[], int]) -> int:
-    """`main()` with escaped output, SIGTERM / SIGHUP handled as SIGINT and a broken pipe ended quietly."""
+    """`main()` with escaped output, SIGTERM / SIGHUP handled as SIGINT, a broken pipe ended quietly,
+    and every thread pool ended in bounded time."""
     handle_signals()
     sys.stdout = EscapingStream(sys.stdout)
     sys.stderr = EscapingStream(sys.stderr)
+    code = _run(main)
+    try:
+        ended = pools.end_all(THREAD_GRACE_S)
+    except KeyboardInterrupt:  # a second Ctrl-C while waiting (SIGTERM and SIGHUP are ignored by then)
+        ended = False
+    if not ended:  # a thread still working: the interpreter's exit would wait for it
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (BrokenPipeError, OSError):
+            pass
+        os._exit(code)
+    return code
+
+
+def _run(main: Callable[[], int]) -> int:
     try:
         code = main()
         sys.stdout.flush()

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
+from ..base.pools import track
 from ..graph.model import Label
 from ..graph.store import QueryFailed, Store, decode_cell
 from ..results import MAX_DEPTH, CandidateCollateral, RelView, Status
@@ -31,7 +32,7 @@ def _side_reads() -> Any:
         if _side_pool is None:
             from concurrent.futures import ThreadPoolExecutor
 
-            _side_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="blastshield-read")
+            _side_pool = track(ThreadPoolExecutor(max_workers=4, thread_name_prefix="blastshield-read"))
         return _side_pool
 
 

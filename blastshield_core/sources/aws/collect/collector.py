@@ -37,6 +37,8 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from ....base.pools import track
+
 __all__ = [
     "COLLECTOR_ACTIONS",
     "CollectError",
@@ -556,8 +558,13 @@ def collect_accounts(
             member_session, out, regions=regions, endpoint_url=endpoint_url, progress=progress, report=report
         )
 
-    with ThreadPoolExecutor(max_workers=MAX_ACCOUNTS_IN_PARALLEL) as pool:
+    pool = track(ThreadPoolExecutor(max_workers=MAX_ACCOUNTS_IN_PARALLEL))
+    try:
         list(pool.map(member, wanted))
+    except BaseException:  # a signal: accounts not begun are not begun; the command ends the running ones
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
     report.seconds = round(time.perf_counter() - started, 3)
     return report
 

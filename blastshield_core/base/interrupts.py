@@ -1,0 +1,63 @@
+"""A signal that lands after an import committed is held until the import has returned.
+
+A command stopped by SIGTERM, SIGHUP or SIGINT says what is true: "stopped" while nothing is written,
+"imported; report interrupted" once the import committed. Between the commit (the staging graph
+renamed over the live one, or the one in-place write) and the import's audit record, a signal would
+otherwise stop the command mid-way: the graph replaced, the audit record never written, and the
+command saying "stopped". So a command arms `after_commit()` around the import; the import calls
+`commit_begins()` just before it commits; from then on the command's signal handler keeps the signal
+(`defer`) instead of raising it, and the command reads it from the guard once the import returned
+(audited). Unarmed (the dashboard, a test calling the import) both are no-ops.
+"""
+
+from __future__ import annotations
+
+import os
+from types import TracebackType
+
+__all__ = ["AfterCommit", "after_commit", "commit_begins", "defer"]
+
+_armed = 0
+_holding = False
+_pending: int | None = None
+
+
+class AfterCommit:
+    """A context arming the hold; `pending` is the signal that arrived after the commit, once it ended."""
+
+    pending: int | None = None
+
+    def __enter__(self) -> AfterCommit:
+        global _armed  # noqa: PLW0603 - one main thread handles signals; a counter, not shared objects
+        _armed += 1
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        global _armed, _holding, _pending  # noqa: PLW0603
+        _armed -= 1
+        self.pending, _pending = _pending, None
+        _holding = False
+        if self.pending is not None and kind is not None:  # the commit failed after all: stop as asked
+            os.kill(os.getpid(), self.pending)
+            self.pending = None
+
+
+def after_commit() -> AfterCommit:
+    return AfterCommit()
+
+
+def commit_begins() -> None:
+    """Called by the import just before it commits: a signal from now on is held (when armed)."""
+    global _holding  # noqa: PLW0603
+    if _armed:
+        _holding = True
+
+
+def defer(signum: int) -> bool:
+    """Called by the command's signal handler: True when the signal is held for the guard to report."""
+    global _pending  # noqa: PLW0603
+    if not _holding:
+        return False
+    if _pending is None:
+        _pending = signum
+    return True
