@@ -22,7 +22,7 @@ from ..base.settings import SettingsError, load_settings
 from ..graph.model import DOCUMENT_NAME_PATTERN, DocumentError
 from ..graph.store import QueryFailed, StoreRefused
 from ..results import AccessPath, Status, ToolResult
-from .cli_output import EXIT_CODES, EXIT_FAILED, EXIT_INVALID, EXIT_OK, EXIT_UNKNOWN, _emit, _fail
+from .cli_output import EXIT_CODES, EXIT_FAILED, EXIT_INVALID, EXIT_OK, EXIT_UNKNOWN, _emit, _fail, _lines
 from .cli_parser import EXPORT_FORMATS, _HelpFormatter, _parse_args, _parser, _terminal_columns  # noqa: F401
 
 # The parser's names other than `_parse_args` are re-exported as they were before the parser had
@@ -60,7 +60,7 @@ def _render(result: ToolResult) -> str:
     data = result.model_dump(mode="json")
     lines = [f"[{result.status}] {result.message}".rstrip()]
     if not result.status.is_answer:
-        return lines[0]
+        return _lines(lines)
     alert = data.get("alert")
     if alert:
         lines.append(
@@ -94,7 +94,7 @@ def _render(result: ToolResult) -> str:
             f"  paths {alert_row['path_count'] if alert_row['path_count'] is not None else '-':<4}"
             f" entity {alert_row['entity_id']:<22} {alert_row['title']}"
         )
-    return "\n".join(lines)
+    return _lines(lines)
 
 
 def _rel_text(rel: dict[str, Any]) -> str:
@@ -433,7 +433,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "runs":
             runs = services.audit.list_runs()
             payload = {"status": "ok", "runs": [r.model_dump(mode="json", exclude={"steps"}) for r in runs]}
-            text = "\n".join(
+            text = _lines(
                 f"{r.run_id}  {r.state.value:<11} {r.alert_id:<22} {r.decider:<8} {r.actor or '-':<12}"
                 f" actions {len(r.actions)}"
                 f"  remaining {'-' if r.remaining_paths is None else r.remaining_paths}"

@@ -4,18 +4,21 @@ for `alert open`. Imported only by those commands: it opens the store and nothin
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from ..graph.store import QueryFailed, Store
 from ..read.entities import EntityMatch, resolve_entity, search_entities
 from ..results import Status
 from .cli_output import EXIT_CODES, EXIT_FAILED, _emit, _fail
+from .terminal import one_line
 
 
 def _match_line(m: EntityMatch) -> str:
-    arn = f"  {m.arn}" if m.arn and m.arn != m.id else ""
-    account = f"  account {m.account}" if m.account else ""
-    return f"  {m.label:<9} {m.id:<40} {m.name}{arn}{account}"
+    """One line per entity: an imported name, ARN or account holding a line break cannot add a line."""
+    arn = f"  {one_line(m.arn)}" if m.arn and m.arn != m.id else ""
+    account = f"  account {one_line(m.account)}" if m.account else ""
+    return f"  {m.label:<9} {one_line(m.id):<40} {one_line(m.name)}{arn}{account}"
 
 
 def _entities(args: argparse.Namespace, settings: Any) -> int:
@@ -48,5 +51,7 @@ def _resolved(store: Store, args: argparse.Namespace) -> str | int:
         payload["message"] = f"{found.message}; nothing written"
         _emit(payload, True, "")
         return EXIT_CODES[found.status]
-    lines = [f"{found.message}; nothing written", *(_match_line(m) for m in found.matches)]
-    return _fail(False, found.status, "\n".join(lines), EXIT_CODES[found.status])
+    code = _fail(False, found.status, f"{found.message}; nothing written", EXIT_CODES[found.status])
+    for match in found.matches:
+        print(_match_line(match), file=sys.stderr)
+    return code
