@@ -5,8 +5,9 @@ dashboard keeps a random token in a file only its user can read (0600, by defaul
 `dashboard.token` in the data directory, itself 0700 and the user's own), and serves every URL
 under that token as its path (Streamlit's `server.baseUrlPath`): `http://127.0.0.1:PORT/TOKEN/`,
 printed in the terminal that started it. A request without it (a page, the websocket of a session,
-an upload) matches no route and gets 404: no session is ever made for it, so no page code and no
-write runs, and nothing it sends is kept.
+an upload) matches no route of the dashboard and gets only a fixed "token required" page (404,
+`serve.py`): no session is ever made for it, so no page code and no write runs, and nothing it sends
+is kept.
 
 Why the path and not a cookie: browsers send every cookie for 127.0.0.1 to every port, HttpOnly ones
 included, and a script of any page served on 127.0.0.1 reads the others; another local user serves

@@ -2,7 +2,7 @@
 handled as a stop.
 
 `python -m blastshield_core.interfaces.dashboard_run [streamlit run options]` runs `streamlit run
-app.py` in this process.
+serve.py` (the dashboard, `app.py`, and a "token required" page for every other URL) in this process.
 
 - **Its token as the path.** On loopback without sign-in (the default), every URL is served under
   the dashboard's token (`server.baseUrlPath`, see `base/dashboard_token.py`): the token is read
@@ -10,11 +10,12 @@ app.py` in this process.
   line (any local user reads `/proc/PID/cmdline`). A `--server.baseUrlPath` given here is replaced.
   With sign-in configured, or beyond loopback, nothing is added. Exit 2 with the reason when the
   token's location is not trusted.
-- **A hang-up is a stop.** Streamlit stops cleanly on SIGTERM and SIGINT (its server stops, every
-  session ends and the store, with the embedded database server it started, is closed at exit),
-  but SIGHUP, which a closed terminal or an SSH session's end sends, would end the process at once
-  and leave that database server running. Here SIGHUP is turned into SIGTERM before Streamlit
-  starts, so a hang-up takes the same clean path.
+- **A hang-up is a stop.** The server (uvicorn, under Streamlit's `st.App` in `serve.py`) stops
+  cleanly on SIGTERM and SIGINT (every session ends and the store, with the embedded database server
+  it started, is closed at exit), then raises the signal again, which would end the process by it;
+  here that second SIGTERM is a clean exit (status 0). SIGHUP, which a closed terminal or an SSH
+  session's end sends, would end the process at once and leave that database server running: it is
+  turned into SIGTERM before the server starts, so a hang-up takes the same clean path.
 """
 
 from __future__ import annotations
@@ -31,12 +32,19 @@ from ..base.dashboard_token import ensure_token, token_path
 from ..base.ownership import UntrustedLocation
 from ..base.settings import SettingsError, load_settings
 
-APP = Path(__file__).resolve().parents[2] / "app.py"
+# `serve.py` serves `app.py`, and answers every URL no route matches with a "token required" page.
+APP = Path(__file__).resolve().parents[2] / "serve.py"
 BASE_PATH = "server.baseUrlPath"
 
 
 def _hang_up_as_terminate(signum: int, frame: object) -> None:
-    os.kill(os.getpid(), signal.SIGTERM)  # Streamlit's own SIGTERM handler stops the server
+    os.kill(os.getpid(), signal.SIGTERM)  # the server's own SIGTERM handler stops it
+
+
+def _stopped(signum: int, frame: object) -> None:
+    """SIGTERM outside the server's own handling: before it starts, and once it has stopped (uvicorn
+    raises the signal it stopped on again, with this handler back in place): a clean exit."""
+    raise SystemExit(0)
 
 
 def _option(argv: list[str], name: str) -> str | None:
@@ -97,7 +105,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"error: {exc}; the dashboard was not started", file=sys.stderr)
             return 2
         args = [*_without(args, BASE_PATH), f"--{BASE_PATH}", token]  # Streamlit prints the URL with it
-    signal.signal(signal.SIGHUP, _hang_up_as_terminate)  # Streamlit sets SIGTERM/SIGINT, never SIGHUP
+    signal.signal(signal.SIGHUP, _hang_up_as_terminate)  # the server handles SIGTERM/SIGINT, never SIGHUP
+    signal.signal(signal.SIGTERM, _stopped)
     from streamlit.web import cli
 
     sys.argv = ["streamlit", "run", str(APP), *args]  # this process's own list: /proc shows the original

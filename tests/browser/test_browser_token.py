@@ -5,7 +5,7 @@ its token (`base/dashboard_token.py`). A second OS user (created with `useradd` 
 root) serves a page of their own on another loopback port, which the starting user's browser opens
 (as a link in a chat or a document would make it), and runs Debian's Chromium under their own account,
 driven through its DevTools port. What that page's script can read holds no credential; replaying it
-(and a forged dashboard cookie of the old scheme) gets no page; six 50 MB uploads do not grow the
+(and a forged dashboard cookie of the old scheme) gets only "token required"; six 50 MB uploads do not grow the
 server; the token is in no file, command line or environment they can read. The audit and the blocked
 routes are unchanged by their visit.
 """
@@ -213,12 +213,15 @@ def test_another_users_page_gets_no_credential_and_its_replay_no_page(dashboard)
                            f"{root}/alerts", f"{root}/{secrets.token_urlsafe(32)}/", f"{root}/{token[:-1]}/"):  # fmt: skip
                 response = page.goto(target)
                 assert response is not None and response.status == 404, target
-                expect(page.locator("body")).to_have_text("Not Found")
+                expect(page.get_by_role("heading", name="BlastShield: token required")).to_be_visible()
                 expect(page.locator("[data-testid='stApp']")).to_have_count(0)  # no Streamlit app, no session
+                expect(page.get_by_text("alert queue")).to_have_count(0)
+                expect(page.get_by_role("button")).to_have_count(0)
             browser.close()
         finally:
             _stop(proc)
-    assert _status(f"{root}/_stcore/health")[0] == 404 and _status(f"{url}/_stcore/health") == (200, b"ok")
+    health = _status(f"{root}/_stcore/health")
+    assert health[0] == 404 and b"token required" in health[1] and _status(f"{url}/_stcore/health") == (200, b"ok")
     assert audit_state(data) == before  # no write: the audit head and the blocked routes are as they were
 
 
