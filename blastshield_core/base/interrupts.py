@@ -12,8 +12,11 @@ command saying "stopped". So a command arms `after_commit()` around the import; 
 
 from __future__ import annotations
 
+import _signal  # the C module: `signal` and its enums cost a read command several ms
 import os
-from types import TracebackType
+import threading
+from types import FrameType, TracebackType
+from typing import Any
 
 __all__ = ["AfterCommit", "after_commit", "commit_begins", "defer"]
 
@@ -23,18 +26,26 @@ _pending: int | None = None
 
 
 class AfterCommit:
-    """A context arming the hold; `pending` is the signal that arrived after the commit, once it ended."""
+    """A context arming the hold; `pending` is the signal that arrived after the commit, once it ended.
+    SIGTERM and SIGHUP come through the command's handler (`interfaces/terminal.py`); SIGINT is held
+    by a handler of its own, set here for the context's length only (asyncio, in other commands, keeps
+    Python's own)."""
 
     pending: int | None = None
+    _previous: Any = None
 
     def __enter__(self) -> AfterCommit:
         global _armed  # noqa: PLW0603 - one main thread handles signals; a counter, not shared objects
         _armed += 1
+        if threading.current_thread() is threading.main_thread():
+            self._previous = _signal.signal(_signal.SIGINT, _interrupt)
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         global _armed, _holding, _pending  # noqa: PLW0603
         _armed -= 1
+        if self._previous is not None:
+            _signal.signal(_signal.SIGINT, self._previous)
         self.pending, _pending = _pending, None
         _holding = False
         if self.pending is not None and kind is not None:  # the commit failed after all: stop as asked
@@ -61,3 +72,9 @@ def defer(signum: int) -> bool:
     if _pending is None:
         _pending = signum
     return True
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    """SIGINT while armed: held after the commit, else `KeyboardInterrupt` as Python's own handler raises it."""
+    if not defer(signum):
+        raise KeyboardInterrupt

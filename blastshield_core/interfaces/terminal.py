@@ -85,12 +85,6 @@ def _raise(signum: int, _frame: Any) -> None:
     raise _Signalled(signum)
 
 
-def _interrupt(signum: int, _frame: Any) -> None:
-    """SIGINT: `KeyboardInterrupt`, as Python's own handler raises it, unless held after a commit."""
-    if not interrupts.defer(signum):
-        raise KeyboardInterrupt
-
-
 def signal_name(signum: int) -> str:
     return _NAMES[signum]
 
@@ -104,7 +98,6 @@ def handle_signals() -> None:
     """SIGTERM and SIGHUP raise `KeyboardInterrupt` (a subclass naming the signal), like SIGINT."""
     for signum in (_signal.SIGTERM, _signal.SIGHUP):
         _signal.signal(signum, _raise)
-    _signal.signal(_signal.SIGINT, _interrupt)
 
 
 def _quiet_stdout() -> None:

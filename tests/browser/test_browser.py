@@ -1,4 +1,4 @@
-"""A real browser (Debian Chromium through Playwright) against `streamlit run` on a free port."""
+"""A real browser (Debian Chromium through Playwright) against the dashboard as `make run` serves it, on a free port."""
 
 from __future__ import annotations
 

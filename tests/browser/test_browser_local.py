@@ -1,4 +1,4 @@
-"""Local only (Debian Chromium through Playwright against `streamlit run`): loading each page makes no
+"""Local only (Debian Chromium through Playwright against the dashboard as `make run` serves it): loading each page makes no
 request beyond the dashboard's own origin, and arrivals with query parameters log no stack trace.
 Every wait is for Streamlit's rerun to settle (the app's script state), never for time."""
 

@@ -129,15 +129,23 @@ def _state(data_dir: Path) -> tuple[dict, list[str], int]:
         store.close()
 
 
-@pytest.mark.parametrize("phase", BEFORE_COMMIT + AFTER_COMMIT)
-def test_a_signal_at_each_phase_of_import_aws_ends_in_bounded_time_and_says_what_is_true(export, tmp_path, phase):
+CASES = [(phase, signal.SIGTERM) for phase in BEFORE_COMMIT + AFTER_COMMIT] + [
+    ("load", signal.SIGHUP),
+    ("commit", signal.SIGINT),  # Ctrl-C is held after the commit too
+    ("report-threads", signal.SIGINT),
+]
+
+
+@pytest.mark.parametrize(("phase", "signum"), CASES, ids=[f"{p}-{s.name}" for p, s in CASES])
+def test_a_signal_at_each_phase_of_import_aws_ends_in_bounded_time_and_says_what_is_true(
+    export, tmp_path, phase, signum
+):
     data_dir = tmp_path / "data"
     store = Store(load_settings(environ={}, data_dir=data_dir))
     seed(store)
     store.close()
     before = _state(data_dir)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("BLASTSHIELD_", "FALKORDB_"))}
-    signum = signal.SIGTERM
     proc = subprocess.Popen(
         [sys.executable, "-c", HOOKED, phase, str(int(signum)), "import-aws", str(export), "--data-dir", str(data_dir)],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -159,11 +167,11 @@ def test_a_signal_at_each_phase_of_import_aws_ends_in_bounded_time_and_says_what
     after = _state(data_dir)
     if phase in BEFORE_COMMIT:
         assert proc.returncode == 128 + signum, (proc.returncode, err[-2000:])
-        assert "interrupted (SIGTERM): stopped" in err and "imported" not in out
+        assert f"interrupted ({signum.name}): stopped" in err and "imported" not in out
         assert after == before  # nothing written, no staging graph, no import recorded
     else:
         assert proc.returncode == 5, (proc.returncode, err[-2000:])
-        assert "interrupted (SIGTERM): imported; report interrupted" in err and "stopped" not in err
+        assert f"interrupted ({signum.name}): imported; report interrupted" in err and "stopped" not in err
         assert after[0] != before[0] and after[1] == before[1]  # the import stands; no staging graph left
         assert after[2] == before[2] + 1  # and is recorded in the audit
         verified = run_cli("audit", "verify", "--json", "--data-dir", str(data_dir))
