@@ -32,6 +32,7 @@ from blastshield_core.base.settings import load_settings
 from blastshield_core.graph.audit import AuditLog
 from blastshield_core.graph.store import Store
 from tests.conftest import ROOT, graph_snapshot, run_cli, server_gone
+from tests.helpers import aws_live
 
 # The command, run with one phase hooked: `python -c HOOKED PHASE SIGNUM import-aws ...`.
 HOOKED = r"""
@@ -191,3 +192,28 @@ def test_the_report_interrupted_in_json_keeps_the_import_report(export, tmp_path
     payload = json.loads(out.stdout)
     assert payload["status"] == "imported" and payload["next"] is None and payload["interrupted"] == "SIGHUP"
     assert payload["accounts"] and payload["counts"]["nodes"]
+
+
+moto_server, moto_account = aws_live.moto_server, aws_live.moto_account  # the fixtures
+
+
+def test_collect_aws_import_interrupted_from_the_commit_says_collected_and_imported(moto_account, tmp_path):
+    """`collect-aws --import` holds a signal from the commit on as `import-aws` does (moto on loopback)."""
+    aws_live.user_with_key_to_critical_bucket(moto_account)
+    data_dir = tmp_path / "data"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("BLASTSHIELD_", "FALKORDB_"))}
+    env["BLASTSHIELD_AWS_COLLECT_PROFILE"] = "collect"
+    out = subprocess.run(
+        [sys.executable, "-c", HOOKED, "commit", str(int(signal.SIGTERM)), "collect-aws", "--out",
+         str(tmp_path / "collection"), "--import", "--data-dir", str(data_dir)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=BOUND_S + 240, check=False,
+    )  # fmt: skip
+    assert "phase reached: commit" in out.stderr, out.stderr[-2000:]
+    assert out.returncode == 5, out.stderr[-2000:]
+    assert "interrupted (SIGTERM): collected and imported" in out.stderr and "stopped" not in out.stderr
+    assert f"imported accounts {aws_live.ACCOUNT}" in out.stdout
+    store = Store(load_settings(environ={}, data_dir=data_dir))
+    try:
+        assert [e.kind for e in AuditLog(store).events()].count("import") == 1
+    finally:
+        store.close()

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from ...results import Status
-from ..cli_output import EXIT_FAILED, EXIT_INVALID, EXIT_OK, _emit, _fail
+from ..cli_output import EXIT_FAILED, EXIT_INVALID, EXIT_OK, EXIT_REPORT_INTERRUPTED, _emit, _fail, _lines
+from ..terminal import signal_name
 from .account import (
     COLLECTIONS_FILE,
     collect_session,
@@ -54,7 +55,7 @@ def _revoke_command(args: argparse.Namespace, settings: Any) -> int:
             plans = revocation_plans(services, args.alert_id)
             lines = [f"revocation plan for {args.alert_id}: {len(plans)} candidate(s); nothing is executed"]
             lines += [f"  {p['id']}: {p['plan']['kind']} {p['arn']}" for p in plans]
-            _emit({"status": "ok", "alert_id": args.alert_id, "plans": plans}, args.json, "\n".join(lines))
+            _emit({"status": "ok", "alert_id": args.alert_id, "plans": plans}, args.json, _lines(lines))
             return EXIT_OK
         payload = revoke_role_sessions(
             services, args.alert_id, args.candidate, confirm=args.confirm, max_actions=args.max_actions,
@@ -180,7 +181,7 @@ def _release_command(args: argparse.Namespace, settings: Any) -> int:
                 for a in payload["alerts_reopened"]
             ),
         ]
-        _emit(payload, args.json, "\n".join(lines))
+        _emit(payload, args.json, _lines(lines))
         return EXIT_OK if payload["api_verified"] and not why else 1
     except QueryFailed as exc:
         return _fail(args.json, Status.QUERY_FAILED, str(exc), EXIT_FAILED)
@@ -231,6 +232,7 @@ def _collect(args: argparse.Namespace, settings: Any) -> int:
     ]
     if args.do_import:
         from ...base.actor import local_actor
+        from ...base.interrupts import after_commit
         from ...graph.store import QueryFailed
         from ...sources.aws import AwsInputError, import_aws
         from ..service import open_services
@@ -240,12 +242,13 @@ def _collect(args: argparse.Namespace, settings: Any) -> int:
         except QueryFailed as exc:
             return _fail(args.json, Status.QUERY_FAILED, str(exc), EXIT_FAILED)
         try:
-            imported = import_aws(
-                services.store,
-                list(report.folders.values()),
-                sensitivity_file=Path(args.sensitivity) if args.sensitivity else None,
-                actor=local_actor(),
-            )
+            with after_commit() as guard:  # a signal from the commit on waits for the audit (base/interrupts.py)
+                imported = import_aws(
+                    services.store,
+                    list(report.folders.values()),
+                    sensitivity_file=Path(args.sensitivity) if args.sensitivity else None,
+                    actor=local_actor(),
+                )
         except AwsInputError as exc:
             return _fail(args.json, Status.INVALID_INPUT, f"collected, but nothing imported: {exc}", EXIT_INVALID)
         except QueryFailed as exc:
@@ -260,5 +263,9 @@ def _collect(args: argparse.Namespace, settings: Any) -> int:
             + ", ".join(f"{n} {label}" for label, n in sorted(counts["nodes"].items()))
             + f"; {counts['alerts']} alerts; {len(imported.warnings)} warning(s)"
         )
-    _emit(report.to_dict(), args.json, "\n".join(lines))
+        if guard.pending is not None:  # the accounts are collected and imported: say so, then stop
+            _emit({**report.to_dict(), "interrupted": signal_name(guard.pending)}, args.json, _lines(lines))
+            print(f"interrupted ({signal_name(guard.pending)}): collected and imported", file=sys.stderr)
+            return EXIT_REPORT_INTERRUPTED
+    _emit(report.to_dict(), args.json, _lines(lines))
     return EXIT_OK
