@@ -92,6 +92,14 @@ RETURN properties(r) AS run
 ORDER BY r.started_at DESC, r.run_id DESC
 LIMIT $limit
 
+// name: audit_latest_run_of_alert
+// description: the newest run on the chain of the alert $alert_id (its id), if any
+MATCH (r:Run {alert_id: $alert_id})
+WHERE r.chain_seq IS NOT NULL
+RETURN r.run_id AS run_id
+ORDER BY r.started_at DESC, r.run_id DESC
+LIMIT 1
+
 // name: audit_running_runs
 // description: runs still marked running
 MATCH (r:Run)

@@ -26,7 +26,8 @@ from ..graph.audit import RUN_ID_PATTERN, AuditLog
 from ..read.tools import ReadTools
 from ..respond.gemini import gemini_client
 from ..results import RunRecord, RunState, Status
-from .checker import BriefingClaims, Flag, check_claims, check_text
+from . import runview
+from .checker import BriefingClaims, CheckOutcome, Flag, check_claims_outcome, check_text_outcome
 from .evidence import EvidenceSummary, EvidenceUnavailable, gather_evidence
 
 __all__ = [
@@ -72,6 +73,9 @@ class Briefing(BaseModel):
     markdown: str
     claims: BriefingClaims | None = Field(default=None, description="the model's claims, when it answered")
     flags: list[Flag] = Field(default_factory=list, description="what the checker found in the model's briefing")
+    unverified: list[str] = Field(
+        default_factory=list, description="sentences of the model's briefing the checker could not judge (marked)"
+    )
     evidence: EvidenceSummary
     model: str | None = None
     generated_at: datetime
@@ -226,27 +230,37 @@ def render_fallback(ev: EvidenceSummary, reason: str) -> str:
 
 def _account_text(action: dict[str, Any]) -> str:
     """An action's side on the AWS account, when it has one."""
-    aws = action.get("aws") or {}
-    if not aws:
+    if not runview.aws_backed(action):
         return ""
-    if not aws.get("applied_in_aws"):
+    if not runview.on_account(action):
         return "; not applied in AWS"
+    applied, api_verified, graph_verified = runview.reported_applied(action)
     return (
-        f"; on the AWS account: applied {action.get('applied')}, verified through the API"
-        f" {action.get('api_verified')}, in the graph {action.get('graph_verified')}"
+        f"; on the AWS account: applied {applied}, verified through the API"
+        f" {api_verified}, in the graph {graph_verified}"
     )
 
 
 def _graph_only(actions: list[dict[str, Any]]) -> list[str]:
     """Routes of AWS credentials a run blocked in the graph alone (no respond profile)."""
-    return [
-        str(a["route_id"])
-        for a in actions
-        if (a.get("aws") or {}) and not a["aws"].get("applied_in_aws") and a.get("status") == "applied"
-    ]
+    return [runview.route_of(a) for a in actions if runview.graph_only(a)]
 
 
-def render_model(ev: EvidenceSummary, claims: BriefingClaims, model: str) -> str:
+UNVERIFIED_MARK = " *(unverified: not checked against the graph)*"
+
+
+def mark_unverified(prose: str, unverified: list[str]) -> str:
+    """The prose with each clause the checker could not judge marked after it (first occurrence)."""
+    for clause in unverified:
+        at = prose.find(clause)
+        if at == -1 or not clause.strip():
+            continue
+        end = at + len(clause)
+        prose = prose[:end] + UNVERIFIED_MARK + prose[end:]
+    return prose
+
+
+def render_model(ev: EvidenceSummary, claims: BriefingClaims, model: str, unverified: list[str] | None = None) -> str:
     """The model's briefing (already checked), with its label and the claims that were checked."""
     checked = [
         ("risk score", claims.risk_score),
@@ -260,12 +274,17 @@ def render_model(ev: EvidenceSummary, claims: BriefingClaims, model: str) -> str
         "",
         f"> **Model briefing** ({model}) — checked against a fresh graph investigation: no contradiction found.",
         "",
-        claims.prose.strip() or "(the model wrote no prose)",
+        mark_unverified(claims.prose.strip(), unverified or []) or "(the model wrote no prose)",
         "",
         "Checked claims: " + "; ".join(f"{name} {value}" for name, value in checked if value is not None)
         if any(value is not None for _, value in checked)
         else "Checked claims: none beyond the prose.",
     ]
+    if unverified:
+        lines.append(
+            f"Unverified: {len(unverified)} sentence(s) use state or action words the checker could not read;"
+            " they are marked, neither confirmed nor contradicted."
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -323,14 +342,24 @@ class Briefer:
     def _allowed(self) -> set[str]:
         return {self.settings.gemini_model}
 
+    def latest_run_id(self, alert_id: str) -> str | None:
+        """The alert's newest containment run, which a check is held against by default."""
+        return self.audit.latest_run_id(alert_id)
+
     def check(
         self, alert_id: str, briefing: str | BriefingClaims, evidence: EvidenceSummary | None = None
     ) -> list[Flag]:
         """Flags for a proposed briefing (free text or claims) against fresh evidence."""
+        return self.check_outcome(alert_id, briefing, evidence).flags
+
+    def check_outcome(
+        self, alert_id: str, briefing: str | BriefingClaims, evidence: EvidenceSummary | None = None
+    ) -> CheckOutcome:
+        """Flags (contradicted claims) and unverified sentences for a proposed briefing."""
         ev = evidence or self.evidence(alert_id)
         if isinstance(briefing, BriefingClaims):
-            return check_claims(briefing, ev, self.tools, self._allowed())
-        return check_text(briefing, ev, self.tools, self._allowed())
+            return check_claims_outcome(briefing, ev, self.tools, self._allowed())
+        return check_text_outcome(briefing, ev, self.tools, self._allowed())
 
     def fallback(self, ev: EvidenceSummary, reason: str, **extra: Any) -> Briefing:
         return Briefing(
@@ -359,7 +388,8 @@ class Briefer:
             return self.fallback(ev, f"model error: invalid briefing ({where}: {first['msg']})", model=model)
         except Exception as exc:  # the SDK and transports raise many types; all mean "no model briefing"
             return self.fallback(ev, f"model error: {type(exc).__name__}: {str(exc)[:200]}", model=model)
-        flags = self.check(alert_id, claims, ev)
+        outcome = self.check_outcome(alert_id, claims, ev)
+        flags = outcome.flags
         if flags:
             return self.fallback(
                 ev,
@@ -373,8 +403,9 @@ class Briefer:
             run_id=ev.run.run_id if ev.run else None,
             label="model",
             title=_title(ev),
-            markdown=render_model(ev, claims, model),
+            markdown=render_model(ev, claims, model, outcome.unverified),
             claims=claims,
+            unverified=outcome.unverified,
             evidence=ev,
             model=model,
             generated_at=datetime.now(UTC),

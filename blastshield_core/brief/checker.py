@@ -36,12 +36,15 @@ from .evidence import (
     RunSummary,
     gather_evidence,
 )
+from .judge import judge_account, judge_link, judge_link_state, judge_on_path, judge_through
 from .lexicon import CLOSE_FORMS
+from .normalise import normalise
 from .prose import ProseClaim, read_prose
 
 __all__ = [
     "MAX_TEXT_CHARS",
     "BriefingClaims",
+    "CheckOutcome",
     "ContainmentState",
     "EvidenceSummary",
     "EvidenceUnavailable",
@@ -50,7 +53,9 @@ __all__ = [
     "PathSummary",
     "RunSummary",
     "check_claims",
+    "check_claims_outcome",
     "check_text",
+    "check_text_outcome",
     "gather_evidence",
 ]
 
@@ -77,6 +82,7 @@ class FlagKind(StrEnum):
     FALSE_CONTAINMENT = "false_containment"
     FALSE_EXPOSURE = "false_exposure"
     SELF_CONTRADICTION = "self_contradiction"
+    WRONG_RELATIONSHIP = "wrong_relationship"
 
 
 class _Model(BaseModel):
@@ -188,6 +194,7 @@ class _Checker:
             *extra_allowed,
         }
         self._graph_cache: dict[str, bool] = {}
+        self.unverified: list[str] = []
         self._blast_ids = {e.id for e in evidence.blast_radius}
         self.prose_types = set(evidence.relationship_types) | set(evidence.modelled_relationship_types)
         self._kinds: dict[str, str] = {}
@@ -349,6 +356,7 @@ class _Checker:
         """Check free text; returns the claims read from it (for the self-consistency check)."""
         lines = [line for line in text.splitlines() if not self._quotes_title(line)]
         text = _ARN_RE.sub(self._arn, "\n".join(lines))
+        text = normalise(text, self.ev.names_lower, self.known_lower)
         for m in _TOKEN_RE.finditer(text):
             self._id(m.group(0), self._sentence_at(text, m.start()))
         claims = read_prose(text, self.id_kind, self.route_words, self.allowed)
@@ -395,8 +403,7 @@ class _Checker:
         if token.startswith("block-route:") and token.removeprefix("block-route:") in self.known:
             return
         if token.lower() in self.known_lower:
-            self.entity(token, clause)  # wrong case is a different id
-            return
+            return  # a known id in other letter case (normalised to it before the grammar reads it)
         if not re.search(r"[A-Za-z]", token):
             return
         if self._reads_as_id(token):
@@ -471,11 +478,41 @@ class _Checker:
             self.blast(claim)
         elif claim.kind == "run_state":
             self.run_done(claim)
+        elif claim.kind == "unverified":
+            if claim.clause not in self.unverified:
+                self.unverified.append(claim.clause)
+        elif claim.kind in ("account", "link", "link_state", "on_path", "through"):
+            self.judged(claim)
         elif claim.kind == "state" and claim.action == "revocation" and ev.revocations:
             self.revocation(claim)
         elif claim.kind == "state" and not self.state_holds(claim):
             scoped = bool(claim.scope or claim.assets or claim.depth)
             self.containment(str(claim.value), claim.text, claim.clause, scoped=scoped)
+
+    def judged(self, claim: ProseClaim) -> None:
+        """Claims about the run's account actions and between named entities (`judge.py`)."""
+        reader = self.tools.store if self.tools is not None else None
+        if claim.kind == "account":
+            verdict = judge_account(self.ev, claim.qualifier, bool(claim.value))
+        elif claim.kind == "link":
+            verdict = judge_link(self.ev, reader, claim.scope[0], claim.scope[1], claim.value)  # type: ignore[arg-type]
+        elif claim.kind == "link_state":
+            verdict = judge_link_state(self.ev, reader, claim.scope[0], claim.scope[1], claim.value)  # type: ignore[arg-type]
+        elif claim.kind == "on_path":
+            verdict = judge_on_path(self.ev, claim.scope[0], claim.scope[1], str(claim.value))
+        else:
+            quant, negated = claim.value  # type: ignore[misc]
+            verdict = judge_through(self.ev, claim.scope[0], quant, negated)
+        if verdict is None:
+            return
+        kind, evidence = verdict
+        if kind == "unverified":
+            if claim.clause not in self.unverified:
+                self.unverified.append(claim.clause)
+            return
+        if claim.kind == "link" and not claim.value[1]:  # type: ignore[index]
+            kind = FlagKind.FALSE_CONTAINMENT.value  # "X can no longer assume Y" while it can: access claimed closed
+        self.flag(FlagKind(kind), claim.text, evidence, claim.clause)
 
     def run_done(self, claim: ProseClaim) -> None:
         """ "The run completed": only a fresh "no qualifying path" completes a run."""
@@ -582,13 +619,33 @@ def _strip_run_reason(text: str, evidence: EvidenceSummary) -> str:
     return text.replace(f"Recorded reason: {evidence.run.reason}", "Recorded reason: (quoted)")
 
 
+class CheckOutcome(_Model):
+    """A check's verdicts: the contradicted claims (flags) and the sentences it could not judge."""
+
+    flags: list[Flag] = Field(default_factory=list)
+    unverified: list[str] = Field(
+        default_factory=list, description="clauses with state or action words that the grammar could not read"
+    )
+
+    @property
+    def contradicted(self) -> bool:
+        return bool(self.flags)
+
+
 def check_text(
     text: str, evidence: EvidenceSummary, tools: ReadTools | None = None, allowed: set[str] | None = None
 ) -> list[Flag]:
     """Flags for a free-text briefing against the evidence."""
+    return check_text_outcome(text, evidence, tools, allowed).flags
+
+
+def check_text_outcome(
+    text: str, evidence: EvidenceSummary, tools: ReadTools | None = None, allowed: set[str] | None = None
+) -> CheckOutcome:
+    """Flags and unverified clauses for a free-text briefing against the evidence."""
     checker = _Checker(evidence, tools, allowed or set())
     checker.text(_strip_run_reason(text[:MAX_TEXT_CHARS], evidence))
-    return checker.flags
+    return CheckOutcome(flags=checker.flags, unverified=checker.unverified)
 
 
 def _disagreements(claims: BriefingClaims, prose: list[ProseClaim]) -> list[tuple[ProseClaim, str, object]]:
@@ -620,6 +677,13 @@ def check_claims(
     claims: BriefingClaims, evidence: EvidenceSummary, tools: ReadTools | None = None, allowed: set[str] | None = None
 ) -> list[Flag]:
     """Flags for structured claims (checked exactly), their prose, and prose that disagrees with them."""
+    return check_claims_outcome(claims, evidence, tools, allowed).flags
+
+
+def check_claims_outcome(
+    claims: BriefingClaims, evidence: EvidenceSummary, tools: ReadTools | None = None, allowed: set[str] | None = None
+) -> CheckOutcome:
+    """Flags and unverified clauses for structured claims and their prose."""
     checker = _Checker(evidence, tools, allowed or set())
     for entity_id in claims.entity_ids:
         checker.entity(entity_id, "entity_ids")
@@ -649,4 +713,4 @@ def check_claims(
             f"the prose says {name} {claim.value} but the briefing's own claims say {structured}",
             claim.clause,
         )
-    return checker.flags
+    return CheckOutcome(flags=checker.flags, unverified=checker.unverified)

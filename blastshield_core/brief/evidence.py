@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..graph.store import QueryFailed
 from ..read.tools import ReadTools
 from ..results import MAX_DEPTH, BlastEntity, RouteStatus, RunRecord, RunState, ScoreFactor, Status
+from . import runview
 
 __all__ = ["ContainmentState", "EvidenceSummary", "EvidenceUnavailable", "PathSummary", "RunSummary", "gather_evidence"]
 
@@ -79,6 +80,23 @@ class EvidenceSummary(_Model):
     arns: dict[str, str] = Field(
         default_factory=dict, description="ARN -> entity id, for the AWS entities on the alert's paths"
     )
+    names: dict[str, str] = Field(
+        default_factory=dict,
+        description="plain name -> entity id, for the entities on the paths and in the blast radius",
+    )
+
+    @property
+    def names_lower(self) -> dict[str, str]:
+        """Lower-case plain name -> id; a name two entities share names neither."""
+        out: dict[str, str] = {}
+        shared: set[str] = set()
+        for name, entity in self.names.items():
+            key = name.lower()
+            if key in out and out[key] != entity:
+                shared.add(key)
+            out[key] = entity
+        known = {k.lower() for k in self.known_ids}
+        return {k: v for k, v in out.items() if k not in shared and k not in known}
 
     @property
     def asset_count(self) -> int:
@@ -107,9 +125,9 @@ class EvidenceSummary(_Model):
         if self.run is None:
             return {}
         return {
-            str(a.get("route_id")): a.get("applied") is True
+            runview.route_of(a): runview.action_applied(a)
             for a in self.run.actions
-            if a.get("operation") == "revoke_role_sessions"
+            if runview.operation(a) == "revoke_role_sessions"
         }
 
 
@@ -150,6 +168,9 @@ def gather_evidence(tools: ReadTools, alert_id: str, run: RunRecord | None = Non
         for p in (*inv.paths, *every)
         for n in p.nodes
         if isinstance(n.properties.get("arn"), str) and n.properties["arn"].startswith("arn:")
+    }
+    names = {n.name: n.id for p in (*inv.paths, *every) for n in p.nodes if n.name and n.name != n.id} | {
+        e.name: e.id for e in blast.entities if e.name and e.name != e.id
     }
     summary_run = None
     if run is not None:
@@ -197,6 +218,7 @@ def gather_evidence(tools: ReadTools, alert_id: str, run: RunRecord | None = Non
             {r.type for p in every for r in p.relationships} | {r.type for r in routes.routes}
         ),
         arns=arns,
+        names=names,
         containment_state="contained" if inv.status is Status.NO_PATH else "exposed",
         run=summary_run,
     )

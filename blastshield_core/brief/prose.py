@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from ..graph.model import RelType
+from .account import account_claims
 from .lexicon import (
     CLOSE_ADJECTIVES,
     CLOSE_FORMS,
@@ -50,6 +51,7 @@ from .lexicon import (
     ZERO_NOUNS,
     number_value,
 )
+from .links import has_vocabulary, link_claims
 from .structure import emptiness, restructure
 
 
@@ -338,8 +340,15 @@ class _Reader:
         first_word = re.match(r"\s*(\w+)", clause)
         imperative_clause = bool(first_word) and first_word.group(1).lower() in _CLOSE_BASE  # type: ignore[union-attr]
         quiet = hypothetical or recommended or earlier or purpose or checking or imperative_clause
+        before = len(self.claims)
         if not quiet:
             self.numbers(clause)
+        account = [] if quiet or question else account_claims(clause)
+        for kind, done, text in account:
+            self.add("account", done, text, clause, qualifier=kind)
+        links = [] if quiet or question else link_claims(clause, self.id_kind)
+        for kind, value, text, between in links:
+            self.add(kind, value, text, clause, scope=between)
         segments = [s for s in re.split(r",\s*", clause) if s.strip()]
         clause_scope = self.scope(_tokens(clause, self.id_kind), clause)
         for n, segment in enumerate(segments):
@@ -355,7 +364,7 @@ class _Reader:
                 local, assets = [], []  # "..., ending the exposure": the whole alert, whatever else is named
             found = self.states(toks, segment, gerund_subject and n == 0, gerund_subject and n > 0)
             for state, text, past, action in found:
-                if quiet or imperative or question:
+                if quiet or imperative or question or account or links:
                     continue
                 if state == "contained" and partial and not local and not assets and not action:
                     continue
@@ -367,6 +376,8 @@ class _Reader:
             if not (quiet or question):
                 for text in self.run_done(toks, segment):
                     self.add("run_state", "completed", text, clause)
+        if not (quiet or question) and len(self.claims) == before and has_vocabulary(clause):
+            self.add("unverified", None, clause, clause)
 
     @staticmethod
     def _whole(toks: list[_Tok]) -> bool:

@@ -21,6 +21,7 @@ from ..base.safetext import safe_markdown
 from ..graph.audit import RUN_ID_PATTERN
 from ..read.tools import ReadTools
 from ..results import CandidatesResult, RouteRelease, RunAction, RunRecord, RunStep, TraceEntry
+from . import runview
 from .briefing import Briefer, Briefing
 from .evidence import EvidenceSummary, EvidenceUnavailable
 
@@ -185,19 +186,19 @@ def _paths(detail: list[list[str]], count: int | None) -> list[str]:
 
 def _account_lines(action: RunAction) -> str:
     """An action's side on the AWS account, as the lines under it."""
-    aws = action.aws
-    if not aws:
+    if not runview.aws_backed(action):
         return ""
-    if not aws.get("applied_in_aws"):
-        return f"\n   - **not applied in AWS**: {aws.get('note') or 'graph only'}"
+    if not runview.on_account(action):
+        return f"\n   - **not applied in AWS**: {runview.account_note(action)}"
     calls = "; ".join(
         f"`{c['api']}` ({', '.join(f'{k}={v}' for k, v in c['params'].items() if k != 'PolicyDocument')})"
-        for c in aws.get("plan", {}).get("calls", [])
+        for c in runview.account_calls(action)
     )
-    before = json.dumps(aws.get("plan", {}).get("before_image") or {}, sort_keys=True)
+    before = json.dumps(dict(runview.before_image(action)), sort_keys=True)
+    applied, api_verified, graph_verified = runview.reported_applied(action)
     return (
-        f"\n   - on the AWS account: {calls}; applied {action.applied}, api_verified {action.api_verified},"
-        f" graph_verified {action.graph_verified}; request id `{aws.get('request_id') or '-'}`"
+        f"\n   - on the AWS account: {calls}; applied {applied}, api_verified {api_verified},"
+        f" graph_verified {graph_verified}; request id `{runview.request_id(action) or '-'}`"
         f"\n   - before-image: `{before}`"
     )
 
@@ -254,16 +255,14 @@ def render_markdown(report: IncidentReport) -> str:
             f"{a.step}. `{a.candidate_id}` ("
             + (
                 "revoke the role's active sessions on the AWS account; cuts no path"
-                if a.operation == "revoke_role_sessions"
+                if runview.operation(a) == "revoke_role_sessions"
                 else f"route `{a.route_id}`"
             )
             + f"): {a.status}, verified **{a.verified}**;"
             f" qualifying paths before {a.paths_before}, after {a.paths_after}. {a.reason}" + _account_lines(a)
             for a in report.actions
         ] or ["No action was taken."]
-        graph_only = [
-            a.route_id for a in report.actions if a.aws and not a.aws.get("applied_in_aws") and a.status == "applied"
-        ]
+        graph_only = [runview.route_of(a) for a in report.actions if runview.graph_only(a)]
         if graph_only:
             lines.append(
                 f"\n**Not applied in AWS:** {', '.join(f'`{r}`' for r in graph_only)} blocked in the graph only"

@@ -353,6 +353,11 @@ class AuditLog:
     def list_runs(self, limit: int = 200) -> list[RunRecord]:
         return [self._run(row["run"]) for row in self.store.read_audit("audit_list_runs", {"limit": limit})]
 
+    def latest_run_id(self, alert_id: str) -> str | None:
+        """The id of the alert's newest run, or None when it has none."""
+        rows = self.store.read_audit("audit_latest_run_of_alert", {"alert_id": alert_id})
+        return str(rows[0]["run_id"]) if rows else None
+
     def get(self, run_id: str) -> RunRecord | None:
         rows = self.store.read_audit("audit_get_run", {"run_id": run_id})
         if not rows:

@@ -101,19 +101,29 @@ def _flags_text(flags: list[Flag]) -> str:
 def _check_briefing(services: Services, args: argparse.Namespace, proposed: str | BriefingClaims) -> int:
     from ..brief.checker import BriefingClaims
 
-    flags = services.briefer.check(args.alert_id, proposed)
+    briefer = services.briefer
+    run_id = args.run_id or briefer.latest_run_id(args.alert_id)
+    outcome = briefer.check_outcome(args.alert_id, proposed, briefer.evidence(args.alert_id, run_id))
+    flags = outcome.flags
     payload = {
         "status": "ok",
         "alert_id": args.alert_id,
+        "run_id": run_id,
         "input": "claims" if isinstance(proposed, BriefingClaims) else "text",
         "clean": not flags,
         "flags": [f.model_dump(mode="json") for f in flags],
+        "unverified": outcome.unverified,
     }
+    against = f" (run {run_id})" if run_id else " (no run of this alert)"
     text = (
-        "clean: nothing contradicts the graph evidence"
+        "clean: nothing contradicts the graph evidence" + against
         if not flags
-        else f"{len(flags)} flag(s):\n" + _flags_text(flags)
+        else f"{len(flags)} flag(s){against}:\n" + _flags_text(flags)
     )
+    if outcome.unverified:
+        text += f"\n{len(outcome.unverified)} unverified (neither confirmed nor contradicted):\n" + "\n".join(
+            f"  {u!r}" for u in outcome.unverified
+        )
     _emit(payload, args.json, text)
     return EXIT_OK if not flags else 1
 

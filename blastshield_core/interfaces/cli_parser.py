@@ -230,6 +230,12 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser | None:
     p = sub.add_parser("check-briefing", parents=[common], help="check a text or JSON briefing against the graph")
     p.add_argument("alert_id")
     p.add_argument("file", help="a text briefing, or JSON claims (BriefingClaims)")
+    p.add_argument(
+        "--run",
+        dest="run_id",
+        metavar="RUN_ID",
+        help="hold claims about the run and the account against this run of the alert (default: its latest run)",
+    )
 
     p = sub.add_parser("report", parents=[common], help="incident report for a run or an alert")
     p.add_argument("target", metavar="RUN_ID|ALERT_ID")

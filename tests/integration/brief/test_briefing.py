@@ -121,6 +121,8 @@ PLANTED = [
     ("BH-CONTAINMENT-4001", "contractor_11's sessions have been shut down.", FlagKind.FALSE_CONTAINMENT),
     ("BH-CONTAINMENT-4001", "The exposure is over.", FlagKind.FALSE_CONTAINMENT),
     ("BH-1042", "developer_07's access was rescinded.", FlagKind.FALSE_CONTAINMENT),
+    ("BH-CONTAINMENT-4001", "console-role can assume ops-role directly.", FlagKind.WRONG_RELATIONSHIP),
+    ("BH-CONTAINMENT-4001", "Both paths run through bastion-01.", FlagKind.WRONG_RELATIONSHIP),
 ]  # fmt: skip
 
 

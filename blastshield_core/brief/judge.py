@@ -1,0 +1,148 @@
+"""Judging the claims about the run's account actions and between named entities.
+
+Each function answers None when the claim holds, or (false_containment | false_exposure |
+wrong_relationship, the evidence) when the evidence contradicts it; `UNSURE` when the checker
+has no way to ask (no graph at hand), which the caller reports as unverified.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from ..graph.store import QueryFailed
+from ..results import Status
+from .evidence import EvidenceSummary, EvidenceUnavailable
+from .runview import account_facts
+
+__all__ = ["UNSURE", "GraphReader", "judge_account", "judge_link", "judge_link_state", "judge_on_path", "judge_through"]
+
+UNSURE = ("unverified", "")
+Verdict = tuple[str, str] | None
+
+
+class GraphReader(Protocol):
+    def read(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]: ...
+
+
+def judge_account(ev: EvidenceSummary, kind: str, done: bool) -> Verdict:
+    """ "Credentials were disabled in AWS" (done) or "not applied in AWS" (not done), against the run."""
+    run = ev.run
+    facts = account_facts(run.actions if run is not None else [], run.state.value if run is not None else "")
+    holds = facts.holds(kind)
+    if done == holds:
+        return None
+    where = (
+        f"run {run.run_id} ({run.state.value}): {facts.describe()}"
+        if run is not None
+        else f"no containment run of {ev.alert_id} changed anything on the account"
+    )
+    if done:
+        return "false_containment", f"nothing of that kind is applied and verified on the AWS account; {where}"
+    return "false_exposure", f"the change is applied and verified on the AWS account; {where}"
+
+
+def _edges(reader: GraphReader | None, a: str, rel: str, b: str) -> list[Mapping[str, Any]] | None:
+    if reader is None:
+        return None
+    try:
+        rows = reader.read("relationship_by_ends", {"source": a, "type": rel, "target": b})
+    except QueryFailed as exc:
+        raise EvidenceUnavailable(Status.QUERY_FAILED, f"relationship lookup: {exc}") from None
+    return [r.get("props") or {} for r in rows]
+
+
+def _edge_state(props: Mapping[str, Any]) -> str:
+    if props.get("permission") == "deny":
+        return "denied"
+    if props.get("status") == "blocked":
+        return "blocked"
+    if props.get("conditional"):
+        return "conditional"
+    return "active"
+
+
+def _describe(a: str, rel: str, b: str, states: list[str]) -> str:
+    if not states:
+        return f"the graph has no {rel} relationship from {a} to {b}"
+    return f"the graph's {rel} from {a} to {b} is " + " and ".join(sorted(set(states)))
+
+
+def _reaches(ev: EvidenceSummary, a: str, b: str) -> bool:
+    return any(a in p.nodes and b in p.nodes and p.nodes.index(a) < p.nodes.index(b) for p in ev.paths)
+
+
+def judge_link(ev: EvidenceSummary, reader: GraphReader | None, a: str, b: str, value: tuple) -> Verdict:
+    """ "A can assume B (directly)" / "A cannot assume B"."""
+    rel, positive, direct = value
+    props = _edges(reader, a, rel, b)
+    if props is None:
+        return UNSURE
+    states = [_edge_state(p) for p in props]
+    working = any(s in ("active", "conditional") for s in states)
+    holds = working or (not direct and _reaches(ev, a, b))
+    if positive == holds:
+        return None
+    evidence = _describe(a, rel, b, states)
+    if not direct and not working:
+        evidence += f"; no live qualifying path of {ev.alert_id} goes from {a} to {b}"
+    return ("wrong_relationship", evidence)
+
+
+def judge_link_state(ev: EvidenceSummary, reader: GraphReader | None, a: str, b: str, value: tuple) -> Verdict:
+    """ "The grant from A to B is denied / blocked / conditional / allowed"."""
+    state, positive = value
+    found: list[str] = []
+    for rel in ("CAN_ASSUME", "CAN_READ", "RUNS_AS", "CAN_ACCESS", "HAS_SESSION", "CAN_ESCALATE"):
+        props = _edges(reader, a, rel, b)
+        if props is None:
+            return UNSURE
+        found += [_edge_state(p) for p in props]
+    if not found:
+        return ("wrong_relationship", f"the graph has no relationship from {a} to {b}")
+    wanted = {"allowed": {"active", "conditional"}, "open": {"active", "conditional"}}.get(state, {state})
+    holds = any(s in wanted for s in found)
+    if positive == holds:
+        return None
+    return ("wrong_relationship", f"the relationship from {a} to {b} is " + " and ".join(sorted(set(found))))
+
+
+def judge_on_path(ev: EvidenceSummary, a: str, b: str, rel: str) -> Verdict:
+    """ "A assumes B on the way": the step A -> B is on a live qualifying path."""
+    for p in ev.paths:
+        for i in range(len(p.nodes) - 1):
+            if p.nodes[i] == a and p.nodes[i + 1] == b:
+                return None
+    paths = "; ".join(" -> ".join(p.nodes) for p in ev.paths[:5]) or "none"
+    return ("wrong_relationship", f"no live qualifying path of {ev.alert_id} steps from {a} to {b}: {paths}")
+
+
+def judge_through(ev: EvidenceSummary, z: str, quant: object, negated: bool) -> Verdict:
+    """ "Both paths run through Z", "no path goes through Z", "one path runs through Z"."""
+    live = ev.paths
+    holding = sum(1 for p in live if z in p.nodes or any(z == r.route_id for r in ev.routes if _on(r, p)))
+    total = len(live)
+    if quant == "all":
+        holds = total > 0 and holding == total
+    elif quant == "none":
+        holds = holding == 0
+    elif quant == "one":
+        holds = holding == 1
+    elif isinstance(quant, int):
+        holds = holding == quant
+    else:
+        holds = holding >= 1
+    if negated:
+        holds = not holds
+    if holds:
+        return None
+    return (
+        "wrong_relationship",
+        f"{holding} of the {total} live qualifying path(s) of {ev.alert_id} hold {z}: "
+        + ("; ".join(" -> ".join(p.nodes) for p in live[:5]) or "none"),
+    )
+
+
+def _on(route: Any, path: Any) -> bool:
+    nodes = path.nodes
+    return any(nodes[i] == route.source and nodes[i + 1] == route.target for i in range(len(nodes) - 1))

@@ -1,0 +1,149 @@
+"""Surface forms rewritten into the plain sentences the grammar reads, before it reads them.
+
+- Contractions in full ("can't" -> "cannot", "hasn't" -> "has not").
+- Coordination: "Neither X nor Y has been blocked" -> "X has not been blocked; Y has not been
+  blocked"; "is neither A nor B" -> "is not A and not B".
+- Status markers as the words they stand for: a ticked checkbox is the line itself, an open one a
+  to-do (no claim); ✅/✔ before a verdict is the verdict, ❌/✗/🚫 its negation; struck-through
+  text (`~~active~~`) is withdrawn, so only what follows it is read.
+- Quotation: a block quote introduced as someone else's words (a line ending in ":" that names a
+  message, an email, an attacker or a speech verb), and inline quotes after a speech verb, are
+  quotation, not the briefing's claims; other quote marks are dropped ("the verdict is
+  \\"contained\\"" claims contained).
+- Names: an entity's plain name, or its id in other letter case, becomes its id.
+
+The result keeps one line per input line, so structure (`structure.py`) still sees tables and
+headings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+__all__ = ["normalise"]
+
+_CONTRACTIONS = (
+    (re.compile(r"\bcan't\b|\bcan’t\b", re.I), "cannot"),
+    (re.compile(r"\bwon't\b|\bwon’t\b", re.I), "will not"),
+    (re.compile(r"\bain't\b", re.I), "is not"),
+    (re.compile(r"\b(\w+)n['’]t\b", re.I), r"\1 not"),
+    (re.compile(r"\b(it|that|there|what)['’]s\b", re.I), r"\1 is"),
+    (re.compile(r"\b(they|we|you)['’]re\b", re.I), r"\1 are"),
+    (re.compile(r"\b(they|we|you|i)['’]ve\b", re.I), r"\1 have"),
+)
+_AUX = r"has|have|had|is|are|was|were|can|could|will|would|does|do|did|remains?|stays?"
+_NEITHER = re.compile(rf"\bneither\s+(?P<a>.+?)\s+nor\s+(?P<b>.+?)\s+(?P<aux>{_AUX})\s+(?P<rest>[^.;!?\n]+)", re.I)
+_NEITHER_VERB = re.compile(r"\bneither\s+(?P<a>.+?)\s+nor\s+(?P<b>.+?)\s+(?P<verb>\w+s)\b(?P<rest>[^.;!?\n]*)", re.I)
+_NEITHER_ADJ = re.compile(r"\b(?P<cop>is|are|was|were)\s+neither\s+(?P<a>[\w-]+)\s+nor\s+(?P<b>[\w-]+)", re.I)
+_EITHER_NOT = re.compile(r"\bnot\s+(?P<verb>\w+)\s+either\b", re.I)
+_CHECKED = re.compile(r"^(\s*(?:[-*+]\s+)?)\[[xX✓✔]\]\s*")
+_UNCHECKED = re.compile(r"^(\s*(?:[-*+]\s+)?)\[\s\]\s*")
+_STRIKE = re.compile(r"~~[^~\n]+~~\s*(?:(?:→|->|=>|⇒|—|-)\s*)?")
+_YES_MARK = re.compile(r"[✅✔☑🟢✓]\ufe0f?\s*")
+_NO_MARK = re.compile(r"(?P<mark>[❌✗✘🚫⛔🔴✖]\ufe0f?)\s*(?P<rest>[^|\n]*)")
+_WARN_MARK = re.compile(r"[⚠🟡🟠]\ufe0f?\s*")
+_COPULA = re.compile(r"\b(is|are|was|were|has\s+been|have\s+been|remains?)\b\s+", re.I)
+_ATTRIBUTION = re.compile(
+    r"\b(?:said|says|say|wrote|writes|write|reads?|read|claimed|claims?|stated|states|told|asked|sent|"
+    r"message|email|e-mail|text|lure|phish\w*|attacker|adversary|note|ticket|user\s+reported|quote[sd]?)\b[^\n]*:\s*$",
+    re.I,
+)
+_SPEECH_QUOTE = re.compile(
+    r"\b(?P<lead>said|says|say|wrote|writes|claimed|claims|stated|states|told\s+\w+|asked|reading|reads|titled|"
+    r"subject(?:\s+line)?|message|email|lure|text)\b(?P<gap>[^\"“”\n]{0,25}?)[\"“](?P<q>[^\"“”\n]{1,400})[\"”]",
+    re.I,
+)
+_QUOTES = re.compile(r"[\"“”]")
+
+
+def _negate(text: str) -> str:
+    """A status line with a ✗ before it: its verdict negated."""
+    words = re.findall(r"[\w-]+", text)
+    if 0 < len(words) <= 3:
+        return "not " + text
+    m = _COPULA.search(text)
+    if m:
+        return text[: m.end()] + "not " + text[m.end() :]
+    return "not " + text
+
+
+def _markers(line: str) -> str:
+    """Checkboxes, status emoji and strikethrough as the words they stand for."""
+    line = _CHECKED.sub(r"\1", line)
+    if _UNCHECKED.match(line):
+        line = _UNCHECKED.sub(r"\1(todo) ", line)
+    line = _STRIKE.sub("", line)
+    line = _NO_MARK.sub(lambda m: _negate(m.group("rest")), line)
+    line = _YES_MARK.sub("", line)
+    return _WARN_MARK.sub("", line)
+
+
+def _line(line: str) -> str:
+    if not line.lstrip().startswith("|"):  # a table's cells keep their marks (`structure.py` reads them)
+        line = _markers(line)
+    for rx, repl in _CONTRACTIONS:
+        line = rx.sub(repl, line)
+    line = _NEITHER_ADJ.sub(lambda m: f"{m.group('cop')} not {m.group('a')} and not {m.group('b')}", line)
+    m = _NEITHER.search(line)
+    if m:
+        aux, rest = m.group("aux"), m.group("rest")
+        line = line[: m.start()] + f"{m.group('a')} {aux} not {rest}; {m.group('b')} {aux} not {rest}" + line[m.end() :]
+    else:
+        m = _NEITHER_VERB.search(line)
+        if m:
+            verb, rest = m.group("verb"), m.group("rest")
+            base = verb[:-1]
+            line = (
+                line[: m.start()]
+                + f"{m.group('a')} does not {base}{rest}; {m.group('b')} does not {base}{rest}"
+                + line[m.end() :]
+            )
+    line = _SPEECH_QUOTE.sub(lambda m: f"{m.group('lead')}{m.group('gap')}(quoted)", line)
+    return _QUOTES.sub("", line)
+
+
+def _names(text: str, names: Mapping[str, str], ids: Mapping[str, str]) -> str:
+    """Plain names and differently cased ids as the ids they stand for."""
+    if names:
+        ordered = sorted((n for n in names if len(n) >= 4), key=len, reverse=True)
+        if ordered:
+            rx = re.compile(
+                r"(?<![\w.:/-])(?:the\s+)?(" + "|".join(re.escape(n) for n in ordered) + r")(?![\w-])", re.I
+            )
+
+            def swap(m: re.Match[str]) -> str:
+                found = names.get(m.group(1).lower())
+                return found if found is not None else m.group(0)
+
+            text = rx.sub(swap, text)
+    if ids:
+
+        def recase(m: re.Match[str]) -> str:
+            token = m.group(0)
+            return ids.get(token.lower(), token) if token not in ids.values() else token
+
+        text = re.sub(r"(?<![\w.:/@-])[A-Za-z0-9][\w.:@/-]*[A-Za-z0-9]", recase, text)
+    return text
+
+
+def normalise(text: str, names: Mapping[str, str] | None = None, ids: Mapping[str, str] | None = None) -> str:
+    """The text with contractions, coordination, status markers, quotation and names normalised.
+
+    `names`: lower-case plain name -> id; `ids`: lower-case id -> id."""
+    out: list[str] = []
+    quoting = False
+    for line in text.splitlines():
+        if not line.strip():
+            out.append(line)
+            continue
+        quoted = re.match(r"^\s*>\s?", line)
+        if quoted and (quoting or re.match(r"^\s*>\s*[\"“]", line)):
+            quoting = True
+            out.append("> (quoted)")
+            continue
+        quoting = False
+        if not quoted and _ATTRIBUTION.search(line):
+            quoting = True  # the block quote that follows is someone else's words
+        out.append(_line(line))
+    return _names("\n".join(out), names or {}, ids or {})
