@@ -47,7 +47,8 @@ _VERBS = (
     r"disabled|deactivated|inactivated|revoked|suspended|killed|turned\s+off|switched\s+off|shut\s+off|"
     r"made\s+inactive|set\s+to\s+inactive|invalidated|cut\s+off|blocked|locked|frozen|neutrali[sz]ed|terminated|"
     r"expired|rotated|removed|deleted|stopped|inactive|applied|enforced|attached|added|put\s+in\s+place|in\s+place|"
-    r"denied|denies|deny|denying|blocks|stops|disable|deactivate|revoke|attach|apply"
+    r"denied|denies|deny|denying|blocks|stops|disable|deactivate|revoke|attach|apply|took\s+effect|takes\s+effect|"
+    r"in\s+effect|effective|went\s+through|made|done|changed"
 )
 _PRED = re.compile(rf"\b(?:{_VERBS})\b", re.I)
 _KIND_WORDS = (

@@ -36,7 +36,7 @@ from .evidence import (
     RunSummary,
     gather_evidence,
 )
-from .judge import judge_account, judge_link, judge_link_state, judge_on_path, judge_through
+from .judge import judge_account, judge_link, judge_link_state, judge_member, judge_on_path, judge_through
 from .lexicon import CLOSE_FORMS
 from .normalise import normalise
 from .prose import ProseClaim, read_prose
@@ -200,7 +200,9 @@ class _Checker:
         self._kinds: dict[str, str] = {}
         for node_id in self.known:
             self._kinds[node_id] = "node"
-        for asset in {*evidence.assets, *(e.id for e in evidence.blast_radius if e.label == "DataAsset")}:
+        assets = {i for i, label in evidence.adjacent.items() if label == "DataAsset"}
+        assets |= {*evidence.assets, *(e.id for e in evidence.blast_radius if e.label == "DataAsset")}
+        for asset in assets:
             self._kinds[asset] = "asset"
         for r in evidence.routes:
             self._kinds[r.route_id] = self._kinds[f"block-route:{r.route_id}"] = "route"
@@ -478,16 +480,57 @@ class _Checker:
             self.blast(claim)
         elif claim.kind == "run_state":
             self.run_done(claim)
+        elif claim.kind in ("path_share", "path_percent", "hops", "score_range"):
+            self.number(claim)
         elif claim.kind == "unverified":
             if claim.clause not in self.unverified:
                 self.unverified.append(claim.clause)
-        elif claim.kind in ("account", "link", "link_state", "on_path", "through"):
+        elif claim.kind in ("account", "link", "link_state", "on_path", "through", "member"):
             self.judged(claim)
         elif claim.kind == "state" and claim.action == "revocation" and ev.revocations:
             self.revocation(claim)
         elif claim.kind == "state" and not self.state_holds(claim):
             scoped = bool(claim.scope or claim.assets or claim.depth)
             self.containment(str(claim.value), claim.text, claim.clause, scoped=scoped)
+
+    def number(self, claim: ProseClaim) -> None:
+        """Shares of the paths, hop lengths and score ranges."""
+        ev = self.ev
+        live, cut = ev.path_count, ev.cut_off_path_count
+        start = ev.run.paths_at_start if ev.run is not None else None
+        totals = {start if start is not None else live}
+        if claim.kind == "score_range":
+            lo, hi = claim.value  # type: ignore[misc]
+            if not lo <= ev.risk_score <= hi:
+                self.score(-1, claim.text, claim.clause)
+            return
+        if claim.kind == "hops":
+            which, n = claim.value  # type: ignore[misc]
+            hops = [p.hops for p in ev.paths]
+            if hops and not ev.truncated and n != (min(hops) if which == "shortest" else max(hops)):
+                self.flag(
+                    FlagKind.WRONG_COUNT,
+                    claim.text,
+                    f"the live qualifying paths of {ev.alert_id} have {', '.join(map(str, sorted(hops)))} hop(s)",
+                    claim.clause,
+                )
+            return
+        # the whole is the qualifying paths at the run's start (the live ones without a run); the part, those
+        # still open or those cut since
+        wholes = [(w, w - live) for w in sorted(totals) if w >= live]
+        if claim.kind == "path_share":
+            k, total, closing = claim.value  # type: ignore[misc]
+            right = any(total == w and k == (c if closing else live) for w, c in wholes)
+        else:
+            pct, closing = claim.value  # type: ignore[misc]
+            right = any(w and pct == round(100 * (c if closing else live) / w) for w, c in wholes)
+        if not right:
+            self.flag(
+                FlagKind.WRONG_COUNT,
+                claim.text,
+                f"{live} qualifying path(s) remain and {cut} were cut by blocked relationships ({live + cut} in all)",
+                claim.clause,
+            )
 
     def judged(self, claim: ProseClaim) -> None:
         """Claims about the run's account actions and between named entities (`judge.py`)."""
@@ -500,6 +543,8 @@ class _Checker:
             verdict = judge_link_state(self.ev, reader, claim.scope[0], claim.scope[1], claim.value)  # type: ignore[arg-type]
         elif claim.kind == "on_path":
             verdict = judge_on_path(self.ev, claim.scope[0], claim.scope[1], str(claim.value))
+        elif claim.kind == "member":
+            verdict = judge_member(self.ev, claim.scope[0], bool(claim.value))
         else:
             quant, negated = claim.value  # type: ignore[misc]
             verdict = judge_through(self.ev, claim.scope[0], quant, negated)
@@ -517,7 +562,15 @@ class _Checker:
     def run_done(self, claim: ProseClaim) -> None:
         """ "The run completed": only a fresh "no qualifying path" completes a run."""
         run = self.ev.run
-        if run is not None and run.state is not RunState.COMPLETED:
+        if run is not None and claim.value == "not_completed" and run.state is RunState.COMPLETED:
+            self.flag(
+                FlagKind.FALSE_EXPOSURE,
+                claim.text,
+                f"run {run.run_id} is completed ({run.reason})",
+                claim.clause,
+            )
+            return
+        if run is not None and claim.value == "completed" and run.state is not RunState.COMPLETED:
             self.flag(
                 FlagKind.FALSE_CONTAINMENT,
                 claim.text,
@@ -587,17 +640,17 @@ class _Checker:
     def _live(self, depth: int | None) -> list[PathSummary]:
         return [p for p in self.ev.paths if depth is None or p.hops <= depth]
 
-    def _open(self, entity: str, depth: int | None) -> bool:
+    def _open(self, entity: str, depth: int | None, leads: bool = False) -> bool:
         route = next((r for r in self.ev.routes if r.route_id == entity.removeprefix("block-route:")), None)
-        if route is not None:
-            return route.status == "active" or route.paths_carried > 0
+        if route is not None:  # "is active" is its status; "leads to X" needs a qualifying path through it
+            return route.status == "active" and (not leads or route.paths_carried > 0)
         on_path = any(entity in p.nodes for p in self._live(depth))
         return on_path or (depth is None and entity in self._blast_ids)
 
-    def _closed(self, entity: str, depth: int | None) -> bool:
+    def _closed(self, entity: str, depth: int | None, existence: bool = False) -> bool:
         route = next((r for r in self.ev.routes if r.route_id == entity.removeprefix("block-route:")), None)
-        if route is not None:
-            return route.paths_carried == 0
+        if route is not None:  # a route is closed when it is blocked; "carries no path" when it carries none
+            return route.status != "active" or (existence and route.paths_carried == 0)
         return not any(entity in p.nodes for p in self._live(depth))
 
     def state_holds(self, claim: ProseClaim) -> bool:
@@ -605,10 +658,11 @@ class _Checker:
         about = list(claim.scope) or list(claim.assets)
         if claim.value == "contained":
             if about:
-                return all(self._closed(x, claim.depth) for x in about)
+                existence = claim.qualifier == "existence" or bool(claim.assets)
+                return all(self._closed(x, claim.depth, existence) for x in about)
             return not self._live(claim.depth)
         if about:
-            return all(self._open(x, claim.depth) for x in about)
+            return all(self._open(x, claim.depth, bool(claim.assets)) for x in about)
         return bool(self._live(claim.depth))
 
 

@@ -80,6 +80,10 @@ class EvidenceSummary(_Model):
     arns: dict[str, str] = Field(
         default_factory=dict, description="ARN -> entity id, for the AWS entities on the alert's paths"
     )
+    adjacent: dict[str, str] = Field(
+        default_factory=dict,
+        description="id -> label of the entities one relationship (any status or permission) from the paths",
+    )
     names: dict[str, str] = Field(
         default_factory=dict,
         description="plain name -> entity id, for the entities on the paths and in the blast radius",
@@ -112,6 +116,7 @@ class EvidenceSummary(_Model):
         ids |= {n for p in self.paths for n in p.nodes}
         ids |= {e.id for e in self.blast_radius}
         ids |= set(self.cut_off_entities)
+        ids |= set(self.adjacent)
         for r in self.routes:
             ids |= {r.route_id, r.source, r.target, f"block-route:{r.route_id}"}
         if self.run is not None:
@@ -145,6 +150,10 @@ def _require(result, what: str) -> None:
         raise EvidenceUnavailable(result.status, f"{what}: {result.status.value}: {result.message}")
 
 
+def _label(labels: list[str]) -> str:
+    return next((x for x in labels if x != "Entity"), "Entity")
+
+
 def gather_evidence(tools: ReadTools, alert_id: str, run: RunRecord | None = None) -> EvidenceSummary:
     """A fresh standard investigation, blast radius and route statuses, summarised."""
     inv = tools.investigate_alert(alert_id)
@@ -169,7 +178,14 @@ def gather_evidence(tools: ReadTools, alert_id: str, run: RunRecord | None = Non
         for n in p.nodes
         if isinstance(n.properties.get("arn"), str) and n.properties["arn"].startswith("arn:")
     }
-    names = {n.name: n.id for p in (*inv.paths, *every) for n in p.nodes if n.name and n.name != n.id} | {
+    frontier = sorted({n for p in (*inv.paths, *every) for n in p.node_ids} | {inv.alert.entity_id})
+    try:
+        rows = tools.store.read("expand_frontier_any_status", {"frontier": frontier, "limit": 2000})
+    except QueryFailed as exc:
+        raise EvidenceUnavailable(Status.QUERY_FAILED, f"neighbourhood: {exc}") from None
+    adjacent = {str(r["id"]): _label(r["labels"]) for r in rows}
+    names = {str(r["props"]["name"]): str(r["id"]) for r in rows if r["props"].get("name") not in (None, "", r["id"])}
+    names |= {n.name: n.id for p in (*inv.paths, *every) for n in p.nodes if n.name and n.name != n.id} | {
         e.name: e.id for e in blast.entities if e.name and e.name != e.id
     }
     summary_run = None
@@ -219,6 +235,7 @@ def gather_evidence(tools: ReadTools, alert_id: str, run: RunRecord | None = Non
         ),
         arns=arns,
         names=names,
+        adjacent=adjacent,
         containment_state="contained" if inv.status is Status.NO_PATH else "exposed",
         run=summary_run,
     )

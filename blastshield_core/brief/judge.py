@@ -15,7 +15,16 @@ from ..results import Status
 from .evidence import EvidenceSummary, EvidenceUnavailable
 from .runview import account_facts
 
-__all__ = ["UNSURE", "GraphReader", "judge_account", "judge_link", "judge_link_state", "judge_on_path", "judge_through"]
+__all__ = [
+    "UNSURE",
+    "GraphReader",
+    "judge_account",
+    "judge_link",
+    "judge_link_state",
+    "judge_member",
+    "judge_on_path",
+    "judge_through",
+]
 
 UNSURE = ("unverified", "")
 Verdict = tuple[str, str] | None
@@ -78,9 +87,12 @@ def judge_link(ev: EvidenceSummary, reader: GraphReader | None, a: str, b: str, 
     props = _edges(reader, a, rel, b)
     if props is None:
         return UNSURE
+    if rel == "CAN_ASSUME":  # a workload assumes the role it runs as
+        props += _edges(reader, a, "RUNS_AS", b) or []
     states = [_edge_state(p) for p in props]
     working = any(s in ("active", "conditional") for s in states)
-    holds = working or (not direct and _reaches(ev, a, b))
+    # "A can assume B" is one step (role chaining is a path, not an assumption); "A reads B" may be along a path
+    holds = working or (not direct and rel == "CAN_READ" and _reaches(ev, a, b))
     if positive == holds:
         return None
     evidence = _describe(a, rel, b, states)
@@ -115,6 +127,18 @@ def judge_on_path(ev: EvidenceSummary, a: str, b: str, rel: str) -> Verdict:
                 return None
     paths = "; ".join(" -> ".join(p.nodes) for p in ev.paths[:5]) or "none"
     return ("wrong_relationship", f"no live qualifying path of {ev.alert_id} steps from {a} to {b}: {paths}")
+
+
+def judge_member(ev: EvidenceSummary, entity: str, on: bool) -> Verdict:
+    """ "X is on a qualifying path" (on) / "X is not on any qualifying path"."""
+    live = any(entity in p.nodes for p in ev.paths) or any(
+        r.route_id == entity and r.status == "active" and r.paths_carried for r in ev.routes
+    )
+    if live == on:
+        return None
+    paths = "; ".join(" -> ".join(p.nodes) for p in ev.paths[:5]) or "none"
+    kind = "false_exposure" if on else "false_containment"
+    return kind, f"{entity} is {'not ' if not live else ''}on a live qualifying path of {ev.alert_id}: {paths}"
 
 
 def judge_through(ev: EvidenceSummary, z: str, quant: object, negated: bool) -> Verdict:

@@ -186,7 +186,8 @@ SUBJECT_NOUNS = frozenset(
         "avenue avenues way ways vector vectors channel channels door doors hole holes gap gaps issue problem "
         "danger compromise breach attacker intruder user contractor developer key keys token tokens login "
         "logins entry status permission permissions grant grants policy policies privilege privileges right "
-        "rights situation environment system systems tier gateway ledger infrastructure estate nothing none we"
+        "rights situation environment system systems tier gateway ledger infrastructure estate nothing none we "
+        "verdict outcome assessment conclusion"
     )
 )
 # Nouns that "no ..." / "zero ..." quantify into a claim of containment.

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from itertools import pairwise
 
-from .lexicon import CLOSE_ADJECTIVES, CLOSE_FORMS, EXPOSE_ADJECTIVES
+from .lexicon import CLOSE_ADJECTIVES, CLOSE_FORMS, CLOSE_NOUNS, EXPOSE_ADJECTIVES
 
 __all__ = ["LinkClaim", "has_vocabulary", "link_claims"]
 
@@ -92,6 +92,7 @@ _QUANT = {
 
 _VOCAB = (
     CLOSE_FORMS
+    | CLOSE_NOUNS
     | CLOSE_ADJECTIVES
     | EXPOSE_ADJECTIVES
     | frozenset(
@@ -131,9 +132,21 @@ def _ids(clause: str, id_kind: IdKind) -> list[tuple[str, int, int]]:
     return out
 
 
+_MEMBER = re.compile(
+    r"(?P<id>[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9])\s+(?:is|are|lies|lie|sits|sit|remains|remain|stays|stay)\s+"
+    r"(?P<neg>not\s+|no\s+longer\s+|never\s+)?(?:still\s+|now\s+|also\s+)?(?P<neg2>not\s+)?on\s+"
+    r"(?:a|any|one\s+of\s+the|the|every|each|some)\s+(?:(?:live|qualifying|remaining|open|active)\s+){0,2}paths?\b",
+    re.I,
+)
+
+
 def link_claims(clause: str, id_kind: IdKind) -> list[LinkClaim]:
     """The claims between named entities in one clause."""
     out: list[LinkClaim] = []
+    for m in _MEMBER.finditer(clause):
+        if id_kind(m.group("id")) in (*_ENTITY_KINDS, "route"):
+            negated = bool(m.group("neg")) != bool(m.group("neg2"))
+            out.append(("member", not negated, m.group(0), (m.group("id"),)))
     for m in _THROUGH.finditer(clause):
         z = m.group("z")
         if id_kind(z) in (*_ENTITY_KINDS, "route"):

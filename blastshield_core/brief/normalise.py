@@ -41,8 +41,8 @@ _CHECKED = re.compile(r"^(\s*(?:[-*+]\s+)?)\[[xX✓✔]\]\s*")
 _UNCHECKED = re.compile(r"^(\s*(?:[-*+]\s+)?)\[\s\]\s*")
 _STRIKE = re.compile(r"~~[^~\n]+~~\s*(?:(?:→|->|=>|⇒|—|-)\s*)?")
 _YES_MARK = re.compile(r"[✅✔☑🟢✓]\ufe0f?\s*")
-_NO_MARK = re.compile(r"(?P<mark>[❌✗✘🚫⛔🔴✖]\ufe0f?)\s*(?P<rest>[^|\n]*)")
-_WARN_MARK = re.compile(r"[⚠🟡🟠]\ufe0f?\s*")
+_NO_MARK = re.compile(r"(?P<mark>[❌✗✘🚫⛔✖]\ufe0f?)\s*(?P<rest>[^|\n]*)")
+_WARN_MARK = re.compile(r"[⚠🟡🟠🔴]\ufe0f?\s*")
 _COPULA = re.compile(r"\b(is|are|was|were|has\s+been|have\s+been|remains?)\b\s+", re.I)
 _ATTRIBUTION = re.compile(
     r"\b(?:said|says|say|wrote|writes|write|reads?|read|claimed|claims?|stated|states|told|asked|sent|"

@@ -52,6 +52,7 @@ from .lexicon import (
     number_value,
 )
 from .links import has_vocabulary, link_claims
+from .numbers import number_claims, percent_of_spans, score_range_spans
 from .structure import emptiness, restructure
 
 
@@ -216,7 +217,11 @@ _EARLIER_RE = re.compile(
     r"before\s+the|prior\s+to)\b",
     re.I,
 )
-_PARTIAL_RE = re.compile(r"\b(?:one|some|part|two|\d+)\s+of\b|\bpartial(?:ly)?\b|\bpartly\b|\bsome\b|\bhalf\b", re.I)
+_PARTIAL_RE = re.compile(
+    r"\b(?:one|some|part|two|\d+)\s+of\b|\bpartial(?:ly)?\b|\bpartly\b|\bsome\b|\bhalf\b"
+    r"|(?:%|\bpercent|\bper\s+cent)\s+of\b",
+    re.I,
+)
 _IDIOMS = re.compile(
     r"\b(?:(?:exposure|access|(?:remaining\s+|qualifying\s+|access\s+)?paths?)\s*:\s*(?:none|nil|zero|0|no)\b|under\s+control|in\s+the\s+clear|(?:taken|took|takes|taking)\s+care\s+of|dealt\s+with|a\s+thing\s+of\s+the\s+past|all\s+clear|"
     r"nothing\s+(?:\w+\s+)?(?:remains?|is\s+left|left|reaches|can\s+reach|leads|exists)|"
@@ -231,6 +236,7 @@ _RUN_END_VERBS = frozenset(
 )
 _RUN_END_NEXT = _PREPOSITIONS | frozenset(_w("at when once because as and early there here since so ; ,"))
 _NONE_WORDS = frozenset(_w("no none nothing zero"))
+_RUN_DONE_BASE = frozenset(_w("complete succeed"))
 _CLOSE_BASE = frozenset(f for f in CLOSE_FORMS if not f.endswith(("s", "ed", "ing")) or f in ("close", "cut", "shut"))
 
 
@@ -363,20 +369,31 @@ class _Reader:
             if (gerund_subject or not own_ids) and self._whole(toks):
                 local, assets = [], []  # "..., ending the exposure": the whole alert, whatever else is named
             found = self.states(toks, segment, gerund_subject and n == 0, gerund_subject and n > 0)
-            for state, text, past, action in found:
+            for state, text, past, marker in found:
                 if quiet or imperative or question or account or links:
                     continue
+                existence = marker == "existence"  # "carries no path": what it carries, not its status
+                action = "" if existence else marker
                 if state == "contained" and partial and not local and not assets and not action:
                     continue
                 if state == "exposed" and past:
                     continue  # past exposure is not remaining exposure
                 self.add(
-                    "state", state, text, clause, scope=tuple(local), assets=tuple(assets), depth=depth, action=action
+                    "state",
+                    state,
+                    text,
+                    clause,
+                    scope=tuple(local),
+                    assets=tuple(assets),
+                    depth=depth,
+                    action=action,
+                    qualifier="existence" if existence else "",
                 )
             if not (quiet or question):
-                for text in self.run_done(toks, segment):
-                    self.add("run_state", "completed", text, clause)
-        if not (quiet or question) and len(self.claims) == before and has_vocabulary(clause):
+                for text, completed in self.run_done(toks, segment):
+                    self.add("run_state", "completed" if completed else "not_completed", text, clause)
+        hedged = bool(words & (MODALS - {"can"}))  # "would count as contained": readable, and no claim
+        if not (quiet or question or hedged) and len(self.claims) == before and has_vocabulary(clause):
             self.add("unverified", None, clause, clause)
 
     @staticmethod
@@ -430,14 +447,17 @@ class _Reader:
             j -= 1
         return j >= 0 and (toks[j].kind == "run" or (toks[j].kind is None and toks[j].word == "run"))
 
-    def run_done(self, toks: list[_Tok], segment: str) -> list[str]:
-        """ "The run completed": the run's state, which only a fresh "no qualifying path" reaches."""
+    def run_done(self, toks: list[_Tok], segment: str) -> list[tuple[str, bool]]:
+        """ "The run completed" / "did not complete": the run's state (only a fresh "no qualifying path" completes
+        a run), as (text, completed)."""
         out = []
         for i, t in enumerate(toks):
-            if t.kind is None and t.word in RUN_DONE_FORMS and self._run_subject(toks, i):
+            if t.kind is None and t.word in RUN_DONE_FORMS | _RUN_DONE_BASE and self._run_subject(toks, i):
                 window = [x.word for x in toks[max(0, i - 4) : i]]
-                if not any(x in NEGATIONS for x in window):
-                    out.append(segment[toks[max(0, i - 3)].start : t.start + len(t.word)])
+                negated = sum(x in NEGATIONS for x in window) % 2 == 1
+                if t.word in _RUN_DONE_BASE and not negated and not any(x in _FINITE_PAST for x in window):
+                    continue  # "the run will complete": not a statement of its state
+                out.append((segment[toks[max(0, i - 3)].start : t.start + len(t.word)], not negated))
         return out
 
     def _predicate_at(self, toks: list[_Tok], i: int) -> bool:
@@ -483,8 +503,9 @@ class _Reader:
         spent: set[int] = set()  # negations that belong to an earlier predicate ("cuts no path")
         about_sessions = any(w in CREDENTIAL_NOUNS for w in words) and not any(t.kind == "route" for t in toks)
         # "no / zero <path noun>", "nothing remains": an existence claim of containment.
+        hedged = [i for i, w in enumerate(words) if w in MODALS - {"can"}]  # "would count as contained ... no path"
         for i, w in enumerate(words):
-            if toks[i].kind is None and w in ("no", "zero", "0"):
+            if toks[i].kind is None and w in ("no", "zero", "0") and not any(h < i for h in hedged):
                 for j in range(i + 1, min(i + 5, len(words))):
                     if toks[j].kind is not None:
                         break
@@ -494,7 +515,9 @@ class _Reader:
                         # "no path is blocked": the predicate that follows carries the claim, "no" negates it
                         if not any(self._predicate_at(toks, k) for k in range(j + 1, min(j + 8, len(toks)))):
                             end = toks[min(j + 3, len(toks) - 1)]
-                            out.append(("contained", segment[toks[i].start : end.start + len(end.word)], False, ""))
+                            out.append(
+                                ("contained", segment[toks[i].start : end.start + len(end.word)], False, "existence")
+                            )
                             consumed.update(range(i, j + 3))
                         break
                     if words[j] == "longer" and j == i + 1 and words[j + 1 : j + 2] != ["any"]:
@@ -623,11 +646,20 @@ class _Reader:
         if re.search(r"\bin\s+the\s+blast\s+radius\b", clause, re.I) and not re.search(
             r"\b(?:not|never|no\s+longer|nothing|none)\b", clause, re.I
         ):
-            members = tuple(t.word for t in _tokens(clause, self.id_kind) if t.kind in ("asset", "node"))
+            members = tuple(
+                t.word
+                for t in _tokens(clause, self.id_kind)
+                if t.kind in ("asset", "node") or (t.kind == "alert" and not t.word.startswith(("BH-", "AN-")))
+            )
             if members:
                 self.add("blast_member", True, clause, clause, scope=members)
+        for kind, value, text in number_claims(clause):
+            self.add(kind, value, text, clause)
+        taken = score_range_spans(clause) + percent_of_spans(clause)  # not single scores
         for rx in _SCORE_RES:
             for m in rx.finditer(clause):
+                if any(a < m.end() and m.start() < b for a, b in taken):
+                    continue
                 value = number_value(m.group(1))
                 if value is not None:
                     self.add("score", value, m.group(0), clause)

@@ -45,6 +45,9 @@ _SEVERITIES = _w("low medium moderate high critical")
 _NIL = _w("none no nil zero 0 nothing empty eliminated gone removed ✅ ✔ ✔️ ☑")
 _YES = _w("yes y true ✅ ✔ ✔️ ☑ achieved complete completed done confirmed full effective successful")
 _NO = _w("no n false ❌ ✗ ✘ pending incomplete partial none failed outstanding")
+# Columns of a before/after table: the "after" column is a claim about the row's subject, "before" is history.
+_BEFORE_KEYS = _w("before previously initially originally earlier start pre-run prior was")
+_AFTER_KEYS = _w("after now current currently today post-run afterwards final end is")
 _GENERIC_HEAD = _w("field key check item property metric attribute name parameter aspect category question")
 _ENTITY_HEAD = _w("alert session route asset entity node role workload id identity resource")
 _ADVERBS = _w("not no longer yet still fully now completely all partially partly")
@@ -116,8 +119,10 @@ def _reading(key: str, value: str, subject: str = "The alert") -> str | None:
 
 
 def _bare_verdict(sentence: str) -> str | None:
-    """A verdict with no subject ("**CONTAINED**", "Fully contained.", "Not contained"): about the alert."""
-    words = _words(_clean(sentence))
+    """A verdict with no subject ("**CONTAINED**", "Fully contained.", "Not contained"): about the alert.
+
+    A parenthesis after it ("Contained (cap reached)") is a remark on the verdict, not part of it."""
+    words = _words(_clean(re.sub(r"\([^)]*\)", " ", sentence)))
     if 0 < len(words) <= 3 and set(words) <= _ADVERBS | _STATE_WORDS and set(words) & _STATE_WORDS:
         return f"The alert is {' '.join(words)}."
     return None
@@ -146,8 +151,10 @@ def _table(rows: list[str]) -> list[str]:
         elif header:
             subject = _clean(cells[0]) if set(head0) & _ENTITY_HEAD else "The alert"
             for key, value in zip(header[1:], cells[1:], strict=False):
+                if set(_words(key)) & _BEFORE_KEYS:
+                    continue  # the state before: history, not a claim
                 reading = _reading(key, value, subject)
-                if reading is None and set(_words(key)) & _STATE_KEYS:
+                if reading is None and set(_words(key)) & (_STATE_KEYS | _AFTER_KEYS):
                     reading = f"{subject} is {_clean(value).lower()}."
                 sentences.append(reading or "")
         out.append(" ".join(s for s in sentences if s))

@@ -121,3 +121,39 @@ def test_check_briefing_query_failure_exit_four(tmp_path):
     env = {"FALKORDB_URL": f"redis://127.0.0.1:{free_port()}", "GEMINI_API_KEY": ""}
     result = run_cli("check-briefing", "BH-1042", str(path), "--json", env=env)
     assert result.returncode == 4 and json.loads(result.stdout)["status"] == "query_failed"
+
+
+def test_check_briefing_run_option(loopback_server, tmp_path):
+    """--run holds the check against that run; an unknown run exits 3, a run of another alert 2; the default is
+    the alert's latest run (none for an alert never contained)."""
+    env = {"FALKORDB_URL": loopback_server.url, "BLASTSHIELD_GRAPH": f"cli_runopt_{uuid.uuid4().hex[:8]}"}
+    env["GEMINI_API_KEY"] = ""
+    assert run_cli("seed", env=env).returncode == 0
+    path = tmp_path / "b.md"
+    path.write_text("The run completed.")
+    result = run_cli("check-briefing", "BH-1042", str(path), "--json", env=env)
+    data = json.loads(result.stdout)
+    assert (result.returncode, data["run_id"]) == (0, None)
+    unknown = run_cli("check-briefing", "BH-1042", str(path), "--run", "run-20200101T000000-abcdef", env=env)
+    assert unknown.returncode == 3 and "Traceback" not in unknown.stderr
+    contain = run_cli("contain", "BH-CONTAINMENT-4001", "--decider", "rules", "--max-actions", "1", "--confirm",
+                      "--json", env=env)  # fmt: skip
+    run_id = json.loads(contain.stdout)["run_id"]
+    other = run_cli("check-briefing", "BH-1042", str(path), "--run", run_id, "--json", env=env)
+    assert other.returncode == 2 and "not BH-1042" in json.loads(other.stdout)["message"]
+    stopped = run_cli("check-briefing", "BH-CONTAINMENT-4001", str(path), "--json", env=env)
+    data = json.loads(stopped.stdout)
+    assert stopped.returncode == 1 and data["run_id"] == run_id
+    assert [f["kind"] for f in data["flags"]] == ["false_containment"] and "stopped" in data["flags"][0]["evidence"]
+
+
+def test_check_briefing_lists_unverified_sentences_and_exits_zero(env, tmp_path):
+    """A sentence with state words that the grammar cannot read is unverified: listed, not a flag, exit 0."""
+    path = tmp_path / "u.md"
+    path.write_text("developer_07 has 1 qualifying path to customer-db. Remediation theatre, arguably.")
+    result = run_cli("check-briefing", "BH-1042", str(path), "--json", env=env)
+    data = json.loads(result.stdout)
+    assert (result.returncode, data["flags"]) == (0, [])
+    assert data["unverified"] == ["Remediation theatre, arguably."]
+    text = run_cli("check-briefing", "BH-1042", str(path), env=env)
+    assert text.returncode == 0 and "1 unverified (neither confirmed nor contradicted)" in text.stdout

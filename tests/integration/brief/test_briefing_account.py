@@ -1,0 +1,79 @@
+"""Claims about the AWS account held against the run: the same sentence, two runs on a moto account.
+
+AWS documentation cited: IAM User Guide, "Manage access keys for IAM users"
+(https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html): a key is
+disabled by setting its status to Inactive with `UpdateAccessKey`. Without a respond profile
+BlastShield makes no call: the block is in the graph only and the key stays Active on the account,
+so a briefing that says the credentials were disabled in AWS is false for that run. moto does not
+enforce key status; these tests assert what the account reports (the key's status) and what the
+checker says, not that requests with the key fail.
+"""
+
+from __future__ import annotations
+
+import json
+
+from blastshield_core.interfaces.cli import main
+from tests.helpers import aws_live
+from tests.helpers.aws_live import ACCOUNT, user_with_key_to_critical_bucket
+
+moto_server, moto_account = aws_live.moto_server, aws_live.moto_account  # the fixtures
+
+SENTENCE = "alice's credentials were disabled in AWS."
+NOT_APPLIED = "The block on alice's access key was not applied in AWS: it was made in the graph only."
+
+
+def _cli(capsys, *argv: str) -> tuple[int, dict]:
+    code = main([*argv, "--json"])
+    out = capsys.readouterr().out
+    return code, json.loads(out) if out.strip().startswith("{") else {}
+
+
+def _run(moto_account, tmp_path, capsys, monkeypatch, *, respond: bool) -> tuple[str, str, str, str]:
+    """alice's key to a critical bucket, collected and imported; an alert on alice, contained by the rules."""
+    if respond:
+        monkeypatch.setenv("BLASTSHIELD_AWS_RESPOND_PROFILE", "respond")
+    key = user_with_key_to_critical_bucket(moto_account)
+    data = str(tmp_path / "db")
+    code, _ = _cli(capsys, "collect-aws", "--out", str(tmp_path / "c"), "--import", "--data-dir", data)
+    assert code == 0
+    code, opened = _cli(capsys, "alert", "open", f"{ACCOUNT}:user:alice", "--title", "alice's key", "--data-dir", data)
+    assert code == 0, opened
+    alert_id = opened.get("alert", {}).get("id") or opened.get("alert_id") or opened["id"]
+    code, run = _cli(capsys, "contain", alert_id, "--decider", "rules", "--confirm", "--data-dir", data)
+    assert run["state"] == "completed", run  # in the graph, both ways
+    return key, data, alert_id, run["run_id"]
+
+
+def _check(capsys, tmp_path, data: str, alert_id: str, text: str, *run: str) -> tuple[int, dict]:
+    path = tmp_path / "briefing.md"
+    path.write_text(text, encoding="utf-8")
+    return _cli(capsys, "check-briefing", alert_id, str(path), *run, "--data-dir", data)
+
+
+def _key_status(moto_account, key: str) -> str:
+    keys = moto_account.client("iam").list_access_keys(UserName="alice")["AccessKeyMetadata"]
+    return next(k["Status"] for k in keys if k["AccessKeyId"] == key)
+
+
+def test_disabled_in_aws_is_false_on_a_graph_only_run(moto_account, tmp_path, capsys, monkeypatch):
+    """No respond profile: the run completes in the graph, the key stays Active, the claim is flagged."""
+    key, data, alert_id, run_id = _run(moto_account, tmp_path, capsys, monkeypatch, respond=False)
+    assert _key_status(moto_account, key) == "Active"
+    code, out = _check(capsys, tmp_path, data, alert_id, SENTENCE, "--run", run_id)
+    assert code == 1 and out["run_id"] == run_id
+    [flag] = out["flags"]
+    assert flag["kind"] == "false_containment" and "not applied in AWS" in flag["evidence"]
+    # the truthful sentence about the same run is clean, and the latest run is the default
+    code, out = _check(capsys, tmp_path, data, alert_id, NOT_APPLIED)
+    assert (code, out["flags"], out["run_id"]) == (0, [], run_id)
+
+
+def test_disabled_in_aws_holds_on_an_applied_verified_run(moto_account, tmp_path, capsys, monkeypatch):
+    """With a respond profile the key is Inactive on the account and verified: the same claim is accepted."""
+    key, data, alert_id, run_id = _run(moto_account, tmp_path, capsys, monkeypatch, respond=True)
+    assert _key_status(moto_account, key) == "Inactive"
+    code, out = _check(capsys, tmp_path, data, alert_id, SENTENCE, "--run", run_id)
+    assert (code, out["flags"], out["unverified"]) == (0, [], [])
+    code, out = _check(capsys, tmp_path, data, alert_id, NOT_APPLIED, "--run", run_id)
+    assert code == 1 and [f["kind"] for f in out["flags"]] == ["false_exposure"]
