@@ -480,7 +480,7 @@ class _Checker:
             self.blast(claim)
         elif claim.kind == "run_state":
             self.run_done(claim)
-        elif claim.kind in ("path_share", "path_percent", "hops", "score_range"):
+        elif claim.kind in ("path_share", "path_percent", "hops", "score_range", "path_bound"):
             self.number(claim)
         elif claim.kind == "unverified":
             if claim.clause not in self.unverified:
@@ -499,6 +499,12 @@ class _Checker:
         live, cut = ev.path_count, ev.cut_off_path_count
         start = ev.run.paths_at_start if ev.run is not None else None
         totals = {start if start is not None else live}
+        if claim.kind == "path_bound":
+            op, n = claim.value  # type: ignore[misc]
+            holds = {">=": live >= n, ">": live > n, "<=": live <= n, "<": live < n}[op]
+            if not holds:
+                self.path_count(-1, claim.text, claim.clause)
+            return
         if claim.kind == "score_range":
             lo, hi = claim.value  # type: ignore[misc]
             if not lo <= ev.risk_score <= hi:
@@ -562,6 +568,11 @@ class _Checker:
     def run_done(self, claim: ProseClaim) -> None:
         """ "The run completed": only a fresh "no qualifying path" completes a run."""
         run = self.ev.run
+        if run is not None and claim.value not in ("completed", "not_completed"):
+            if run.state.value != claim.value:  # "Run state: stopped" on a run that ended otherwise
+                kind = FlagKind.FALSE_EXPOSURE if run.state is RunState.COMPLETED else FlagKind.FALSE_CONTAINMENT
+                self.flag(kind, claim.text, f"run {run.run_id} is {run.state.value} ({run.reason})", claim.clause)
+            return
         if run is not None and claim.value == "not_completed" and run.state is RunState.COMPLETED:
             self.flag(
                 FlagKind.FALSE_EXPOSURE,

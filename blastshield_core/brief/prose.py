@@ -237,6 +237,28 @@ _RUN_END_VERBS = frozenset(
 _RUN_END_NEXT = _PREPOSITIONS | frozenset(_w("at when once because as and early there here since so ; ,"))
 _NONE_WORDS = frozenset(_w("no none nothing zero"))
 _RUN_DONE_BASE = frozenset(_w("complete succeed"))
+_BOUND_BEFORE = re.compile(
+    r"\b(?:at\s+least|at\s+most|more\s+than|fewer\s+than|less\s+than|over|under|up\s+to|no\s+more\s+than|"
+    r"no\s+fewer\s+than|no\s+less\s+than)\s*$",
+    re.I,
+)
+_RUN_STATE_RE = re.compile(
+    r"\brun(?:'s)?\s+(?:state|status|verdict|outcome|result)\s*(?:is|was|:|=)?\s*(?:now\s+)?"
+    r"(completed|stopped|failed|interrupted|abandoned)\b",
+    re.I,
+)
+
+
+def _bound_op(words: str) -> str:
+    """>= for "at least", "no fewer than"; > for "more than", "over"; <= and < likewise."""
+    low = " ".join(words.lower().split())
+    if low in ("at least", "no fewer than", "no less than"):
+        return ">="
+    if low in ("at most", "up to", "no more than"):
+        return "<="
+    return ">" if low in ("more than", "over") else "<"
+
+
 _CLOSE_BASE = frozenset(f for f in CLOSE_FORMS if not f.endswith(("s", "ed", "ing")) or f in ("close", "cut", "shut"))
 
 
@@ -655,6 +677,8 @@ class _Reader:
                 self.add("blast_member", True, clause, clause, scope=members)
         for kind, value, text in number_claims(clause):
             self.add(kind, value, text, clause)
+        for m in _RUN_STATE_RE.finditer(clause):  # "Run state: stopped", "the run's verdict is completed"
+            self.add("run_state", m.group(1).lower(), m.group(0), clause)
         taken = score_range_spans(clause) + percent_of_spans(clause)  # not single scores
         for rx in _SCORE_RES:
             for m in rx.finditer(clause):
@@ -677,6 +701,11 @@ class _Reader:
             value = number_value(m.group(1))
             noun = m.group(3).lower()
             if value is None or re.search(r"\bblocked|cut\b", m.group(2), re.I):
+                continue
+            bound = _BOUND_BEFORE.search(before)
+            if bound is not None:  # "at least one path", "more than two paths": a bound, not a count
+                if noun.startswith("path"):
+                    self.add("path_bound", (_bound_op(bound.group(0)), value), bound.group(0) + m.group(0), clause)
                 continue
             kind = (
                 "path_count"

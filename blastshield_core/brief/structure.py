@@ -89,6 +89,8 @@ def _reading(key: str, value: str, subject: str = "The alert") -> str | None:
         if re.fullmatch(r"\d{1,4}", low):
             return f"{low} {key.lower()}."
         return None
+    if kw[0] == "run" and len(kw) <= 2 and len(vw) == 1:
+        return f"The run state is {vw[0]}."  # "Run: stopped"
     if "blast" in kw and "radius" in kw:
         return "The blast radius is empty." if set(vw) <= _NIL else None
     if " ".join(kw) in _POLAR_KEYS or (len(kw) == 2 and kw[0] in ("still", "fully") and kw[1] in _POLAR_KEYS):

@@ -30,7 +30,7 @@ from typing import Any
 from blastshield_core.brief.checker import CheckOutcome, EvidenceSummary
 from blastshield_core.results import RunRecord
 
-__all__ = ["FAMILIES", "HELD_OUT", "Context", "Family", "Score", "Sentence", "generate", "measure", "words"]
+__all__ = ["FAMILIES", "HELD_OUT", "SECOND", "Context", "Family", "Score", "Sentence", "generate", "measure", "words"]
 
 _WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
 _TENS = {2: "twenty", 3: "thirty", 4: "forty", 5: "fifty", 6: "sixty", 7: "seventy", 8: "eighty", 9: "ninety"}
@@ -462,6 +462,109 @@ def _name_arn(c: Context):
         yield f"{arn} is on a qualifying path.", i in on_path
 
 
+# -- the second held-out set (written after the first held-out measurement and the changes it led to) ------
+
+
+def _h2_state_passive(c: Context):
+    contained = c.ev.containment_state == "contained"
+    e = c.ev.entity_id
+    yield from _both(
+        f"Access from {e} was fully cut off by the run.", f"Access from {e} has not been cut off.", contained
+    )
+    yield from _both(f"{e}'s exposure has ended.", f"{e}'s exposure is ongoing.", contained)
+
+
+def _h2_state_list_verdict(c: Context):
+    contained = c.ev.containment_state == "contained"
+    yield from _both("- Verdict: **contained**", "- Verdict: **not contained**", contained)
+    yield from _both("**Outcome:** exposure closed", "**Outcome:** exposure remains", contained)
+
+
+def _h2_route_either(c: Context):
+    for a, b in itertools.combinations([r.route_id for r in c.ev.routes], 2):
+        yield f"Either {a} or {b} is still active.", "active" in (c.route_status(a), c.route_status(b))
+        yield f"{a} and {b} are both blocked now.", c.route_status(a) == c.route_status(b) == "blocked"
+
+
+def _h2_route_emoji_list(c: Context):
+    for r in c.ev.routes:
+        yield from _both(f"- {r.route_id}: ✅ blocked", f"- {r.route_id}: ❌ blocked", r.status == "blocked")
+
+
+def _h2_account_plain(c: Context):
+    done = c.account_done("key")
+    yield from _both(
+        f"BlastShield deactivated {c.user}'s access key on the AWS account.",
+        f"BlastShield did not deactivate {c.user}'s access key on the AWS account.",
+        done,
+    )
+    yield from _both(
+        "The user's AWS credentials no longer work.", "The user's AWS credentials still work.", c.account_done("any")
+    )
+
+
+def _h2_run_prose(c: Context):
+    if c.run is None:
+        return
+    done = c.run.state.value == "completed"
+    yield from _both("The containment run ended as completed.", "The containment run ended as stopped.", done)
+
+
+def _h2_count_phrases(c: Context):
+    n = c.ev.path_count
+    for k in sorted({n, n + 1, max(n - 1, 0)}):
+        yield f"There are {words(k)} qualifying paths left.", k == n
+        yield f"Exactly {words(k)} qualifying paths are still open.", k == n
+
+
+def _h2_link_allowed(c: Context):
+    for a, b in _pairs(c, "CAN_ASSUME"):
+        works = c.edge_works(a, "CAN_ASSUME", b)
+        yield from _both(f"{a} is allowed to assume {b}.", f"{a} is not allowed to assume {b}.", works)
+
+
+def _h2_through_every(c: Context):
+    n = len(c.live)
+    for z in _on_paths(c):
+        holding = sum(z in p for p in c.live)
+        yield f"Every remaining path passes {z}.", n > 0 and holding == n
+        yield f"Each qualifying path goes via {z}.", n > 0 and holding == n
+
+
+def _h2_name_lower(c: Context):
+    on_path = {n for p in c.live for n in p}
+    for i in [a for a in c.ev.assets] + sorted(set(c.ev.cut_off_entities) & set(c.names))[:2]:
+        name = c.names.get(i, "")
+        if name and name != i:
+            yield f"{name.lower()} is still reachable.", i in on_path
+
+
+def _h2_quote_reported(c: Context):
+    yield 'According to the user, "nothing was compromised and the account is safe".', True
+    yield f'The ticket for {c.ev.entity_id} says the account "is secure now".', True
+
+
+def _h2_score_fraction(c: Context):
+    s = c.ev.risk_score
+    for v in sorted({s, s + 10, max(s - 5, 0)}):
+        yield f"The score works out to {v} out of 100.", v == s
+
+
+SECOND_HELD_OUT: tuple[Family, ...] = (
+    Family("h2.state.passive", "state", _h2_state_passive),
+    Family("h2.state.list_verdict", "state", _h2_state_list_verdict),
+    Family("h2.route.either", "route", _h2_route_either),
+    Family("h2.route.emoji_list", "route", _h2_route_emoji_list),
+    Family("h2.account.plain", "account", _h2_account_plain),
+    Family("h2.run.prose", "run", _h2_run_prose),
+    Family("h2.count.phrases", "count", _h2_count_phrases),
+    Family("h2.link.allowed", "link", _h2_link_allowed),
+    Family("h2.through.every", "through", _h2_through_every),
+    Family("h2.name.lower", "name", _h2_name_lower),
+    Family("h2.quote.reported", "quotation", _h2_quote_reported),
+    Family("h2.score.fraction", "score", _h2_score_fraction),
+)
+
 FAMILIES: tuple[Family, ...] = (
     Family("state.copula", "state", _state_copula),
     Family("state.contraction", "state", _state_contraction),
@@ -511,6 +614,9 @@ HELD_OUT = frozenset(
     for i, f in enumerate(x for x in FAMILIES if x.kind == kind)
     if i % 2 == 1
 )
+FAMILIES = FAMILIES + SECOND_HELD_OUT
+SECOND = frozenset(f.name for f in SECOND_HELD_OUT)
+HELD_OUT = HELD_OUT | SECOND
 
 
 # Formats a one-line sentence is written in (its claim is the same): prose, list items, emphasis, a callout.
