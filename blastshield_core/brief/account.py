@@ -24,7 +24,8 @@ _ACCOUNT = re.compile(
     r"|\bon\s+the\s+(?:(?:aws|live|real|actual)\s+)?account\b|\baws[\s-]side\b|\bin\s+the\s+account\b"
     r"|\bgraph[\s-]only\b|\b(?:in|on)\s+the\s+graph\s+(?:only|alone)\b|\bonly\s+(?:in|on)\s+the\s+graph\b"
     r"|\baccess\s+keys?\b|\bdeny[\s-]all\b|\bconsole\s+(?:password|login)s?\b|\blogin\s+profile\b"
-    r"|\blocked\s+out\b|\brevocation\s+policy\b|\bupdateaccesskey\b|\bputuserpolicy\b|\bputrolepolicy\b",
+    r"|\blocked\s+out\b|\brevocation\s+policy\b|\bupdateaccesskey\b|\bputuserpolicy\b|\bputrolepolicy\b"
+    r"|\b(?:aws|iam)\s+(?:credentials?|keys?|access\s+keys?|passwords?|logins?|sign-ins?)\b",
     re.I,
 )
 _GRAPH_ONLY = re.compile(
@@ -69,7 +70,8 @@ _NEG = re.compile(
 
 _EXPLICIT = re.compile(
     r"\b(?:in|on|within|inside|across)\s+(?:the\s+)?(?:(?:live|real|actual)\s+)?(?:aws|iam)\b"
-    r"|\bon\s+the\s+(?:(?:aws|live|real|actual)\s+)?account\b|\baws[\s-]side\b|\bin\s+the\s+account\b",
+    r"|\bon\s+the\s+(?:(?:aws|live|real|actual)\s+)?account\b|\baws[\s-]side\b|\bin\s+the\s+account\b"
+    r"|\b(?:aws|iam)\s+(?:credentials?|keys?|access\s+keys?|passwords?|logins?|sign-ins?)\b",
     re.I,
 )
 # Verbs that say what was done to a credential itself (not to a route of the graph).

@@ -667,13 +667,14 @@ class _Checker:
     def state_holds(self, claim: ProseClaim) -> bool:
         """Whether a containment or exposure claim is true of what it is about."""
         about = list(claim.scope) or list(claim.assets)
+        some = any if claim.qualifier == "any" else all  # "either A or B is active": one of them
         if claim.value == "contained":
             if about:
                 existence = claim.qualifier == "existence" or bool(claim.assets)
-                return all(self._closed(x, claim.depth, existence) for x in about)
+                return some(self._closed(x, claim.depth, existence) for x in about)
             return not self._live(claim.depth)
         if about:
-            return all(self._open(x, claim.depth, bool(claim.assets)) for x in about)
+            return some(self._open(x, claim.depth, bool(claim.assets)) for x in about)
         return bool(self._live(claim.depth))
 
 

@@ -45,7 +45,8 @@ _VERB_TYPES = {
     "escalates to": "CAN_ESCALATE",
 }
 _BETWEEN = re.compile(
-    r"^\s*(?P<modal>can|could|may|might|would|should|will|is\s+able\s+to|are\s+able\s+to)?\s*"
+    r"^\s*(?P<modal>can|could|may|might|would|should|will|"
+    r"(?:is|are)\s+(?:still\s+|now\s+)?(?:not\s+|no\s+longer\s+)?(?:able|allowed|permitted|authori[sz]ed)\s+to)?\s*"
     r"(?P<neg>(?:not|never|no\s+longer|cannot|can't|does\s+not|doesn't|did\s+not|didn't|still|also|directly|"
     r"then|now|in\s+turn|itself)\s+)*"
     r"(?P<verb>assumes?|assumed|assuming|reads?|access(?:es)?|runs?\s+as|ran\s+as|escalates?\s+to)\s+"
@@ -68,8 +69,9 @@ _THROUGH = re.compile(
     r"\b(?P<q>both|all|every|each|none\s+of\s+the|no|neither|one|a|only\s+one|exactly\s+one|either|some|two|three)"
     r"\s+(?:(?:of\s+the\s+|of\s+its\s+|of\s+their\s+)?(?:\w+\s+){0,2}?)(?:qualifying\s+|remaining\s+|live\s+|open\s+)?"
     r"(?:paths?|routes?\s+to\s+\S+)\s+(?:\w+\s+){0,2}?"
-    r"(?:run|runs|ran|go|goes|went|pass|passes|passed|lead|leads|travel|travels|cross|crosses|route|routes)\s+"
-    r"(?:through|via|over|across)\s+(?P<z>[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9])",
+    r"(?:(?:run|runs|ran|go|goes|went|pass|passes|passed|lead|leads|travel|travels|cross|crosses|route|routes)\s+"
+    r"(?:through|via|over|across)|pass|passes|cross|crosses|traverse|traverses|include|includes|involve|involves|"
+    r"touch|touches|use|uses)\s+(?P<z>[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9])",
     re.I,
 )
 _QUANT = {

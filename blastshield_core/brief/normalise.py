@@ -50,8 +50,8 @@ _ATTRIBUTION = re.compile(
     re.I,
 )
 _SPEECH_QUOTE = re.compile(
-    r"\b(?P<lead>said|says|say|wrote|writes|claimed|claims|stated|states|told\s+\w+|asked|reading|reads|titled|"
-    r"subject(?:\s+line)?|message|email|lure|text)\b(?P<gap>[^\"“”\n]{0,25}?)[\"“](?P<q>[^\"“”\n]{1,400})[\"”]",
+    r"\b(?P<lead>according\s+to|said|says|say|wrote|writes|claimed|claims|stated|states|told\s+\w+|asked|reading|reads|titled|"
+    r"subject(?:\s+line)?|message|email|lure|text)\b(?P<gap>[^\"“”\n]{0,40}?)[\"“](?P<q>[^\"“”\n]{1,400})[\"”]",
     re.I,
 )
 _QUOTES = re.compile(r"[\"“”]")

@@ -243,8 +243,9 @@ _BOUND_BEFORE = re.compile(
     re.I,
 )
 _RUN_STATE_RE = re.compile(
-    r"\brun(?:'s)?\s+(?:state|status|verdict|outcome|result)\s*(?:is|was|:|=)?\s*(?:now\s+)?"
-    r"(completed|stopped|failed|interrupted|abandoned)\b",
+    r"\brun(?:'s)?\s+(?:(?:state|status|verdict|outcome|result)\s*(?:is|was|:|=)?|"
+    r"(?:has\s+)?(?:ended|finished|closed|terminated|concluded|ends|finishes)\s+(?:as|in(?:\s+(?:the\s+)?state)?|with\s+"
+    r"(?:the\s+)?(?:state|verdict|status)))\s*(?:now\s+)?[\"“`*]*(completed|stopped|failed|interrupted|abandoned)\b",
     re.I,
 )
 
@@ -374,7 +375,9 @@ class _Reader:
         account = [] if quiet or question else account_claims(clause)
         for kind, done, text in account:
             self.add("account", done, text, clause, qualifier=kind)
+        either = bool(re.search(r"\beither\b[^.;]*\bor\b|\b(?:one|any|at\s+least\s+one)\s+of\b", clause, re.I))
         links = [] if quiet or question else link_claims(clause, self.id_kind)
+        run_stated = bool(_RUN_STATE_RE.search(clause))  # "the run ended as stopped": the run's state alone
         for kind, value, text, between in links:
             self.add(kind, value, text, clause, scope=between)
         segments = [s for s in re.split(r",\s*", clause) if s.strip()]
@@ -392,7 +395,7 @@ class _Reader:
                 local, assets = [], []  # "..., ending the exposure": the whole alert, whatever else is named
             found = self.states(toks, segment, gerund_subject and n == 0, gerund_subject and n > 0)
             for state, text, past, marker in found:
-                if quiet or imperative or question or account or links:
+                if quiet or imperative or question or account or links or run_stated:
                     continue
                 existence = marker == "existence"  # "carries no path": what it carries, not its status
                 action = "" if existence else marker
@@ -409,7 +412,7 @@ class _Reader:
                     assets=tuple(assets),
                     depth=depth,
                     action=action,
-                    qualifier="existence" if existence else "",
+                    qualifier="existence" if existence else "any" if either and len(local) > 1 else "",
                 )
             if not (quiet or question):
                 for text, completed in self.run_done(toks, segment):
