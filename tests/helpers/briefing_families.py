@@ -30,7 +30,19 @@ from typing import Any
 from blastshield_core.brief.checker import CheckOutcome, EvidenceSummary
 from blastshield_core.results import RunRecord
 
-__all__ = ["FAMILIES", "HELD_OUT", "SECOND", "Context", "Family", "Score", "Sentence", "generate", "measure", "words"]
+__all__ = [
+    "FAMILIES",
+    "HELD_OUT",
+    "SECOND",
+    "THIRD",
+    "Context",
+    "Family",
+    "Score",
+    "Sentence",
+    "generate",
+    "measure",
+    "words",
+]
 
 _WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
 _TENS = {2: "twenty", 3: "thirty", 4: "forty", 5: "fifty", 6: "sixty", 7: "seventy", 8: "eighty", 9: "ninety"}
@@ -550,6 +562,126 @@ def _h2_score_fraction(c: Context):
         yield f"The score works out to {v} out of 100.", v == s
 
 
+# -- the third held-out set (written after the second set's measurement and the changes it led to) ---------
+
+
+def _h3_state_colloquial(c: Context):
+    contained = c.ev.containment_state == "contained"
+    e = c.ev.entity_id
+    yield from _both(f"{e} is locked down now.", f"{e} is still wide open.", contained)
+    yield from _both("The incident is closed.", "The incident is still open.", contained)
+
+
+def _h3_table_kv(c: Context):
+    n = c.ev.path_count
+    for k in sorted({n, n + 1}):
+        yield f"| Metric | Value |\n|---|---|\n| Remaining paths | {k} |", k == n
+    contained = c.ev.containment_state == "contained"
+    yield from _both(
+        "| Check | Result |\n|---|---|\n| Contained | yes |",
+        "| Check | Result |\n|---|---|\n| Contained | no |",
+        contained,
+    )
+
+
+def _h3_route_past(c: Context):
+    for r in c.ev.routes:
+        yield from _both(f"The run blocked {r.route_id}.", f"{r.route_id} was left open.", r.status == "blocked")
+
+
+def _h3_route_heading(c: Context):
+    for r in c.ev.routes:
+        yield from _both(f"### {r.route_id}\nBlocked.", f"### {r.route_id}\nActive.", r.status == "blocked")
+
+
+def _h3_account_iam(c: Context):
+    done = c.account_done("key")
+    yield from _both(
+        f"IAM now reports {c.user}'s access key as Inactive.",
+        f"IAM still reports {c.user}'s access key as Active.",
+        done,
+    )
+
+
+def _h3_account_revocation(c: Context):
+    revoked = c.run is not None and any(
+        a.operation == "revoke_role_sessions" and a.applied is True and (a.aws or {}).get("applied_in_aws") is True
+        for a in c.run.actions
+    )
+    yield from _both(
+        f"The sessions of {c.user} were revoked in AWS.", f"The sessions of {c.user} were not revoked in AWS.", revoked
+    )
+
+
+def _h3_run_dash(c: Context):
+    if c.run is None:
+        return
+    done = c.run.state.value == "completed"
+    yield from _both("Final run status — completed", "Final run status — stopped", done)
+
+
+def _h3_count_remaining(c: Context):
+    n = c.ev.path_count
+    for k in sorted({n, n + 1, max(n - 1, 0)}):
+        yield f"{words(k).capitalize()} paths still reach high or critical data.", k == n
+
+
+def _h3_link_reads(c: Context):
+    for a, b in _pairs(c, "CAN_READ"):
+        works = c.edge_works(a, "CAN_READ", b) or _reaches(c, a, b)
+        yield from _both(f"{a} has read access to {b}.", f"{a} has no read access to {b}.", works)
+
+
+def _h3_through_sits(c: Context):
+    n = len(c.live)
+    for z in _on_paths(c):
+        yield f"{z} sits on every qualifying path.", n > 0 and all(z in p for p in c.live)
+
+
+def _h3_name_title(c: Context):
+    on_path = {n for p in c.live for n in p}
+    for i in [a for a in c.ev.assets] + sorted(set(c.ev.cut_off_entities) & set(c.names))[:2]:
+        name = c.names.get(i, "")
+        if name and name != i:
+            yield f"{name.title()} remains exposed.", i in on_path
+
+
+def _h3_quote_speaker(c: Context):
+    yield '> "Everything is contained," the contractor insisted.', True
+    yield f'> "{c.ev.entity_id} can no longer reach anything," the user claimed.', True
+
+
+def _h3_score_percent(c: Context):
+    s = c.ev.risk_score
+    for v in sorted({s, s + 15}):
+        yield f"Risk: {v}%.", v == s
+
+
+def _h3_hops_phrase(c: Context):
+    if not c.ev.paths:
+        return
+    shortest = min(p.hops for p in c.ev.paths)
+    for n in sorted({shortest, shortest + 1}):
+        yield f"The shortest route to a critical asset takes {n} hops.", n == shortest
+
+
+THIRD_HELD_OUT: tuple[Family, ...] = (
+    Family("h3.state.colloquial", "state", _h3_state_colloquial),
+    Family("h3.state.table_kv", "state", _h3_table_kv),
+    Family("h3.route.past", "route", _h3_route_past),
+    Family("h3.route.heading", "route", _h3_route_heading),
+    Family("h3.account.iam", "account", _h3_account_iam),
+    Family("h3.account.revocation", "account", _h3_account_revocation),
+    Family("h3.run.dash", "run", _h3_run_dash),
+    Family("h3.count.remaining", "count", _h3_count_remaining),
+    Family("h3.link.reads", "link", _h3_link_reads),
+    Family("h3.through.sits", "through", _h3_through_sits),
+    Family("h3.name.title", "name", _h3_name_title),
+    Family("h3.quote.speaker", "quotation", _h3_quote_speaker),
+    Family("h3.score.percent", "score", _h3_score_percent),
+    Family("h3.hops.phrase", "hops", _h3_hops_phrase),
+)
+
 SECOND_HELD_OUT: tuple[Family, ...] = (
     Family("h2.state.passive", "state", _h2_state_passive),
     Family("h2.state.list_verdict", "state", _h2_state_list_verdict),
@@ -614,9 +746,10 @@ HELD_OUT = frozenset(
     for i, f in enumerate(x for x in FAMILIES if x.kind == kind)
     if i % 2 == 1
 )
-FAMILIES = FAMILIES + SECOND_HELD_OUT
+FAMILIES = FAMILIES + SECOND_HELD_OUT + THIRD_HELD_OUT
 SECOND = frozenset(f.name for f in SECOND_HELD_OUT)
-HELD_OUT = HELD_OUT | SECOND
+THIRD = frozenset(f.name for f in THIRD_HELD_OUT)
+HELD_OUT = HELD_OUT | SECOND | THIRD
 
 
 # Formats a one-line sentence is written in (its claim is the same): prose, list items, emphasis, a callout.
