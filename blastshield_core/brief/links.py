@@ -49,7 +49,8 @@ _BETWEEN = re.compile(
     r"(?:is|are)\s+(?:still\s+|now\s+)?(?:not\s+|no\s+longer\s+)?(?:able|allowed|permitted|authori[sz]ed)\s+to)?\s*"
     r"(?P<neg>(?:not|never|no\s+longer|cannot|can't|does\s+not|doesn't|did\s+not|didn't|still|also|directly|"
     r"then|now|in\s+turn|itself)\s+)*"
-    r"(?P<verb>assumes?|assumed|assuming|reads?|access(?:es)?|runs?\s+as|ran\s+as|escalates?\s+to)\s+"
+    r"(?P<verb>assumes?|assumed|assuming|reads?|access(?:es)?|runs?\s+as|ran\s+as|escalates?\s+to|"
+    r"(?:has|have|holds?|keeps?|retains?)\s+(?:no\s+)?(?:direct\s+)?read\s+access\s+to)\s+"
     r"(?:(?:directly|straight|the\s+role|role|bucket|asset)\s+)*$",
     re.I,
 )
@@ -137,7 +138,7 @@ def _ids(clause: str, id_kind: IdKind) -> list[tuple[str, int, int]]:
 _MEMBER = re.compile(
     r"(?P<id>[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9])\s+(?:is|are|lies|lie|sits|sit|remains|remain|stays|stay)\s+"
     r"(?P<neg>not\s+|no\s+longer\s+|never\s+)?(?:still\s+|now\s+|also\s+)?(?P<neg2>not\s+)?on\s+"
-    r"(?:a|any|one\s+of\s+the|the|every|each|some)\s+(?:(?:live|qualifying|remaining|open|active)\s+){0,2}paths?\b",
+    r"(?P<det>a|any|one\s+of\s+the|the|every|each|some)\s+(?:(?:live|qualifying|remaining|open|active)\s+){0,2}paths?\b",
     re.I,
 )
 
@@ -148,7 +149,10 @@ def link_claims(clause: str, id_kind: IdKind) -> list[LinkClaim]:
     for m in _MEMBER.finditer(clause):
         if id_kind(m.group("id")) in (*_ENTITY_KINDS, "route"):
             negated = bool(m.group("neg")) != bool(m.group("neg2"))
-            out.append(("member", not negated, m.group(0), (m.group("id"),)))
+            if m.group("det").lower() in ("every", "each"):  # "Z sits on every path": all paths hold Z
+                out.append(("through", ("all", negated), m.group(0), (m.group("id"),)))
+            else:
+                out.append(("member", not negated, m.group(0), (m.group("id"),)))
     for m in _THROUGH.finditer(clause):
         z = m.group("z")
         if id_kind(z) in (*_ENTITY_KINDS, "route"):
@@ -170,6 +174,9 @@ def link_claims(clause: str, id_kind: IdKind) -> list[LinkClaim]:
                 re.search(r"\b(?:not|never|no\s+longer|doesn't|didn't)\b", words)
             )
             kind_word = re.sub(r"\s+", " ", verb.group("verb").lower())
+            if "read access" in kind_word:  # "has (no) read access to"
+                kind_word = "read"
+                negated = negated or bool(re.search(r"\bno\s+(?:direct\s+)?read", words))
             rel = _VERB_TYPES.get(kind_word) or _VERB_TYPES.get(kind_word.rstrip("s"), "")
             if not rel:
                 continue

@@ -79,7 +79,11 @@ def _markers(line: str) -> str:
     return _WARN_MARK.sub("", line)
 
 
+_RUN_DASH = re.compile(r"(\brun\s+(?:state|status|verdict|outcome|result))\s+[—–-]+\s+", re.I)
+
+
 def _line(line: str) -> str:
+    line = _RUN_DASH.sub(r"\1: ", line)  # "Final run status — stopped" is a key and its value
     if not line.lstrip().startswith("|"):  # a table's cells keep their marks (`structure.py` reads them)
         line = _markers(line)
     for rx, repl in _CONTRACTIONS:

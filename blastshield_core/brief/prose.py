@@ -243,7 +243,7 @@ _BOUND_BEFORE = re.compile(
     re.I,
 )
 _RUN_STATE_RE = re.compile(
-    r"\brun(?:'s)?\s+(?:(?:state|status|verdict|outcome|result)\s*(?:is|was|:|=)?|"
+    r"\brun(?:'s)?\s+(?:(?:state|status|verdict|outcome|result)\s*(?:is|was|:|=|—|–|-)?|"
     r"(?:has\s+)?(?:ended|finished|closed|terminated|concluded|ends|finishes)\s+(?:as|in(?:\s+(?:the\s+)?state)?|with\s+"
     r"(?:the\s+)?(?:state|verdict|status)))\s*(?:now\s+)?[\"“`*]*(completed|stopped|failed|interrupted|abandoned)\b",
     re.I,
@@ -658,7 +658,8 @@ class _Reader:
             negated = (negations + yet_to) % 2 == 1
             partly = any(x in ("partially", "partly") for x in window)
             state = "contained" if closing != (negated or partly) else "exposed"
-            past = exposing and (w in _PAST_EXPOSE or any(x in _PAST_AUX for x in window[-3:]))
+            left = i > 0 and words[i - 1] in ("left", "kept")  # "was left open": a state that holds now
+            past = exposing and not left and (w in _PAST_EXPOSE or any(x in _PAST_AUX for x in window[-3:]))
             revoking = w in REVOKE_FORMS or (w in COMPLETION_WORDS and "revocation" in words)
             action = "revocation" if closing and revoking and about_sessions else ""
             out.append((state, segment[toks[max(0, i - 4)].start : t.start + len(t.word) + 8], past, action))

@@ -60,6 +60,7 @@ _KV_RE = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+|>\s*)*([A-Za-z][A-Za-z ;/()'-]{
 _HEADING_RE = re.compile(r"^\s*#{1,6}\s+(.+?)\s*#*\s*$")
 _TABLE_RE = re.compile(r"^\s*\|.*\|\s*$")
 _SEPARATOR_RE = re.compile(r"^\s*\|?(?:\s*:?-{2,}:?\s*\|)+\s*:?-*:?\s*\|?\s*$")
+_ID_HEADING_RE = re.compile(r"^[A-Za-z0-9][\w.:@/-]*(?:[-_:]|\d)[\w.:@/-]*$")
 _MARKS_RE = re.compile(r"[*`]+|(?<!\w)_+|_+(?!\w)")
 
 
@@ -89,7 +90,7 @@ def _reading(key: str, value: str, subject: str = "The alert") -> str | None:
         if re.fullmatch(r"\d{1,4}", low):
             return f"{low} {key.lower()}."
         return None
-    if kw[0] == "run" and len(kw) <= 2 and len(vw) == 1:
+    if "run" in kw and len(kw) <= 3 and len(vw) == 1:
         return f"The run state is {vw[0]}."  # "Run: stopped"
     if "blast" in kw and "radius" in kw:
         return "The blast radius is empty." if set(vw) <= _NIL else None
@@ -191,6 +192,9 @@ def restructure(text: str) -> str:
         reading = None
         if heading is not None:
             reading = _reading(heading, line)
+            verdict = _bare_verdict(line) if reading is None and _ID_HEADING_RE.match(_clean(heading)) else None
+            if verdict is not None:  # "### route-x" then "Blocked.": the verdict is about the heading's entity
+                reading = f"{_clean(heading)} is {verdict.removeprefix('The alert is ')}"
             heading = None
         if reading is None:
             m = _KV_RE.match(_MARKS_RE.sub("", line))
