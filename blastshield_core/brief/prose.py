@@ -53,7 +53,7 @@ from .lexicon import (
 )
 from .links import has_vocabulary, link_claims
 from .numbers import number_claims, percent_of_spans, score_range_spans
-from .structure import emptiness, restructure
+from .structure import bare_verdict, emptiness, restructure
 
 
 def _w(text: str) -> list[str]:
@@ -238,7 +238,7 @@ _RUN_END_NEXT = _PREPOSITIONS | frozenset(_w("at when once because as and early 
 _NONE_WORDS = frozenset(_w("no none nothing zero"))
 _RUN_DONE_BASE = frozenset(_w("complete succeed"))
 _BOUND_BEFORE = re.compile(
-    r"\b(?:at\s+least|at\s+most|more\s+than|fewer\s+than|less\s+than|over|under|up\s+to|no\s+more\s+than|"
+    r"\b(?:at\s+least|at\s+most|more\s+than|fewer\s+than|less\s+than|up\s+to|no\s+more\s+than|"
     r"no\s+fewer\s+than|no\s+less\s+than)\s*$",
     re.I,
 )
@@ -251,13 +251,13 @@ _RUN_STATE_RE = re.compile(
 
 
 def _bound_op(words: str) -> str:
-    """>= for "at least", "no fewer than"; > for "more than", "over"; <= and < likewise."""
+    """>= for "at least", "no fewer than"; > for "more than"; <= and < likewise ("over 2 paths" is "via")."""
     low = " ".join(words.lower().split())
     if low in ("at least", "no fewer than", "no less than"):
         return ">="
     if low in ("at most", "up to", "no more than"):
         return "<="
-    return ">" if low in ("more than", "over") else "<"
+    return ">" if low == "more than" else "<"
 
 
 _CLOSE_BASE = frozenset(f for f in CLOSE_FORMS if not f.endswith(("s", "ed", "ing")) or f in ("close", "cut", "shut"))
@@ -352,6 +352,7 @@ class _Reader:
 
     # -- clauses -------------------------------------------------------------------------
     def clause(self, clause: str, conditional: bool, question: bool = False) -> None:
+        clause = bare_verdict(clause) or clause  # "...; not contained.": a verdict about the alert
         low = clause.lower()
         words = set(re.findall(r"[a-z']+", low))
         hypothetical = conditional or bool(words & CONDITIONAL_WORDS)

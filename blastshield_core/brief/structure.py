@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["restructure"]
+__all__ = ["bare_verdict", "emptiness", "restructure"]
 
 
 def _w(text: str) -> frozenset[str]:
@@ -121,7 +121,7 @@ def _reading(key: str, value: str, subject: str = "The alert") -> str | None:
     return None
 
 
-def _bare_verdict(sentence: str) -> str | None:
+def bare_verdict(sentence: str) -> str | None:
     """A verdict with no subject ("**CONTAINED**", "Fully contained.", "Not contained"): about the alert.
 
     A parenthesis after it ("Contained (cap reached)") is a remark on the verdict, not part of it."""
@@ -192,7 +192,7 @@ def restructure(text: str) -> str:
         reading = None
         if heading is not None:
             reading = _reading(heading, line)
-            verdict = _bare_verdict(line) if reading is None and _ID_HEADING_RE.match(_clean(heading)) else None
+            verdict = bare_verdict(line) if reading is None and _ID_HEADING_RE.match(_clean(heading)) else None
             if verdict is not None:  # "### route-x" then "Blocked.": the verdict is about the heading's entity
                 reading = f"{_clean(heading)} is {verdict.removeprefix('The alert is ')}"
             heading = None
@@ -201,7 +201,7 @@ def restructure(text: str) -> str:
             reading = _reading(m.group(1), m.group(2)) if m else None
         if reading is None:
             first, _, rest = re.sub(r"^[\s>+-]*", "", _MARKS_RE.sub("", line)).partition(". ")
-            verdict = _bare_verdict(first)
+            verdict = bare_verdict(first)
             reading = f"{verdict} {rest}" if verdict else None
         out.append(reading if reading is not None else line)
     return "\n".join(out)

@@ -6,7 +6,13 @@ import time
 
 import pytest
 
-from blastshield_core.brief.briefing import NO_KEY_REASON, Briefer, BriefingInputError, parse_briefing
+from blastshield_core.brief.briefing import (
+    NO_KEY_REASON,
+    UNVERIFIED_MARK,
+    Briefer,
+    BriefingInputError,
+    parse_briefing,
+)
 from blastshield_core.brief.checker import BriefingClaims, EvidenceUnavailable, FlagKind, check_claims, check_text
 from blastshield_core.graph.audit import AuditLog
 from blastshield_core.read.tools import ReadTools
@@ -229,6 +235,19 @@ TRUE_CLAIMS = {
     "containment_state": "exposed",
     "prose": "contractor_11 reaches payments-vault over 2 qualifying paths; not contained.",
 }
+
+
+def test_unverified_sentence_is_marked_in_the_models_briefing(services, gemini):
+    """A sentence the checker cannot read is marked, not a reason for the fallback; a contradicted one is."""
+    claims = dict(TRUE_CLAIMS, prose=TRUE_CLAIMS["prose"] + " Remediation theatre, arguably.")
+    gemini.add(json_text(claims))
+    briefing = services.briefer.brief(C4001)
+    assert (briefing.label, briefing.flags, briefing.unverified) == ("model", [], ["Remediation theatre, arguably."])
+    assert "Remediation theatre, arguably." + UNVERIFIED_MARK in briefing.markdown
+    assert "Unverified: 1 sentence(s)" in briefing.markdown
+    gemini.add(json_text(dict(claims, prose=claims["prose"] + " The alert is contained.")))
+    flagged = services.briefer.brief(C4001)
+    assert flagged.label == "fallback" and FlagKind.FALSE_CONTAINMENT in {f.kind for f in flagged.flags}
 
 
 def test_truthful_model_briefing_is_shown_as_the_models(services, gemini):
