@@ -1,0 +1,84 @@
+"""The kinds of miss and false flag the fourth round's hand-written batch showed, one sentence each, as regression
+cases on the seed scenarios (exposed, and after a rules run capped at one action: stopped, one path left)."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from blastshield_core.brief.checker import FlagKind, check_text_outcome
+from blastshield_core.graph.seeds import seed
+from blastshield_core.interfaces.service import build_services
+from blastshield_core.respond.decide import RulesDecider
+
+C4001, IAM = "BH-CONTAINMENT-4001", "BH-IAM-2001"
+F, T = FlagKind.FALSE_CONTAINMENT, None
+
+
+@pytest.fixture(scope="module")
+def evidence(embedded_store):
+    view = embedded_store.for_graph(f"round4_hand_{uuid.uuid4().hex[:8]}")
+    seed(view)
+    services = build_services(view, view.settings.model_copy(update={"gemini_api_key": None}))
+    exposed = {a: services.briefer.evidence(a) for a in (C4001, IAM, "BH-WORKLOAD-3001")}
+    run = services.controller.run(C4001, RulesDecider(), 1, True)
+    capped = services.briefer.evidence(C4001, run.run_id)
+    yield exposed, capped, services.tools
+    for name in (view.settings.graph, view.settings.audit_graph):
+        if view.graph_exists(name):
+            view.command("GRAPH.DELETE", name)
+
+
+# (alert, state, text, expected flag kind or None for truthful)
+CASES = [
+    (C4001, "exposed", "Neither route-c11-primary nor route-c11-alternate has been blocked.", T),
+    (C4001, "exposed", "Neither route-c11-primary nor route-c11-stale has been blocked.", FlagKind.FALSE_EXPOSURE),
+    (C4001, "exposed", "contractor_11 can't reach payments-vault anymore.", F),
+    (C4001, "exposed", "contractor_11 can still reach payments-vault.", T),
+    (C4001, "exposed", "It would count as contained only after a fresh query finds no path.", T),
+    (C4001, "capped", "✅ Contained (cap reached)", F),
+    (C4001, "capped", "❌ Contained (cap reached)", T),
+    (C4001, "capped", "route-c11-primary: ~~active~~ **blocked**", T),
+    (C4001, "capped", "route-c11-alternate: ~~active~~ **blocked**", F),
+    (C4001, "capped", 'The fresh query\'s verdict is "contained".', F),
+    (C4001, "capped", "The run completed.", F),
+    (C4001, "capped", "| Route | Before | After |\n|---|---|---|\n| route-c11-alternate | active | blocked |", F),
+    (C4001, "capped", "| Route | Before | After |\n|---|---|---|\n| route-c11-primary | active | blocked |", T),
+    (C4001, "exposed", "console-role can assume ops-role directly.", FlagKind.WRONG_RELATIONSHIP),
+    (C4001, "exposed", "console-role can assume payments-reader directly.", T),
+    (C4001, "exposed", "Both paths run through bastion-01.", FlagKind.WRONG_RELATIONSHIP),
+    (C4001, "exposed", "Both paths run through contractor_11.", T),
+    (C4001, "exposed", "admin-console assumes ops-role on the way.", FlagKind.WRONG_RELATIONSHIP),
+    (C4001, "exposed", "console-role assumes payments-reader on the way.", T),
+    (C4001, "exposed", "The Payments vault is reachable from contractor_11.", T),
+    (C4001, "exposed", "PAYMENTS-VAULT is still reachable.", T),
+    (IAM, "exposed", "analytics-poweruser can read secrets-vault.", FlagKind.WRONG_RELATIONSHIP),
+    (IAM, "exposed", "The grant from analytics-poweruser to secrets-vault is denied.", T),
+    (C4001, "exposed", "The phishing email said:\n> Your sessions have been revoked and your access is blocked.", T),
+    (C4001, "exposed", "The risk score is between 55 and 65.", T),
+    (C4001, "exposed", "The risk score is between 70 and 80.", FlagKind.WRONG_SCORE),
+    (C4001, "exposed", "One of its two qualifying paths remains open.", FlagKind.WRONG_COUNT),
+    (C4001, "capped", "One of its two qualifying paths remains open.", T),
+    (C4001, "exposed", "The shortest path is three hops long.", FlagKind.WRONG_COUNT),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[1]}:{c[2][:50]}")
+def test_round4_case(evidence, case):
+    """A false sentence gets its flag; a truthful one none."""
+    exposed, capped, tools = evidence
+    alert, state, text, kind = case
+    ev = capped if state == "capped" else exposed[alert]
+    outcome = check_text_outcome(text, ev, tools)
+    if kind is None:
+        assert outcome.flags == [], outcome.flags
+    else:
+        assert kind in {f.kind for f in outcome.flags}, outcome
+
+
+def test_unverified_is_neither_flag_nor_clean(evidence):
+    """A clause with state words the grammar cannot read is listed as unverified, not flagged."""
+    exposed, _, tools = evidence
+    outcome = check_text_outcome("Remediation theatre, arguably.", exposed[C4001], tools)
+    assert (outcome.flags, outcome.unverified) == ([], ["Remediation theatre, arguably."])
