@@ -665,6 +665,122 @@ def _h3_hops_phrase(c: Context):
         yield f"The shortest route to a critical asset takes {n} hops.", n == shortest
 
 
+# -- the fourth held-out set (written after the third set's measurement and changes; no change after it) --
+
+
+def _h4_state_summary(c: Context):
+    contained = c.ev.containment_state == "contained"
+    e = c.ev.entity_id
+    yield from _both(
+        f"Summary: {e} no longer has a route to sensitive data.",
+        f"Summary: {e} still has a route to sensitive data.",
+        contained,
+    )
+    yield from _both(
+        f"As of the fresh query, nothing reaches high or critical data from {e}.",
+        f"As of the fresh query, {e} still reaches high or critical data.",
+        contained,
+    )
+
+
+def _h4_route_status_words(c: Context):
+    for r in c.ev.routes:
+        yield from _both(f"{r.route_id} is disabled.", f"{r.route_id} is enabled.", r.status == "blocked")
+
+
+def _h4_route_table_lock(c: Context):
+    head = "| Route | Status |\n|---|---|\n"
+    for r in c.ev.routes:
+        yield from _both(
+            head + f"| {r.route_id} | 🔒 blocked |", head + f"| {r.route_id} | 🔓 open |", r.status == "blocked"
+        )
+
+
+def _h4_account_keyword(c: Context):
+    done = c.account_done("key")
+    yield from _both(f"AWS access key for {c.user}: disabled", f"AWS access key for {c.user}: still enabled", done)
+
+
+def _h4_account_sign_in(c: Context):
+    done = c.account_done("credential")
+    yield from _both(f"{c.user} can no longer sign in to AWS.", f"{c.user} can still sign in to AWS.", done)
+
+
+def _h4_run_sentence(c: Context):
+    if c.run is None:
+        return
+    state = c.run.state.value
+    yield "This run ended with the alert contained.", state == "completed"
+    yield "This run stopped short of containment.", state == "stopped"
+
+
+def _h4_count_total(c: Context):
+    n = c.ev.path_count
+    for k in sorted({n, n + 1, max(n - 1, 0)}):
+        yield f"In total, {k} qualifying paths are still open.", k == n
+
+
+def _h4_link_able(c: Context):
+    for a, b in _pairs(c, "CAN_ASSUME"):
+        works = c.edge_works(a, "CAN_ASSUME", b)
+        yield from _both(f"{a} is able to assume {b} directly.", f"{a} is unable to assume {b}.", works)
+
+
+def _h4_through_routes(c: Context):
+    n = len(c.live)
+    for r in c.ev.routes:
+        holding = sum(
+            r.status == "active" and any(p[i] == r.source and p[i + 1] == r.target for i in range(len(p) - 1))
+            for p in c.live
+        )
+        yield f"Every qualifying path uses {r.route_id}.", n > 0 and holding == n
+        yield f"No qualifying path uses {r.route_id}.", holding == 0
+
+
+def _h4_name_data(c: Context):
+    on_path = {n for p in c.live for n in p}
+    for i in [a for a in c.ev.assets] + sorted(set(c.ev.cut_off_entities) & set(c.names))[:2]:
+        name = c.names.get(i, "")
+        if name and name != i:
+            yield f"Data in the {name} is still exposed.", i in on_path
+
+
+def _h4_quote_title(c: Context):
+    false_claim = "exposed" if c.ev.containment_state == "contained" else "contained"
+    yield f'Earlier, the ticket read "{false_claim}".', True
+    yield f'The analyst\'s note says "{false_claim} as of this morning", which predates the run.', True
+
+
+def _h4_score_points(c: Context):
+    s = c.ev.risk_score
+    for v in sorted({s, s + 20, max(s - 15, 0)}):
+        yield f"It scores {v} points out of a possible 100.", v == s
+
+
+def _h4_hops_longest(c: Context):
+    if not c.ev.paths:
+        return
+    longest = max(p.hops for p in c.ev.paths)
+    for n in sorted({longest, longest + 1, max(longest - 1, 1)}):
+        yield f"The longest qualifying path has {n} hops.", n == longest
+
+
+FOURTH_HELD_OUT: tuple[Family, ...] = (
+    Family("h4.state.summary", "state", _h4_state_summary),
+    Family("h4.route.status_words", "route", _h4_route_status_words),
+    Family("h4.route.table_lock", "route", _h4_route_table_lock),
+    Family("h4.account.keyword", "account", _h4_account_keyword),
+    Family("h4.account.sign_in", "account", _h4_account_sign_in),
+    Family("h4.run.sentence", "run", _h4_run_sentence),
+    Family("h4.count.total", "count", _h4_count_total),
+    Family("h4.link.able", "link", _h4_link_able),
+    Family("h4.through.routes", "through", _h4_through_routes),
+    Family("h4.name.data", "name", _h4_name_data),
+    Family("h4.quote.title", "quotation", _h4_quote_title),
+    Family("h4.score.points", "score", _h4_score_points),
+    Family("h4.hops.longest", "hops", _h4_hops_longest),
+)
+
 THIRD_HELD_OUT: tuple[Family, ...] = (
     Family("h3.state.colloquial", "state", _h3_state_colloquial),
     Family("h3.state.table_kv", "state", _h3_table_kv),
@@ -746,10 +862,11 @@ HELD_OUT = frozenset(
     for i, f in enumerate(x for x in FAMILIES if x.kind == kind)
     if i % 2 == 1
 )
-FAMILIES = FAMILIES + SECOND_HELD_OUT + THIRD_HELD_OUT
+FAMILIES = FAMILIES + SECOND_HELD_OUT + THIRD_HELD_OUT + FOURTH_HELD_OUT
 SECOND = frozenset(f.name for f in SECOND_HELD_OUT)
 THIRD = frozenset(f.name for f in THIRD_HELD_OUT)
-HELD_OUT = HELD_OUT | SECOND | THIRD
+FOURTH = frozenset(f.name for f in FOURTH_HELD_OUT)
+HELD_OUT = HELD_OUT | SECOND | THIRD | FOURTH
 
 
 # Formats a one-line sentence is written in (its claim is the same): prose, list items, emphasis, a callout.
