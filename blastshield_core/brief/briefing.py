@@ -283,8 +283,9 @@ def render_model(ev: EvidenceSummary, claims: BriefingClaims, model: str, unveri
     if unverified:
         lines.append(
             f"Unverified: {len(unverified)} sentence(s) use state or action words the checker could not read;"
-            " they are marked, neither confirmed nor contradicted."
+            " they are marked, neither confirmed nor contradicted:"
         )
+        lines += [f"- {clause}" for clause in unverified]
     return "\n".join(lines) + "\n"
 
 

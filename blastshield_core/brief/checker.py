@@ -612,7 +612,7 @@ class _Checker:
         """An emptiness claim about the blast radius ("is empty", "is not empty") or membership in it."""
         held = sorted(self._blast_ids)
         if claim.kind == "blast_member":
-            absent = [x for x in claim.scope if x not in self._blast_ids]
+            absent = [x for x in claim.scope if x not in self._blast_ids and x != self.ev.alert_id]
             wrong = bool(absent)
         else:
             wrong = (claim.value == 0) == bool(held)

@@ -673,11 +673,7 @@ class _Reader:
         if re.search(r"\bin\s+the\s+blast\s+radius\b", clause, re.I) and not re.search(
             r"\b(?:not|never|no\s+longer|nothing|none)\b", clause, re.I
         ):
-            members = tuple(
-                t.word
-                for t in _tokens(clause, self.id_kind)
-                if t.kind in ("asset", "node") or (t.kind == "alert" and not t.word.startswith(("BH-", "AN-")))
-            )
+            members = tuple(t.word for t in _tokens(clause, self.id_kind) if t.kind in ("asset", "node", "alert"))
             if members:
                 self.add("blast_member", True, clause, clause, scope=members)
         for kind, value, text in number_claims(clause):

@@ -14,11 +14,12 @@ graph only: the credentials still work on the account.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 __all__ = [
     "ACCOUNT_KINDS",
     "AccountFacts",
+    "ActionFields",
     "account_calls",
     "account_facts",
     "account_kind",
@@ -36,7 +37,27 @@ __all__ = [
     "route_of",
 ]
 
-Action = Mapping[str, Any] | Any  # an action's dump, or the action model itself
+
+class ActionFields(Protocol):
+    """The fields of a run's action that briefings read (the action model has them)."""
+
+    @property
+    def operation(self) -> str: ...
+    @property
+    def route_id(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def verified(self) -> bool: ...
+    @property
+    def applied(self) -> bool | None: ...
+    @property
+    def api_verified(self) -> bool | None: ...
+    @property
+    def graph_verified(self) -> bool | None: ...
+
+
+Action = Mapping[str, Any] | ActionFields  # an action's dump, or the action model itself
 
 
 def _get(action: Action, key: str) -> Any:
