@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
@@ -500,18 +500,18 @@ class _Checker:
         start = ev.run.paths_at_start if ev.run is not None else None
         totals = {start if start is not None else live}
         if claim.kind == "path_bound":
-            op, n = claim.value  # type: ignore[misc]
+            op, n = cast(tuple[str, int], claim.value)
             holds = {">=": live >= n, ">": live > n, "<=": live <= n, "<": live < n}[op]
             if not holds:
                 self.path_count(-1, claim.text, claim.clause)
             return
         if claim.kind == "score_range":
-            lo, hi = claim.value  # type: ignore[misc]
+            lo, hi = cast(tuple[int, int], claim.value)
             if not lo <= ev.risk_score <= hi:
                 self.score(-1, claim.text, claim.clause)
             return
         if claim.kind == "hops":
-            which, n = claim.value  # type: ignore[misc]
+            which, n = cast(tuple[str, int], claim.value)
             hops = [p.hops for p in ev.paths]
             if hops and not ev.truncated and n != (min(hops) if which == "shortest" else max(hops)):
                 self.flag(
@@ -525,10 +525,10 @@ class _Checker:
         # still open or those cut since
         wholes = [(w, w - live) for w in sorted(totals) if w >= live]
         if claim.kind == "path_share":
-            k, total, closing = claim.value  # type: ignore[misc]
+            k, total, closing = cast(tuple[int, int, bool], claim.value)
             right = any(total == w and k == (c if closing else live) for w, c in wholes)
         else:
-            pct, closing = claim.value  # type: ignore[misc]
+            pct, closing = cast(tuple[int, bool], claim.value)
             right = any(w and pct == round(100 * (c if closing else live) / w) for w, c in wholes)
         if not right:
             self.flag(
@@ -544,15 +544,17 @@ class _Checker:
         if claim.kind == "account":
             verdict = judge_account(self.ev, claim.qualifier, bool(claim.value))
         elif claim.kind == "link":
-            verdict = judge_link(self.ev, reader, claim.scope[0], claim.scope[1], claim.value)  # type: ignore[arg-type]
+            link = cast(tuple[str, bool, bool], claim.value)
+            verdict = judge_link(self.ev, reader, claim.scope[0], claim.scope[1], link)
         elif claim.kind == "link_state":
-            verdict = judge_link_state(self.ev, reader, claim.scope[0], claim.scope[1], claim.value)  # type: ignore[arg-type]
+            state = cast(tuple[str, bool], claim.value)
+            verdict = judge_link_state(self.ev, reader, claim.scope[0], claim.scope[1], state)
         elif claim.kind == "on_path":
             verdict = judge_on_path(self.ev, claim.scope[0], claim.scope[1], str(claim.value))
         elif claim.kind == "member":
             verdict = judge_member(self.ev, claim.scope[0], bool(claim.value))
         else:
-            quant, negated = claim.value  # type: ignore[misc]
+            quant, negated = cast(tuple[object, bool], claim.value)
             verdict = judge_through(self.ev, claim.scope[0], quant, negated)
         if verdict is None:
             return
@@ -561,7 +563,7 @@ class _Checker:
             if claim.clause not in self.unverified:
                 self.unverified.append(claim.clause)
             return
-        if claim.kind == "link" and not claim.value[1]:  # type: ignore[index]
+        if claim.kind == "link" and not cast(tuple[str, bool, bool], claim.value)[1]:
             kind = FlagKind.FALSE_CONTAINMENT.value  # "X can no longer assume Y" while it can: access claimed closed
         self.flag(FlagKind(kind), claim.text, evidence, claim.clause)
 

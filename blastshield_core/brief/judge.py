@@ -81,7 +81,9 @@ def _reaches(ev: EvidenceSummary, a: str, b: str) -> bool:
     return any(a in p.nodes and b in p.nodes and p.nodes.index(a) < p.nodes.index(b) for p in ev.paths)
 
 
-def judge_link(ev: EvidenceSummary, reader: GraphReader | None, a: str, b: str, value: tuple) -> Verdict:
+def judge_link(
+    ev: EvidenceSummary, reader: GraphReader | None, a: str, b: str, value: tuple[str, bool, bool]
+) -> Verdict:
     """ "A can assume B (directly)" / "A cannot assume B"."""
     rel, positive, direct = value
     props = _edges(reader, a, rel, b)
@@ -101,7 +103,9 @@ def judge_link(ev: EvidenceSummary, reader: GraphReader | None, a: str, b: str, 
     return ("wrong_relationship", evidence)
 
 
-def judge_link_state(ev: EvidenceSummary, reader: GraphReader | None, a: str, b: str, value: tuple) -> Verdict:
+def judge_link_state(
+    ev: EvidenceSummary, reader: GraphReader | None, a: str, b: str, value: tuple[str, bool]
+) -> Verdict:
     """ "The grant from A to B is denied / blocked / conditional / allowed"."""
     state, positive = value
     found: list[str] = []

@@ -676,8 +676,8 @@ class _Reader:
             members = tuple(t.word for t in _tokens(clause, self.id_kind) if t.kind in ("asset", "node", "alert"))
             if members:
                 self.add("blast_member", True, clause, clause, scope=members)
-        for kind, value, text in number_claims(clause):
-            self.add(kind, value, text, clause)
+        for kind, figure, text in number_claims(clause):
+            self.add(kind, figure, text, clause)
         for m in _RUN_STATE_RE.finditer(clause):  # "Run state: stopped", "the run's verdict is completed"
             self.add("run_state", m.group(1).lower(), m.group(0), clause)
         taken = score_range_spans(clause) + percent_of_spans(clause)  # not single scores
