@@ -379,7 +379,7 @@ class _Checker:
     def _quotes_title(self, line: str) -> bool:
         """The briefing's own heading, `Briefing: ALERT — TITLE`, quotes the alert's title as data."""
         m = re.fullmatch(r"\s*#+\s*Briefing:\s*(\S+)\s+[—-]\s+(.*?)\s*", line)
-        return bool(m) and m.group(1) == self.ev.alert_id and m.group(2) == self.ev.title
+        return m is not None and m.group(1) == self.ev.alert_id and m.group(2) == self.ev.title
 
     @staticmethod
     def _sentence_at(text: str, pos: int) -> str:
@@ -724,7 +724,7 @@ def _disagreements(claims: BriefingClaims, prose: list[ProseClaim]) -> list[tupl
         "severity": claims.severity,
         "path_count": claims.path_count,
     }
-    out = []
+    out: list[tuple[ProseClaim, str, object]] = []
     for claim in prose:
         if claim.kind == "state" and (claim.scope or claim.assets or claim.depth or claim.action):
             continue  # about part of the alert, or about an action ("the sessions were revoked")

@@ -559,8 +559,8 @@ class _Reader:
             closing = self._closing_at(toks, i)
             if closing and i > 0 and w in _NOUNISH_VERBS and (words[i - 1] in _DETERMINERS | SUBJECT_NOUNS):
                 continue  # "a cut", "the block", "a route block": nouns
-            action = (i == 0 and not participle) or (i > 0 and words[i - 1] in _PREPOSITIONS)
-            if closing and w.endswith("ing") and action:
+            acting = (i == 0 and not participle) or (i > 0 and words[i - 1] in _PREPOSITIONS)
+            if closing and w.endswith("ing") and acting:
                 continue  # "by blocking X": the action, not a state
             if (
                 closing
@@ -668,8 +668,8 @@ class _Reader:
 
     # -- numbers ---------------------------------------------------------------------------
     def numbers(self, clause: str) -> None:
-        for kind, value, text, qualifier in emptiness(clause):
-            self.add(kind, value, text, clause, qualifier=qualifier)
+        for kind, empty, text, qualifier in emptiness(clause):
+            self.add(kind, empty, text, clause, qualifier=qualifier)
         if re.search(r"\bin\s+the\s+blast\s+radius\b", clause, re.I) and not re.search(
             r"\b(?:not|never|no\s+longer|nothing|none)\b", clause, re.I
         ):

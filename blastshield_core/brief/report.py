@@ -35,7 +35,7 @@ __all__ = [
     "run_evidence",
 ]
 
-REPORT_FORMAT = "blastshield-report/v1"
+REPORT_FORMAT: Literal["blastshield-report/v1"] = "blastshield-report/v1"
 
 
 class RunEvidence(BaseModel):
