@@ -26,7 +26,8 @@ _ACCOUNT = re.compile(
     r"|\baccess\s+keys?\b|\bdeny[\s-]all\b|\bconsole\s+(?:password|login)s?\b|\blogin\s+profile\b"
     r"|\blocked\s+out\b|\brevocation\s+policy\b|\bupdateaccesskey\b|\bputuserpolicy\b|\bputrolepolicy\b"
     r"|\b(?:aws|iam)\s+(?:credentials?|keys?|access\s+keys?|passwords?|logins?|sign-ins?)\b"
-    r"|\b(?:aws|iam)\s+(?:now\s+|still\s+)?(?:reports?|shows?|lists?|says)\b",
+    r"|\b(?:aws|iam)\s+(?:now\s+|still\s+)?(?:reports?|shows?|lists?|says)\b"
+    r"|\b(?:sign|log)\s*-?\s*in\s+(?:to|on)\s+(?:the\s+)?(?:aws|iam|console|aws\s+console)\b",
     re.I,
 )
 _GRAPH_ONLY = re.compile(
@@ -38,13 +39,14 @@ _GRAPH_ONLY = re.compile(
 _STILL_WORK = re.compile(
     r"\b(?:still|continue\s+to|keep|keeps)\s+(?:work|works|working|function|functions|valid|usable|active|live|enabled)\b"
     r"|\b(?:remain|remains|remained|stay|stays|is\s+still|are\s+still)\s+(?:active|valid|usable|enabled|live)\b"
-    r"|\bas\s+(?:active|enabled|valid)\b",
+    r"|\bas\s+(?:active|enabled|valid)\b|\b(?:still|can)\s+(?:sign|log)\s*-?\s*in\b",
     re.I,
 )
 _STOP_WORK = re.compile(
     r"\b(?:no\s+longer|don't|do\s+not|doesn't|does\s+not|cannot|can't|can\s+no\s+longer)\s+(?:work|function|be\s+used)\b"
     r"|\bstopped\s+working\b|\bare\s+(?:now\s+)?(?:dead|useless|unusable|invalid)\b"
-    r"|\bas\s+(?:inactive|disabled|deactivated|revoked)\b",
+    r"|\bas\s+(?:inactive|disabled|deactivated|revoked)\b"
+    r"|\b(?:no\s+longer|cannot|can\s+no\s+longer|not)\s+(?:be\s+able\s+to\s+)?(?:sign|log)\s*-?\s*in\b",
     re.I,
 )
 _VERBS = (
@@ -75,7 +77,8 @@ _EXPLICIT = re.compile(
     r"\b(?:in|on|within|inside|across)\s+(?:the\s+)?(?:(?:live|real|actual)\s+)?(?:aws|iam)\b"
     r"|\bon\s+the\s+(?:(?:aws|live|real|actual)\s+)?account\b|\baws[\s-]side\b|\bin\s+the\s+account\b"
     r"|\b(?:aws|iam)\s+(?:credentials?|keys?|access\s+keys?|passwords?|logins?|sign-ins?)\b"
-    r"|\b(?:aws|iam)\s+(?:now\s+|still\s+)?(?:reports?|shows?|lists?|says)\b",
+    r"|\b(?:aws|iam)\s+(?:now\s+|still\s+)?(?:reports?|shows?|lists?|says)\b"
+    r"|\b(?:sign|log)\s*-?\s*in\s+(?:to|on)\s+(?:the\s+)?(?:aws|iam|console|aws\s+console)\b",
     re.I,
 )
 # Verbs that say what was done to a credential itself (not to a route of the graph).

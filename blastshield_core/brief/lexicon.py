@@ -162,7 +162,7 @@ EXPOSE_ADJECTIVES = frozenset(
     _w(
         "exposed uncontained open reachable accessible active live vulnerable unmitigated unresolved ongoing "
         "unblocked unprotected possible viable usable functional exploitable valid unsafe insecure unsecured "
-        "endangered"
+        "endangered enabled"
     )
 )
 _EXPOSE_VERBS = _w(

@@ -46,7 +46,7 @@ _VERB_TYPES = {
 }
 _BETWEEN = re.compile(
     r"^\s*(?P<modal>can|could|may|might|would|should|will|"
-    r"(?:is|are)\s+(?:still\s+|now\s+)?(?:not\s+|no\s+longer\s+)?(?:able|allowed|permitted|authori[sz]ed)\s+to)?\s*"
+    r"(?:is|are)\s+(?:still\s+|now\s+)?(?:not\s+|no\s+longer\s+)?(?:able|unable|allowed|permitted|authori[sz]ed)\s+to)?\s*"
     r"(?P<neg>(?:not|never|no\s+longer|cannot|can't|does\s+not|doesn't|did\s+not|didn't|still|also|directly|"
     r"then|now|in\s+turn|itself)\s+)*"
     r"(?P<verb>assumes?|assumed|assuming|reads?|access(?:es)?|runs?\s+as|ran\s+as|escalates?\s+to|"
@@ -171,7 +171,7 @@ def link_claims(clause: str, id_kind: IdKind) -> list[LinkClaim]:
                 continue
             words = between.lower()
             negated = bool(_CANNOT.match(between)) or bool(
-                re.search(r"\b(?:not|never|no\s+longer|doesn't|didn't)\b", words)
+                re.search(r"\b(?:not|never|no\s+longer|doesn't|didn't|unable)\b", words)
             )
             kind_word = re.sub(r"\s+", " ", verb.group("verb").lower())
             if "read access" in kind_word:  # "has (no) read access to"

@@ -242,6 +242,7 @@ _BOUND_BEFORE = re.compile(
     r"no\s+fewer\s+than|no\s+less\s+than)\s*$",
     re.I,
 )
+_RUN_SHORT_RE = re.compile(r"\brun\s+(?:has\s+)?(stopped|failed|ended)\s+(?:short\s+of|without|before)\b", re.I)
 _RUN_STATE_RE = re.compile(
     r"\brun(?:'s)?\s+(?:(?:state|status|verdict|outcome|result)\s*(?:is|was|:|=|—|–|-)?|"
     r"(?:has\s+)?(?:ended|finished|closed|terminated|concluded|ends|finishes)\s+(?:as|in(?:\s+(?:the\s+)?state)?|with\s+"
@@ -378,7 +379,7 @@ class _Reader:
             self.add("account", done, text, clause, qualifier=kind)
         either = bool(re.search(r"\beither\b[^.;]*\bor\b|\b(?:one|any|at\s+least\s+one)\s+of\b", clause, re.I))
         links = [] if quiet or question else link_claims(clause, self.id_kind)
-        run_stated = bool(_RUN_STATE_RE.search(clause))  # "the run ended as stopped": the run's state alone
+        run_stated = bool(_RUN_STATE_RE.search(clause) or _RUN_SHORT_RE.search(clause))  # the run's state alone
         for kind, value, text, between in links:
             self.add(kind, value, text, clause, scope=between)
         segments = [s for s in re.split(r",\s*", clause) if s.strip()]
@@ -626,6 +627,14 @@ class _Reader:
                     "and",
                     "longer",
                 }
+            if (
+                exposing
+                and w in EXPOSE_ADJECTIVES
+                and 0 < i < len(words) - 1
+                and words[i - 1] in ("a", "an", "the")
+                and words[i + 1].isdigit()
+            ):
+                exposing = False  # "out of a possible 100": an attribute of a number
             if exposing and w in EXPOSE_ADJECTIVES and i + 1 < len(words) and words[i + 1] in SUBJECT_NOUNS:
                 exposing = False  # "the live paths": an attribute, not a predicate
             if (
@@ -680,6 +689,8 @@ class _Reader:
             self.add(kind, figure, text, clause)
         for m in _RUN_STATE_RE.finditer(clause):  # "Run state: stopped", "the run's verdict is completed"
             self.add("run_state", m.group(1).lower(), m.group(0), clause)
+        for m in _RUN_SHORT_RE.finditer(clause):  # "the run stopped short of containment": not completed
+            self.add("run_state", "not_completed", m.group(0), clause)
         taken = score_range_spans(clause) + percent_of_spans(clause)  # not single scores
         for rx in _SCORE_RES:
             for m in rx.finditer(clause):
@@ -697,7 +708,8 @@ class _Reader:
                 self.add("severity", "medium" if sev == "moderate" else sev, m.group(0), clause)
         for m in _COUNT_RE.finditer(clause):
             before = clause[: m.start()]
-            if _COUNT_SKIP_BEFORE.search(before) or re.match(r"\s*(?:were|was|had|before|cut)\b", clause[m.end() :]):
+            skip = _COUNT_SKIP_BEFORE.search(before) and not re.search(r"\bin\s+total\W*$", before, re.I)
+            if skip or re.match(r"\s*(?:were|was|had|before|cut)\b", clause[m.end() :]):
                 continue
             value = number_value(m.group(1))
             noun = m.group(3).lower()
