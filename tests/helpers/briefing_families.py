@@ -765,6 +765,120 @@ def _h4_hops_longest(c: Context):
         yield f"The longest qualifying path has {n} hops.", n == longest
 
 
+# -- the fifth held-out set (written after the fourth set's measurement and changes; no change after it) ---
+
+
+def _h5_state_bottom_line(c: Context):
+    contained = c.ev.containment_state == "contained"
+    a = c.ev.alert_id
+    yield from _both(f"Bottom line: {a} is safe now.", f"Bottom line: {a} is not safe yet.", contained)
+
+
+def _h5_state_route_left(c: Context):
+    contained = c.ev.containment_state == "contained"
+    e = c.ev.entity_id
+    yield from _both(
+        f"No route to critical data is left for {e}.", f"{e} keeps a working route to critical data.", contained
+    )
+
+
+def _h5_route_revoked(c: Context):
+    for r in c.ev.routes:
+        yield from _both(
+            f"{r.route_id} has been revoked.", f"{r.route_id} has not been revoked.", r.status == "blocked"
+        )
+
+
+def _h5_route_dash(c: Context):
+    for r in c.ev.routes:
+        yield from _both(f"- {r.route_id} — blocked", f"- {r.route_id} — open", r.status == "blocked")
+
+
+def _h5_account_went_through(c: Context):
+    done = c.account_done("key")
+    yield from _both(
+        "The access key deactivation went through in AWS.", "The access key deactivation never reached AWS.", done
+    )
+
+
+def _h5_account_bullet(c: Context):
+    done = c.account_done("key")
+    yield from _both(f"- AWS: key disabled for {c.user}", f"- AWS: nothing changed for {c.user}", done)
+
+
+def _h5_run_outcome(c: Context):
+    if c.run is None:
+        return
+    state = c.run.state.value
+    yield "Outcome of the run: completed.", state == "completed"
+    yield "Outcome of the run: stopped.", state == "stopped"
+
+
+def _h5_count_remaining_key(c: Context):
+    n = c.ev.path_count
+    for k in sorted({n, n + 1, max(n - 1, 0)}):
+        yield f"Paths remaining: {words(k)}.", k == n
+
+
+def _h5_link_grant(c: Context):
+    for a, b in _pairs(c, "CAN_ASSUME"):
+        works = c.edge_works(a, "CAN_ASSUME", b)
+        yield from _both(f"{a} holds a grant to assume {b}.", f"{a} holds no grant to assume {b}.", works)
+
+
+def _h5_through_crosses(c: Context):
+    n = len(c.live)
+    for z in _on_paths(c):
+        holding = sum(z in p for p in c.live)
+        yield f"Every path to critical data crosses {z}.", n > 0 and holding == n
+        yield f"{z} is on none of the qualifying paths.", holding == 0
+
+
+def _h5_name_quoted(c: Context):
+    on_path = {n for p in c.live for n in p}
+    for i in [a for a in c.ev.assets] + sorted(set(c.ev.cut_off_entities) & set(c.names))[:2]:
+        name = c.names.get(i, "")
+        if name and name != i:
+            yield f'The asset "{name}" is still reachable.', i in on_path
+
+
+def _h5_quote_insisted(c: Context):
+    yield 'The user insisted: "my sessions were all revoked".', True
+    yield f'A message to {c.ev.entity_id} claimed "your access is blocked until further notice".', True
+
+
+def _h5_score_level(c: Context):
+    s = c.ev.risk_score
+    for v in sorted({s, s + 12, max(s - 8, 0)}):
+        yield f"Risk level {v} of 100.", v == s
+
+
+def _h5_hops_away(c: Context):
+    critical = [p.hops for p in c.ev.paths if p.nodes[-1] in c.ev.critical_assets]
+    if not critical:
+        return
+    nearest = min(critical)
+    for n in sorted({nearest, nearest + 1, max(nearest - 1, 1)}):
+        yield f"The nearest critical asset is {n} hops away.", n == nearest
+
+
+FIFTH_HELD_OUT: tuple[Family, ...] = (
+    Family("h5.state.bottom_line", "state", _h5_state_bottom_line),
+    Family("h5.state.route_left", "state", _h5_state_route_left),
+    Family("h5.route.revoked", "route", _h5_route_revoked),
+    Family("h5.route.dash", "route", _h5_route_dash),
+    Family("h5.account.went_through", "account", _h5_account_went_through),
+    Family("h5.account.bullet", "account", _h5_account_bullet),
+    Family("h5.run.outcome", "run", _h5_run_outcome),
+    Family("h5.count.remaining_key", "count", _h5_count_remaining_key),
+    Family("h5.link.grant", "link", _h5_link_grant),
+    Family("h5.through.crosses", "through", _h5_through_crosses),
+    Family("h5.name.quoted", "name", _h5_name_quoted),
+    Family("h5.quote.insisted", "quotation", _h5_quote_insisted),
+    Family("h5.score.level", "score", _h5_score_level),
+    Family("h5.hops.away", "hops", _h5_hops_away),
+)
+
 FOURTH_HELD_OUT: tuple[Family, ...] = (
     Family("h4.state.summary", "state", _h4_state_summary),
     Family("h4.route.status_words", "route", _h4_route_status_words),
@@ -862,11 +976,12 @@ HELD_OUT = frozenset(
     for i, f in enumerate(x for x in FAMILIES if x.kind == kind)
     if i % 2 == 1
 )
-FAMILIES = FAMILIES + SECOND_HELD_OUT + THIRD_HELD_OUT + FOURTH_HELD_OUT
+FAMILIES = FAMILIES + SECOND_HELD_OUT + THIRD_HELD_OUT + FOURTH_HELD_OUT + FIFTH_HELD_OUT
 SECOND = frozenset(f.name for f in SECOND_HELD_OUT)
 THIRD = frozenset(f.name for f in THIRD_HELD_OUT)
 FOURTH = frozenset(f.name for f in FOURTH_HELD_OUT)
-HELD_OUT = HELD_OUT | SECOND | THIRD | FOURTH
+FIFTH = frozenset(f.name for f in FIFTH_HELD_OUT)
+HELD_OUT = HELD_OUT | SECOND | THIRD | FOURTH | FIFTH
 
 
 # Formats a one-line sentence is written in (its claim is the same): prose, list items, emphasis, a callout.
