@@ -31,18 +31,8 @@ from blastshield_core.interfaces.service import Services, build_services, open_s
 from blastshield_core.respond.decide import RulesDecider
 from tests.helpers import aws_live
 from tests.helpers.aws_live import ACCOUNT, MotoAccount, user_with_key_to_critical_bucket
-from tests.helpers.briefing_families import (
-    FAMILIES,
-    FIFTH,
-    FOURTH,
-    HELD_OUT,
-    SECOND,
-    THIRD,
-    Context,
-    generate,
-    measure,
-    table,
-)
+from tests.helpers.briefing_families import Context, generate, measure, table
+from tests.helpers.briefing_families_later import FAMILIES, FIFTH, FOURTH, HELD_OUT, SECOND, THIRD
 
 moto_server = aws_live.moto_server  # the fixture
 
@@ -155,7 +145,7 @@ def _alias(c: Context, text: str) -> str:
 def measured(contexts):
     """The corpus, and its figures on each part."""
     by_key = {c.key: (c, services) for c, services in contexts}
-    corpus = generate([c for c, _ in contexts])
+    corpus = generate([c for c, _ in contexts], FAMILIES, HELD_OUT)
 
     def check(s):
         c, services = by_key[s.context]
