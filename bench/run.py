@@ -524,7 +524,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         carry_cli_section(Path(args.out), previous)  # command line and MCP figures come from `python -m bench.cli`
         carry_cli_section(Path(args.out), previous, "## Alert queue")  # from `python -m bench.queue`
         carry_cli_section(Path(args.out), previous, "## Small writes")  # from `python -m bench.resync`
-        carry_cli_section(Path(args.out), previous, "## Briefing checker")  # tests/data/briefing_round4/
+        carry_cli_section(Path(args.out), previous, "## Briefing checker")  # tests/data/briefing_families/
         print(f"\nwrote {args.out}")
     ok = all(rep.all_agree for rep in reports)
     if not ok:

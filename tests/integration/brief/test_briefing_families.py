@@ -5,7 +5,7 @@ capped at one action, and an AWS account on a moto server (tests/helpers/aws_liv
 the graph only (no respond profile) and on the account (the key set Inactive with UpdateAccessKey,
 IAM User Guide, "Manage access keys for IAM users",
 https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html). The generated
-corpus and the figures are kept in tests/data/briefing_round4/ and must match what is generated and
+corpus and the figures are kept in tests/data/briefing_families/ and must match what is generated and
 measured now; `UPDATE_BRIEFING_FIGURES=1` rewrites them (then copy the tables into docs/briefings.md
 and BENCHMARKS.md).
 """
@@ -37,7 +37,7 @@ from tests.helpers.briefing_families_later import FAMILIES, FIFTH, FOURTH, HELD_
 moto_server = aws_live.moto_server  # the fixture
 
 ALERTS = ("BH-1042", "BH-IAM-2001", "BH-WORKLOAD-3001", "BH-CONTAINMENT-4001")
-DATA = Path(__file__).resolve().parents[2] / "data" / "briefing_round4"
+DATA = Path(__file__).resolve().parents[2] / "data" / "briefing_families"
 GOAL_RECALL, GOAL_FALSE_FLAGS = 0.95, 0.02
 
 
@@ -214,7 +214,7 @@ def _figures(tuning, *sets) -> str:
 
 
 def test_corpus_and_figures_are_the_ones_kept(measured):
-    """The corpus generated now, its split and its figures equal the ones in tests/data/briefing_round4/."""
+    """The corpus generated now, its split and its figures equal the ones in tests/data/briefing_families/."""
     by_key, corpus, tuning, held, second, third, fourth, fifth = measured
     corpus_text, figures = _kept(by_key, corpus), _figures(tuning, held, second, third, fourth, fifth)
     if os.environ.get("UPDATE_BRIEFING_FIGURES") == "1":

@@ -65,7 +65,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[1]}:{c[2][:50]}")
-def test_round4_case(evidence, case):
+def test_kind_of_miss(evidence, case):
     """A false sentence gets its flag; a truthful one none."""
     exposed, capped, tools = evidence
     alert, state, text, kind = case
