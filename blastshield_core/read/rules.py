@@ -54,7 +54,9 @@ __all__ = [
     "assess_ends",
     "combine",
     "evidence_factors",
+    "evidence_points",
     "path_end",
+    "score_for",
     "severity_for",
     "signal_factors",
 ]
@@ -119,37 +121,54 @@ def combine(from_evidence: Sequence[ScoreFactor], rule_set: str, from_signals: S
     """The assessment of an alert from its evidence factors and its rule set and signal factors
     (`evidence_factors`, `signal_factors`; a caller scoring many alerts may reuse either part)."""
     factors = [*from_evidence, *from_signals]
-    score = min(100, sum(f.points for f in factors))
-    return Assessment(score=score, severity=severity_for(score), rule_set=rule_set, factors=factors)
+    score, severity = score_for(sum(f.points for f in factors))
+    return Assessment(score=score, severity=severity, rule_set=rule_set, factors=factors)
+
+
+def score_for(points: int) -> tuple[int, str]:
+    """The score (the points of the rules that fire, capped at 100) and its severity band."""
+    score = min(100, points)
+    return score, severity_for(score)
 
 
 def evidence_factors(ends: Sequence[PathEnd]) -> list[ScoreFactor]:
     """The evidence rules (E1-E4) that fire for the ends of an alert's qualifying paths."""
-    factors: list[ScoreFactor] = []
+    return [
+        ScoreFactor(rule=rule, description=description, points=points, evidence=evidence)
+        for rule, description, points, evidence in _evidence_rules(ends)
+    ]
 
-    def fire(rule: str, description: str, points: int, evidence: str) -> None:
-        factors.append(ScoreFactor(rule=rule, description=description, points=points, evidence=evidence))
 
+def evidence_points(ends: Sequence[PathEnd]) -> int:
+    """The points of the evidence rules that fire (what `evidence_factors` sums to), without
+    building the factors: for a caller that shows only the score of many alerts (the queue)."""
+    return sum(points for _, _, points, _ in _evidence_rules(ends))
+
+
+def _evidence_rules(ends: Sequence[PathEnd]) -> list[tuple[str, str, int, str]]:
+    """(rule, description, points, evidence) of each evidence rule that fires."""
+    fired: list[tuple[str, str, int, str]] = []
+    fire = fired.append
     if ends:
         critical = sorted({e.asset_id for e in ends if e.sensitivity == "critical"})
         high = sorted({e.asset_id for e in ends if e.sensitivity == "high"})
         if critical:
-            fire("E1-critical-reach", "a qualifying path reaches a critical asset", 20, ", ".join(critical))
+            fire(("E1-critical-reach", "a qualifying path reaches a critical asset", 20, ", ".join(critical)))
         elif high:
-            fire("E1-high-reach", "a qualifying path reaches a high-sensitivity asset", 10, ", ".join(high))
+            fire(("E1-high-reach", "a qualifying path reaches a high-sensitivity asset", 10, ", ".join(high)))
         shortest = min(e.hops for e in ends)
         if shortest <= 2:
-            fire("E2-short-path", "shortest qualifying path has 1-2 relationships", 15, f"{shortest} hops")
+            fire(("E2-short-path", "shortest qualifying path has 1-2 relationships", 15, f"{shortest} hops"))
         elif shortest <= 4:
-            fire("E2-medium-path", "shortest qualifying path has 3-4 relationships", 10, f"{shortest} hops")
+            fire(("E2-medium-path", "shortest qualifying path has 3-4 relationships", 10, f"{shortest} hops"))
         else:
-            fire("E2-long-path", "shortest qualifying path has 5-6 relationships", 5, f"{shortest} hops")
+            fire(("E2-long-path", "shortest qualifying path has 5-6 relationships", 5, f"{shortest} hops"))
         if len(ends) >= 2:
-            fire("E3-multiple-paths", "two or more qualifying paths", 10, f"{len(ends)} paths")
+            fire(("E3-multiple-paths", "two or more qualifying paths", 10, f"{len(ends)} paths"))
         assets = sorted(set(critical) | set(high))
         if len(assets) >= 3:
-            fire("E4-breadth", "three or more distinct high/critical assets reached", 5, ", ".join(assets))
-    return factors
+            fire(("E4-breadth", "three or more distinct high/critical assets reached", 5, ", ".join(assets)))
+    return fired
 
 
 def signal_factors(signals: Mapping[str, object]) -> tuple[str, list[ScoreFactor]]:

@@ -8,10 +8,10 @@ it succeeded, failed or was refused.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..graph.model import Label
 from ..graph.store import QueryFailed, Store, decode_cell
@@ -34,7 +34,6 @@ from ..results import (
     PathInput,
     RouteStatus,
     RouteStatusResult,
-    ScoreFactor,
     ShortestPathResult,
     Status,
     ToolResult,
@@ -58,7 +57,7 @@ from .paths import (
     path_signature,
 )
 from .reach import Reached, ReachMixin, _critical_paths, _Links, _side_reads
-from .rules import RULE_SET, PathEnd, assess, combine, evidence_factors, signal_factors
+from .rules import RULE_SET, PathEnd, assess, evidence_points, score_for, signal_factors
 from .trace import Tracer
 
 # `candidate_id` and `path_signature` (from `candidates` and `paths`) are named here for importers of this module.
@@ -80,6 +79,14 @@ QUEUE_CHUNK = 100
 GRAPH_RELATIONSHIP_CAP = 300
 
 R = TypeVar("R", bound=ToolResult)
+_summaries: TypeAdapter[list[AlertSummary]] | None = None  # the queue's rows, validated in one call (made on first use)
+
+
+def _summary_list() -> TypeAdapter[list[AlertSummary]]:
+    global _summaries  # noqa: PLW0603 - made once, on first use: read commands other than `alerts` never need it
+    if _summaries is None:
+        _summaries = TypeAdapter(list[AlertSummary])
+    return _summaries
 
 
 class ReadTools(ReachMixin):
@@ -197,25 +204,46 @@ class ReadTools(ReachMixin):
         return [(row["props"]["id"], row["props"].get("title", "")) for row in self.store.read("list_alerts")]
 
     def path_ends(self, entity_ids: Iterable[str]) -> dict[str, list[PathEnd]]:
-        """The ends of the standard investigation's qualifying paths (depth 6, shortest first,
-        at most `path_cap` + 1, exactly those `evidence` reads) for many entities, in bounded
-        chunks of `QUEUE_CHUNK` ids, several chunks at a time. An id missing from the answer
-        is not in the graph; an entity with no qualifying path maps to an empty list.
+        """The ends of the standard investigation's qualifying paths (depth 6, exactly those
+        `evidence` reads) for many entities, in bounded chunks of `QUEUE_CHUNK` ids, several
+        chunks at a time. An entity with at most `path_cap` paths maps to all of their ends, in
+        no particular order; one with more maps to the first `path_cap` + 1 in the order of
+        `evidence` (shortest first, then by node ids), so it is cut where an investigation cuts
+        it. An id missing from the answer is not in the graph; an entity with no qualifying
+        path maps to an empty list.
 
         Raises QueryFailed if any chunk fails: a partial answer is never returned."""
+        found: dict[str, list[PathEnd]] = {}
+        for part in self._path_end_chunks(entity_ids):
+            found.update(part)
+        return found
+
+    def _path_end_chunks(self, entity_ids: Iterable[str]) -> Iterator[dict[str, list[PathEnd]]]:
+        """`path_ends` chunk by chunk, each as soon as it is read (in order), so a caller can
+        work on one while the server reads the next. Each chunk is read without ordering its
+        paths (`alert_path_ends_any`); only its entities with more than `path_cap` paths are
+        read again in order (`alert_path_ends`).
+
+        Raises QueryFailed if a chunk fails."""
         ids = sorted(set(entity_ids))
         chunks = [ids[i : i + QUEUE_CHUNK] for i in range(0, len(ids), QUEUE_CHUNK)]
+        limit = self.path_cap + 1
 
-        def chunk(part: list[str]) -> list[dict[str, Any]]:
-            return self.store.read(
-                "alert_path_ends", {"entity_ids": part, "sensitivities": SENSITIVE, "limit": self.path_cap + 1}
-            )
+        def chunk(part: list[str]) -> dict[str, list[PathEnd]]:
+            params = {"entity_ids": part, "sensitivities": SENSITIVE, "limit": limit}
+            rows = self.store.read("alert_path_ends_any", params)
+            cut = [row["entity_id"] for row in rows if len(row["ends"]) >= limit]
+            if cut:
+                ordered = {
+                    row["entity_id"]: row for row in self.store.read("alert_path_ends", {**params, "entity_ids": cut})
+                }
+                rows = [ordered.get(row["entity_id"], row) for row in rows]
+            return {row["entity_id"]: [PathEnd(int(h), a, str(s)) for h, a, s in row["ends"]] for row in rows}
 
-        found: dict[str, list[PathEnd]] = {}
-        answers = [chunk(chunks[0])] if len(chunks) == 1 else list(_side_reads().map(chunk, chunks))
-        for row in (row for rows in answers for row in rows):
-            found[row["entity_id"]] = [PathEnd(int(h), a, str(s)) for h, a, s in row["ends"]]
-        return found
+        if len(chunks) <= 1:
+            yield from map(chunk, chunks)
+            return
+        yield from _side_reads().map(chunk, chunks)
 
     def list_alerts(self) -> AlertsResult:
         """Every alert with its computed score and count of qualifying paths.
@@ -223,50 +251,40 @@ class ReadTools(ReachMixin):
         The same summary an investigation of each alert gives (`investigate_alert`: status,
         path count, truncation, score, severity, rule set), read for all alerts in a few
         batched queries: each distinct entity's path ends once (`path_ends`), its evidence
-        rules once, each distinct set of signals once, and one assessment per distinct pair."""
+        rules' points once, worked out chunk by chunk while the server reads the next chunk,
+        each distinct set of signals once, and the rows validated in one call."""
 
         def body(_: None) -> AlertsResult:
             rows = self.store.read("queue_alerts")
-            ends_by_entity = self.path_ends(row["entity_id"] or "" for row in rows) if rows else {}
             cap = self.path_cap
-            evidence: dict[str, tuple[list[ScoreFactor], int, bool]] = {}
-            signal_rules: dict[str | None, tuple[str, list[ScoreFactor]]] = {}
-            scored: dict[tuple[str, str | None], tuple[int, str, str]] = {}
-            summaries = []
+            evidence: dict[str, tuple[int, int, bool]] = {}  # entity: evidence points, path count, truncated
+            if rows:
+                for part in self._path_end_chunks(row["entity_id"] or "" for row in rows):
+                    for entity_id, ends in part.items():
+                        evidence[entity_id] = (evidence_points(ends[:cap]), min(len(ends), cap), len(ends) > cap)
+            signal_rules: dict[str | None, tuple[str, int]] = {}  # raw signals: rule set, signal points
+            specs: list[dict[str, Any]] = []
             for row in rows:
                 entity_id = row["entity_id"] or ""
-                common = {
+                spec: dict[str, Any] = {
                     "id": row["id"],
                     "title": row["title"] or "",
                     "entity_id": entity_id,
                     "kind": row["kind"] or "",
+                    "rule_set": RULE_SET,
                 }
-                ends = ends_by_entity.get(entity_id)
-                if ends is None:
-                    summaries.append(
-                        AlertSummary(
-                            **common,
-                            risk_score=None,
-                            severity=None,
-                            rule_set=RULE_SET,
-                            path_count=None,
-                            status=Status.UNKNOWN_SOURCE,
-                        )
-                    )
-                    continue
-                if entity_id not in evidence:
-                    evidence[entity_id] = (evidence_factors(ends[:cap]), min(len(ends), cap), len(ends) > cap)
-                from_evidence, path_count, truncated = evidence[entity_id]
-                raw = row["signals"] if isinstance(row["signals"], str) else None  # stored as JSON text
-                if (entity_id, raw) not in scored:
+                found = evidence.get(entity_id)
+                if found is None:
+                    spec.update(risk_score=None, severity=None, path_count=None, status=Status.UNKNOWN_SOURCE)
+                else:
+                    points, path_count, truncated = found
+                    raw = row["signals"] if isinstance(row["signals"], str) else None  # stored as JSON text
                     if raw not in signal_rules:
-                        signal_rules[raw] = signal_factors(_signals(raw))
-                    assessment = combine(from_evidence, *signal_rules[raw])
-                    scored[entity_id, raw] = (assessment.score, assessment.severity, assessment.rule_set)
-                score, severity, rule_set = scored[entity_id, raw]
-                summaries.append(
-                    AlertSummary(
-                        **common,
+                        rule_set, factors = signal_factors(_signals(raw))
+                        signal_rules[raw] = (rule_set, sum(f.points for f in factors))
+                    rule_set, signal_points = signal_rules[raw]
+                    score, severity = score_for(points + signal_points)
+                    spec.update(
                         risk_score=score,
                         severity=severity,
                         rule_set=rule_set,
@@ -274,8 +292,8 @@ class ReadTools(ReachMixin):
                         truncated=truncated,
                         status=Status.PATHS_FOUND if path_count else Status.NO_PATH,
                     )
-                )
-            return AlertsResult(tool="list_alerts", status=Status.OK, alerts=summaries)
+                specs.append(spec)
+            return AlertsResult(tool="list_alerts", status=Status.OK, alerts=_summary_list().validate_python(specs))
 
         return self._run("list_alerts", AlertsResult, None, {}, body)
 

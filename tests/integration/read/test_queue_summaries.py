@@ -1,4 +1,5 @@
-"""The queue's batched summaries equal what investigating each alert gives, column by column."""
+"""The queue's batched summaries equal what investigating each alert gives, column by column: alerts
+on a few entities, and one alert on each of many distinct entities (the Alerts page's slowest shape)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,25 @@ def queue_store(base_store) -> Iterator[Store]:
     view = base_store.for_graph(f"queue_{uuid.uuid4().hex[:8]}")
     import_document(view, parse_document(graph.to_document()))
     view.execute_write("MATCH (n:Entity {id: $id}) DETACH DELETE n", {"id": GONE})
+    yield view
+    for name in (view.settings.graph, view.settings.audit_graph):
+        if view.graph_exists(name):
+            view.command("GRAPH.DELETE", name)
+
+
+@pytest.fixture(scope="module")
+def distinct_store(base_store) -> Iterator[Store]:
+    """A generated graph (dense: hub roles assuming many roles, so some entities have more paths
+    than the cap) with one alert on each identity, workload and role, several chunks of entities."""
+    graph = generate(GenerateOptions(edges=3_000, seed=11, dense=True))
+    kinds = {"Identity": "identity_access_path", "Workload": "exposed_workload", "IAMRole": "excessive_iam_permissions"}
+    entities = [(node[0], kinds[str(node[1])]) for node in graph.nodes if str(node[1]) in kinds]
+    graph.alerts = [
+        (f"D-{k:05d}", f"alert on {entity}", entity, kind, AWS_SIGNALS if k % 13 == 0 else {"mfa_disabled": k % 2 == 0})
+        for k, (entity, kind) in enumerate(entities)
+    ]
+    view = base_store.for_graph(f"queue_d_{uuid.uuid4().hex[:8]}")
+    import_document(view, parse_document(graph.to_document()))
     yield view
     for name in (view.settings.graph, view.settings.audit_graph):
         if view.graph_exists(name):
@@ -97,3 +117,38 @@ def test_an_alert_on_a_missing_entity_is_unknown_never_no_path(queue_store):
     gone, contained = rows[GONE], rows[CONTAINED]
     assert (gone.status, gone.path_count, gone.risk_score, gone.severity) == (Status.UNKNOWN_SOURCE, None, None, None)
     assert (contained.status, contained.path_count) == (Status.NO_PATH, 0) and contained.risk_score is not None
+
+
+def test_one_alert_per_entity_rows_equal_each_investigation(distinct_store, monkeypatch):
+    """Every alert on its own entity, read in chunks of 40 entities at once: each row equals the
+    alert's own investigation, for entities under the path cap and over it (cut where the
+    investigation cuts them), with and without paths."""
+    monkeypatch.setattr(read, "QUEUE_CHUNK", 40)
+    tools = ReadTools(distinct_store, path_cap=20)
+    batched, investigated = _compare(tools)
+    assert len(batched) == len({a.entity_id for a in batched}) > 3 * 40
+    assert batched == investigated
+    assert {Status.PATHS_FOUND, Status.NO_PATH} <= {a.status for a in batched}
+    cut = [a for a in batched if a.truncated]
+    assert cut and len(cut) < len(batched) and all(a.path_count == 20 for a in cut)
+    assert any(a.status is Status.PATHS_FOUND and not a.truncated for a in batched)
+
+
+def test_path_ends_lists_every_end_or_the_first_in_investigation_order(distinct_store):
+    """Under the cap every end of the entity's paths (in any order); over it the first cap + 1 in
+    the investigation's order, so the cut falls where the investigation's does."""
+    tools = ReadTools(distinct_store, path_cap=20)
+    ids = [a.entity_id for a in tools.list_alerts().alerts]
+    ends = tools.path_ends(ids)
+    seen = {"under": 0, "over": 0}
+    for entity in ids[:: max(1, len(ids) // 60)]:
+        full = tools._paths("sensitive", 6, {"source_id": entity}, cap=1000)[0]
+        expected = [(p.hops, p.nodes[-1].id, p.nodes[-1].properties["sensitivity"]) for p in full]
+        got = [tuple(e) for e in ends[entity]]
+        if len(expected) <= 20:
+            assert sorted(got) == sorted(expected)
+            seen["under"] += 1
+        else:
+            assert got == expected[:21]
+            seen["over"] += 1
+    assert seen["under"] > 5 and seen["over"] > 5, seen
