@@ -278,24 +278,6 @@ CALL {
 }
 RETURN s.id AS entity_id, ends
 
-// name: alert_path_ends_any
-// description: alert_path_ends without its order: for each id in $entity_ids that is in the graph, [hops, asset id, asset sensitivity] of its qualifying paths (the same paths as alert_path_ends), at most $limit, in no particular order. Where an entity has fewer than $limit, they are all of its paths, which is all the queue's rules read; where it has $limit, the caller reads that entity again with alert_path_ends to know which come first. Leaving out the sort key (every path's node ids) and the sort took about a fifth of the server's time on a 1M-relationship graph
-UNWIND $entity_ids AS eid
-MATCH (s:Entity {id: eid})
-CALL {
-  WITH s
-  MATCH p = (s)-[:HAS_SESSION|CAN_ACCESS|RUNS_AS|CAN_ASSUME|CAN_ESCALATE|CAN_READ*1..6]->(a:DataAsset)
-  WHERE a.sensitivity IN $sensitivities
-    AND ALL(r IN relationships(p) WHERE coalesce(r.status, 'active') <> 'blocked'
-        AND coalesce(r.permission, 'allow') <> 'deny')
-  WITH p, a, nodes(p) AS ns
-  WHERE ALL(i IN range(0, size(ns) - 2) WHERE NOT ns[i] IN ns[i + 1..])
-  WITH length(p) AS hops, a.id AS asset, a.sensitivity AS sensitivity
-  LIMIT $limit
-  RETURN collect([hops, asset, sensitivity]) AS ends
-}
-RETURN s.id AS entity_id, ends
-
 // name: expand_frontier
 // description: one level of reachability expansion: the qualifying relationships (not carrying a route in $exclude_routes) leaving the entities in $frontier, one row each: the internal node ids of its source and of the entity it reaches (`node`, for expand_frontier_nodes; blast radius orders its critical paths from these pairs), that entity, and the relationship's type (an entity reached from two frontier entities comes twice; the caller drops those already seen). Each frontier id is looked up by index first, so the plan starts from the frontier rather than scanning candidate targets. The traversal is untyped and the allowlist is a filter: matching five types in the pattern ran one traversal per type and took 1.5-1.7x as long on a dense graph
 UNWIND $frontier AS fid

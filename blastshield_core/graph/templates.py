@@ -35,7 +35,6 @@ REQUIRED = frozenset(
         "alert_evidence",
         "list_alerts",
         "alert_path_ends",
-        "alert_path_ends_any",
         "queue_alerts",
         "expand_frontier",
         "expand_frontier_nodes",

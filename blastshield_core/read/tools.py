@@ -204,13 +204,10 @@ class ReadTools(ReachMixin):
         return [(row["props"]["id"], row["props"].get("title", "")) for row in self.store.read("list_alerts")]
 
     def path_ends(self, entity_ids: Iterable[str]) -> dict[str, list[PathEnd]]:
-        """The ends of the standard investigation's qualifying paths (depth 6, exactly those
-        `evidence` reads) for many entities, in bounded chunks of `QUEUE_CHUNK` ids, several
-        chunks at a time. An entity with at most `path_cap` paths maps to all of their ends, in
-        no particular order; one with more maps to the first `path_cap` + 1 in the order of
-        `evidence` (shortest first, then by node ids), so it is cut where an investigation cuts
-        it. An id missing from the answer is not in the graph; an entity with no qualifying
-        path maps to an empty list.
+        """The ends of the standard investigation's qualifying paths (depth 6, shortest first,
+        at most `path_cap` + 1, exactly those `evidence` reads) for many entities, in bounded
+        chunks of `QUEUE_CHUNK` ids, several chunks at a time. An id missing from the answer
+        is not in the graph; an entity with no qualifying path maps to an empty list.
 
         Raises QueryFailed if any chunk fails: a partial answer is never returned."""
         found: dict[str, list[PathEnd]] = {}
@@ -220,24 +217,16 @@ class ReadTools(ReachMixin):
 
     def _path_end_chunks(self, entity_ids: Iterable[str]) -> Iterator[dict[str, list[PathEnd]]]:
         """`path_ends` chunk by chunk, each as soon as it is read (in order), so a caller can
-        work on one while the server reads the next. Each chunk is read without ordering its
-        paths (`alert_path_ends_any`); only its entities with more than `path_cap` paths are
-        read again in order (`alert_path_ends`).
+        work on one while the server reads the next.
 
         Raises QueryFailed if a chunk fails."""
         ids = sorted(set(entity_ids))
         chunks = [ids[i : i + QUEUE_CHUNK] for i in range(0, len(ids), QUEUE_CHUNK)]
-        limit = self.path_cap + 1
 
         def chunk(part: list[str]) -> dict[str, list[PathEnd]]:
-            params = {"entity_ids": part, "sensitivities": SENSITIVE, "limit": limit}
-            rows = self.store.read("alert_path_ends_any", params)
-            cut = [row["entity_id"] for row in rows if len(row["ends"]) >= limit]
-            if cut:
-                ordered = {
-                    row["entity_id"]: row for row in self.store.read("alert_path_ends", {**params, "entity_ids": cut})
-                }
-                rows = [ordered.get(row["entity_id"], row) for row in rows]
+            rows = self.store.read(
+                "alert_path_ends", {"entity_ids": part, "sensitivities": SENSITIVE, "limit": self.path_cap + 1}
+            )
             return {row["entity_id"]: [PathEnd(int(h), a, str(s)) for h, a, s in row["ends"]] for row in rows}
 
         if len(chunks) <= 1:
