@@ -22,7 +22,7 @@ import gc
 import json
 import struct
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -38,7 +38,18 @@ from ..base.interrupts import commit_begins
 from ..base.pools import track
 from .audit import AuditLog
 from .indexes import NODE_INDEXES, RELATIONSHIP_INDEXES, ensure_indexes
-from .model import AlertSpec, DocumentError, EdgeSpec, GraphDocument, Label, NodeSpec, RelType, domain_label
+from .model import (
+    AlertSpec,
+    BuiltDocument,
+    Document,
+    DocumentError,
+    Edge,
+    GraphDocument,
+    Label,
+    NodeSpec,
+    RelType,
+    domain_label,
+)
 from .routes import find_routes, routes_at_ends
 from .staging import staging_name
 from .store import QueryFailed, Store, WriteLock
@@ -176,7 +187,7 @@ def _existing_labels(store: Store, ids: set[str], graph: str) -> dict[str, str]:
     return found
 
 
-def _check_routes_against_graph(store: Store, doc: GraphDocument, graph: str) -> None:
+def _check_routes_against_graph(store: Store, doc: Document, graph: str) -> None:
     """No route id of `doc` may belong to another relationship of the graph. A route id the graph
     already gives the same relationship (read through its ends) is that relationship's own; the
     others are sought across the graph at once (`routes.find_routes`: no index holds route ids)."""
@@ -193,19 +204,19 @@ def _check_routes_against_graph(store: Store, doc: GraphDocument, graph: str) ->
             )
 
 
-def _route_ids(edges: list[EdgeSpec]) -> set[str]:
+def _route_ids(edges: Sequence[Edge]) -> set[str]:
     """The route ids the relationships carry (a route id is never empty)."""
     return set(filter(None, map(dict.get, map(attrgetter("properties"), edges), repeat("route_id"))))
 
 
 def _upsert_rows(
-    doc: GraphDocument,
-) -> tuple[dict[Label, list[dict[str, Any]]], dict[RelType, list[EdgeSpec]], list[dict[str, Any]]]:
+    doc: Document,
+) -> tuple[dict[Label, list[dict[str, Any]]], dict[RelType, list[Edge]], list[dict[str, Any]]]:
     """The document as upsert batches' rows: nodes by label, edges by type, alerts."""
     node_rows: dict[Label, list[dict[str, Any]]] = {label: [] for label in Label}
     for node in doc.nodes:
         node_rows[node.label].append({"id": node.id, "props": {**node.properties, "id": node.id, "name": node.name}})
-    edges_by_type: dict[RelType, list[EdgeSpec]] = {rel: [] for rel in RelType}
+    edges_by_type: dict[RelType, list[Edge]] = {rel: [] for rel in RelType}
     for edge in doc.edges:
         edges_by_type[edge.type].append(edge)
     alert_rows = [
@@ -221,7 +232,7 @@ def _upsert_rows(
     return node_rows, edges_by_type, alert_rows
 
 
-def _edge_row(edge: EdgeSpec) -> dict[str, Any]:
+def _edge_row(edge: Edge) -> dict[str, Any]:
     return {"source": edge.source, "target": edge.target, "props": dict(edge.properties)}
 
 
@@ -415,7 +426,7 @@ def _alert_packer(alerts: list[AlertSpec]) -> Callable[[int, int], bytes]:
     return pack
 
 
-def _edge_packer(edges: list[EdgeSpec], number: dict[str, int]) -> tuple[list[str], Callable[[int, int], bytes]]:
+def _edge_packer(edges: list[Edge], number: dict[str, int]) -> tuple[list[str], Callable[[int, int], bytes]]:
     """The property names of `edges` (sorted) and a packer of blocks of them: each relationship
     led by its ends' numbers, then its values (`_property_pieces`)."""
     props = list(map(attrgetter("properties"), edges))
@@ -466,9 +477,7 @@ def _bulk_calls(segments: list[_BulkSegment]) -> Iterator[tuple[list[Any], int]]
         yield [nodes, rels, len(labels), len(types), *labels, *types], nodes + rels
 
 
-def _bulk_fill(
-    store: Store, graph: str, doc: GraphDocument, step: Callable[[int], None], check: Callable[[], None]
-) -> None:
+def _bulk_fill(store: Store, graph: str, doc: Document, step: Callable[[int], None], check: Callable[[], None]) -> None:
     """Write `doc` into the new graph `graph` with GRAPH.BULK.
 
     The next call is packed while the server runs the previous one; calls stay in order
@@ -519,7 +528,7 @@ def _bulk_fill(
         bulk(node_segments)
         check()  # while the server loads the last nodes
         submit(ensure_indexes, store, graph, NODE_INDEXES)  # built while the relationships are packed
-        by_type: dict[RelType, list[EdgeSpec]] = {rel: [] for rel in RelType}
+        by_type: dict[RelType, list[Edge]] = {rel: [] for rel in RelType}
         for edge in doc.edges:
             by_type[edge.type].append(edge)
         edge_segments = []
@@ -550,7 +559,7 @@ def _blastshield_blocks(store: Store, graph: str) -> dict[str, dict[str, str]]:
     }
 
 
-def _restore_blocks(store: Store, graph: str, blocks: dict[str, dict[str, str]], doc: GraphDocument) -> set[str]:
+def _restore_blocks(store: Store, graph: str, blocks: dict[str, dict[str, str]], doc: Document) -> set[str]:
     """Put `blocks` back on the routes of `graph` that have those ids; the ids found. A route the
     document names is now on the document's relationship, any other still on its own (if the
     graph kept it), so each is found through its ends (no index holds route ids)."""
@@ -567,7 +576,7 @@ def _restore_blocks(store: Store, graph: str, blocks: dict[str, dict[str, str]],
 
 def import_document(
     store: Store,
-    doc: GraphDocument,
+    doc: Document,
     *,
     replace: bool = False,
     graph: str | None = None,
@@ -592,6 +601,8 @@ def import_document(
     `snapshot_pruner`).
     """
     actor = check_actor(actor if actor is not None else local_actor())
+    if isinstance(doc, BuiltDocument):  # its relationships are plain tuples until now: checked whole here
+        doc = doc.validated()
     live = graph or store.settings.graph
     with store.write_lock(live) as lock, paused_gc():
         live_exists = store.graph_exists(live)
@@ -720,7 +731,7 @@ def _audited(store: Store, graph: str, report: ImportReport, reset: bool) -> Imp
     return dataclasses.replace(report, event_id=event.event_id)
 
 
-def snapshot_pruner(doc: GraphDocument, accounts: list[str], removed: dict[str, int]) -> Callable[[Store, str], None]:
+def snapshot_pruner(doc: Document, accounts: list[str], removed: dict[str, int]) -> Callable[[Store, str], None]:
     """A `prune` step for `import_document` that re-syncs AWS accounts to the snapshot in `doc`.
 
     On the staging copy: the entities an earlier import of `accounts` wrote

@@ -33,7 +33,7 @@ from typing import Any
 
 from ..base.actor import check_actor, local_actor
 from .ingest import ImportReport, _audited, _blastshield_blocks, _existing_labels
-from .model import DOCUMENT_FORMAT, DocumentError, GraphDocument, Label, RelType
+from .model import DOCUMENT_FORMAT, Document, DocumentError, EdgeRow, GraphDocument, Label, RelType
 from .routes import find_routes
 from .store import Store, WriteLock
 from .templates import render, template
@@ -44,7 +44,7 @@ MAX_IN_PLACE_ITEMS = 5000
 BLOCK_KEYS = ("blocked_by_run", "blocked_at", "blocked_by")
 
 
-def principal_slice(doc: GraphDocument, principal: str, *, name: str | None = None) -> GraphDocument:
+def principal_slice(doc: Document, principal: str, *, name: str | None = None) -> GraphDocument:
     """The slice of `principal` in `doc`: the identity, the sessions it has (its `HAS_SESSION`
     targets) and every relationship leaving them, as the document holds them, named `name` (by
     default after the principal; characters a document name cannot hold become `-`). Pure.
@@ -59,7 +59,11 @@ def principal_slice(doc: GraphDocument, principal: str, *, name: str | None = No
             "format": DOCUMENT_FORMAT,
             "name": re.sub(r"[^A-Za-z0-9_.-]", "-", name or f"slice-{principal}")[:128],
             "nodes": [n.model_dump(mode="json") for n in doc.nodes if n.id in ids],
-            "edges": [e.model_dump(mode="json") for e in doc.edges if e.source in ids],
+            "edges": [
+                e.as_dict() if isinstance(e, EdgeRow) else e.model_dump(mode="json")
+                for e in doc.edges
+                if e.source in ids
+            ],
         }
     )
 

@@ -7,11 +7,24 @@ and relationship types come from when a query needs them.
 
 import math
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from enum import StrEnum
-from operator import attrgetter, eq, ne
-from typing import Annotated, Any, Literal
+from operator import attrgetter, eq, itemgetter, ne
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    TypeAdapter,
+    ValidationError,
+)
 
 from ..base.ids import ENTITY_ID_PATTERN
 
@@ -24,7 +37,11 @@ __all__ = [
     "ENTITY_ID_PATTERN",
     "RESERVED_EDGE_PROPERTIES",
     "AlertSpec",
+    "BuiltDocument",
+    "Document",
     "DocumentError",
+    "Edge",
+    "EdgeRow",
     "EdgeSpec",
     "GraphDocument",
     "Label",
@@ -232,6 +249,33 @@ class EdgeSpec(BaseModel):
         return (self.source, self.type.value, self.target)
 
 
+class EdgeRow(NamedTuple):
+    """One relationship as a plain tuple, what a source builds in bulk (an AWS account has 700,000 of them):
+    the fields of `EdgeSpec`, read the same way. Checked by the import with `EdgeSpec`'s own rules before
+    anything is written (`ingest.validated_document`)."""
+
+    source: str
+    type: RelType
+    target: str
+    properties: dict[str, Any]
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.source, str(self.type), self.target)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The relationship as a document holds it (what `EdgeSpec.model_dump(mode="json")` gives)."""
+        return {
+            "source": self.source,
+            "type": str(self.type),
+            "target": self.target,
+            "properties": dict(self.properties),
+        }
+
+
+Edge = EdgeSpec | EdgeRow
+
+
 class AlertSpec(BaseModel):
     """One alert of a graph document: a signal about one entity."""
 
@@ -248,7 +292,7 @@ class AlertSpec(BaseModel):
         _check_properties(self.signals, set())
 
 
-def _edge_item(index: int, edge: EdgeSpec) -> str:
+def _edge_item(index: int, edge: Edge) -> str:
     return f"edges[{index}] ({edge.source} -{edge.type}-> {edge.target})"
 
 
@@ -264,7 +308,7 @@ def _distinct(*columns: list[Any]) -> bool:
     return len(set(zip(*columns, strict=True))) == count
 
 
-def _edges_pass(edges: list[EdgeSpec], known: dict[str, str]) -> bool:
+def _edges_pass(edges: Sequence[Edge], known: dict[str, str]) -> bool:
     """True when every relationship passes `GraphDocument._check_edges` (which then names the first that does not).
 
     The same checks as whole-list passes (a large import has 700,000 relationships): ends of the
@@ -288,16 +332,13 @@ def _edges_pass(edges: list[EdgeSpec], known: dict[str, str]) -> bool:
     return len(set(routes)) == len(routes)
 
 
-class GraphDocument(BaseModel):
-    """A whole graph document (`blastshield-graph/v1`)."""
+class _Checks:
+    """The checks across a document's items, for a parsed document and a built one alike."""
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-
-    format: Literal["blastshield-graph/v1"]
-    name: Annotated[StrictStr, Field(pattern=DOCUMENT_NAME_PATTERN)]
-    nodes: list[NodeSpec] = Field(default_factory=list)
-    edges: list[EdgeSpec] = Field(default_factory=list)
-    alerts: list[AlertSpec] = Field(default_factory=list)
+    if TYPE_CHECKING:  # what the checks read (declared by each document class)
+        nodes: Sequence[NodeSpec]
+        edges: Sequence[Edge]
+        alerts: Sequence[AlertSpec]
 
     def check_internal(self, existing: dict[str, str] | None = None) -> None:
         """Cross-item checks. `existing` maps ids already in the graph to their label.
@@ -380,3 +421,82 @@ class GraphDocument(BaseModel):
             ids.update((edge.source, edge.target))
         ids.update(a.entity_id for a in self.alerts)
         return ids
+
+
+class GraphDocument(_Checks, BaseModel):
+    """A whole graph document (`blastshield-graph/v1`)."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    format: Literal["blastshield-graph/v1"]
+    name: Annotated[StrictStr, Field(pattern=DOCUMENT_NAME_PATTERN)]
+    nodes: list[NodeSpec] = Field(default_factory=list)
+    edges: list[EdgeSpec] = Field(default_factory=list)
+    alerts: list[AlertSpec] = Field(default_factory=list)
+
+
+@dataclass(eq=False)
+class BuiltDocument(_Checks):
+    """A graph document a source built in memory (the AWS import): nodes and alerts as their models,
+    relationships as plain `EdgeRow` tuples, which the import checks with the model's own rules before it
+    writes anything (`ingest.validated_document`). `as_data` is its JSON form (`GraphDocument.model_validate`
+    of it is the document, validated whole)."""
+
+    name: str
+    nodes: list[NodeSpec]
+    edges: list[EdgeRow]
+    alerts: list[AlertSpec]
+    format: str = DOCUMENT_FORMAT
+
+    def validated(self) -> "BuiltDocument":
+        """The document with its relationships checked by `EdgeSpec`'s own rules through the public
+        `model_validate` (the import calls this before it writes anything); DocumentError names the first
+        bad one.
+
+        A source shares one properties dict between its relationships with equal properties (700,000
+        relationships hold a few tens of thousands), and what `EdgeSpec` checks beyond the two ends depends
+        only on the type and the properties: each distinct (type, properties) is validated once, with the
+        first relationship holding it, and every end once (a `TypeAdapter` of the id type). A relationship
+        keeps its properties unless validation adds to them (a default status or permission)."""
+        rows = self.edges
+        GraphDocument.model_validate({"format": self.format, "name": self.name})
+        kinds = list(zip(map(itemgetter(1), rows), map(id, map(itemgetter(3), rows)), strict=True))
+        # (the rows hold each properties dict alive, so no id is reused while `kinds` lives)
+        first = dict(zip(reversed(kinds), range(len(rows) - 1, -1, -1), strict=True))
+        changed: dict[tuple[Any, int], tuple[RelType, dict[str, Any]]] = {}
+        for index in sorted(first.values()):
+            row = rows[index]
+            try:
+                edge = EdgeSpec.model_validate(row.as_dict())
+            except ValidationError as exc:
+                raise DocumentError(_edge_item(index, row), _message(exc)) from None
+            if edge.type is not row.type or edge.properties != row.properties:
+                changed[kinds[index]] = (edge.type, edge.properties)
+        ends = sorted(set(map(itemgetter(0), rows)).union(map(itemgetter(2), rows)))
+        try:
+            _IDS.validate_python(ends)
+        except ValidationError as exc:
+            bad = ends[exc.errors()[0]["loc"][0]]  # type: ignore[index]
+            index = next(i for i, r in enumerate(rows) if bad in (r.source, r.target))
+            raise DocumentError(_edge_item(index, rows[index]), f"{bad!r}: {_message(exc)}") from None
+        if changed:
+            fixed = changed.get
+            rows = [EdgeRow(r[0], c[0], r[2], c[1]) if (c := fixed(k)) else r for r, k in zip(rows, kinds, strict=True)]
+        return replace(self, edges=rows)
+
+    def as_data(self) -> dict[str, Any]:
+        return {
+            "format": self.format,
+            "name": self.name,
+            "nodes": [n.model_dump(mode="json") for n in self.nodes],
+            "edges": [e.as_dict() for e in self.edges],
+            "alerts": [a.model_dump(mode="json") for a in self.alerts],
+        }
+
+
+Document = GraphDocument | BuiltDocument
+_IDS: TypeAdapter[list[str]] = TypeAdapter(list[EntityId])
+
+
+def _message(exc: ValidationError) -> str:
+    return str(exc.errors()[0]["msg"]).removeprefix("Value error, ")

@@ -439,3 +439,25 @@ def test_alerts_alone_that_fail_their_checks_or_lose_the_lock_write_nothing(stor
     with pytest.raises(WriteLockLost):
         import_document(store, parse_document(doc(name="late", nodes=[], edges=[], alerts=late)), before_commit=stall)
     assert snapshot(store) == before
+
+
+def test_a_built_document_is_checked_before_anything_is_written(seeded_store):
+    """A built document (relationships as plain rows, as the AWS import makes them) is validated by the
+    import with the model's rules: a bad relationship is refused with its place, nothing is written; a
+    good one is imported as its rows say."""
+    from blastshield_core.graph.model import BuiltDocument, EdgeRow, RelType
+
+    nodes = parse_document(doc()).nodes
+    good = [EdgeRow(e.source, e.type, e.target, e.properties) for e in parse_document(doc()).edges]
+    before = snapshot(seeded_store)
+    bad = EdgeRow("r1", RelType.CAN_READ, "d1", {"status": "active", "permission": "maybe"})
+    rows = [*good[:-1], bad] if good[-1].key == bad.key else [*good, bad]
+    with pytest.raises(DocumentError) as err:
+        import_document(seeded_store, BuiltDocument("built", nodes, rows, []))
+    assert f"edges[{len(rows) - 1}] (r1 -CAN_READ-> d1): permission must be allow|deny" in str(err.value)
+    assert snapshot(seeded_store) == before
+    plain = [row._replace(properties={k: v for k, v in row.properties.items() if k != "status"}) for row in good]
+    import_document(seeded_store, BuiltDocument("built", nodes, plain, []))
+    _, rels = snapshot(seeded_store)
+    stored = {(r["a"], r["t"], r["b"]): r["p"] for r in rels}
+    assert all(stored[row.key]["status"] == "active" for row in plain)  # the model's default, as a document gets it

@@ -123,3 +123,68 @@ def test_distinct_rows_survive_a_hash_collision():
     assert _distinct([_SameHash(1), _SameHash(2)], ["a", "a"])
     assert not _distinct([_SameHash(1), _SameHash(1)], ["a", "a"])
     assert _distinct(["x", "y"], ["a", "a"]) and not _distinct(["x", "x"], ["a", "a"])
+
+
+def _built(*rows):
+    """A built document (as the AWS import makes one) of a role reading an asset, with extra relationship rows."""
+    from blastshield_core.graph.model import BuiltDocument, EdgeRow
+
+    nodes = parse_document(
+        {
+            "format": "blastshield-graph/v1",
+            "name": "built",
+            "nodes": [
+                {"id": "r1", "label": "IAMRole", "name": "r1"},
+                {"id": "r2", "label": "IAMRole", "name": "r2"},
+                {"id": "a1", "label": "DataAsset", "name": "a1", "properties": {"sensitivity": "low"}},
+            ],
+        }
+    ).nodes
+    shared = {"status": "active", "permission": "allow"}
+    good = [EdgeRow("r1", RelType.CAN_READ, "a1", shared), EdgeRow("r2", RelType.CAN_READ, "a1", shared)]
+    return BuiltDocument("built", nodes, good + [EdgeRow(*row) for row in rows], [])
+
+
+def test_built_relationships_are_checked_by_the_model_rules():
+    """A built document's plain relationship rows pass through `EdgeSpec`'s own validation: defaults are
+    added as a document gets them, a type given as text becomes the type, and rows that are already
+    complete keep their (shared) properties object."""
+    doc = _built(("r1", "CAN_ASSUME", "r2", {}))
+    checked = doc.validated()
+    assert checked.edges[2].type is RelType.CAN_ASSUME
+    assert checked.edges[2].properties == {"status": "active", "permission": "allow"}
+    assert checked.edges[0].properties is doc.edges[0].properties is checked.edges[1].properties
+    assert doc.edges[2].properties == {}  # the document given is not changed
+    checked.check_internal()
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        (
+            ("r1", "CAN_ASSUME", "r2", {"status": "gone"}),
+            "edges[2] (r1 -CAN_ASSUME-> r2): status must be active|blocked",
+        ),
+        (("r1", "OWNS", "r2", {}), "edges[2] (r1 -OWNS-> r2)"),
+        (("r1", "CAN_ASSUME", "r2", {"blocked_by": "me"}), "reserved"),
+        (("r1", "RUNS_AS", "r2", {"permission": "allow"}), "permission is only allowed"),
+        (("r1", "CAN_ASSUME", "r2", {"route_id": "x"}), "route_id is only allowed"),
+        (("r1", "CAN_ASSUME", "r2", {"note": "a\x00b"}), "control characters"),
+        (("r1", "CAN_ASSUME", "r 2", {}), "edges[2] (r1 -CAN_ASSUME-> r 2)"),
+    ],
+)
+def test_a_bad_built_relationship_is_named(row, message):
+    """Each rule of a document's relationship holds for a built one, and the error names the relationship."""
+    with pytest.raises(DocumentError) as err:
+        _built(row).validated()
+    assert message in str(err.value)
+
+
+def test_a_bad_end_shared_by_good_properties_is_found():
+    """An end id outside the grammar is refused even when its properties object was already checked on another row."""
+    doc = _built()
+    bad = doc.edges[0]._replace(source="r 1")
+    doc.edges.append(bad)
+    with pytest.raises(DocumentError) as err:
+        doc.validated()
+    assert "edges[2] (r 1 -CAN_READ-> a1)" in str(err.value) and "'r 1'" in str(err.value)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ....graph.ingest import ImportReport, import_document, paused_gc, snapshot_pruner
 from ....graph.inplace import principal_slice, replace_slice
-from ....graph.model import DocumentError, GraphDocument
+from ....graph.model import BuiltDocument, DocumentError
 from ....graph.store import Store
 from .common import entity_id
 from .get import AwsInputError, AwsSources, read_sources
@@ -43,7 +43,7 @@ def read_sensitivity_file(path: Path | str) -> dict[str, str]:
 
 def build_document(
     sources: AwsSources, *, sensitivity: Mapping[str, str] | None = None
-) -> tuple[GraphDocument, AwsImportReport]:
+) -> tuple[BuiltDocument, AwsImportReport]:
     """The graph document for recognised sources and the report (nothing is written). Pure."""
     try:
         rules = parse_sensitivity(dict(sensitivity or {}))

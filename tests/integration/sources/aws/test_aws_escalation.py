@@ -261,7 +261,7 @@ def test_the_built_document_validates_through_the_model():
     from blastshield_core.graph.model import GraphDocument
 
     doc, _ = build_document(read_sources([escalation_dir()]), sensitivity=SENSITIVITY)
-    again = GraphDocument.model_validate(doc.model_dump(mode="json"))
+    again = GraphDocument.model_validate(doc.as_data())
     assert sum(1 for e in again.edges if e.type.value == "CAN_ESCALATE") == 26
 
 

@@ -181,7 +181,7 @@ def test_report_counts_what_was_read_and_the_document_is_valid():
     assert counts["resource_policies_read"] == {"bucket": 8, "secret": 2, "kms_key": 2}
     assert counts["rcps_read"] == 0
     assert report.to_dict()["policy_counts"]["scps_read"] == 2
-    GraphDocument.model_validate(doc.model_dump())
+    GraphDocument.model_validate(doc.as_data())
 
 
 @pytest.mark.parametrize("bad", ['{"Policy": "not json"}', '{"Policy": {"Statement": "x"}}', "[]"])

@@ -128,7 +128,7 @@ class _Reference(_Builder):
 
 def _sets(doc) -> tuple[set[str], set[str]]:
     nodes = {json.dumps(n.model_dump(mode="json"), sort_keys=True) for n in doc.nodes}
-    edges = {json.dumps(e.model_dump(mode="json"), sort_keys=True) for e in doc.edges}
+    edges = {json.dumps(e.as_dict(), sort_keys=True) for e in doc.edges}
     return nodes, edges
 
 
