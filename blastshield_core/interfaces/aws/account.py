@@ -117,10 +117,9 @@ class AccountRefused(ValueError):
 
 def account_calls() -> tuple[str, ...]:
     """The kinds of call one account's collection makes (a progress bar's whole)."""
-    from ...sources.aws.collect.collector import COLLECTOR_ACTIONS
+    from ...sources.aws.exports import COLLECTOR_ACTIONS, OTHER_COLLECTOR_ACTIONS  # (those: later, or not at all)
 
-    later = {"iam:ListUserPolicies", "iam:GetUserPolicy", "organizations:ListAccounts", "sts:AssumeRole"}
-    return tuple(a for a in COLLECTOR_ACTIONS if a not in later)
+    return tuple(a for a in COLLECTOR_ACTIONS if a not in OTHER_COLLECTOR_ACTIONS)
 
 
 def aws_regions() -> list[str]:

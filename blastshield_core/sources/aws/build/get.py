@@ -28,6 +28,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 from urllib.parse import unquote_plus
 
+from ..exports import EXPORTS
+
 __all__ = ["KINDS", "MAX_FILE_BYTES", "AwsInputError", "AwsSources", "SourceFile", "read_sources", "recognise"]
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
@@ -36,36 +38,10 @@ MAX_TOTAL_BYTES = 512 * 1024 * 1024
 MAX_LISTED = 1000  # skipped files (and the report's warnings) listed one by one; the rest counted
 _CHUNK = 1024 * 1024
 
-# kind -> what the file is, as the report names it
-KINDS = {
-    "gaad": "aws iam get-account-authorization-details",
-    "instances": "aws ec2 describe-instances",
-    "functions": "aws lambda list-functions",
-    "credential_report": "aws iam get-credential-report",
-    "buckets": "aws s3api list-buckets",
-    "findings": "aws guardduty get-findings",
-    "access_keys": "aws iam list-access-keys",
-    "secrets": "aws secretsmanager list-secrets",
-    "kms_keys": "aws kms list-keys",
-    "organization": "aws organizations describe-organization",
-    "org_roots": "aws organizations list-roots",
-    "org_policies": "aws organizations list-policies",
-    "bucket_policy": "aws s3api get-bucket-policy (one file per bucket)",
-    "secret_policy": "aws secretsmanager get-resource-policy (one file per secret)",
-    "key_policy": "aws kms get-key-policy (one file per key)",
-    "org_parents": "aws organizations list-parents (one file per account or OU)",
-    "org_policy": "aws organizations describe-policy (one file per policy)",
-    "org_targets": "aws organizations list-targets-for-policy (one file per policy)",
-}
+# kind -> what the file is, as the report names it (the exports the importer reads: exports.py)
+KINDS = {e.kind: e.what for e in EXPORTS if e.imported}
 # per-resource folders (cloudmapper's layout): the call's folder name -> kind; the file is named after its resource
-PER_RESOURCE = {
-    "s3-get-bucket-policy": "bucket_policy",
-    "secretsmanager-get-resource-policy": "secret_policy",
-    "kms-get-key-policy": "key_policy",
-    "organizations-list-parents": "org_parents",
-    "organizations-describe-policy": "org_policy",
-    "organizations-list-targets-for-policy": "org_targets",
-}
+PER_RESOURCE = {e.file: e.kind for e in EXPORTS if e.per_resource}
 
 
 class AwsInputError(ValueError):
@@ -96,36 +72,10 @@ class AwsSources:
 
 
 def recognise(data: Any) -> str | None:
-    """The kind of an export from its top-level keys, or None."""
+    """The kind of an export from its content (the first recogniser of exports.py that accepts it), or None."""
     if not isinstance(data, dict):
         return None
-    keys = set(data)
-    if keys & {"UserDetailList", "RoleDetailList"} and keys & {"GroupDetailList", "Policies", "RoleDetailList"}:
-        return "gaad"
-    if isinstance(data.get("Reservations"), list):
-        return "instances"
-    if isinstance(data.get("Functions"), list):
-        return "functions"
-    if isinstance(data.get("Content"), str) and keys & {"ReportFormat", "GeneratedTime"}:
-        return "credential_report"
-    if isinstance(data.get("Buckets"), list):
-        return "buckets"
-    if isinstance(data.get("Findings"), list):
-        return "findings"
-    if isinstance(data.get("AccessKeyMetadata"), list):
-        return "access_keys"
-    if isinstance(data.get("SecretList"), list):
-        return "secrets"
-    if isinstance(data.get("Keys"), list):
-        return "kms_keys"
-    if isinstance(data.get("Organization"), dict):
-        return "organization"
-    if isinstance(data.get("Roots"), list):
-        return "org_roots"
-    policies = data.get("Policies")
-    if isinstance(policies, list) and all(isinstance(p, dict) and "Type" in p and "Id" in p for p in policies):
-        return "org_policies"
-    return None
+    return next((e.kind for e in EXPORTS if e.recognise is not None and e.recognise(data)), None)
 
 
 def _per_resource_kind(parts: Sequence[str]) -> str | None:

@@ -1,25 +1,13 @@
 """Collect: read-only boto3 calls that write an account in the file layout `import-aws` reads.
 
-One folder per account under the output folder. Every call is read-only (the list is
-`COLLECTOR_ACTIONS`; docs/aws-live.md gives the IAM policy that allows exactly these and a test
-feeds it to the policy evaluator). botocore runs in `standard` retry mode with connect and read
-timeouts; a throttled call that botocore gave up on is tried again a bounded number of times
-here. A call refused with AccessDenied is a warning naming the call and the permission it
-needs; the collection goes on. Progress is reported per call through `progress`.
-
-| file | call |
-|---|---|
-| `sts-get-caller-identity.json` | `sts:GetCallerIdentity` |
-| `iam-get-account-authorization-details.json` | `iam:GetAccountAuthorizationDetails` (every page, merged) |
-| `iam-get-credential-report.json` | `iam:GenerateCredentialReport`, then `iam:GetCredentialReport` (polled) |
-| `iam-list-access-keys.json` | `iam:ListAccessKeys` per user (merged; `AccessKeyMetadata` with `UserName`) |
-| `ec2-describe-instances.json`, `lambda-list-functions.json` | per region asked for (merged) |
-| `s3-list-buckets.json` | `s3:ListAllMyBuckets`, each bucket's `Tags` from `s3:GetBucketTagging` |
-| `s3-get-bucket-policy/BUCKET` | `s3:GetBucketPolicy` (`{"Policy": "<json text>"}`) |
-| `secretsmanager-list-secrets.json`, `secretsmanager-get-resource-policy/NAME` | Secrets Manager |
-| `kms-list-keys.json`, `kms-get-key-policy/KEY_ID` | KMS |
-| `guardduty-get-findings.json` | `guardduty:ListDetectors`, `ListFindings`, `GetFindings` |
-| `organizations-*.json`, `organizations-*/ID` | the organisation, its roots, SCPs and RCPs |
+One folder per account under the output folder, one file per export of `exports.py` (the table of
+every export's CLI call, file name and the IAM actions its calls need; docs/aws-live.md lists them).
+Every call is read-only (the list is `COLLECTOR_ACTIONS`, from that table; docs/aws-live.md gives the
+IAM policy that allows exactly these and a test holds it to the table and feeds it to the policy
+evaluator). botocore runs in `standard` retry mode with connect and read timeouts; a throttled call
+that botocore gave up on is tried again a bounded number of times here. A call refused with
+AccessDenied is a warning naming the call and the permission it needs; the collection goes on.
+Progress is reported per call through `progress`.
 """
 
 from __future__ import annotations
@@ -38,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ....base.pools import track
+from ..exports import COLLECTOR_ACTIONS, EXPORT
 
 __all__ = [
     "COLLECTOR_ACTIONS",
@@ -49,36 +38,6 @@ __all__ = [
     "recollect_user_keys",
 ]
 
-# Every action the collector calls (the IAM permission each call needs).
-COLLECTOR_ACTIONS = (
-    "sts:GetCallerIdentity",
-    "iam:GetAccountAuthorizationDetails",
-    "iam:GenerateCredentialReport",
-    "iam:GetCredentialReport",
-    "iam:ListAccessKeys",
-    "iam:ListUserPolicies",  # the re-collection of one user's slice after a containment action
-    "iam:GetUserPolicy",
-    "ec2:DescribeInstances",
-    "lambda:ListFunctions",
-    "s3:ListAllMyBuckets",
-    "s3:GetBucketTagging",
-    "s3:GetBucketPolicy",
-    "secretsmanager:ListSecrets",
-    "secretsmanager:GetResourcePolicy",
-    "kms:ListKeys",
-    "kms:GetKeyPolicy",
-    "guardduty:ListDetectors",
-    "guardduty:ListFindings",
-    "guardduty:GetFindings",
-    "organizations:DescribeOrganization",
-    "organizations:ListRoots",
-    "organizations:ListAccounts",
-    "organizations:ListParents",
-    "organizations:ListPolicies",
-    "organizations:DescribePolicy",
-    "organizations:ListTargetsForPolicy",
-    "sts:AssumeRole",  # only with --organization: the member role
-)
 
 DENIED_CODES = frozenset(
     {
@@ -270,14 +229,15 @@ class _Account:
 
     # -- the collection --------------------------------------------------------------
     def run(self) -> str:
-        identity = self.call("sts:GetCallerIdentity", lambda: self.client("sts").get_caller_identity())
+        caller = EXPORT["caller_identity"]
+        identity = self.call(caller.action, lambda: self.client("sts").get_caller_identity())
         if not identity or not identity.get("Account"):
-            raise CollectError("sts:GetCallerIdentity gave no account: nothing can be collected")
+            raise CollectError(f"{caller.action} gave no account: nothing can be collected")
         self.account = str(identity["Account"])
         self.folder = self.out / self.account
         self.folder.mkdir(parents=True, exist_ok=True)
         identity = {k: v for k, v in identity.items() if k != "ResponseMetadata"}
-        self.write("sts-get-caller-identity.json", identity)
+        self.write(caller.path(), identity)
         users = self.iam()
         self.access_keys(users)
         for region in self.regions:
@@ -304,16 +264,19 @@ class _Account:
                     items.extend(page.get(key, []))
             return merged
 
-        got = self.call("iam:GetAccountAuthorizationDetails", gaad)
+        export = EXPORT["gaad"]
+        got = self.call(export.action, gaad)
         if got is not None:
-            self.write("iam-get-account-authorization-details.json", merged)
+            self.write(export.path(), merged)
         self.credential_report(iam)
         return [str(u["UserName"]) for u in merged["UserDetailList"] if u.get("UserName")]
 
     def credential_report(self, iam: Any) -> None:
         from botocore.exceptions import ClientError
 
-        started = self.call("iam:GenerateCredentialReport", iam.generate_credential_report)
+        export = EXPORT["credential_report"]
+        generate, get = export.actions
+        started = self.call(generate, iam.generate_credential_report)
         if started is None:
             return
 
@@ -328,12 +291,12 @@ class _Account:
                     time.sleep(0.5)
             return None
 
-        report = self.call("iam:GetCredentialReport", fetch)
+        report = self.call(get, fetch)
         if report is None:
             return
         content = report.get("Content", b"")
         self.write(
-            "iam-get-credential-report.json",
+            export.path(),
             {
                 "Content": base64.b64encode(content).decode("ascii") if isinstance(content, bytes) else content,
                 "ReportFormat": report.get("ReportFormat", "text/csv"),
@@ -344,19 +307,19 @@ class _Account:
     def access_keys(self, users: Iterable[str]) -> None:
         iam = self.client("iam")
         keys: list[Any] = []
+        export = EXPORT["access_keys"]
         for name in users:
-            got = self.pages("iam:ListAccessKeys", iam, "list_access_keys", "AccessKeyMetadata", UserName=name)
+            got = self.pages(export.action, iam, "list_access_keys", "AccessKeyMetadata", UserName=name)
             keys.extend(got or [])
-        self.write("iam-list-access-keys.json", {"AccessKeyMetadata": keys})
+        self.write(export.path(), {"AccessKeyMetadata": keys})
 
     def workloads(self, region: str) -> None:
-        reservations = self.pages(
-            "ec2:DescribeInstances", self.client("ec2", region), "describe_instances", "Reservations"
-        )
-        functions = self.pages("lambda:ListFunctions", self.client("lambda", region), "list_functions", "Functions")
+        instances, lambdas = EXPORT["instances"], EXPORT["functions"]
+        reservations = self.pages(instances.action, self.client("ec2", region), "describe_instances", "Reservations")
+        functions = self.pages(lambdas.action, self.client("lambda", region), "list_functions", "Functions")
         for name, key, got in (
-            ("ec2-describe-instances.json", "Reservations", reservations),
-            ("lambda-list-functions.json", "Functions", functions),
+            (instances.path(), "Reservations", reservations),
+            (lambdas.path(), "Functions", functions),
         ):
             if got is None:
                 continue
@@ -368,102 +331,106 @@ class _Account:
 
     def buckets(self) -> None:
         s3 = self.client("s3")
-        listed = self.call("s3:ListAllMyBuckets", s3.list_buckets)
+        export, policies = EXPORT["buckets"], EXPORT["bucket_policy"]
+        list_buckets, get_tags = export.actions
+        listed = self.call(list_buckets, s3.list_buckets)
         if listed is None:
             return
         buckets = []
         for bucket in listed.get("Buckets", []):
             name = str(bucket["Name"])
-            tags = self.call("s3:GetBucketTagging", lambda n=name: s3.get_bucket_tagging(Bucket=n), item=name)
+            tags = self.call(get_tags, lambda n=name: s3.get_bucket_tagging(Bucket=n), item=name)
             entry = dict(bucket)
             if tags:
                 entry["Tags"] = tags.get("TagSet", [])
             buckets.append(entry)
-            policy = self.call("s3:GetBucketPolicy", lambda n=name: s3.get_bucket_policy(Bucket=n), item=name)
+            policy = self.call(policies.action, lambda n=name: s3.get_bucket_policy(Bucket=n), item=name)
             if policy and policy.get("Policy"):
-                self.write(f"s3-get-bucket-policy/{_safe_name(name)}", {"Policy": policy["Policy"]})
-        self.write("s3-list-buckets.json", {"Buckets": buckets, "Owner": listed.get("Owner", {})})
+                self.write(policies.path(_safe_name(name)), {"Policy": policy["Policy"]})
+        self.write(export.path(), {"Buckets": buckets, "Owner": listed.get("Owner", {})})
 
     def secrets(self) -> None:
         secrets: list[Any] = []
+        export, policies = EXPORT["secrets"], EXPORT["secret_policy"]
         for region in self.regions:
             sm = self.client("secretsmanager", region)
-            got = self.pages("secretsmanager:ListSecrets", sm, "list_secrets", "SecretList")
+            got = self.pages(export.action, sm, "list_secrets", "SecretList")
             for secret in got or []:
                 secrets.append(secret)
                 arn = secret.get("ARN") or secret.get("Name")
-                policy = self.call(
-                    "secretsmanager:GetResourcePolicy", lambda a=arn, c=sm: c.get_resource_policy(SecretId=a), item=arn
-                )
+                policy = self.call(policies.action, lambda a=arn, c=sm: c.get_resource_policy(SecretId=a), item=arn)
                 if policy and policy.get("ResourcePolicy"):
                     self.write(
-                        f"secretsmanager-get-resource-policy/{_safe_name(str(secret.get('Name')))}",
+                        policies.path(_safe_name(str(secret.get("Name")))),
                         {k: v for k, v in policy.items() if k != "ResponseMetadata"},
                     )
-        self.write("secretsmanager-list-secrets.json", {"SecretList": secrets})
+        self.write(export.path(), {"SecretList": secrets})
 
     def keys(self) -> None:
         keys: list[Any] = []
+        export, policies = EXPORT["kms_keys"], EXPORT["key_policy"]
         for region in self.regions:
             kms = self.client("kms", region)
-            got = self.pages("kms:ListKeys", kms, "list_keys", "Keys")
+            got = self.pages(export.action, kms, "list_keys", "Keys")
             for key in got or []:
                 keys.append(key)
                 key_id = str(key.get("KeyId"))
                 policy = self.call(
-                    "kms:GetKeyPolicy",
+                    policies.action,
                     lambda k=key_id, c=kms: c.get_key_policy(KeyId=k, PolicyName="default"),
                     item=key_id,
                 )
                 if policy and policy.get("Policy"):
-                    self.write(f"kms-get-key-policy/{_safe_name(key_id)}", {"Policy": policy["Policy"]})
-        self.write("kms-list-keys.json", {"Keys": keys})
+                    self.write(policies.path(_safe_name(key_id)), {"Policy": policy["Policy"]})
+        self.write(export.path(), {"Keys": keys})
 
     def findings(self) -> None:
         findings: list[Any] = []
+        export = EXPORT["findings"]
+        list_detectors, list_findings, get_findings = export.actions
         for region in self.regions:
             gd = self.client("guardduty", region)
-            detectors = self.pages("guardduty:ListDetectors", gd, "list_detectors", "DetectorIds")
+            detectors = self.pages(list_detectors, gd, "list_detectors", "DetectorIds")
             for detector in detectors or []:
-                ids = self.pages("guardduty:ListFindings", gd, "list_findings", "FindingIds", DetectorId=detector)
+                ids = self.pages(list_findings, gd, "list_findings", "FindingIds", DetectorId=detector)
                 ids = ids or []
                 for start in range(0, len(ids), 50):
                     chunk = ids[start : start + 50]
                     got = self.call(
-                        "guardduty:GetFindings",
+                        get_findings,
                         lambda d=detector, c=chunk, g=gd: g.get_findings(DetectorId=d, FindingIds=c),
                         item=detector,
                     )
                     findings.extend((got or {}).get("Findings", []))
-        self.write("guardduty-get-findings.json", {"Findings": findings})
+        self.write(export.path(), {"Findings": findings})
 
     def organization(self) -> None:
         org = self.client("organizations")
-        described = self.call("organizations:DescribeOrganization", org.describe_organization)
+        organization, roots_export, parents_export = EXPORT["organization"], EXPORT["org_roots"], EXPORT["org_parents"]
+        listed, described_policy, targets_export = EXPORT["org_policies"], EXPORT["org_policy"], EXPORT["org_targets"]
+        described = self.call(organization.action, org.describe_organization)
         if described is None:
             return
-        self.write("organizations-describe-organization.json", {"Organization": described.get("Organization", {})})
-        roots = self.pages("organizations:ListRoots", org, "list_roots", "Roots")
+        self.write(organization.path(), {"Organization": described.get("Organization", {})})
+        roots = self.pages(roots_export.action, org, "list_roots", "Roots")
         if roots is not None:
-            self.write("organizations-list-roots.json", {"Roots": roots})
-        parents = self.pages("organizations:ListParents", org, "list_parents", "Parents", ChildId=self.account)
+            self.write(roots_export.path(), {"Roots": roots})
+        parents = self.pages(parents_export.action, org, "list_parents", "Parents", ChildId=self.account)
         if parents is not None:
-            self.write(f"organizations-list-parents/{self.account}", {"Parents": parents})
+            self.write(parents_export.path(self.account), {"Parents": parents})
         for kind in ("SERVICE_CONTROL_POLICY", "RESOURCE_CONTROL_POLICY"):
-            policies = self.pages("organizations:ListPolicies", org, "list_policies", "Policies", Filter=kind)
+            policies = self.pages(listed.action, org, "list_policies", "Policies", Filter=kind)
             if policies is None:
                 continue
-            self.write(f"organizations-list-policies-{kind}.json", {"Policies": policies})
+            self.write(listed.path(kind), {"Policies": policies})
             for policy in policies:
                 pid = str(policy.get("Id"))
-                got = self.call("organizations:DescribePolicy", lambda p=pid: org.describe_policy(PolicyId=p), item=pid)
+                got = self.call(described_policy.action, lambda p=pid: org.describe_policy(PolicyId=p), item=pid)
                 if got:
-                    self.write(f"organizations-describe-policy/{_safe_name(pid)}", {"Policy": got.get("Policy", {})})
-                targets = self.pages(
-                    "organizations:ListTargetsForPolicy", org, "list_targets_for_policy", "Targets", PolicyId=pid
-                )
+                    self.write(described_policy.path(_safe_name(pid)), {"Policy": got.get("Policy", {})})
+                targets = self.pages(targets_export.action, org, "list_targets_for_policy", "Targets", PolicyId=pid)
                 if targets is not None:
-                    self.write(f"organizations-list-targets-for-policy/{_safe_name(pid)}", {"Targets": targets})
+                    self.write(targets_export.path(_safe_name(pid)), {"Targets": targets})
 
 
 def collect_account(
@@ -596,15 +563,16 @@ def recollect_user_keys(session: Any, folder: Path | str, user: str, *, endpoint
                 inline.append({"PolicyName": name, "PolicyDocument": got["PolicyDocument"]})
     except (ClientError, BotoCoreError) as exc:
         raise CollectError(f"iam:GetUserPolicy {user}: {exc}") from None
-    path = Path(folder) / "iam-list-access-keys.json"
+    keys_file, gaad_file = EXPORT["access_keys"].path(), EXPORT["gaad"].path()
+    path = Path(folder) / keys_file
     earlier = json.loads(path.read_text(encoding="utf-8")).get("AccessKeyMetadata", []) if path.exists() else []
     kept = [k for k in earlier if k.get("UserName") != user]
-    gaad_path = Path(folder) / "iam-get-account-authorization-details.json"
+    gaad_path = Path(folder) / gaad_file
     gaad = json.loads(gaad_path.read_text(encoding="utf-8")) if gaad_path.exists() else None
     if gaad is not None:
         for entry in gaad.get("UserDetailList", []):
             if entry.get("UserName") == user:
                 entry["UserPolicyList"] = inline
-        account.write("iam-get-account-authorization-details.json", gaad)
-    account.write("iam-list-access-keys.json", {"AccessKeyMetadata": kept + keys})
+        account.write(gaad_file, gaad)
+    account.write(keys_file, {"AccessKeyMetadata": kept + keys})
     return len(keys)

@@ -1,17 +1,10 @@
 """Synthetic AWS accounts of a chosen size, written as the AWS CLI writes them (`generate-aws`).
 
-The collection folder holds one JSON file per read-only call, in the shapes the AWS
-CLI prints (policy documents as objects, times as ISO 8601 text, the credential
-report base64 as the API returns it):
-
-| file | call |
-|---|---|
-| `iam-get-account-authorization-details.json` | `aws iam get-account-authorization-details` |
-| `iam-get-credential-report.json` | `aws iam get-credential-report` |
-| `ec2-describe-instances.json` | `aws ec2 describe-instances` |
-| `lambda-list-functions.json` | `aws lambda list-functions` |
-| `s3-list-buckets.json` | `aws s3api list-buckets` |
-| `guardduty-get-findings.json` | `aws guardduty get-findings` |
+The collection folder holds one JSON file per read-only call, named as the collector names it
+(`AWS_FILES`: the exports of `exports.py` it writes: the authorization details, the credential report,
+instances, functions, buckets and findings; bucket policies and the organisation with their options),
+in the shapes the AWS CLI prints (policy documents as objects, times as ISO 8601 text, the credential
+report base64 as the API returns it).
 
 What is in it, so that an importer has real work and a graph of bounded size:
 users in groups (group, managed and inline policies; some with a permissions
@@ -35,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..exports import EXPORT
 from .account import AwsGenerateOptions
 from .escalations import plant_escalations
 from .iam import _IamRecords
@@ -50,12 +44,7 @@ __all__ = [
 ]
 
 AWS_FILES = {
-    "gaad": "iam-get-account-authorization-details.json",
-    "credential_report": "iam-get-credential-report.json",
-    "instances": "ec2-describe-instances.json",
-    "functions": "lambda-list-functions.json",
-    "buckets": "s3-list-buckets.json",
-    "findings": "guardduty-get-findings.json",
+    kind: EXPORT[kind].path() for kind in ("gaad", "credential_report", "instances", "functions", "buckets", "findings")
 }
 
 
@@ -152,7 +141,7 @@ def write_aws_collection(options: AwsGenerateOptions, out_dir: str | Path) -> Aw
             scps=options.scps,
         )
         report.files.update(written)
-        report.counts["bucket_policies"] = sum(1 for k in written if k.startswith("s3-get-bucket-policy/"))
+        report.counts["bucket_policies"] = sum(1 for k in written if k.startswith(EXPORT["bucket_policy"].path()))
         report.counts["scps"] = options.scps if options.org_levels else 0
     if options.escalations:
         report.counts["escalations"] = sum(

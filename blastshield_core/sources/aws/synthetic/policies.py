@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..exports import EXPORT
 from .account import VERSION
 
 __all__ = ["organization_files", "write_policy_files"]
@@ -111,7 +112,7 @@ def organization_files(account: str, levels: int, scps: int) -> dict[str, Any]:
     """The organisation's exports by relative path: `account` sits `levels - 1` OUs below the root."""
     chain = [ROOT_ID] + [f"ou-gen0-level{n}" for n in range(1, max(1, levels))]
     files: dict[str, Any] = {
-        "organizations-describe-organization.json": {
+        EXPORT["organization"].path(): {
             "Organization": {
                 "Id": ORG_ID,
                 "Arn": f"arn:aws:organizations::{MANAGEMENT_ACCOUNT}:organization/{ORG_ID}",
@@ -119,7 +120,7 @@ def organization_files(account: str, levels: int, scps: int) -> dict[str, Any]:
                 "MasterAccountId": MANAGEMENT_ACCOUNT,
             }
         },
-        "organizations-list-roots.json": {
+        EXPORT["org_roots"].path(): {
             "Roots": [
                 {
                     "Id": ROOT_ID,
@@ -131,7 +132,7 @@ def organization_files(account: str, levels: int, scps: int) -> dict[str, Any]:
     }
     nodes = [*chain, account]
     for child, parent in zip(nodes[1:], nodes[:-1], strict=True):
-        files[f"organizations-list-parents/{child}"] = {"Parents": [{"Id": parent, "Type": _target_type(parent)}]}
+        files[EXPORT["org_parents"].path(child)] = {"Parents": [{"Id": parent, "Type": _target_type(parent)}]}
     policies = [(FULL_ACCESS, "FullAWSAccess", {"Version": VERSION, "Statement": [_allow_all()]}, nodes)]
     for index in range(scps):
         policies.append((f"p-gen{index:08d}", f"guard-{index}", _scp(index, account), [nodes[index % len(nodes)]]))
@@ -145,13 +146,13 @@ def organization_files(account: str, levels: int, scps: int) -> dict[str, Any]:
             "AwsManaged": policy_id == FULL_ACCESS,
         }
         summaries.append(summary)
-        files[f"organizations-describe-policy/{policy_id}"] = {
+        files[EXPORT["org_policy"].path(policy_id)] = {
             "Policy": {"PolicySummary": summary, "Content": json.dumps(content, separators=(",", ":"))}
         }
-        files[f"organizations-list-targets-for-policy/{policy_id}"] = {
+        files[EXPORT["org_targets"].path(policy_id)] = {
             "Targets": [{"TargetId": t, "Name": t, "Type": _target_type(t)} for t in targets]
         }
-    files["organizations-list-policies-SERVICE_CONTROL_POLICY.json"] = {"Policies": summaries}
+    files[EXPORT["org_policies"].path("SERVICE_CONTROL_POLICY")] = {"Policies": summaries}
     return files
 
 
@@ -185,11 +186,11 @@ def write_policy_files(
         name = arn.rsplit("/", 1)[-1]
         if name.startswith("t") and "-" in name and name[1 : name.index("-")].isdigit():
             team_roles.setdefault(int(name[1 : name.index("-")]) % max(1, teams), []).append(arn)
-    folder = out / "s3-get-bucket-policy"
+    policies = EXPORT["bucket_policy"]
     for index, bucket in enumerate(buckets[:bucket_policies]):
-        folder.mkdir(parents=True, exist_ok=True)
+        (out / policies.file).mkdir(parents=True, exist_ok=True)
         text = bucket_policy(index, bucket, account, partner, team_roles.get(index % max(1, teams), []))
-        written[f"s3-get-bucket-policy/{bucket}"] = write_json(folder / bucket, {"Policy": text})
+        written[policies.path(bucket)] = write_json(out / policies.path(bucket), {"Policy": text})
     if org_levels:
         for relative, data in organization_files(account, org_levels, scps).items():
             path = out / relative

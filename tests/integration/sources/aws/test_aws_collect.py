@@ -20,6 +20,7 @@ from blastshield_core.interfaces.cli import main
 from blastshield_core.sources.aws.build.get import read_sources
 from blastshield_core.sources.aws.build.load import build_document
 from blastshield_core.sources.aws.collect.collector import COLLECTOR_ACTIONS, botocore_config, collect_account
+from blastshield_core.sources.aws.exports import EXPORT, EXPORTS
 from blastshield_core.sources.aws.iam.policy import Effect, evaluate, parse_policy
 from tests.helpers import aws_live
 from tests.helpers.aws_live import ACCOUNT, user_with_key_to_critical_bucket
@@ -55,16 +56,18 @@ def test_collect_aws_writes_the_import_layout_and_imports(moto_account, tmp_path
     assert report["accounts"] == [ACCOUNT]
     folder = out / ACCOUNT
     names = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
-    assert {
-        "sts-get-caller-identity.json",
-        "iam-get-account-authorization-details.json",
-        "iam-get-credential-report.json",
-        "iam-list-access-keys.json",
-        "s3-list-buckets.json",
-        "guardduty-get-findings.json",
-        "kms-list-keys.json",
-        "secretsmanager-list-secrets.json",
-    } <= names
+    written = (
+        "caller_identity",
+        "gaad",
+        "credential_report",
+        "access_keys",
+        "buckets",
+        "findings",
+        "kms_keys",
+        "secrets",
+    )
+    assert {EXPORT[kind].path() for kind in written} <= names  # the files the table names
+    assert {p.split("/")[0] for p in names if "/" in p} <= {e.file for e in EXPORTS if e.per_resource}
     keys = json.loads((folder / "iam-list-access-keys.json").read_text())["AccessKeyMetadata"]
     assert [(k["UserName"], k["AccessKeyId"], k["Status"]) for k in keys] == [("alice", key, "Active")]
     buckets = json.loads((folder / "s3-list-buckets.json").read_text())["Buckets"]
