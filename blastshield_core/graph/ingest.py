@@ -191,7 +191,10 @@ def _check_routes_against_graph(store: Store, doc: Document, graph: str) -> None
     """No route id of `doc` may belong to another relationship of the graph. A route id the graph
     already gives the same relationship (read through its ends) is that relationship's own; the
     others are sought across the graph at once (`routes.find_routes`: no index holds route ids)."""
-    routes = {str(e.properties["route_id"]): (i, e) for i, e in enumerate(doc.edges) if "route_id" in e.properties}
+    edges: Sequence[Edge] = doc.edges
+    routes: dict[str, tuple[int, Edge]] = {
+        str(e.properties["route_id"]): (i, e) for i, e in enumerate(edges) if "route_id" in e.properties
+    }
     if not routes:
         return
     own = routes_at_ends(store, (edge for _, edge in routes.values()), graph)

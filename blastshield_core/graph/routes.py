@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .model import ROUTED_TYPES, EdgeSpec
+from .model import ROUTED_TYPES, Edge
 from .store import Store
 from .templates import render
 
@@ -36,7 +36,7 @@ SCAN_IDS = 100
 Key = tuple[str, str, str]  # a relationship's source, type and target
 
 
-def routes_at_ends(store: Store, edges: Iterable[EdgeSpec], graph: str | None = None) -> dict[Key, Any]:
+def routes_at_ends(store: Store, edges: Iterable[Edge], graph: str | None = None) -> dict[Key, Any]:
     """The route id (None where it has none) of each of `edges` the graph already has, by its key."""
     rows = [{"source": e.source, "type": e.type.value, "target": e.target} for e in edges]
     found: dict[Key, Any] = {}
