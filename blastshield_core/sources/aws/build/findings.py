@@ -15,7 +15,7 @@ class _FindingsMixin(_BuilderBase):
     # ------------------------------------------------------------ findings
 
     def read_findings(self) -> None:
-        for source in self.sources.of("findings"):
+        for source in self.inv.sources.of("findings"):
             for index, finding in enumerate(as_list(source.data.get("Findings"))):
                 item = f"Findings[{index}]"
                 if not isinstance(finding, dict) or not isinstance(finding.get("Id"), str):
@@ -32,9 +32,9 @@ class _FindingsMixin(_BuilderBase):
         if rtype == "AccessKey" or key:
             user_type = key.get("UserType")
             name = str(key.get("UserName", ""))
-            if user_type == "AssumedRole" and (account, name) in self.role_names:
-                entity = self.roles[self.role_names[(account, name)]].principal.node
-            elif (account, name) in self.user_by_name:
+            if user_type == "AssumedRole" and (account, name) in self.inv.role_names:
+                entity = self.inv.roles[self.inv.role_names[(account, name)]].principal.node
+            elif (account, name) in self.inv.user_by_name:
                 entity = entity_id(account, "user", name)
         elif rtype == "Instance":
             iid = _obj(resource.get("InstanceDetails")).get("InstanceId", "")
@@ -43,7 +43,7 @@ class _FindingsMixin(_BuilderBase):
             buckets = as_list(resource.get("S3BucketDetails"))
             name = buckets[0].get("Name") if buckets and isinstance(buckets[0], dict) else None
             entity = entity_id(account, "bucket", str(name)) if name else None
-        if entity is None or entity not in self.nodes:
+        if entity is None or entity not in self.sink.nodes:
             self.warn(source.name, item, f"the finding's resource ({rtype or 'none'}) is not in the graph: no alert")
             return
         severity: Any = finding.get("Severity")
@@ -70,7 +70,7 @@ class _FindingsMixin(_BuilderBase):
             signals["severity"] = round(signals["severity"], 1)
         alert_id = entity_id("gd", finding["Id"])
         title = str(finding.get("Title") or finding.get("Type") or "GuardDuty finding")[:256]
-        self.alerts[alert_id] = {
+        self.sink.alerts[alert_id] = {
             "id": alert_id,
             "title": title,
             "entity_id": entity,

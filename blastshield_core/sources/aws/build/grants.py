@@ -27,14 +27,14 @@ class _GrantsMixin(_BuilderBase):
     # ------------------------------------------------------------ buckets
 
     def read_buckets(self) -> None:
-        for source in self.sources.of("buckets"):
+        for source in self.inv.sources.of("buckets"):
             account = self.default_account(source)
-            self.bucket_accounts.add(account)
+            self.inv.bucket_accounts.add(account)
             for bucket in as_list(source.data.get("Buckets")):
                 if not isinstance(bucket, dict) or not isinstance(bucket.get("Name"), str):
                     self.warn(source.name, "Buckets", "bucket without Name ignored")
                     continue
-                self.buckets[account][bucket["Name"]] = _tags(bucket.get("Tags"))
+                self.inv.buckets[account][bucket["Name"]] = _tags(bucket.get("Tags"))
                 self.created(source.name, f"bucket {bucket['Name']}", bucket.get("CreationDate"))
 
     def sensitivity_of(self, arn: str, kind: str, tags: Mapping[str, str]) -> tuple[str, str]:
@@ -42,7 +42,7 @@ class _GrantsMixin(_BuilderBase):
             value = tags.get(key, "").lower()
             if value in LEVELS:
                 return value, f"tag {key}"
-        for pattern, level in self.sensitivity:
+        for pattern, level in self.inv.sensitivity:
             if resource_matches(pattern, arn):
                 return level, f"--sensitivity {pattern}"
         return DEFAULT_SENSITIVITY.get(kind, "medium"), "default"
@@ -53,9 +53,10 @@ class _GrantsMixin(_BuilderBase):
         """The statements that may grant a data-read action, by service (each statement classified once)."""
         out: dict[str, list[Statement]] = {}
         for stmt in statements:
-            services = self._stmt_services.get(id(stmt))
+            services = self.cache.stmt_services.get(id(stmt))
             if services is None:
-                services = self._stmt_services[id(stmt)] = _data_services(stmt.actions, stmt.not_actions)
+                services = self.cache.stmt_services[id(stmt)] = _data_services(stmt.actions, stmt.not_actions)
+                self.cache.hold(stmt)
             for service in services:
                 out.setdefault(service, []).append(stmt)
         return out
@@ -73,7 +74,7 @@ class _GrantsMixin(_BuilderBase):
                 if found is None:
                     found = self.read_edges(principal, service, kind, statements, policy_set)
                     policy_set.results[key] = found
-                self.fan_out(principal.node, "CAN_READ", found)
+                self.sink.fan_out(principal.node, "CAN_READ", found)
 
     def read_edges(
         self, principal: _Principal, service: str, kind: str, statements: list[Statement], policy_set: _PolicySet
@@ -104,7 +105,7 @@ class _GrantsMixin(_BuilderBase):
             return None
         if best.effect is Effect.DENY and allowed:
             best = decisions[actions.index(allowed[0])]
-        return self.decision_props("CAN_READ", best, actions=allowed)
+        return self.sink.decision_props("CAN_READ", best, actions=allowed)
 
     def read_candidates(
         self, principal: _Principal, service: str, kind: str, statements: list[Statement]
@@ -124,18 +125,19 @@ class _GrantsMixin(_BuilderBase):
     ) -> list[tuple[str, str]]:
         """`read_candidates` for one Allow statement (kept per statement, service and account)."""
         key = (id(stmt), service, principal.account)
-        out = self._statement_candidates.get(key)
+        out = self.cache.statement_candidates.get(key)
         if out is not None:
             return out
+        self.cache.hold(stmt)
         merged: dict[str, str] = {}
         for pattern in stmt.resources if stmt.not_resources is None else ("*",):
-            found = self._pattern_candidates.get((pattern, service, kind, principal.account))
+            found = self.cache.pattern_candidates.get((pattern, service, kind, principal.account))
             if found is None:
                 found = self.pattern_candidates(principal, service, kind, pattern)
-                self._pattern_candidates[(pattern, service, kind, principal.account)] = found
+                self.cache.pattern_candidates[(pattern, service, kind, principal.account)] = found
             for asset, test in found:
                 merged.setdefault(asset, test)
-        out = self._statement_candidates[key] = list(merged.items())
+        out = self.cache.statement_candidates[key] = list(merged.items())
         return out
 
     def pattern_candidates(self, principal: _Principal, service: str, kind: str, pattern: str) -> list[tuple[str, str]]:
@@ -155,8 +157,8 @@ class _GrantsMixin(_BuilderBase):
             if asset:
                 out.append((asset, pattern))
             return out
-        if service == "s3" and principal.account in self.bucket_accounts:
-            own = self.buckets[principal.account]
+        if service == "s3" and principal.account in self.inv.bucket_accounts:
+            own = self.inv.buckets[principal.account]
             for test in self.glob_cache(pattern):
                 bucket = test[13:-2] if test.startswith("arn:aws:s3:::") else None
                 if bucket in own:
@@ -166,7 +168,7 @@ class _GrantsMixin(_BuilderBase):
                 out.append((self.bucket_node(principal.account, prefix, own[prefix]), pattern))
             if pattern.startswith("arn:aws:s3:::") and "*" not in pattern[13:].split("/", maxsplit=1)[0]:
                 bucket = pattern[13:].split("/", maxsplit=1)[0]
-                if bucket and bucket not in self.buckets[principal.account]:
+                if bucket and bucket not in self.inv.buckets[principal.account]:
                     asset = self.named_asset(principal, service, kind, pattern)
                     if asset:
                         out.append((asset, pattern))
@@ -187,9 +189,9 @@ class _GrantsMixin(_BuilderBase):
     def bucket_node(self, account: str, bucket: str, tags: Mapping[str, str]) -> str:
         arn = f"arn:aws:s3:::{bucket}"
         node = entity_id(account, "bucket", bucket)
-        if node not in self.nodes:
+        if node not in self.sink.nodes:
             level, why = self.sensitivity_of(arn, "bucket", tags)
-            self.node(
+            self.sink.node(
                 node,
                 "DataAsset",
                 bucket,
@@ -208,15 +210,15 @@ class _GrantsMixin(_BuilderBase):
             if "/" not in rest:
                 return None  # the bucket itself: object reads need bucket/key
             bucket = rest.split("/")[0]
-            owner = next((a for a, b in self.buckets.items() if bucket in b), principal.account)
-            return self.bucket_node(owner, bucket, self.buckets[owner].get(bucket, {}))
+            owner = next((a for a, b in self.inv.buckets.items() if bucket in b), principal.account)
+            return self.bucket_node(owner, bucket, self.inv.buckets[owner].get(bucket, {}))
         account = _arn_account(arn) or principal.account
         found = _ARN_RE.match(arn)
         name = found[5].split(":", 1)[-1].split("/", 1)[-1] if found else arn
         node = entity_id(account, kind, name)
-        if node not in self.nodes:
+        if node not in self.sink.nodes:
             level, why = self.sensitivity_of(arn, kind, {})
-            self.node(
+            self.sink.node(
                 node,
                 "DataAsset",
                 name,
@@ -231,10 +233,10 @@ class _GrantsMixin(_BuilderBase):
 
     def wildcard_asset(self, account: str, service: str) -> str:
         node = entity_id(account, "all", service)
-        if node not in self.nodes:
+        if node not in self.sink.nodes:
             arn = f"arn:aws:{service}:*:{account}:*" if service != "s3" else "arn:aws:s3:::*"
             level, why = self.sensitivity_of(arn, "wildcard", {})
-            self.node(
+            self.sink.node(
                 node,
                 "DataAsset",
                 f"all {service} data in {account} (wildcard grant)",

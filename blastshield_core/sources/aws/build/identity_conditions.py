@@ -118,12 +118,8 @@ class _IdentityConditionsMixin(_ResourcePolicyMixin):
         """Decide again each conditional CAN_READ and CAN_ASSUME whose principal's policies test a
         key the snapshot may know; count what changed."""
         by_node = {p.node: p for p in self.principals()}
-        self._rules: dict[int, list[Rule] | None] = {}
-        self._tests_known: dict[Any, bool] = {}
-        self._identity_answers: dict[Any, dict[str, Any] | None] = {}
-        self._callers: dict[str, Any] = getattr(self, "_callers", {})
         counts = self.report.policy_counts
-        for key, props in list(self.edges.items()):
+        for key, props in list(self.sink.edges.items()):
             source, rel, target = key
             if rel not in ("CAN_READ", "CAN_ASSUME") or not props.get("conditional"):
                 continue
@@ -137,10 +133,10 @@ class _IdentityConditionsMixin(_ResourcePolicyMixin):
             if new is props:
                 continue
             if new is None:
-                del self.edges[key]
+                del self.sink.edges[key]
                 counts["edges_removed_by_conditions"] += 1
             else:
-                self.edges[key] = new
+                self.sink.edges[key] = new
                 if new.get("permission") == "deny":
                     counts["edges_denied_by_conditions"] += 1
                 elif not new.get("conditional"):
@@ -151,10 +147,11 @@ class _IdentityConditionsMixin(_ResourcePolicyMixin):
     def _rules_of(self, statements: list[Statement] | None) -> list[Rule] | None:
         if statements is None:
             return None
-        found = self._rules.get(id(statements), ...)
+        found = self.cache.rules.get(id(statements), ...)
         if found is ...:
             found = [as_rule(s, i) for i, s in enumerate(statements)]
-            self._rules[id(statements)] = found
+            self.cache.rules[id(statements)] = found
+            self.cache.hold(statements)
         return found
 
     def _tests_known_keys(self, principal: _Principal, role_node: str | None) -> bool:
@@ -162,16 +159,17 @@ class _IdentityConditionsMixin(_ResourcePolicyMixin):
         the snapshot may know."""
         role = self._role_of_node(role_node) if role_node else None
         cache = (tuple(map(id, principal.statements)), id(principal.boundary), id(role.trust) if role else None)
-        found = self._tests_known.get(cache)
+        found = self.cache.tests_known.get(cache)
         if found is None:
             statements = principal.statements + (principal.boundary or []) + (role.trust if role else [])
             found = any(knowable(k) for s in statements if s.condition for k in s.condition_keys)
-            self._tests_known[cache] = found
+            self.cache.tests_known[cache] = found
+            self.cache.hold(*principal.statements, principal.boundary, role.trust if role else None)
         return found
 
     def _role_of_node(self, node: str) -> Any:
-        arn = self.nodes[node].properties.get("arn") if node in self.nodes else None
-        return self.roles.get(arn) if isinstance(arn, str) else None
+        arn = self.sink.nodes[node].properties.get("arn") if node in self.sink.nodes else None
+        return self.inv.roles.get(arn) if isinstance(arn, str) else None
 
     def _context_for(self, principal: _Principal, tags: dict[str, str] | None) -> dict[str, Any]:
         statements = principal.statements + (principal.boundary or [])
@@ -181,7 +179,7 @@ class _IdentityConditionsMixin(_ResourcePolicyMixin):
     # ------------------------------------------------------------ reads and assumptions
 
     def _read_decided(self, principal: _Principal, target: str, props: dict[str, Any]) -> dict[str, Any] | None:
-        asset = self.nodes.get(target)
+        asset = self.sink.nodes.get(target)
         if asset is None or asset.properties.get("wildcard"):
             return props
         service = _KIND_SERVICE.get(asset.properties.get("aws_kind") or "")
@@ -191,8 +189,10 @@ class _IdentityConditionsMixin(_ResourcePolicyMixin):
         facts = self._context_for(principal, tags)
         who = self._caller(principal)
         cache = ("read", target, id(props), tuple(map(id, principal.statements)), id(principal.boundary), who.arn)
-        if cache in self._identity_answers:
-            return self._identity_answers[cache]
+        answers = self.cache.identity_answers
+        if cache in answers:
+            return answers[cache]
+        self.cache.hold(props, *principal.statements, principal.boundary)
         try:
             identity = self._rules_of(principal.statements) or []
             boundary = self._rules_of(principal.boundary)
@@ -208,12 +208,12 @@ class _IdentityConditionsMixin(_ResourcePolicyMixin):
                     found.append(identity_decision(identity, boundary, request))
                 decisions.append(best_of(found))
         except (PolicyFormatError, ValueError, TypeError):
-            self._identity_answers[cache] = props  # a Condition the operators cannot read: left as it was
+            answers[cache] = props  # a Condition the operators cannot read: left as it was
             return props
         new = self.read_props(actions, tuple(decisions))
         if new is not None and new == props:
             new = props
-        self._identity_answers[cache] = new
+        answers[cache] = new
         return new
 
     def _assume_decided(self, principal: _Principal, target: str, props: dict[str, Any]) -> dict[str, Any] | None:
@@ -223,7 +223,7 @@ class _IdentityConditionsMixin(_ResourcePolicyMixin):
         if role is None:
             return props
         role_arn, account = role.principal.arn, role.principal.account
-        facts = self._context_for(principal, self.principal_tags.get(role_arn))
+        facts = self._context_for(principal, self.inv.principal_tags.get(role_arn))
         who = self._caller(principal)
         try:
             trust = self._rules_of(role.trust) or []
@@ -244,9 +244,9 @@ class _IdentityConditionsMixin(_ResourcePolicyMixin):
         except (PolicyFormatError, ValueError, TypeError):
             return props
         if answer["decision"] == "explicitly_denied":
-            return self.edge_props("CAN_ASSUME", {"permission": "deny"})
+            return self.sink.edge_props("CAN_ASSUME", {"permission": "deny"})
         if answer["decision"] != "allowed":
             return None
         new = {**props, "conditional": answer["conditional"] or None, "condition_keys": answer["unknown_keys"]}
-        new = self.edge_props("CAN_ASSUME", new)
+        new = self.sink.edge_props("CAN_ASSUME", new)
         return props if new == props else new

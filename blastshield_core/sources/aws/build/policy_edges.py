@@ -16,7 +16,7 @@ from ..iam.policy import ASSUME_ACTION, Effect, as_list, decide, statement_match
 from .common import DATA_ACTIONS, _Principal, _tags, entity_id
 from .get import SourceFile
 from .grants import _GrantsMixin
-from .organizations import Organization, read_organization
+from .organizations import read_organization
 from .resource_policies import (
     Read,
     ResourcePolicy,
@@ -46,39 +46,37 @@ class _ResourcePolicyMixin(_GrantsMixin):
     # ------------------------------------------------------------ reading
 
     def read_resource_policies(self) -> None:
-        self.organization: Organization | None = read_organization(self.sources, self.warn)
-        self.resource_policies: dict[str, ResourcePolicy] = {}
-        found = read_resource_policies(self.sources, self._bucket_owner, self.default_account, self.warn)
+        self.inv.organization = read_organization(self.inv.sources, self.warn)
+        found = read_resource_policies(self.inv.sources, self._bucket_owner, self.default_account, self.warn)
         for (account, kind, name), policy in found.items():
-            self.resource_policies[entity_id(account, kind, name)] = policy
-        self.principal_tags: dict[str, dict[str, str] | None] = {}
-        for source in self.sources.of("gaad"):
+            self.inv.resource_policies[entity_id(account, kind, name)] = policy
+        for source in self.inv.sources.of("gaad"):
             for key in ("UserDetailList", "RoleDetailList"):
                 for entry in as_list(source.data.get(key)):
                     if isinstance(entry, dict) and isinstance(entry.get("Arn"), str):
                         tags = entry.get("Tags")
-                        self.principal_tags[entry["Arn"]] = None if tags is None else _tags(tags)
+                        self.inv.principal_tags[entry["Arn"]] = None if tags is None else _tags(tags)
         counts = self.report.policy_counts
-        for policy in self.resource_policies.values():
+        for policy in self.inv.resource_policies.values():
             counts["resource_policies_read"][policy.kind] += 1
-        if self.organization is not None:
-            counts["scps_read"] = self.organization.read["scp"]
-            counts["rcps_read"] = self.organization.read["rcp"]
+        if self.inv.organization is not None:
+            counts["scps_read"] = self.inv.organization.read["scp"]
+            counts["rcps_read"] = self.inv.organization.read["rcp"]
         guardrail_rules = [
             rule
-            for levels in (self.organization.levels.values() if self.organization else ())
+            for levels in (self.inv.organization.levels.values() if self.inv.organization else ())
             for level in levels
             for policy_rules in level
             for rule in policy_rules
         ]
-        self._guardrail_keys = referenced_keys(guardrail_rules)
-        self._guardrails_per_principal = any(
+        self.inv.guardrail_keys = referenced_keys(guardrail_rules)
+        self.inv.guardrails_per_principal = any(
             k.startswith(("aws:principalarn", "aws:principaltag/", "aws:username", "aws:userid"))
-            for k in self._guardrail_keys
+            for k in self.inv.guardrail_keys
         )
 
     def _bucket_owner(self, bucket: str, source: SourceFile) -> str:
-        owner = next((a for a, b in self.buckets.items() if bucket in b), None)
+        owner = next((a for a, b in self.inv.buckets.items() if bucket in b), None)
         return owner or self.default_account(source)
 
     # ------------------------------------------------------------ facts
@@ -89,7 +87,7 @@ class _ResourcePolicyMixin(_GrantsMixin):
         """The context the snapshot decides: the organisation, the principal's and the resource's tags
         (a tag not among exported tags is known absent; without exported tags, unknown)."""
         facts: dict[str, Any] = {}
-        org = self.organization
+        org = self.inv.organization
         if principal is None:  # anyone: no organisation, no tags
             for key in keys:
                 if key.startswith(("aws:principalorgid", "aws:principalorgpaths", "aws:principaltag/")):
@@ -97,7 +95,7 @@ class _ResourcePolicyMixin(_GrantsMixin):
         else:
             if org is not None and org.id and principal.account in org.members:
                 facts["aws:PrincipalOrgID"] = org.id
-            tags = self.principal_tags.get(principal.arn)
+            tags = self.inv.principal_tags.get(principal.arn)
             if tags is not None and not self._takes_session_tags(principal):
                 for key in keys:
                     if key.startswith("aws:principaltag/"):
@@ -114,7 +112,7 @@ class _ResourcePolicyMixin(_GrantsMixin):
         which add to and override the role's tags as `aws:PrincipalTag`, so its tags do not decide."""
         if principal.kind != "role":
             return False
-        role = self.roles.get(principal.arn)
+        role = self.inv.roles.get(principal.arn)
         return role is not None and any(
             s.effect == "Allow" and statement_matches_action(s, "sts:TagSession") for s in role.trust
         )
@@ -125,13 +123,10 @@ class _ResourcePolicyMixin(_GrantsMixin):
         """Decide again each read and assumption a resource policy or guardrail bears on; add what
         resource policies grant on their own; count what changed."""
         by_node = {p.node: p for p in self.principals()}
-        self._callers: dict[str, Caller] = getattr(self, "_callers", {})
-        self._answers: dict[tuple[Any, ...], dict[str, Any] | None] = {}
-        self._causes: dict[tuple[Any, ...], bool] = {}  # cache key -> the answer was a guardrail's
         self._guarded = False
         counts = self.report.policy_counts
-        org = self.organization
-        for key, props in list(self.edges.items()):
+        org = self.inv.organization
+        for key, props in list(self.sink.edges.items()):
             source, rel, target = key
             if rel not in ("CAN_READ", "CAN_ASSUME") or props.get("permission") == "deny":
                 continue
@@ -148,10 +143,10 @@ class _ResourcePolicyMixin(_GrantsMixin):
                 continue
             cause = "guardrails" if rel == "CAN_ASSUME" or self._guarded else "resource_policies"
             if new is None:
-                del self.edges[key]
+                del self.sink.edges[key]
                 counts[f"edges_removed_by_{cause}"] += 1
             else:
-                self.edges[key] = new
+                self.sink.edges[key] = new
                 if new.get("permission") == "deny":
                     counts[f"edges_denied_by_{cause}"] += 1
                 if new.get("basis") == "identity policy only":
@@ -159,31 +154,31 @@ class _ResourcePolicyMixin(_GrantsMixin):
         self._grants_of_resource_policies(by_node)
 
     def _caller(self, principal: _Principal) -> Caller:
-        who = self._callers.get(principal.arn)
+        who = self.cache.callers.get(principal.arn)
         if who is None:
             try:
                 who = parse_caller(principal.arn)
             except ValueError:  # an ARN real exports get wrong (no account): the principal as the GAAD holds it
                 who = Caller(principal.kind, principal.arn, principal.account, "aws", principal.name)
-            self._callers[principal.arn] = who
+            self.cache.callers[principal.arn] = who
         return who
 
     def _levels(self, account: str, kind: str) -> list[list[list[Rule]]]:
-        return self.organization.guardrails(account, kind) if self.organization is not None else []
+        return self.inv.organization.guardrails(account, kind) if self.inv.organization is not None else []
 
     def _read_again(self, principal: _Principal, target: str, props: dict[str, Any]) -> dict[str, Any] | None:
-        asset = self.nodes.get(target)
+        asset = self.sink.nodes.get(target)
         if asset is None or asset.properties.get("wildcard"):
             return props
         kind, account = asset.properties.get("aws_kind"), asset.properties.get("account")
         service = _KIND_SERVICE.get(kind or "")
-        policy = self.resource_policies.get(target)
+        policy = self.inv.resource_policies.get(target)
         scps, rcps = self._levels(principal.account, "scp"), self._levels(account, "rcp")
         if service is None or not (policy or scps or rcps or kind == "kms_key" or account != principal.account):
             return props
         # a principal is answered alone when the policy tests its own keys or names it; the others
         # of its account and kind share one answer
-        per_principal = (policy is not None and policy.keyed) or self._guardrails_per_principal
+        per_principal = (policy is not None and policy.keyed) or self.inv.guardrails_per_principal
         cache = (
             self._signature(props),  # edges of equal properties share one answer (a principal's own keys aside)
             target,
@@ -193,12 +188,12 @@ class _ResourcePolicyMixin(_GrantsMixin):
             self._bounds(principal, target, service),  # what the boundary allows here, not which boundary
             self._caller(principal).service_linked,
         )
-        if cache not in self._answers:
+        if cache not in self.cache.answers:
             answer = self._read_props(principal, target, service, props=props, policy=policy, scps=scps, rcps=rcps)
-            self._answers[cache] = _SAME if answer is props else answer
-            self._causes[cache] = self._guarded
-        self._guarded = self._causes[cache]
-        found = self._answers[cache]
+            self.cache.answers[cache] = _SAME if answer is props else answer
+            self.cache.causes[cache] = self._guarded
+        self._guarded = self.cache.causes[cache]
+        found = self.cache.answers[cache]
         return props if found is _SAME else found
 
     def _read_alone(self, principal: _Principal, target: str, policy: ResourcePolicy) -> dict[str, Any] | None:
@@ -210,21 +205,21 @@ class _ResourcePolicyMixin(_GrantsMixin):
             target,
             principal.account,
             principal.kind,
-            principal.arn if named or self._guardrails_per_principal else "",
+            principal.arn if named or self.inv.guardrails_per_principal else "",
             self._bounds(principal, target, _KIND_SERVICE[policy.kind]),
             self._caller(principal).service_linked,
         )
-        if cache not in self._answers:
+        if cache not in self.cache.answers:
             service = _KIND_SERVICE[policy.kind]
-            self._answers[cache] = self._read_props(
+            self.cache.answers[cache] = self._read_props(
                 principal, target, service, props=None, policy=policy, scps=scps, rcps=rcps
             )
-        return self._answers[cache]
+        return self.cache.answers[cache]
 
     def _signature(self, props: dict[str, Any]) -> str:
         """`_signature`, kept per properties object (many relationships share one); the object is kept
         with it, so its id cannot be reused while the memo lives."""
-        memo: dict[int, tuple[dict[str, Any], str]] = self.__dict__.setdefault("_signatures", {})
+        memo = self.cache.signatures
         found = memo.get(id(props))
         if found is None:
             found = memo[id(props)] = (props, _signature(props))
@@ -235,12 +230,13 @@ class _ResourcePolicyMixin(_GrantsMixin):
         the asset (None: no boundary), kept per boundary and asset: principals under one boundary share it."""
         if principal.boundary is None:
             return None
-        memo: dict[tuple[int, str, str], tuple[bool, ...]] = self.__dict__.setdefault("_bounds_memo", {})
+        memo = self.cache.bounds
         boundary = principal.boundary
         # a boundary whose every statement names Resource "*" answers alike for every asset
-        everywhere: dict[int, bool] = self.__dict__.setdefault("_bounds_everywhere", {})
+        everywhere = self.cache.bounds_everywhere
         anywhere = everywhere.get(id(boundary))
         if anywhere is None:
+            self.cache.hold(boundary)
             anywhere = everywhere[id(boundary)] = all(
                 st.resources == ("*",) and st.not_resources is None for st in boundary
             )
@@ -255,11 +251,11 @@ class _ResourcePolicyMixin(_GrantsMixin):
 
     def _test_arn(self, target: str) -> tuple[str, str, dict[str, str] | None]:
         """The ARN a read of the asset is decided on, its account, and its exported tags."""
-        props = self.nodes[target].properties
+        props = self.sink.nodes[target].properties
         arn, account = props["arn"], props["account"]
         if props.get("aws_kind") == "bucket":  # an object read: any object of the bucket
-            return f"{arn}/*", account, self.buckets.get(account, {}).get(arn.split(":::", 1)[-1]) or None
-        policy = self.resource_policies.get(target)
+            return f"{arn}/*", account, self.inv.buckets.get(account, {}).get(arn.split(":::", 1)[-1]) or None
+        policy = self.inv.resource_policies.get(target)
         return arn, account, policy.tags if policy else None
 
     def _read_props(
@@ -276,7 +272,7 @@ class _ResourcePolicyMixin(_GrantsMixin):
         """The stored properties of CAN_READ after both sides (None: no relationship)."""
         resource, account, tags = self._test_arn(target)
         who = Caller("anonymous", "*") if principal is None else self._caller(principal)
-        keys = (policy.keys if policy else frozenset()) | self._guardrail_keys
+        keys = (policy.keys if policy else frozenset()) | self.inv.guardrail_keys
         facts = self._facts(principal, keys, tags)
         allowed = set((props or {}).get("actions", ()))
         side_allow = "maybe" if (props or {}).get("conditional") else "yes"
@@ -304,14 +300,14 @@ class _ResourcePolicyMixin(_GrantsMixin):
         when a guardrail tests the principal's own keys, action, resource and its account, facts): the
         SCP levels are the caller's account's and the RCP levels the resource account's, so they
         depend on nothing else, and principals and identity answers alike share one scan."""
-        store: dict[Any, list[list[Any]]] = self.__dict__.setdefault("_guardrail_hits", {})
+        store = self.cache.guardrail_hits
         fixed = (
             bool(scps),  # the levels themselves follow from the caller's and the resource's accounts
             bool(rcps),
             who.kind,
             who.account,
             who.service_linked,
-            who.arn if self._guardrails_per_principal or principal is None else "",
+            who.arn if self.inv.guardrails_per_principal or principal is None else "",
             tuple(sorted((k, v if isinstance(v, str | None) else repr(v)) for k, v in facts.items())),
         )
 
@@ -329,10 +325,10 @@ class _ResourcePolicyMixin(_GrantsMixin):
         self._guarded = not allowed and any(r.basis == "guardrail" for _, r in answers)
         if not allowed:
             if any(r.effect == "deny" for _, r in answers) and props is not None:
-                return self.edge_props("CAN_READ", {"permission": "deny"})
+                return self.sink.edge_props("CAN_READ", {"permission": "deny"})
             return None
         best = min((r for _, r in allowed), key=lambda r: r.conditional)
-        new = self.edge_props(
+        new = self.sink.edge_props(
             "CAN_READ",
             {
                 "permission": "allow",
@@ -344,11 +340,11 @@ class _ResourcePolicyMixin(_GrantsMixin):
         )
         if new == props:
             return props
-        shared = self._decision_props.setdefault(("CAN_READ", "followed", repr(sorted(new.items()))), new)
+        shared = self.sink.decided.setdefault(("CAN_READ", "followed", repr(sorted(new.items()))), new)
         return shared
 
     def _assume_again(self, principal: _Principal, target: str, props: dict[str, Any]) -> dict[str, Any] | None:
-        role = self.nodes.get(target)
+        role = self.sink.nodes.get(target)
         if role is None:
             return props
         account = role.properties.get("account", "")
@@ -359,28 +355,28 @@ class _ResourcePolicyMixin(_GrantsMixin):
         cache = (
             self._signature(props),
             "assume",
-            account if not self._guardrails_per_principal else target,
+            account if not self.inv.guardrails_per_principal else target,
             principal.account,
             principal.kind,
-            principal.arn if self._guardrails_per_principal else "",
+            principal.arn if self.inv.guardrails_per_principal else "",
             who.service_linked,
         )
-        if cache not in self._answers:
-            facts = self._facts(principal, self._guardrail_keys, None)
+        if cache not in self.cache.answers:
+            facts = self._facts(principal, self.inv.guardrail_keys, None)
             side = Side("maybe" if props.get("conditional") else "yes", False, tuple(props.get("condition_keys", ())))
             request = request_for(who, ASSUME_ACTION, role.properties["arn"], account, facts=facts, bounded=False)
             read = decide_guarded(request, side, scps, rcps)
             if read.effect == "deny":
-                new: dict[str, Any] | None = self.edge_props("CAN_ASSUME", {"permission": "deny"})
+                new: dict[str, Any] | None = self.sink.edge_props("CAN_ASSUME", {"permission": "deny"})
             elif read.effect == "none":
                 new = None
             else:
                 new = {**props, "conditional": read.conditional or None, "condition_keys": read.keys}
-                new = self.edge_props("CAN_ASSUME", new)
+                new = self.sink.edge_props("CAN_ASSUME", new)
                 if new == props:
                     new = _SAME
-            self._answers[cache] = new
-        found = self._answers[cache]
+            self.cache.answers[cache] = new
+        found = self.cache.answers[cache]
         return props if found is _SAME else found
 
     # ------------------------------------------------------------ what resource policies grant alone
@@ -391,7 +387,7 @@ class _ResourcePolicyMixin(_GrantsMixin):
         by_account: dict[str, list[_Principal]] = {}
         for p in by_node.values():
             by_account.setdefault(p.account, []).append(p)
-        for target, policy in sorted(self.resource_policies.items()):
+        for target, policy in sorted(self.inv.resource_policies.items()):
             allows = [r for r in policy.rules if r.effect == "Allow" and r.principals]
             if not allows:
                 continue
@@ -407,33 +403,33 @@ class _ResourcePolicyMixin(_GrantsMixin):
                 public = self._read_props(None, target, service, props=None, policy=policy, scps=scps_none, rcps=rcps)
                 if public is not None and public.get("permission") != "deny":
                     anyone = self._anyone(policy.account)
-                    self.put_edge(anyone, "CAN_READ", target, public)
+                    self.sink.put_edge(anyone, "CAN_READ", target, public)
                     counts["edges_added_by_resource_policies"] += 1
                     if not public.get("conditional"):
-                        self.nodes[target].properties["public"] = True
+                        self.sink.nodes[target].properties["public"] = True
                         counts["public_assets"] += 1
                         continue
                 candidates = by_account.get(policy.account, [])
             for principal in candidates:
                 key = (principal.node, "CAN_READ", target)
-                if key in self.edges:
+                if key in self.sink.edges:
                     continue  # decided already with its identity side
                 new = self._read_alone(principal, target, policy)
                 if new is not None and new.get("permission") != "deny":
-                    self.edges[key] = new
+                    self.sink.edges[key] = new
                     counts["edges_added_by_resource_policies"] += 1
 
     def _asset_for(self, target: str, policy: ResourcePolicy) -> None:
         """The asset node of a resource whose policy was collected (made as grants.py makes it)."""
-        if target in self.nodes:
+        if target in self.sink.nodes:
             return
         if policy.kind == "bucket":
-            self.bucket_node(policy.account, policy.name, self.buckets.get(policy.account, {}).get(policy.name, {}))
+            self.bucket_node(policy.account, policy.name, self.inv.buckets.get(policy.account, {}).get(policy.name, {}))
             return
         level, why = self.sensitivity_of(
             policy.arn, policy.kind, {k.lower(): v for k, v in (policy.tags or {}).items()}
         )
-        self.node(
+        self.sink.node(
             target,
             "DataAsset",
             policy.name,
@@ -448,12 +444,12 @@ class _ResourcePolicyMixin(_GrantsMixin):
     def _anyone(self, account: str) -> str:
         """The role-like node of the chain that stands for anyone (as trust.py makes it for `*`)."""
         role_like = entity_id(ANYONE, "policies")
-        if role_like in self.nodes:
+        if role_like in self.sink.nodes:
             return role_like
         common = {"arn": "*", "account": "any", "aws_snapshot": account}
         label = "any AWS principal (*)"
-        identity = self.node(ANYONE, "Identity", label, aws_kind="outside_anyone", **common)
-        session = self.node(
+        identity = self.sink.node(ANYONE, "Identity", label, aws_kind="outside_anyone", **common)
+        session = self.sink.node(
             entity_id(ANYONE, "credential"),
             "Session",
             f"{label} credential",
@@ -461,9 +457,11 @@ class _ResourcePolicyMixin(_GrantsMixin):
             assumed=True,
             **common,
         )
-        api = self.node(entity_id(ANYONE, "api"), "Workload", f"{label} (API calls)", aws_kind="outside_api", **common)
-        self.node(role_like, "IAMRole", f"{label} (policies not imported)", aws_kind="outside_policies", **common)
-        self.edge(identity, "HAS_SESSION", session, route_id=session)
-        self.edge(session, "CAN_ACCESS", api)
-        self.edge(api, "RUNS_AS", role_like)
+        api = self.sink.node(
+            entity_id(ANYONE, "api"), "Workload", f"{label} (API calls)", aws_kind="outside_api", **common
+        )
+        self.sink.node(role_like, "IAMRole", f"{label} (policies not imported)", aws_kind="outside_policies", **common)
+        self.sink.edge(identity, "HAS_SESSION", session, route_id=session)
+        self.sink.edge(session, "CAN_ACCESS", api)
+        self.sink.edge(api, "RUNS_AS", role_like)
         return role_like

@@ -40,10 +40,10 @@ class _PrincipalsMixin(_BuilderBase):
         return []
 
     def managed_statements(self, file: str, item: str, arn: str) -> list[Statement]:
-        found = self.managed.get(arn, ...)
+        found = self.inv.managed.get(arn, ...)
         if found is ...:
             self.warn(file, item, f"managed policy {arn} is not in any Policies list: its permissions are unknown")
-            self.managed[arn] = None
+            self.inv.managed[arn] = None
             return []
         return found or []
 
@@ -87,13 +87,13 @@ class _PrincipalsMixin(_BuilderBase):
                 default = [v for v in versions if v.get("VersionId") == policy["DefaultVersionId"]]
             if not default:
                 self.warn(source.name, item, "no default policy version: its permissions are unknown")
-                self.managed[policy["Arn"]] = None
+                self.inv.managed[policy["Arn"]] = None
                 continue
             by_aws = is_aws_managed(policy["Arn"])
-            self.managed[policy["Arn"]] = self.statements(source.name, item, default[0].get("Document"), by_aws)
+            self.inv.managed[policy["Arn"]] = self.statements(source.name, item, default[0].get("Document"), by_aws)
             others = [v for v in versions if v is not default[0] and v.get("Document") is not None]
             if others:
-                self.policy_versions[policy["Arn"]] = [
+                self.inv.policy_versions[policy["Arn"]] = [
                     (
                         str(v.get("VersionId", "?")),
                         self.statements(source.name, f"{item} version", v.get("Document"), by_aws),
@@ -129,11 +129,11 @@ class _PrincipalsMixin(_BuilderBase):
         if not isinstance(ref, dict) or not ref.get("PermissionsBoundaryArn"):
             return None
         arn = ref["PermissionsBoundaryArn"]
-        if self.managed.get(arn) is None:
+        if self.inv.managed.get(arn) is None:
             self.warn(file, item, f"permissions boundary {arn} is not in the export: treated as no boundary")
             return None
-        found = self.managed[arn]
-        self.boundary_arns[id(found)] = arn
+        found = self.inv.managed[arn]
+        self.inv.boundary_arns[id(found)] = arn
         return found
 
     def read_gaad(self, source: SourceFile, account: str) -> None:
@@ -149,9 +149,9 @@ class _PrincipalsMixin(_BuilderBase):
             )
             group_arn = entry.get("Arn")
             if isinstance(group_arn, str):
-                self.groups[group_arn] = (key[0], str(entry["GroupName"]), groups[key])
-                self.group_by_name[(account, str(entry["GroupName"]))] = group_arn
-                self.attached_arns[group_arn] = self.attached_refs(entry)
+                self.inv.groups[group_arn] = (key[0], str(entry["GroupName"]), groups[key])
+                self.inv.group_by_name[(account, str(entry["GroupName"]))] = group_arn
+                self.inv.attached_arns[group_arn] = self.attached_refs(entry)
         for index, entry in enumerate(as_list(data.get("RoleDetailList"))):
             if not isinstance(entry, dict) or not isinstance(entry.get("Arn"), str) or "RoleName" not in entry:
                 self.warn(source.name, f"RoleDetailList[{index}]", "role without Arn or RoleName ignored")
@@ -173,14 +173,14 @@ class _PrincipalsMixin(_BuilderBase):
         trust_doc = entry.get("AssumeRolePolicyDocument")
         trust = self.statements(source.name, f"{item} trust policy", trust_doc) if trust_doc is not None else []
         services = sorted({s for st in trust if st.effect == "Allow" for s in (st.principals or {}).get("Service", ())})
-        self.roles[arn] = _Role(principal, trust, services, source.name)
-        self.attached_arns[arn] = self.attached_refs(entry)
-        self.role_names[(account, name)] = arn
+        self.inv.roles[arn] = _Role(principal, trust, services, source.name)
+        self.inv.attached_arns[arn] = self.attached_refs(entry)
+        self.inv.role_names[(account, name)] = arn
         for profile in as_list(entry.get("InstanceProfileList")):
             if isinstance(profile, dict) and isinstance(profile.get("Arn"), str):
-                self.profiles[profile["Arn"]] = arn
+                self.inv.profiles[profile["Arn"]] = arn
         tags = _tags(entry.get("Tags"))
-        self.node(
+        self.sink.node(
             node,
             "IAMRole",
             name,
@@ -212,16 +212,18 @@ class _PrincipalsMixin(_BuilderBase):
                 self.warn(source.name, item, f"group {group} is not in GroupDetailList: its policies are unknown")
             statements += groups.get((account, group), [])
         role_node = entity_id(account, "user", name, "policies")
-        group_arns = [self.group_by_name[(account, g)] for g in member_of if (account, g) in self.group_by_name]
-        self.user_groups[arn] = group_arns
-        self.attached_arns[arn] = self.attached_refs(entry) + [a for g in group_arns for a in self.attached_arns[g]]
-        self.users[arn] = _Principal(
+        group_arns = [self.inv.group_by_name[(account, g)] for g in member_of if (account, g) in self.inv.group_by_name]
+        self.inv.user_groups[arn] = group_arns
+        self.inv.attached_arns[arn] = self.attached_refs(entry) + [
+            a for g in group_arns for a in self.inv.attached_arns[g]
+        ]
+        self.inv.users[arn] = _Principal(
             role_node, arn, account, "user", name, statements, self.boundary(source.name, item, entry)
         )
-        self.user_by_name[(account, name)] = arn
+        self.inv.user_by_name[(account, name)] = arn
         identity = entity_id(account, "user", name)
         common = {"arn": arn, "account": account, "aws_snapshot": account}
-        self.node(
+        self.sink.node(
             identity,
             "Identity",
             name,
@@ -231,15 +233,17 @@ class _PrincipalsMixin(_BuilderBase):
             **common,
         )
         api = entity_id(account, "user", name, "api")
-        self.node(api, "Workload", f"{name} (API calls)", aws_kind="user_api", **common)
-        self.node(role_node, "IAMRole", f"{name} (user policies)", aws_kind="user_policies", groups=member_of, **common)
-        self.edge(api, "RUNS_AS", role_node)
+        self.sink.node(api, "Workload", f"{name} (API calls)", aws_kind="user_api", **common)
+        self.sink.node(
+            role_node, "IAMRole", f"{name} (user policies)", aws_kind="user_policies", groups=member_of, **common
+        )
+        self.sink.edge(api, "RUNS_AS", role_node)
 
     # ------------------------------------------------------------ credentials
 
     def read_credential_reports(self) -> None:
         reported: set[str] = set()
-        for source in self.sources.of("credential_report"):
+        for source in self.inv.sources.of("credential_report"):
             text = source.data["Content"]
             try:
                 decoded = base64.b64decode(text, validate=True).decode("utf-8")
@@ -255,18 +259,18 @@ class _PrincipalsMixin(_BuilderBase):
                 arn = row.get("arn") or ""
                 if row.get("user") == "<root_account>" or arn.endswith(":root"):
                     continue  # the root user is not modelled (see docs/aws-import.md)
-                if arn not in self.users:
+                if arn not in self.inv.users:
                     self.warn(source.name, f"user {arn}", "credential report names a user the GAAD does not contain")
                     continue
                 reported.add(arn)
                 self.credentials_from_row(source.name, arn, row)
         reported_accounts = self._reported_accounts()
-        for arn, user in self.users.items():
+        for arn, user in self.inv.users.items():
             if arn in reported:
                 continue
             if user.account in reported_accounts:
                 self.warn(
-                    self.accounts[user.account],
+                    self.inv.accounts[user.account],
                     f"user {arn}",
                     "not in the credential report: one credential assumed active",
                 )
@@ -274,13 +278,13 @@ class _PrincipalsMixin(_BuilderBase):
 
     def _reported_accounts(self) -> set[str]:
         out = set()
-        for source in self.sources.of("credential_report"):
+        for source in self.inv.sources.of("credential_report"):
             for match in re.finditer(r":(\d{12}):", source.data["Content"][:2000]):
                 out.add(match[1])
         return out
 
     def credentials_from_row(self, file: str, arn: str, row: Mapping[str, str]) -> None:
-        user = self.users[arn]
+        user = self.inv.users[arn]
         item = f"user {arn}"
 
         def date(key: str) -> str | None:
@@ -320,15 +324,15 @@ class _PrincipalsMixin(_BuilderBase):
                     last_used=date(f"access_key_{n}_last_used_date"),
                     last_rotated=rotated,
                 )
-        self.credentials[arn] = (row.get("password_enabled") == "true", keys)
+        self.inv.credentials[arn] = (row.get("password_enabled") == "true", keys)
         if row.get("mfa_active") in ("true", "false"):
             identity = entity_id(user.account, "user", user.name)
-            self.nodes[identity].properties["mfa_active"] = row["mfa_active"] == "true"
+            self.sink.nodes[identity].properties["mfa_active"] = row["mfa_active"] == "true"
 
     def listed_keys(self) -> dict[tuple[str, str], list[dict[str, Any]]]:
-        if self._listed_keys is None:
-            self._listed_keys = listed_access_keys(self.sources, self.default_account)
-        return self._listed_keys
+        if self.inv.listed_keys is None:
+            self.inv.listed_keys = listed_access_keys(self.inv.sources, self.default_account)
+        return self.inv.listed_keys
 
     def session(
         self, user: _Principal, slug: str, kind: str, active: bool, *, assumed: bool = False, **extra: Any
@@ -339,7 +343,7 @@ class _PrincipalsMixin(_BuilderBase):
         label = {"console": "console password", "credential": "credential (assumed active)"}.get(
             slug, slug.replace("-", " ")
         )
-        self.node(
+        self.sink.node(
             session,
             "Session",
             f"{user.name} {label}",
@@ -353,6 +357,6 @@ class _PrincipalsMixin(_BuilderBase):
             **extra,
         )
         status = "active" if active and not denied else "blocked"
-        self.edge(identity, "HAS_SESSION", session, route_id=session, status=status)
-        self.edge(session, "CAN_ACCESS", entity_id(user.account, "user", user.name, "api"))
-        self.user_sessions[user.arn].append(session)
+        self.sink.edge(identity, "HAS_SESSION", session, route_id=session, status=status)
+        self.sink.edge(session, "CAN_ACCESS", entity_id(user.account, "user", user.name, "api"))
+        self.inv.user_sessions[user.arn].append(session)

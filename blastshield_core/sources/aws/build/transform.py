@@ -16,10 +16,13 @@ The mapping and the reason for each choice are in docs/aws-import.md. In short:
 
 The builder is made of parts, one module each: principals.py (GAAD and credential
 report), workloads.py (instances, functions, `CAN_ACCESS`), trust.py (`CAN_ASSUME`),
-grants.py (buckets, data assets, `CAN_READ`), escalate.py (`CAN_ESCALATE`, from the catalogue
-in escalation.py) and findings.py (alerts), on builder.py
-(the state and what every part uses); policy_sets.py prepares the policies once for
-principals alike, and common.py holds what they all share.
+grants.py (buckets, data assets, `CAN_READ`), identity_conditions.py and policy_edges.py
+(conditions, resource policies and guardrails decided again), escalation/edges.py
+(`CAN_ESCALATE`, from the catalogue in escalation/catalogue.py) and findings.py (alerts), on
+builder.py (what every part uses) and state.py (the state: the inventory, read then frozen; the
+edge sink; the evaluation cache). `READ_STEPS` and `EDGE_STEPS` below run them in order, each with
+why it comes where it does; policy_sets.py prepares the policies once for principals alike, and
+common.py holds what they all share.
 """
 
 from __future__ import annotations
@@ -71,6 +74,29 @@ def _edge_rows(edges: Mapping[tuple[str, str, str], dict[str, Any]]) -> list[Edg
     return [make((source, types[rel], target, props)) for (source, rel, target), props in edges.items()]
 
 
+# The build in order: each step with why it comes where it does. The read steps fill the inventory
+# (state.py) from the exports; then it is frozen, and the edge families write relationships to the edge
+# sink, each reading the inventory and what the families before it wrote.
+READ_STEPS: tuple[tuple[str, str], ...] = (
+    ("read_gaads", "principals, groups and policies: what every later step names"),
+    ("read_credential_reports", "one session per credential of the users the GAADs hold"),
+    ("read_instances", "instances, which run as a GAAD role through its instance profile"),
+    ("read_functions", "functions, which run as a GAAD role"),
+    ("read_buckets", "buckets: the data assets a wildcard grant reaches, and the owners of bucket policies"),
+    ("read_resource_policies", "resource policies, the organisation and the principals' tags: they name buckets"),
+)
+EDGE_STEPS: tuple[tuple[str, str], ...] = (
+    ("escalations", "CAN_ESCALATE, first: what a principal gains is a principal the next two steps evaluate"),
+    ("can_assume", "CAN_ASSUME from trust and identity policies, for every principal, the gained ones too"),
+    ("can_read", "CAN_READ from identity policies, for the same principals"),
+    ("decide_identity_conditions", "the conditional reads and assumptions above, decided by the snapshot's facts"),
+    ("follow_policies", "resource policies and guardrails on the identity side as the conditions left it"),
+    ("escalations_finish", "needs the assumptions as decided (the role family) and every data asset made"),
+    ("can_access", "CAN_ACCESS from credentials to workloads: depends on no step above; kept here for the order"),
+    ("read_findings", "alerts, last: a finding names a node the steps above made"),
+)
+
+
 class _Builder(
     _PrincipalsMixin,
     _WorkloadsMixin,
@@ -81,12 +107,15 @@ class _Builder(
     _GrantsMixin,
     _FindingsMixin,
 ):
-    """One transform: the parts read the exports and evaluate the policies; `build` runs them in order."""
+    """One transform: the parts read the exports and evaluate the policies; `build` runs them in the order
+    of `READ_STEPS` and `EDGE_STEPS`."""
 
     # ------------------------------------------------------------ all
 
-    def build(self) -> BuiltDocument:
-        gaads = self.sources.of("gaad")
+    def read_gaads(self) -> None:
+        """Every GAAD: the managed policies of all first (a principal of one file may attach a policy of
+        another), then each file's principals under the account in their own ARN."""
+        gaads = self.inv.sources.of("gaad")
         for source in gaads:
             self.read_policies(source)
         exported: set[str] = set()  # the accounts a file is the export of (re-synced by the load)
@@ -97,48 +126,44 @@ class _Builder(
                 continue
             account = accounts[0]
             if account in exported:
-                self.warn(source.name, "document", f"account {account} is also in {self.accounts[account]}: merged")
+                self.warn(source.name, "document", f"account {account} is also in {self.inv.accounts[account]}: merged")
             else:
-                self.accounts[account] = source.name  # its own export, even if another file named it first
+                self.inv.accounts[account] = source.name  # its own export, even if another file named it first
             exported.add(account)
             for other in accounts:  # principals of other accounts are filed under their own account
-                self.accounts.setdefault(other, source.name)
+                self.inv.accounts.setdefault(other, source.name)
             self.read_gaad(source, account)
         self.report.accounts = sorted(exported)
-        if self.accounts:
-            self.read_credential_reports()
-            self.read_instances()
-            self.read_functions()
-            self.read_buckets()
-            self.read_resource_policies()
-            self.escalations()
-            self.can_assume()
-            self.can_read()
-            self.decide_identity_conditions()  # conditions the snapshot's own facts decide
-            self.follow_policies()  # resource policies and guardrails decide reads and assumptions again
-            self.escalations_finish()  # the role family needs the assumptions as decided
-            self.can_access()
-            self.read_findings()
-        name = "aws-" + "-".join(sorted(self.accounts))[:120] if self.accounts else "aws-empty"
+
+    def build(self) -> BuiltDocument:
+        """The read steps, the inventory frozen, then the edge families, in the order of `STEPS`."""
+        for step, _why in READ_STEPS:
+            if step == "read_gaads" or self.inv.accounts:  # without an account nothing else is read
+                getattr(self, step)()
+        self.inv.freeze()
+        if self.inv.accounts:
+            for step, _why in EDGE_STEPS:
+                getattr(self, step)()
+        name = "aws-" + "-".join(sorted(self.inv.accounts))[:120] if self.inv.accounts else "aws-empty"
         # Nodes are built valid here (ids from entity_id, text cleaned, scalar properties with checked keys);
         # relationships stay plain tuples, which the import validates with the model's rules once per
         # distinct properties (`BuiltDocument.validated`). Alerts carry finding text and are validated.
         alerts = GraphDocument.model_validate(
-            {"format": "blastshield-graph/v1", "name": name, "alerts": list(self.alerts.values())}
+            {"format": "blastshield-graph/v1", "name": name, "alerts": list(self.sink.alerts.values())}
         ).alerts
-        doc = BuiltDocument(name, list(self.nodes.values()), _edge_rows(self.edges), alerts)
+        doc = BuiltDocument(name, list(self.sink.nodes.values()), _edge_rows(self.sink.edges), alerts)
         counts_nodes: dict[str, int] = defaultdict(int)
         for n in doc.nodes:
             counts_nodes[n.label.value] += 1
         counts_rels: dict[str, int] = defaultdict(int)
-        for _, rel, _ in self.edges:  # the same order and values as doc.edges' types
+        for _, rel, _ in self.sink.edges:  # the same order and values as doc.edges' types
             counts_rels[rel] += 1
         self.report.counts = {
             "nodes": dict(counts_nodes),
             "relationships": dict(counts_rels),
             "alerts": len(doc.alerts),
         }
-        self.report.files = [{"file": f.name, "kind": f.kind} for f in self.sources.files]
+        self.report.files = [{"file": f.name, "kind": f.kind} for f in self.inv.sources.files]
         return doc
 
 

@@ -41,10 +41,10 @@ class _TrustMixin(_BuilderBase):
 
     def can_assume(self) -> None:
         # a session's ARN names its role without the path: those entries are indexed by `role_key`
-        index = _TrustIndex(known=set(self.roles) | set(self.users) | {role_key(arn) for arn in self.roles})
+        index = _TrustIndex(known=set(self.inv.roles) | set(self.inv.users) | {role_key(arn) for arn in self.inv.roles})
         by_arn, by_account, anyone = index.by_arn, index.by_account, index.anyone
         patterns, outside = index.patterns, index.outside
-        for role_arn, role in self.roles.items():
+        for role_arn, role in self.inv.roles.items():
             for stmt in role.trust:
                 if stmt.effect != "Allow" or not statement_matches_action(stmt, ASSUME_ACTION):
                     continue
@@ -80,7 +80,7 @@ class _TrustMixin(_BuilderBase):
             found: list[tuple[str, dict[str, Any]]] = []
             ordered = sorted(candidates)
             for role_arn, matched in zip(ordered, policy_set.keys(ordered), strict=True):
-                role = self.roles[role_arn]
+                role = self.inv.roles[role_arn]
                 if role.principal.node == principal.node:
                     continue
                 own = policy_set.decided(matched)[0]
@@ -99,7 +99,7 @@ class _TrustMixin(_BuilderBase):
                     own.conditional,
                     own.condition_keys,
                 )
-                clean = self._assume_props.get(key, _UNSET)
+                clean = self.cache.assume_props.get(key, _UNSET)
                 if clean is _UNSET:
                     decision = may_assume(
                         role.trust,
@@ -110,10 +110,10 @@ class _TrustMixin(_BuilderBase):
                         boundary=principal.boundary,
                         own=own,
                     )
-                    clean = self._assume_props[key] = self.decision_props("CAN_ASSUME", decision)
+                    clean = self.cache.assume_props[key] = self.sink.decision_props("CAN_ASSUME", decision)
                 if clean is not None:
                     found.append((role.principal.node, clean))
-            self.fan_out(principal.node, "CAN_ASSUME", found)
+            self.sink.fan_out(principal.node, "CAN_ASSUME", found)
         for key, role_arns in outside.items():
             self.outside_principal(key, role_arns)
 
@@ -132,10 +132,10 @@ class _TrustMixin(_BuilderBase):
             for pattern in stmt.resources:
                 if "*" in pattern or "?" in pattern:
                     key = (pattern, account)
-                    found = self._granted.get(key)
+                    found = self.cache.granted.get(key)
                     if found is None or found[0] is not pool:
                         found = (pool, [a for a in self.glob_cache(pattern) if a in pool])
-                        self._granted[key] = found
+                        self.cache.granted[key] = found
                     out.update(found[1])
                 elif pattern in pool:
                     out.add(pattern)
@@ -167,7 +167,7 @@ class _TrustMixin(_BuilderBase):
             return
         if _ACCOUNT_RE.match(entry) or entry.endswith(":root"):
             by_account[account].append(role_arn)
-            if account not in self.accounts:
+            if account not in self.inv.accounts:
                 outside[f"account|{account}"].append(role_arn)
             return
         if "*" in entry or "?" in entry:
@@ -177,7 +177,7 @@ class _TrustMixin(_BuilderBase):
             r"^arn:(aws[\w-]*):sts::(\d{12}):assumed-role/([^/]+)/.*$", r"arn:\1:iam::\2:role/\3", entry
         )
         by_arn[session_role].append(role_arn)
-        if account not in self.accounts:
+        if account not in self.inv.accounts:
             outside[f"arn|{entry}"].append(role_arn)
         elif session_role not in known:
             self.warn(role.file, f"role {role_arn} trust policy", f"principal {entry} is not in the export")
@@ -205,10 +205,10 @@ class _TrustMixin(_BuilderBase):
                 f"{name.split(':', 5)[-1]} ({account}, not imported)",
             )
         common = {"arn": name if kind != "account" else f"arn:aws:iam::{name}:root", "account": account}
-        snapshot = sorted({self.roles[r].principal.account for r in role_arns})
+        snapshot = sorted({self.inv.roles[r].principal.account for r in role_arns})
         common["aws_snapshot"] = snapshot[0]
-        identity = self.node(slug, "Identity", label, aws_kind=f"outside_{kind}", **common)
-        session = self.node(
+        identity = self.sink.node(slug, "Identity", label, aws_kind=f"outside_{kind}", **common)
+        session = self.sink.node(
             entity_id(slug, "credential"),
             "Session",
             f"{label} credential",
@@ -216,18 +216,20 @@ class _TrustMixin(_BuilderBase):
             assumed=True,
             **common,
         )
-        api = self.node(entity_id(slug, "api"), "Workload", f"{label} (API calls)", aws_kind="outside_api", **common)
-        role_like = self.node(
+        api = self.sink.node(
+            entity_id(slug, "api"), "Workload", f"{label} (API calls)", aws_kind="outside_api", **common
+        )
+        role_like = self.sink.node(
             entity_id(slug, "policies"),
             "IAMRole",
             f"{label} (policies not imported)",
             aws_kind="outside_policies",
             **common,
         )
-        self.edge(identity, "HAS_SESSION", session, route_id=session)
-        self.edge(session, "CAN_ACCESS", api)
-        self.edge(api, "RUNS_AS", role_like)
+        self.sink.edge(identity, "HAS_SESSION", session, route_id=session)
+        self.sink.edge(session, "CAN_ACCESS", api)
+        self.sink.edge(api, "RUNS_AS", role_like)
         for role_arn in sorted(set(role_arns)):
-            role = self.roles[role_arn]
+            role = self.inv.roles[role_arn]
             decision = decide(role.trust, ASSUME_ACTION, role_arn, who)
-            self.decision_edge(role_like, "CAN_ASSUME", role.principal.node, decision, basis="trust policy only")
+            self.sink.decision_edge(role_like, "CAN_ASSUME", role.principal.node, decision, basis="trust policy only")

@@ -29,7 +29,7 @@ class _WorkloadsMixin(_BuilderBase):
     # ------------------------------------------------------------ workloads
 
     def read_instances(self) -> None:
-        for source in self.sources.of("instances"):
+        for source in self.inv.sources.of("instances"):
             for reservation in as_list(source.data.get("Reservations")):
                 if not isinstance(reservation, dict):
                     continue
@@ -49,7 +49,7 @@ class _WorkloadsMixin(_BuilderBase):
         region = zone[:-1] if zone else ""
         arn = f"arn:aws:ec2:{region}:{account}:instance/{iid}"
         tags = _tags(inst.get("Tags"))
-        node = self.node(
+        node = self.sink.node(
             entity_id(account, "instance", iid),
             "Workload",
             tags.get("name") or iid,
@@ -61,24 +61,24 @@ class _WorkloadsMixin(_BuilderBase):
             public_ip=inst.get("PublicIpAddress"),
             internet_exposed=bool(inst.get("PublicIpAddress")) or None,
         )
-        self.workloads.append((node, "instance", arn))
+        self.inv.workloads.append((node, "instance", arn))
         if not profile:
             return
-        role = self.profiles.get(profile)
+        role = self.inv.profiles.get(profile)
         if role is None:
             self.warn(source.name, f"instance {iid}", f"instance profile {profile} is not in the GAAD: no role")
             return
-        self.edge(node, "RUNS_AS", self.roles[role].principal.node, via=profile)
+        self.sink.edge(node, "RUNS_AS", self.inv.roles[role].principal.node, via=profile)
 
     def read_functions(self) -> None:
-        for source in self.sources.of("functions"):
+        for source in self.inv.sources.of("functions"):
             for fn in as_list(source.data.get("Functions")):
                 if not isinstance(fn, dict) or not isinstance(fn.get("FunctionName"), str):
                     self.warn(source.name, "Functions", "function without FunctionName ignored")
                     continue
                 arn = fn.get("FunctionArn") or ""
                 account = _arn_account(arn) or _arn_account(fn.get("Role") or "") or self.default_account(source)
-                node = self.node(
+                node = self.sink.node(
                     entity_id(account, "function", fn["FunctionName"]),
                     "Workload",
                     fn["FunctionName"],
@@ -88,12 +88,12 @@ class _WorkloadsMixin(_BuilderBase):
                     aws_snapshot=account,
                     runtime=fn.get("Runtime"),
                 )
-                self.workloads.append((node, "function", arn))
+                self.inv.workloads.append((node, "function", arn))
                 role = fn.get("Role")
-                if isinstance(role, str) and role in self.roles:
-                    self.edge(node, "RUNS_AS", self.roles[role].principal.node)
+                if isinstance(role, str) and role in self.inv.roles:
+                    self.sink.edge(node, "RUNS_AS", self.inv.roles[role].principal.node)
                     if arn:
-                        self.function_roles.append((node, arn, role))
+                        self.inv.function_roles.append((node, arn, role))
                 else:
                     self.warn(
                         source.name, f"function {fn['FunctionName']}", f"execution role {role} is not in the GAAD"
@@ -107,7 +107,7 @@ class _WorkloadsMixin(_BuilderBase):
         Only the ARNs starting with a pattern's literal prefix are tried.
         """
         key = (id(stmt), kind)
-        found = self._hits.get(key)
+        found = self.cache.hits.get(key)
         if found is None:
             if stmt.not_resources is not None or not stmt.resources:
                 found = {a for a in sorted_arns if statement_matches_resource(stmt, a)}
@@ -115,25 +115,27 @@ class _WorkloadsMixin(_BuilderBase):
                 found = set()
                 for pattern in stmt.resources:
                     found |= self.pattern_hits(pattern, kind, sorted_arns)
-            self._hits[key] = found
+            self.cache.hits[key] = found
+            self.cache.hold(stmt)
         return found
 
     def pattern_hits(self, pattern: str, kind: str, sorted_arns: Sequence[str]) -> set[str]:
         """The ARNs among `sorted_arns` (the workloads of one kind) `pattern` matches, found once per pattern."""
         key = (pattern, kind)
-        found = self._pattern_hits.get(key)
+        found = self.cache.pattern_hits.get(key)
         if found is None:
-            found = self._pattern_hits[key] = set(_sorted_matches(pattern, sorted_arns))
+            found = self.cache.pattern_hits[key] = set(_sorted_matches(pattern, sorted_arns))
         return found
 
     def can_access(self) -> None:
-        if not self.workloads:
+        if not self.inv.workloads:
             return
         targets = {
-            kind: _Targets([(n, arn) for n, k, arn in self.workloads if k == kind and arn]) for kind in ACCESS_ACTIONS
+            kind: _Targets([(n, arn) for n, k, arn in self.inv.workloads if k == kind and arn])
+            for kind in ACCESS_ACTIONS
         }
-        for user in self.users.values():
-            sessions = self.user_sessions.get(user.arn, [])
+        for user in self.inv.users.values():
+            sessions = self.inv.user_sessions.get(user.arn, [])
             for kind, actions in ACCESS_ACTIONS.items():
                 statements = self.derived(
                     user,
@@ -150,11 +152,11 @@ class _WorkloadsMixin(_BuilderBase):
                     found = self.access_edges(kind, targets[kind], policy_set)
                     policy_set.results[("access", kind)] = found
                 if len(sessions) == 1:
-                    self.fan_out(sessions[0], "CAN_ACCESS", found)
+                    self.sink.fan_out(sessions[0], "CAN_ACCESS", found)
                     continue
                 for node, clean in found:
                     for session in sessions:
-                        self.put_edge(session, "CAN_ACCESS", node, clean)
+                        self.sink.put_edge(session, "CAN_ACCESS", node, clean)
 
     def access_props(self, actions: tuple[str, ...], decisions: tuple[Decision, ...]) -> dict[str, Any] | None:
         """The stored properties of CAN_ACCESS for the decisions on a workload's actions (None: no allow);
@@ -169,9 +171,9 @@ class _WorkloadsMixin(_BuilderBase):
         if best is None:
             return None
         key = ("access", best, tuple(allowed))
-        clean = self._decision_props.get(key)
+        clean = self.sink.decided.get(key)
         if clean is None:
-            clean = self._decision_props[key] = self.edge_props(
+            clean = self.sink.decided[key] = self.sink.edge_props(
                 "CAN_ACCESS",
                 {
                     "actions": allowed,

@@ -83,13 +83,13 @@ class _EscalateMixin(_BuilderBase):
         self._admin_of: dict[str, Decision] = {}  # principal node -> its best way to unbounded admin
         self._escalated_to: set[str] = set()  # every CAN_ESCALATE target written
         self._pools: dict[tuple[str, str], list[str]] = defaultdict(list)  # (kind, account) -> sorted ARNs
-        for kind, arns in (("user", self.users), ("role", self.roles), ("group", self.groups)):
+        for kind, arns in (("user", self.inv.users), ("role", self.inv.roles), ("group", self.inv.groups)):
             for arn in arns:
                 account = _arn_account(arn)
                 if account:
                     self._pools[(kind, account)].append(arn)
         self._function_role: dict[str, tuple[str, str]] = {}
-        for node, arn, role in self.function_roles:
+        for node, arn, role in self.inv.function_roles:
             account = _arn_account(arn)
             if account:
                 self._pools[("function", account)].append(arn)
@@ -98,8 +98,8 @@ class _EscalateMixin(_BuilderBase):
             pool.sort()
         self._esc_globs: dict[tuple[str, str, str], set[str]] = {}
         self._service_trust: dict[tuple[str, str], Decision] = {}
-        self._with_profile = set(self.profiles.values())
-        for principal in [r.principal for r in self.roles.values()] + list(self.users.values()):
+        self._with_profile = set(self.inv.profiles.values())
+        for principal in [r.principal for r in self.inv.roles.values()] + list(self.inv.users.values()):
             statements = self.derived(
                 principal,
                 "escalate",
@@ -121,7 +121,7 @@ class _EscalateMixin(_BuilderBase):
             for target, decision in self.method_targets(p, statements, allows, method):
                 if target != admin and self.dominated(p, decision):
                     continue
-                self.put_edge(p.node, "CAN_ESCALATE", target, self.escalation_props(method, decision))
+                self.sink.put_edge(p.node, "CAN_ESCALATE", target, self.escalation_props(method, decision))
                 self._escalated_to.add(target)
                 if target == admin:
                     self._admin_of[p.node] = _better(self._admin_of.get(p.node, _NONE), decision)
@@ -160,7 +160,9 @@ class _EscalateMixin(_BuilderBase):
 
     def escalation_props(self, method: Method, decision: Decision, *extra: str) -> dict[str, Any]:
         actions = [need.action for need in method.needs] + list(extra)
-        props = self.decision_props("CAN_ESCALATE", decision, method=method.name, actions=list(dict.fromkeys(actions)))
+        props = self.sink.decision_props(
+            "CAN_ESCALATE", decision, method=method.name, actions=list(dict.fromkeys(actions))
+        )
         assert props is not None
         return props
 
@@ -174,7 +176,7 @@ class _EscalateMixin(_BuilderBase):
         """The best decision for an action that creates a resource, over the resources it may name in the
         principal's account: the action's own ARN with any name, and each Resource pattern of an Allow."""
         key = (tuple(map(id, statements)), None if p.boundary is None else id(p.boundary), action, p.account)
-        found = self._derived.get(("anywhere", key))
+        found = self.cache.derived.get(("anywhere", key))
         if found is not None:
             return found
         template = new_arn(action, p.account)
@@ -186,7 +188,8 @@ class _EscalateMixin(_BuilderBase):
         for arn in sorted(tries):
             if resource_matches(template, arn):
                 best = _better(best, self.decision_on(p, statements, action, arn))
-        self._derived[("anywhere", key)] = best
+        self.cache.derived[("anywhere", key)] = best
+        self.cache.hold(*statements, p.boundary)
         return best
 
     def named(self, p: _Principal, allows: list[Statement], action: str, kind: str) -> list[str]:
@@ -213,7 +216,7 @@ class _EscalateMixin(_BuilderBase):
         found = self._service_trust.get(key)
         if found is None:
             found = decide(
-                self.roles[role_arn].trust, ASSUME_ACTION, role_arn, Principal(service, "service", "service")
+                self.inv.roles[role_arn].trust, ASSUME_ACTION, role_arn, Principal(service, "service", "service")
             )
             self._service_trust[key] = found
         return found
@@ -245,25 +248,25 @@ class _EscalateMixin(_BuilderBase):
                 gained = self.gain_admin(p) if method.gains == "admin" else self.gain_unbounded(p)
                 add(gained, *on(p.arn))
         elif target == "own_group":
-            own = set(self.user_groups.get(p.arn, ()))
+            own = set(self.inv.user_groups.get(p.arn, ()))
             for arn in self.named(p, allows, method.needs[0].action, "group"):
                 if arn in own:
                     add(self.gain_admin(p), *on(arn))
         elif target == "group":
-            own = set(self.user_groups.get(p.arn, ()))
+            own = set(self.inv.user_groups.get(p.arn, ()))
             if p.kind == "user":
                 for arn in self.named(p, allows, method.needs[0].action, "group"):
                     if arn not in own:
                         add(self.gain_group(arn), *on(arn))
         elif target in ("own_policy", "own_policy_versions"):
-            for arn in dict.fromkeys(self.attached_arns.get(p.arn, ())):
-                if ":aws:policy/" in arn or self.managed.get(arn) is None:
+            for arn in dict.fromkeys(self.inv.attached_arns.get(p.arn, ())):
+                if ":aws:policy/" in arn or self.inv.managed.get(arn) is None:
                     continue  # AWS managed policies cannot be changed; unreadable ones are unknown
                 if target == "own_policy":
                     add(self.gain_admin(p), *on(arn))
                     continue
-                for version, version_statements in self.policy_versions.get(arn, ()):
-                    default = self.managed[arn] or []
+                for version, version_statements in self.inv.policy_versions.get(arn, ()):
+                    default = self.inv.managed[arn] or []
                     if any(s.effect == "Allow" and s not in default for s in version_statements):
                         add(self.gain_version(p, arn, version, version_statements), *on(arn))
         return out
@@ -285,9 +288,9 @@ class _EscalateMixin(_BuilderBase):
         `CAN_ASSUME`: see `escalations_finish`)."""
         assert p.ids is not None
         key = ("targets", p.ids, method.name, p.account)
-        found: list[tuple[str, str, Decision, str]] | None = self._derived.get(key)
+        found: list[tuple[str, str, Decision, str]] | None = self.cache.derived.get(key)
         if found is None:
-            found = self._derived[key] = self.find_shared_targets(p, statements, allows, method)
+            found = self.cache.derived[key] = self.find_shared_targets(p, statements, allows, method)
         out: list[tuple[str, Decision]] = []
         later: dict[str, tuple[Decision, str]] = {}
         for node, arn, decision, gained in found:
@@ -318,20 +321,20 @@ class _EscalateMixin(_BuilderBase):
                 continue
             if target == "other_user":
                 if self.user_may_gain(method, arn):
-                    out.append((self.users[arn].node, arn, decision, ""))
+                    out.append((self.inv.users[arn].node, arn, decision, ""))
             elif target == "function":
                 _, role_arn = self._function_role[arn]
-                out.append((self.roles[role_arn].principal.node, role_arn, decision, ""))
+                out.append((self.inv.roles[role_arn].principal.node, role_arn, decision, ""))
             elif target == "role":
-                out.append((self.roles[arn].principal.node, arn, decision, ""))
+                out.append((self.inv.roles[arn].principal.node, arn, decision, ""))
             elif target == "service_role":
                 if method.needs_profile and arn not in self._with_profile:
                     continue
                 trust = self.trusted_by_service(arn, method.service)
                 if trust.allowed:
-                    out.append((self.roles[arn].principal.node, arn, combine(trust, decision), ""))
+                    out.append((self.inv.roles[arn].principal.node, arn, combine(trust, decision), ""))
             else:
-                role = self.roles[arn].principal
+                role = self.inv.roles[arn].principal
                 gained = self.role_gain(role, method)
                 if gained is not None:
                     out.append((role.node, arn, decision, gained))
@@ -359,9 +362,9 @@ class _EscalateMixin(_BuilderBase):
         """What a role family method gains on a role (its account's administrator node, or its policies
         without boundary), once per role and gain."""
         key = ("role_gain", role.arn, method.gains)
-        if key not in self._derived:
-            self._derived[key] = self.gain_admin(role) if method.gains == "admin" else self.gain_unbounded(role)
-        gained: str | None = self._derived[key]
+        if key not in self.cache.derived:
+            self.cache.derived[key] = self.gain_admin(role) if method.gains == "admin" else self.gain_unbounded(role)
+        gained: str | None = self.cache.derived[key]
         return gained
 
     def admin_acts_as_named(self) -> None:
@@ -375,7 +378,7 @@ class _EscalateMixin(_BuilderBase):
         admins = {k[1]: g.node for k, g in self.gained.items() if k[0] == "admin" and len(k) == 2}
         if not admins:
             return
-        for role in self.roles.values():
+        for role in self.inv.roles.values():
             if role.named is None:
                 role.named = arns_named(role.trust)
             for named in role.named[0]:
@@ -383,18 +386,18 @@ class _EscalateMixin(_BuilderBase):
                 admin = admins.get(_arn_account(arn) or "")
                 if admin is None:
                     continue
-                if arn in self.users:
-                    node = self.users[arn].node
+                if arn in self.inv.users:
+                    node = self.inv.users[arn].node
                     method = next(m for m in _ADMIN_BECOMES_USER if self.user_may_gain(m, arn))
-                elif arn in self.roles:
-                    node, method = self.roles[arn].principal.node, _METHOD_BY_NAME["update_assume_role_policy"]
+                elif arn in self.inv.roles:
+                    node, method = self.inv.roles[arn].principal.node, _METHOD_BY_NAME["update_assume_role_policy"]
                 else:
                     continue
-                self.put_edge(admin, "CAN_ESCALATE", node, self.escalation_props(method, _UNCONDITIONAL))
+                self.sink.put_edge(admin, "CAN_ESCALATE", node, self.escalation_props(method, _UNCONDITIONAL))
 
     def user_may_gain(self, method: Method, user_arn: str) -> bool:
         """What the credential report says of the target user (unknown: it may)."""
-        known = self.credentials.get(user_arn)
+        known = self.inv.credentials.get(user_arn)
         if known is None:
             return True
         password, keys = known
@@ -421,7 +424,7 @@ class _EscalateMixin(_BuilderBase):
             self.gained[key] = _Principal(
                 node, template.arn, template.account, template.kind, name, statements, props.pop("boundary", None)
             )
-            self.node(
+            self.sink.node(
                 node,
                 "IAMRole",
                 name,
@@ -445,7 +448,7 @@ class _EscalateMixin(_BuilderBase):
                 _ADMIN,
                 aws_kind="account_admin",
             )
-        bound = self.boundary_arns.get(id(p.boundary), "boundary")
+        bound = self.inv.boundary_arns.get(id(p.boundary), "boundary")
         return self.gain(
             ("admin", account, bound),
             entity_id(account, "admin", bound.rsplit("/", 1)[-1]),
@@ -471,7 +474,7 @@ class _EscalateMixin(_BuilderBase):
         )
 
     def gain_group(self, group_arn: str) -> str:
-        account, name, statements = self.groups[group_arn]
+        account, name, statements = self.inv.groups[group_arn]
         who = _Principal("", group_arn, account, "user", name)
         return self.gain(
             ("group", group_arn),
@@ -483,7 +486,7 @@ class _EscalateMixin(_BuilderBase):
         )
 
     def gain_version(self, p: _Principal, policy: str, version: str, statements: list[Statement]) -> str:
-        default = {id(s) for s in self.managed.get(policy) or []}
+        default = {id(s) for s in self.inv.managed.get(policy) or []}
         swapped = [s for s in p.statements if id(s) not in default] + statements
         name = policy.rsplit("/", 1)[-1]
         return self.gain(
@@ -502,7 +505,7 @@ class _EscalateMixin(_BuilderBase):
 
     def escalations_finish(self) -> None:
         # the role family: the principal must act as the role (CAN_ASSUME, found by can_assume)
-        edges = self.edges
+        edges = self.sink.edges
         for p, method, later in self._pending:
             for role_node, (own, gained) in later.items():
                 assume = edges.get((p.node, "CAN_ASSUME", role_node))
@@ -512,7 +515,9 @@ class _EscalateMixin(_BuilderBase):
                 decision = combine(own, way)
                 if gained != entity_id(p.account, "admin") and self.dominated(p, decision):
                     continue
-                self.put_edge(p.node, "CAN_ESCALATE", gained, self.escalation_props(method, decision, ASSUME_ACTION))
+                self.sink.put_edge(
+                    p.node, "CAN_ESCALATE", gained, self.escalation_props(method, decision, ASSUME_ACTION)
+                )
                 self._escalated_to.add(gained)
         self.admin_acts_as_named()
         unused = {g.node for g in self.gained.values()} - self._escalated_to
@@ -520,11 +525,13 @@ class _EscalateMixin(_BuilderBase):
             for key in [k for k in edges if k[0] in unused]:
                 del edges[key]
             for node in unused:
-                del self.nodes[node]
+                del self.sink.nodes[node]
             self.gained = {k: g for k, g in self.gained.items() if g.node not in unused}
         # administrator-equivalent access reads every data asset of its account
         admins = {g.account: g.node for k, g in self.gained.items() if k[0] == "admin" and len(k) == 2}
         if admins:
-            for node in list(self.nodes.values()):
+            for node in list(self.sink.nodes.values()):
                 if node.label.value == "DataAsset" and node.properties.get("account") in admins:
-                    self.edge(admins[node.properties["account"]], "CAN_READ", node.id, basis="administrator-equivalent")
+                    self.sink.edge(
+                        admins[node.properties["account"]], "CAN_READ", node.id, basis="administrator-equivalent"
+                    )

@@ -35,8 +35,8 @@ class _Reference(_Builder):
     """The evaluation without any sharing: one `evaluate` per principal, action and resource."""
 
     def can_assume(self) -> None:
-        index = _TrustIndex(known=set(self.roles) | set(self.users))
-        for role_arn, role in self.roles.items():
+        index = _TrustIndex(known=set(self.inv.roles) | set(self.inv.users))
+        for role_arn, role in self.inv.roles.items():
             for stmt in role.trust:
                 if stmt.effect != "Allow" or not statement_matches_action(stmt, ASSUME_ACTION):
                     continue
@@ -52,7 +52,7 @@ class _Reference(_Builder):
                 pool |= {r for pattern, r in index.patterns if resource_matches(pattern, principal.arn)}
                 candidates |= {r for r in pool if self._may_name(principal.statements, r)}
             for role_arn in sorted(candidates):
-                role = self.roles[role_arn]
+                role = self.inv.roles[role_arn]
                 if role.principal.node == principal.node:
                     continue
                 decision = may_assume(
@@ -63,7 +63,7 @@ class _Reference(_Builder):
                     principal.statements,
                     boundary=principal.boundary,
                 )
-                self.decision_edge(principal.node, "CAN_ASSUME", role.principal.node, decision)
+                self.sink.decision_edge(principal.node, "CAN_ASSUME", role.principal.node, decision)
         for key, role_arns in index.outside.items():
             self.outside_principal(key, role_arns)
 
@@ -97,12 +97,12 @@ class _Reference(_Builder):
                         continue
                     if best.effect is Effect.DENY and allowed:
                         best = evaluate(principal.statements, allowed[0], test_arn, boundary=principal.boundary)
-                    self.decision_edge(principal.node, "CAN_READ", target, best, actions=allowed)
+                    self.sink.decision_edge(principal.node, "CAN_READ", target, best, actions=allowed)
 
     def can_access(self) -> None:
-        for user in self.users.values():
+        for user in self.inv.users.values():
             for kind, actions in ACCESS_ACTIONS.items():
-                for node, wkind, arn in self.workloads:
+                for node, wkind, arn in self.inv.workloads:
                     if wkind != kind or not arn:
                         continue
                     allowed: list[str] = []
@@ -115,8 +115,8 @@ class _Reference(_Builder):
                                 best = d
                     if best is None:
                         continue
-                    for session in self.user_sessions.get(user.arn, []):
-                        self.edge(
+                    for session in self.inv.user_sessions.get(user.arn, []):
+                        self.sink.edge(
                             session,
                             "CAN_ACCESS",
                             node,

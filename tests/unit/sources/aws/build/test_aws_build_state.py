@@ -1,0 +1,107 @@
+"""The AWS build's state in its three parts (build/state.py) and its steps in one ordered table
+(build/transform.py): the inventory is frozen once read, the edge sink merges a second reason for a
+relationship by one rule, the evaluation cache holds what its keys name, and the steps run in the
+table's order."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import pytest
+
+from blastshield_core.sources.aws import read_sources
+from blastshield_core.sources.aws.build.state import EdgeSink, EvaluationCache
+from blastshield_core.sources.aws.build.transform import EDGE_STEPS, READ_STEPS, _Builder
+from blastshield_core.sources.aws.iam.policy import Decision, Effect, Statement
+from blastshield_core.sources.aws.synthetic.generate import AwsGenerateOptions, write_aws_collection
+
+
+@pytest.fixture(scope="module")
+def sources(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("aws-state")
+    options = AwsGenerateOptions(users=40, roles=20, policies=30, buckets=10, escalations=8, bucket_policies=4, seed=4)
+    write_aws_collection(options, folder)
+    return read_sources([folder])
+
+
+def test_the_steps_run_in_the_tables_order_and_the_inventory_is_frozen_between(sources):
+    """Every read step runs before the inventory is frozen, every edge family after, in the tables' order."""
+    ran: list[tuple[str, bool]] = []
+
+    class Recording(_Builder):
+        pass
+
+    for step, _why in READ_STEPS + EDGE_STEPS:
+
+        def record(self, _step=step):
+            ran.append((_step, self.inv.frozen))
+            return getattr(_Builder, _step)(self)
+
+        setattr(Recording, step, record)
+    builder = Recording(sources, [])
+    builder.build()
+    assert ran == [(s, False) for s, _ in READ_STEPS] + [(s, True) for s, _ in EDGE_STEPS]
+    assert len({s for s, _ in ran}) == len(ran)  # no step twice
+    assert all(why for _, why in READ_STEPS + EDGE_STEPS)
+
+
+def test_a_frozen_inventory_refuses_a_field_being_set(sources):
+    builder = _Builder(sources, [])
+    builder.inv.accounts = {"111122223333": "x"}  # reading: allowed
+    builder = _Builder(sources, [])
+    builder.build()
+    assert builder.inv.frozen and builder.inv.roles
+    with pytest.raises(AttributeError, match="frozen"):
+        builder.inv.roles = {}
+    with pytest.raises(AttributeError, match="frozen"):
+        builder.inv.frozen = False
+
+
+def test_a_second_reason_for_a_relationship_merges_by_one_rule():
+    """A deny wins over an allow; an unconditional allow replaces a conditional one; otherwise the first stays."""
+    sink = EdgeSink()
+    conditional = Decision(Effect.ALLOW, True, ("aws:SourceIp",))
+    sink.decision_edge("a", "CAN_READ", "b", conditional)
+    assert sink.edges[("a", "CAN_READ", "b")]["conditional"] is True
+    sink.decision_edge("a", "CAN_READ", "b", Decision(Effect.ALLOW))
+    assert "conditional" not in sink.edges[("a", "CAN_READ", "b")]
+    sink.decision_edge("a", "CAN_READ", "b", conditional)
+    assert "conditional" not in sink.edges[("a", "CAN_READ", "b")]
+    sink.decision_edge("a", "CAN_READ", "b", Decision(Effect.DENY))
+    assert sink.edges[("a", "CAN_READ", "b")]["permission"] == "deny"
+    sink.decision_edge("a", "CAN_READ", "b", Decision(Effect.ALLOW))
+    assert sink.edges[("a", "CAN_READ", "b")]["permission"] == "deny"
+    sink.decision_edge("a", "CAN_READ", "c", Decision(Effect.NONE))
+    assert ("a", "CAN_READ", "c") not in sink.edges
+    # equal decisions share one stored properties dict
+    sink.decision_edge("x", "CAN_READ", "y", Decision(Effect.DENY))
+    assert sink.edges[("x", "CAN_READ", "y")] is sink.edges[("a", "CAN_READ", "b")]
+
+
+def test_the_cache_holds_what_its_keys_name():
+    """An entry keyed by an object's id keeps the object alive, so the id cannot name another object."""
+    cache = EvaluationCache()
+    stmt = Statement(effect="Allow", actions=("s3:GetObject",), resources=("*",))
+    alive = weakref.ref(stmt)
+    cache.stmt_actions[id(stmt)] = frozenset({"s3:GetObject"})
+    cache.hold(stmt)
+    del stmt
+    gc.collect()
+    assert alive() is not None
+    other = Statement(effect="Allow", actions=("s3:GetObject",), resources=("*",))
+    gone = weakref.ref(other)
+    del other
+    gc.collect()
+    assert gone() is None  # what is not held goes
+
+
+def test_the_builder_holds_every_statement_its_caches_name(sources):
+    """After a build, every id in a statement-keyed cache names an object the cache holds."""
+    builder = _Builder(sources, [])
+    builder.build()
+    cache = builder.cache
+    held = set(cache._held)
+    keyed = set(cache.stmt_actions) | set(cache.stmt_services) | {k[0] for k in cache.hits}
+    keyed |= {k[0] for k in cache.statement_candidates} | set(cache.rules)
+    assert keyed and keyed <= held
