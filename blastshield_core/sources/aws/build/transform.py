@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ....graph.ingest import paused_gc
@@ -74,26 +75,62 @@ def _edge_rows(edges: Mapping[tuple[str, str, str], dict[str, Any]]) -> list[Edg
     return [make((source, types[rel], target, props)) for (source, rel, target), props in edges.items()]
 
 
-# The build in order: each step with why it comes where it does. The read steps fill the inventory
-# (state.py) from the exports; then it is frozen, and the edge families write relationships to the edge
-# sink, each reading the inventory and what the families before it wrote.
-READ_STEPS: tuple[tuple[str, str], ...] = (
-    ("read_gaads", "principals, groups and policies: what every later step names"),
-    ("read_credential_reports", "one session per credential of the users the GAADs hold"),
-    ("read_instances", "instances, which run as a GAAD role through its instance profile"),
-    ("read_functions", "functions, which run as a GAAD role"),
-    ("read_buckets", "buckets: the data assets a wildcard grant reaches, and the owners of bucket policies"),
-    ("read_resource_policies", "resource policies, the organisation and the principals' tags: they name buckets"),
+@dataclass(frozen=True)
+class Step:
+    """One step of the build: the builder method it runs, why it comes where it does, and the
+    relationship types it may add, change or remove (a test holds each step to them)."""
+
+    name: str
+    why: str
+    writes: frozenset[str] = frozenset()
+
+
+_CHAIN = frozenset({"HAS_SESSION", "CAN_ACCESS", "RUNS_AS"})  # an identity's chain to its role-like node
+
+# The build in order. The read steps fill the inventory (state.py) from the exports; then it is
+# frozen, and the edge families write relationships to the edge sink, each reading the inventory and
+# what the families before it wrote.
+READ_STEPS: tuple[Step, ...] = (
+    Step("read_gaads", "principals, groups and policies: what every later step names", frozenset({"RUNS_AS"})),
+    Step("read_credential_reports", "one session per credential of the users the GAADs hold", _CHAIN - {"RUNS_AS"}),
+    Step("read_instances", "instances, which run as a GAAD role through its instance profile", frozenset({"RUNS_AS"})),
+    Step("read_functions", "functions, which run as a GAAD role", frozenset({"RUNS_AS"})),
+    Step("read_buckets", "buckets: the data assets a wildcard grant reaches, and the owners of bucket policies"),
+    Step("read_resource_policies", "resource policies, the organisation and the principals' tags: they name buckets"),
 )
-EDGE_STEPS: tuple[tuple[str, str], ...] = (
-    ("escalations", "CAN_ESCALATE, first: what a principal gains is a principal the next two steps evaluate"),
-    ("can_assume", "CAN_ASSUME from trust and identity policies, for every principal, the gained ones too"),
-    ("can_read", "CAN_READ from identity policies, for the same principals"),
-    ("decide_identity_conditions", "the conditional reads and assumptions above, decided by the snapshot's facts"),
-    ("follow_policies", "resource policies and guardrails on the identity side as the conditions left it"),
-    ("escalations_finish", "needs the assumptions as decided (the role family) and every data asset made"),
-    ("can_access", "CAN_ACCESS from credentials to workloads: depends on no step above; kept here for the order"),
-    ("read_findings", "alerts, last: a finding names a node the steps above made"),
+EDGE_STEPS: tuple[Step, ...] = (
+    Step(
+        "escalations",
+        "first: what a principal gains is a principal the next two steps evaluate",
+        frozenset({"CAN_ESCALATE"}),
+    ),
+    Step(
+        "can_assume",
+        "trust and identity policies, for every principal, the gained ones too (and outside principals' chains)",
+        frozenset({"CAN_ASSUME"}) | _CHAIN,
+    ),
+    Step("can_read", "identity policies' data reads, for the same principals", frozenset({"CAN_READ"})),
+    Step(
+        "decide_identity_conditions",
+        "the conditional reads and assumptions above, decided again by the snapshot's facts",
+        frozenset({"CAN_READ", "CAN_ASSUME"}),
+    ),
+    Step(
+        "follow_policies",
+        "resource policies and guardrails on the identity side as the conditions left it (and anyone's chain)",
+        frozenset({"CAN_READ", "CAN_ASSUME"}) | _CHAIN,
+    ),
+    Step(
+        "escalations_finish",
+        "needs the assumptions as decided (the role family) and every data asset made; drops unused gains",
+        frozenset({"CAN_ESCALATE", "CAN_READ", "CAN_ASSUME"}),
+    ),
+    Step(
+        "can_access",
+        "credentials to workloads: depends on no edge family above; kept here for the document's order",
+        frozenset({"CAN_ACCESS"}),
+    ),
+    Step("read_findings", "alerts, last: a finding names a node the steps above made"),
 )
 
 
@@ -137,13 +174,13 @@ class _Builder(
 
     def build(self) -> BuiltDocument:
         """The read steps, the inventory frozen, then the edge families, in the order of `STEPS`."""
-        for step, _why in READ_STEPS:
-            if step == "read_gaads" or self.inv.accounts:  # without an account nothing else is read
-                getattr(self, step)()
+        for step in READ_STEPS:
+            if step.name == "read_gaads" or self.inv.accounts:  # without an account nothing else is read
+                getattr(self, step.name)()
         self.inv.freeze()
         if self.inv.accounts:
-            for step, _why in EDGE_STEPS:
-                getattr(self, step)()
+            for step in EDGE_STEPS:
+                getattr(self, step.name)()
         name = "aws-" + "-".join(sorted(self.inv.accounts))[:120] if self.inv.accounts else "aws-empty"
         # Nodes are built valid here (ids from entity_id, text cleaned, scalar properties with checked keys);
         # relationships stay plain tuples, which the import validates with the model's rules once per

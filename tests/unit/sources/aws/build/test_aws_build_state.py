@@ -10,6 +10,7 @@ import weakref
 
 import pytest
 
+from blastshield_core.graph.model import RelType
 from blastshield_core.sources.aws import read_sources
 from blastshield_core.sources.aws.build.state import EdgeSink, EvaluationCache
 from blastshield_core.sources.aws.build.transform import EDGE_STEPS, READ_STEPS, _Builder
@@ -20,30 +21,58 @@ from blastshield_core.sources.aws.synthetic.generate import AwsGenerateOptions, 
 @pytest.fixture(scope="module")
 def sources(tmp_path_factory):
     folder = tmp_path_factory.mktemp("aws-state")
-    options = AwsGenerateOptions(users=40, roles=20, policies=30, buckets=10, escalations=8, bucket_policies=4, seed=4)
+    options = AwsGenerateOptions(
+        users=40, roles=20, policies=30, buckets=10, escalations=8, bucket_policies=4, org_levels=2, scps=4, seed=4
+    )
     write_aws_collection(options, folder)
     return read_sources([folder])
 
 
-def test_the_steps_run_in_the_tables_order_and_the_inventory_is_frozen_between(sources):
-    """Every read step runs before the inventory is frozen, every edge family after, in the tables' order."""
-    ran: list[tuple[str, bool]] = []
+def _recording(ran: list):
+    """A builder that records each step as it runs: its name, whether the inventory was frozen, and the
+    relationships (key -> properties) before and after it."""
 
     class Recording(_Builder):
         pass
 
-    for step, _why in READ_STEPS + EDGE_STEPS:
+    for step in READ_STEPS + EDGE_STEPS:
 
-        def record(self, _step=step):
-            ran.append((_step, self.inv.frozen))
-            return getattr(_Builder, _step)(self)
+        def record(self, _step=step.name):
+            before = dict(self.sink.edges)
+            result = getattr(_Builder, _step)(self)
+            ran.append((_step, self.inv.frozen, before, dict(self.sink.edges)))
+            return result
 
-        setattr(Recording, step, record)
-    builder = Recording(sources, [])
-    builder.build()
-    assert ran == [(s, False) for s, _ in READ_STEPS] + [(s, True) for s, _ in EDGE_STEPS]
-    assert len({s for s, _ in ran}) == len(ran)  # no step twice
-    assert all(why for _, why in READ_STEPS + EDGE_STEPS)
+        setattr(Recording, step.name, record)
+    return Recording
+
+
+def test_the_steps_run_in_the_tables_order_and_the_inventory_is_frozen_between(sources):
+    """Every read step runs before the inventory is frozen, every edge family after, in the tables' order."""
+    ran: list = []
+    _recording(ran)(sources, []).build()
+    assert [(name, frozen) for name, frozen, _, _ in ran] == [(s.name, False) for s in READ_STEPS] + [
+        (s.name, True) for s in EDGE_STEPS
+    ]
+    assert len({name for name, *_ in ran}) == len(ran)  # no step twice
+    assert all(step.why for step in READ_STEPS + EDGE_STEPS)
+
+
+def test_each_step_writes_only_the_relationship_types_it_declares(sources):
+    """What each step adds, changes or removes is of the types its row of the table names, and every
+    declared type is one the graph model knows."""
+    ran: list = []
+    _recording(ran)(sources, []).build()
+    declared = {step.name: step.writes for step in READ_STEPS + EDGE_STEPS}
+    touched_by: dict[str, set[str]] = {}
+    for name, _, before, after in ran:
+        changed = {k for k in before.keys() | after.keys() if before.get(k) is not after.get(k)}
+        touched_by[name] = {rel for _, rel, _ in changed}
+        assert touched_by[name] <= declared[name], (name, touched_by[name] - declared[name])
+    assert set().union(*declared.values()) <= {t.value for t in RelType}
+    # the account has escalations, bucket policies and an organisation: the families that re-decide do so
+    assert touched_by["escalations"] and touched_by["can_assume"] and touched_by["can_read"]
+    assert touched_by["follow_policies"] and touched_by["can_access"]
 
 
 def test_a_frozen_inventory_refuses_a_field_being_set(sources):
