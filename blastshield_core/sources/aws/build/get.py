@@ -25,7 +25,7 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, BinaryIO
+from typing import IO, Any
 from urllib.parse import unquote_plus
 
 from ..exports import EXPORTS
@@ -149,7 +149,7 @@ def _mb(limit: int) -> str:
     return f"{limit >> 20} MB" if limit >= 1 << 20 and not limit % (1 << 20) else f"{limit} bytes"
 
 
-def _read_stream(name: str, stream: BinaryIO, budget: _Budget, limit: int | None = None) -> bytes:
+def _read_stream(name: str, stream: IO[bytes], budget: _Budget, limit: int | None = None) -> bytes:
     """At most `limit` bytes (a file's limit by default) from `stream`, counted as they are read
     (inflated), never trusting a declared size."""
     limit = MAX_FILE_BYTES if limit is None else limit

@@ -98,14 +98,14 @@ SLICE_KINDS = frozenset({"credential_report", "access_keys", "instances", "funct
 
 def _policy_arns(entries: list[dict]) -> set[str]:
     """The managed policies the entries attach or take as their permissions boundary."""
-    arns = set()
+    arns: set[str] = set()
     for entry in entries:
         for attached in entry.get("AttachedManagedPolicies") or []:
-            if isinstance(attached, dict):
-                arns.add(attached.get("PolicyArn"))
+            if isinstance(attached, dict) and isinstance(attached.get("PolicyArn"), str):
+                arns.add(attached["PolicyArn"])
         boundary = entry.get("PermissionsBoundary")
-        if isinstance(boundary, dict):
-            arns.add(boundary.get("PermissionsBoundaryArn"))
+        if isinstance(boundary, dict) and isinstance(boundary.get("PermissionsBoundaryArn"), str):
+            arns.add(boundary["PermissionsBoundaryArn"])
     return arns
 
 

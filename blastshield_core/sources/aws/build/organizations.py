@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..iam.evaluate_input import Rule, read_policy
 from ..iam.policy import PolicyFormatError, as_list
@@ -79,8 +80,8 @@ def read_organization(sources: AwsSources, warn: Callable[[str, str, str], None]
     contents: dict[str, list[Rule] | None] = {}
     for source in sources.of("org_policy"):
         found = True
-        policy = source.data.get("Policy") if isinstance(source.data.get("Policy"), dict) else {}
-        summary = policy.get("PolicySummary") if isinstance(policy.get("PolicySummary"), dict) else {}
+        policy: dict[str, Any] = source.data["Policy"] if isinstance(source.data.get("Policy"), dict) else {}
+        summary: dict[str, Any] = policy["PolicySummary"] if isinstance(policy.get("PolicySummary"), dict) else {}
         kind = GUARDRAIL_TYPES.get(str(summary.get("Type", "")))
         if kind is None and source.resource not in kinds:
             continue  # another policy type (tag, backup, AI opt-out): not a guardrail

@@ -90,7 +90,7 @@ class _TrustMixin(_BuilderBase):
                     role.named = arns_named(role.trust)
                 names, patterned = role.named
                 specific = principal.arn if patterned or principal.arn in names or key in names else None
-                key = (
+                cache_key = (
                     role_arn,
                     principal.account,
                     principal.kind,
@@ -99,7 +99,7 @@ class _TrustMixin(_BuilderBase):
                     own.conditional,
                     own.condition_keys,
                 )
-                clean = self.cache.assume_props.get(key, _UNSET)
+                clean = self.cache.assume_props.get(cache_key, _UNSET)
                 if clean is _UNSET:
                     decision = may_assume(
                         role.trust,
@@ -110,7 +110,7 @@ class _TrustMixin(_BuilderBase):
                         boundary=principal.boundary,
                         own=own,
                     )
-                    clean = self.cache.assume_props[key] = self.sink.decision_props("CAN_ASSUME", decision)
+                    clean = self.cache.assume_props[cache_key] = self.sink.decision_props("CAN_ASSUME", decision)
                 if clean is not None:
                     found.append((role.principal.node, clean))
             self.sink.fan_out(principal.node, "CAN_ASSUME", found)

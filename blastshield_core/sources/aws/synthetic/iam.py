@@ -78,7 +78,7 @@ class _IamRecords(_AccountBase):
                 )
             elif pick < 0.63:
                 targets = self.team_instances.get(team) or self.instance_ids
-                statement = {
+                statement: dict[str, Any] = {
                     "Effect": "Allow",
                     "Action": self.rng.choice(
                         (["ssm:StartSession", "ssm:SendCommand"], "ec2-instance-connect:SendSSHPublicKey")

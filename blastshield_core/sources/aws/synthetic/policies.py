@@ -89,7 +89,11 @@ def _scp(index: int, account: str) -> dict[str, Any]:
     """The `index`-th generated SCP's content (the kinds cycle)."""
     kind = index % 4
     if kind == 0:
-        statement = {"Effect": "Deny", "Action": "s3:GetObject", "Resource": f"arn:aws:s3:::t{index}-pii-*/*"}
+        statement: dict[str, Any] = {
+            "Effect": "Deny",
+            "Action": "s3:GetObject",
+            "Resource": f"arn:aws:s3:::t{index}-pii-*/*",
+        }
     elif kind == 1:
         statement = {
             "Effect": "Deny",
