@@ -76,7 +76,7 @@ def _built(cls: type[Any], **values: Any) -> Any:
     """A model instance from values the transform built valid (what model_construct does, minus its
     model_post_init re-check, which cost more than the evaluation on a large account). A test
     validates a whole built document through the model."""
-    obj = cls.__new__(cls)
+    obj = object.__new__(cls)
     object.__setattr__(obj, "__dict__", values)
     object.__setattr__(obj, "__pydantic_fields_set__", set(values))
     object.__setattr__(obj, "__pydantic_extra__", None)

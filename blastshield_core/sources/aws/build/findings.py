@@ -41,8 +41,8 @@ class _FindingsMixin(_BuilderBase):
             entity = entity_id(account, "instance", str(iid)) if iid else None
         elif rtype == "S3Bucket":
             buckets = as_list(resource.get("S3BucketDetails"))
-            name = buckets[0].get("Name") if buckets and isinstance(buckets[0], dict) else None
-            entity = entity_id(account, "bucket", str(name)) if name else None
+            bucket = buckets[0].get("Name") if buckets and isinstance(buckets[0], dict) else None
+            entity = entity_id(account, "bucket", str(bucket)) if bucket else None
         if entity is None or entity not in self.sink.nodes:
             self.warn(source.name, item, f"the finding's resource ({rtype or 'none'}) is not in the graph: no alert")
             return

@@ -182,7 +182,7 @@ class _IdentityConditionsMixin(_ResourcePolicyMixin):
         asset = self.sink.nodes.get(target)
         if asset is None or asset.properties.get("wildcard"):
             return props
-        service = _KIND_SERVICE.get(asset.properties.get("aws_kind") or "")
+        service = _KIND_SERVICE.get(str(asset.properties.get("aws_kind") or ""))
         if service is None:
             return props
         resource, account, tags = self._test_arn(target)

@@ -204,10 +204,11 @@ class _PolicySet:
         """
         found = self._memo.get(key)
         if found is None:
-            if self._fixed is None:
-                self._prepare()
-            fixed, by_place = self._fixed, self._by_place
-            summaries = [[part.copy() if part is not None else None for part in pair] for pair in fixed]
+            fixed = self._fixed if self._fixed is not None else self._prepare()
+            by_place = self._by_place
+            summaries: list[list[Any]] = [
+                [part.copy() if part is not None else None for part in pair] for pair in fixed
+            ]
             for place in key:
                 for action, side, position, stmt in by_place.get(place, ()):
                     summaries[action][side].add(position, stmt)
@@ -219,7 +220,7 @@ class _PolicySet:
 
     _fixed: list[list[Any]] | None = None
 
-    def _prepare(self) -> None:
+    def _prepare(self) -> list[list[Any]]:
         """The `*` statements' summary per action and side, and each varying statement's places."""
         self._fixed = []
         self._by_place: dict[int, list[tuple[int, int, int, Statement]]] = {}
@@ -237,6 +238,7 @@ class _PolicySet:
                         self._by_place.setdefault(place, []).append((action, side, position, stmt))
                 parts.append(summary)
             self._fixed.append(parts)
+        return self._fixed
 
 
 class _Matched:

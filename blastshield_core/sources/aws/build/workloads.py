@@ -4,12 +4,12 @@ instance profile), and `CAN_ACCESS` from a user's credentials to them."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..iam.policy import Decision, Effect, Statement, as_list, statement_matches_resource
 from .builder import _BuilderBase
-from .common import _ACCOUNT_RE, ACCESS_ACTIONS, _arn_account, _obj, _tags, entity_id
+from .common import _ACCOUNT_RE, ACCESS_ACTIONS, _arn_account, _obj, _Principal, _tags, entity_id
 from .get import SourceFile
 from .policy_sets import _PolicySet, _sorted_matches
 
@@ -137,13 +137,7 @@ class _WorkloadsMixin(_BuilderBase):
         for user in self.inv.users.values():
             sessions = self.inv.user_sessions.get(user.arn, [])
             for kind, actions in ACCESS_ACTIONS.items():
-                statements = self.derived(
-                    user,
-                    kind,
-                    lambda p, acts=frozenset(actions): [
-                        s for s in p.statements if not acts.isdisjoint(self.actions_of(s))
-                    ],
-                )
+                statements = self.derived(user, kind, self._touching(frozenset(actions)))
                 if not any(s.effect == "Allow" for s in statements):
                     continue
                 policy_set = self.policy_set(statements, user.boundary, actions)
@@ -157,6 +151,10 @@ class _WorkloadsMixin(_BuilderBase):
                 for node, clean in found:
                     for session in sessions:
                         self.sink.put_edge(session, "CAN_ACCESS", node, clean)
+
+    def _touching(self, actions: frozenset[str]) -> Callable[[_Principal], list[Statement]]:
+        """What `derived` makes for one kind of access: a principal's statements that name any of `actions`."""
+        return lambda p: [s for s in p.statements if not actions.isdisjoint(self.actions_of(s))]
 
     def access_props(self, actions: tuple[str, ...], decisions: tuple[Decision, ...]) -> dict[str, Any] | None:
         """The stored properties of CAN_ACCESS for the decisions on a workload's actions (None: no allow);
