@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..base.settings import SettingsError, load_settings
+from ..base.settings import Settings, SettingsError, load_settings
 from ..graph.model import DOCUMENT_NAME_PATTERN, DocumentError
 from ..graph.store import QueryFailed, StoreRefused
 from ..results import AccessPath, Status, ToolResult
@@ -33,6 +33,7 @@ from .cli_parser import EXPORT_FORMATS, _HelpFormatter, _parse_args, _parser, _t
 # that uses one.
 if TYPE_CHECKING:
     from ..brief.checker import BriefingClaims
+    from ..sources.analyst_alert import AlertRequest
     from .service import Services
 
 __all__ = ["EXIT_CODES", "READ_COMMANDS", "main"]
@@ -153,7 +154,7 @@ def _tool_result(services: Services, args: argparse.Namespace) -> ToolResult:
     raise AssertionError(f"unhandled command {args.command}")  # pragma: no cover
 
 
-def _serve_mcp(args: argparse.Namespace, settings: Any) -> int:
+def _serve_mcp(args: argparse.Namespace, settings: Settings) -> int:
     """Serve the MCP tools over stdio. They only read (select_response_candidate records its
     proposal in this process), so the server opens the read-only store, as read commands do."""
     import logging
@@ -185,7 +186,7 @@ def _evidence_unavailable(exc: Exception) -> bool:
 class _ReadOnly:
     """What a read command needs of the services: the read tools over an open store."""
 
-    def __init__(self, settings: Any) -> None:
+    def __init__(self, settings: Settings) -> None:
         from ..graph.store import Store
         from ..read.tools import ReadTools
 
@@ -196,7 +197,7 @@ class _ReadOnly:
         self.store.close()
 
 
-def _read_command(args: argparse.Namespace, settings: Any) -> int:
+def _read_command(args: argparse.Namespace, settings: Settings) -> int:
     """A read command (`READ_COMMANDS`): store and read tools only, same output and exit codes."""
     try:
         services = _ReadOnly(settings)
@@ -230,7 +231,7 @@ def _not_opened(args: argparse.Namespace, exc: QueryFailed) -> int:
     return _fail(args.json, Status.QUERY_FAILED, str(exc), EXIT_FAILED)
 
 
-def _alert_command(args: argparse.Namespace, settings: Any, request: Any) -> int:
+def _alert_command(args: argparse.Namespace, settings: Settings, request: AlertRequest) -> int:
     """`alert open`: what it needs of the services, the store and the audit, and nothing else. On
     the embedded default the store writes over the light connection (`Store(light_writes=True)`:
     no redis-py, the same lock, transactions and keys). As for every writing command, runs left

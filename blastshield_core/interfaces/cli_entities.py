@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
+from ..base.settings import Settings
 from ..graph.store import QueryFailed, Store
 from ..read.entities import EntityMatch, resolve_entity, search_entities
 from ..results import Status
@@ -21,7 +21,7 @@ def _match_line(m: EntityMatch) -> str:
     return f"  {m.label:<9} {one_line(m.id):<40} {one_line(m.name)}{arn}{account}"
 
 
-def _entities(args: argparse.Namespace, settings: Any) -> int:
+def _entities(args: argparse.Namespace, settings: Settings) -> int:
     """`entities QUERY [--label L] [--account A] [--limit N]`: matches best first; exit 0 with or
     without matches, 2 for invalid input, 4 when the graph cannot be read."""
     try:
