@@ -252,7 +252,7 @@ def release_form(svc, route_ids: list[str], *, key: str) -> None:
         if route in on_account:
             st.caption(f"Changed on the AWS account by run {md_text(on_account[route]['run_id'])}: release restores "
                        "the before-image there, or refuses if someone else changed it since.")  # fmt: skip
-            needs = release_needs_acknowledgement({"kind": on_account[route]["kind"]})
+            needs = release_needs_acknowledgement(on_account[route]["kind"])
             if needs:
                 acknowledge = st.checkbox(f"I acknowledge: {needs}", key=f"{key}_release_ack")
         if st.button("Release route", key=f"{key}_release", disabled=not (sure and reason.strip())) and _may(

@@ -132,25 +132,22 @@ counts = [
 if counts:
     st.markdown("**Evidence counts per action**")
     st.dataframe(counts, hide_index=True, width="stretch", key="audit_counts")
-aws_actions = [a for a in run.actions if a.aws]
+aws_actions = [(a, a.aws) for a in run.actions if a.aws is not None]
 if aws_actions:
     st.markdown("**On the AWS account** — the before-image read before the call, and AWS's request id")
     st.dataframe(
         [
             {
                 "route": a.route_id,
-                "call": " ".join(
-                    f"{c['api']}({', '.join(f'{k}={v}' for k, v in c['params'].items())})"
-                    for c in a.aws["plan"]["calls"]
-                ),
-                "in AWS": "applied" if a.aws.get("applied_in_aws") else f"{NOT_APPLIED}: {a.aws.get('note', '')}",
-                "request id": a.aws.get("request_id") or "—",
+                "call": " ".join(c.text() for c in aws.plan.calls),
+                "in AWS": "applied" if aws.applied_in_aws else f"{NOT_APPLIED}: {aws.note}",
+                "request id": aws.request_id or "—",
                 "applied": a.applied,
                 "api_verified": a.api_verified,
                 "graph_verified": a.graph_verified,
-                "before-image": json.dumps(a.aws["plan"].get("before_image") or {}, sort_keys=True),
+                "before-image": json.dumps(aws.plan.before_image or {}, sort_keys=True),
             }
-            for a in aws_actions
+            for a, aws in aws_actions
         ],
         hide_index=True,
         width="stretch",

@@ -122,25 +122,26 @@ if candidates.status is Status.OK and candidates.candidates:
         if not cached or cached[0] != plan_key:
             cached = (plan_key, account_plans(svc, alert_id, effector)[1])
             st.session_state.contain_plans = cached
-        on_account = [p for p in cached[1] if "aws" in p]
+        on_account = [p.aws for p in cached[1] if p.aws is not None]
         if on_account:
             st.subheader("Plan on the AWS account")
             st.caption("What blocking each AWS-backed candidate does, read from the account now. Nothing is executed.")
-            for entry in on_account:
-                plan = entry["aws"]
+            for plan in on_account:
                 with st.container(border=True):
-                    st.markdown(f"**{md_text(entry['route_id'])}** · {md_text(plan['kind'])}")
-                    if not plan["applied_in_aws"]:
+                    st.markdown(f"**{md_text(plan.route_id)}** · {md_text(plan.kind.value)}")
+                    if not plan.applied_in_aws:
                         st.warning(
-                            f"**{NOT_APPLIED}** (graph only): {md_text(plan['note'])}. The route would be blocked in "
+                            f"**{NOT_APPLIED}** (graph only): {md_text(plan.note)}. The route would be blocked in "
                             "the graph only; the credential keeps working on the account."
                         )
-                    for call in plan["calls"]:
-                        params = ", ".join(f"{k}={v}" for k, v in call["params"].items())
-                        st.code(f"{call['api']}({params})", language=None)
-                    st.markdown("\n".join(f"- side effect: {md_text(e)}" for e in plan["side_effects"]))
-                    st.markdown(f"**Reversibility:** {md_text(plan['reversibility'])}")
-                    st.json(plan["before_image"] or {"before_image": "not read (no AWS session)"}, expanded=False)
+                    for call in plan.calls:
+                        st.code(call.text(), language=None)
+                    st.markdown("\n".join(f"- side effect: {md_text(e)}" for e in plan.side_effects))
+                    st.markdown(f"**Reversibility:** {md_text(plan.reversibility)}")
+                    if plan.read_error:
+                        st.error(f"The before-image could not be read, so nothing would be called: "
+                                 f"{md_text(plan.read_error)}")  # fmt: skip
+                    st.json(plan.before_image or {"before_image": "not read (no AWS session)"}, expanded=False)
 
 revocations: list = []
 if candidates.status is Status.OK and candidates.revocations:
@@ -165,16 +166,15 @@ for revoke in revocations:
     plan = revoke["plan"]
     with st.container(border=True):
         st.markdown(f"**{md_text(revoke['id'])}** · {md_text(revoke['reason'])}")
-        if not plan["applied_in_aws"]:
-            st.warning(f"**{NOT_APPLIED}**: {md_text(plan['note'])}. Nothing would be changed on the account.")
-        call = plan["calls"][0]
-        st.code(f"{call['api']}(RoleName={call['params']['RoleName']}, PolicyName={call['params']['PolicyName']})\n"
-                f"{call['params']['PolicyDocument']}", language=None)  # fmt: skip
-        st.markdown("\n".join(f"- side effect: {md_text(e)}" for e in plan["side_effects"]))
-        st.markdown(f"**Reversibility:** {md_text(plan['reversibility'])}")
-        if plan.get("read_error"):
-            st.error(f"The before-image could not be read, so nothing would be called: {md_text(plan['read_error'])}")
-        st.json(plan["before_image"] or {"before_image": "not read (no AWS session)"}, expanded=False)
+        if not plan.applied_in_aws:
+            st.warning(f"**{NOT_APPLIED}**: {md_text(plan.note)}. Nothing would be changed on the account.")
+        for call in plan.calls:
+            st.code(call.text(), language=None)
+        st.markdown("\n".join(f"- side effect: {md_text(e)}" for e in plan.side_effects))
+        st.markdown(f"**Reversibility:** {md_text(plan.reversibility)}")
+        if plan.read_error:
+            st.error(f"The before-image could not be read, so nothing would be called: {md_text(plan.read_error)}")
+        st.json(plan.before_image or {"before_image": "not read (no AWS session)"}, expanded=False)
 in_force = [r for r in revocations_in_force(svc) if r["alert_id"] == alert_id]
 if in_force:
     with st.expander("Release a session revocation (audited)", expanded=False):
@@ -349,20 +349,20 @@ if run_id and session is None:
     if run.actions:
         rows = [a.model_dump(exclude={"aws"}) for a in run.actions]
         st.dataframe(rows, hide_index=True, width="stretch", key="contain_actions")
-    aws_actions = [a for a in run.actions if a.aws]
+    aws_actions = [a for a in run.actions if a.aws is not None]
     if aws_actions:
         st.markdown("**On the AWS account** — both verifications: re-read through the API, then asked in the graph")
         st.dataframe(
             [
                 {
                     "route": a.route_id,
-                    "call": a.aws["plan"]["calls"][0]["api"],
-                    "in AWS": "applied" if a.aws.get("applied_in_aws") else NOT_APPLIED,
+                    "call": a.aws.call.api if a.aws.call else "—",
+                    "in AWS": "applied" if a.aws.applied_in_aws else NOT_APPLIED,
                     "applied": a.applied,
                     "api_verified": a.api_verified,
                     "graph_verified": a.graph_verified,
-                    "request id": a.aws.get("request_id") or "—",
-                    "re-sync": a.aws.get("resync") or "—",
+                    "request id": a.aws.request_id or "—",
+                    "re-sync": a.aws.resync or "—",
                 }
                 for a in aws_actions
             ],
@@ -376,9 +376,9 @@ if run_id and session is None:
                 "sessions issued before it and cuts no qualifying path, so it never contains the paths."
             )
         graph_only = [
-            a.route_id for a in aws_actions if not a.aws.get("applied_in_aws") and a.operation == "block_route"
+            a.route_id for a in aws_actions if a.aws and not a.aws.applied_in_aws and a.operation == "block_route"
         ]
-        why = next((a.aws.get("note", "") for a in aws_actions if not a.aws.get("applied_in_aws")), "")
+        why = next((a.aws.note for a in aws_actions if a.aws and not a.aws.applied_in_aws), "")
         if graph_only:
             st.warning(
                 f"**{NOT_APPLIED}:** {md_text(', '.join(graph_only))} blocked in the graph only "

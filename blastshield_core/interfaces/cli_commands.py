@@ -50,14 +50,15 @@ def _run_text(run: RunRecord, with_steps: bool) -> str:
 def _aws_text(action: Any) -> str:
     """An action's account side: applied in AWS with both checks and the request id, or not."""
     aws = action.aws
-    if not aws:
+    if aws is None:
         return ""
-    if not aws.get("applied_in_aws"):
+    if not aws.applied_in_aws:
         where = "nothing changed" if action.operation == "revoke_role_sessions" else "graph only"
         return f"; not applied in AWS ({where})"
+    api = aws.call.api if aws.call is not None else aws.plan.kind.value
     return (
-        f"; AWS {aws['plan']['calls'][0]['api']}: applied {action.applied}, api_verified {action.api_verified},"
-        f" graph_verified {action.graph_verified}, request {aws.get('request_id') or '-'}"
+        f"; AWS {api}: applied {action.applied}, api_verified {action.api_verified},"
+        f" graph_verified {action.graph_verified}, request {aws.request_id or '-'}"
     )
 
 

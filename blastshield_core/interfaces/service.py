@@ -84,7 +84,7 @@ _PAGE_NAMES = {
     "revocation_plans": "interfaces.aws.sessions",
     "revocations_in_force": "interfaces.aws.sessions",
     "revoke_role_sessions": "interfaces.aws.sessions",
-    "NOT_APPLIED": "respond.aws.responder",
+    "NOT_APPLIED": "results.account",
     "release_needs_acknowledgement": "respond.aws.responder",
     "PageQuery": "interfaces.walkthrough",
     "SeenLog": "interfaces.walkthrough",

@@ -63,8 +63,10 @@ from ..results import (
     RunStep,
     Status,
 )
+from ..results.account import AccountOutcome, AccountPlan
 from .act import ActionService
 from .decide import Decider, DecisionContext, validate_proposal
+from .effector import AccountEffector
 
 __all__ = [
     "ANALYST_WAIT_LIMIT_S",
@@ -112,6 +114,11 @@ def _now() -> datetime:
 
 def new_run_id() -> str:
     return f"run-{_now().strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
+
+
+def _applied(account: AccountOutcome, result: ActionResult) -> bool:
+    """Whether the action took effect: on the account when it acts there, else in the graph."""
+    return account.applied if account.applied_in_aws else result.status == "applied"
 
 
 class RunSession:
@@ -341,21 +348,23 @@ class RunSession:
             "intent",
             f"about to block_route {route_id} (candidate {proposal.candidate_id}) as {self.run.actor}"
             + (
-                "" if plan is None else (" on the AWS account" if on_account else f" ({plan.kind}: not applied in AWS)")
+                ""
+                if plan is None
+                else (" on the AWS account" if on_account else f" ({plan.kind.value}: not applied in AWS)")
             ),
             {"operation": "block_route", "route_id": route_id, "candidate_id": proposal.candidate_id}
             | ({} if plan is None else {"aws_plan": plan.to_dict(), "before_image": plan.before_image}),
         )
         mark = tools.tracer.mark()
-        account: dict[str, Any] | None = None
-        if on_account:
+        account: AccountOutcome | None = None
+        if on_account and effector is not None and plan is not None:
             result, account = self._act_on_account(effector, plan, alert_id, route_id, mark)
         else:
             result = self.controller.actions.execute(
                 "block_route", alert_id, route_id, self.run.run_id, tools=tools, actor=self.run.actor
             )
             if plan is not None:
-                account = {"applied_in_aws": False, "plan": plan.to_dict(), "note": plan.note or "graph only"}
+                account = AccountOutcome(applied_in_aws=False, plan=plan, note=plan.note or "graph only")
         if result.status == "applied":
             self._pending = RunAction(
                 step=self._decisions,
@@ -386,7 +395,7 @@ class RunSession:
             ]
         graph_verified = verified
         if on_account and account is not None:  # completed needs the account's re-read too
-            verified = verified and bool(account.get("api_verified"))
+            verified = verified and account.api_verified
         self._step(
             "requery",
             f"fresh investigation: {after.status.value}, {after.path_count} path(s) remain"
@@ -412,10 +421,10 @@ class RunSession:
                 paths_before=result.paths_before,
                 paths_after=after.path_count if after.status.is_answer else None,
                 reason=result.reason,
-                applied=None if account is None else bool(account.get("applied", result.status == "applied")),
-                api_verified=None if account is None else bool(account.get("api_verified")),
+                applied=None if account is None else _applied(account, result),
+                api_verified=None if account is None else account.api_verified,
                 graph_verified=None if account is None else graph_verified,
-                aws=account,
+                aws=account if account is None else account.model_copy(update={"graph_verified": graph_verified}),
             )
         )
         self._update_audit(self.run.steps[-1])
@@ -440,40 +449,38 @@ class RunSession:
         )
 
     def _act_on_account(
-        self, effector: Any, plan: Any, alert_id: str, route_id: str, mark: int
-    ) -> tuple[ActionResult, dict[str, Any]]:
+        self, effector: AccountEffector, plan: AccountPlan, alert_id: str, route_id: str, mark: int
+    ) -> tuple[ActionResult, AccountOutcome]:
         """The account's call (after the intent step), its request id, the API re-read, then the
         principal's slice re-synced through the import path: the route's status comes from the account."""
         before = self.latest.path_count if self.latest is not None else None
-        outcome = effector.apply(plan)
-        account = {"applied_in_aws": True, "plan": plan.to_dict(), **outcome}
-        call = plan.calls[0]
+        account = effector.apply(plan)
+        api = account.call.api if account.call is not None else plan.kind.value
         self._step(
             "aws_call",
-            f"{call['api']} {route_id}: "
+            f"{api} {route_id}: "
             + (
-                f"request id {outcome['request_id']}; re-read through the API: {outcome.get('read_back')}"
-                if outcome["applied"]
-                else f"not applied ({outcome['error']})"
+                f"request id {account.request_id}; re-read through the API: {account.read_back}"
+                if account.applied
+                else f"not applied ({account.error})"
             ),
-            {"route_id": route_id, **account},
+            {"route_id": route_id, **account.model_dump(mode="json")},
             mark,
         )
-        if not outcome["applied"]:
+        if not account.applied:
             return ActionResult(
                 operation="block_route",
                 status="failed",
-                reason=outcome["error"],
+                reason=account.error,
                 alert_id=alert_id,
                 route_id=route_id,
                 paths_before=before,
             ), account
         why = effector.resync(plan)
-        account["resync"] = why or "re-synced"
+        account.resync = why or "re-synced"
         self._step("resync", f"{plan.user}'s slice re-collected and imported: {why or 'ok'}", {"error": why})
         after = self.tools.investigate_alert(alert_id)
-        target = call["params"].get("AccessKeyId") or call["params"].get("UserName")
-        reason = f"{call['api']} on {target} (request {outcome['request_id']})"
+        reason = f"{api} on {plan.subject()} (request {account.request_id})"
         return ActionResult(
             operation="block_route",
             status="applied",
@@ -499,11 +506,9 @@ class RunSession:
         if any(a.status == "applied" and not a.verified for a in self.run.actions):  # pragma: no cover - guarded above
             raise AssertionError("completed with an unverified action")
         reason = f"a fresh query found no qualifying path; {verified} verified action(s)"
-        on_account = sum(1 for a in self.run.actions if a.aws and a.aws.get("applied_in_aws"))
+        on_account = sum(1 for a in self.run.actions if a.aws and a.aws.applied_in_aws)
         graph_only = [
-            a.route_id
-            for a in self.run.actions
-            if a.aws and not a.aws.get("applied_in_aws") and a.operation == "block_route"
+            a.route_id for a in self.run.actions if a.aws and not a.aws.applied_in_aws and a.operation == "block_route"
         ]
         if on_account:
             reason += f"; {on_account} applied and verified on the AWS account"
@@ -553,12 +558,14 @@ class RunSession:
 class ContainmentController:
     """Starts runs and drives them to a verdict."""
 
-    def __init__(self, tools: ReadTools, actions: ActionService, audit: AuditLog, effector: Any = None):
+    def __init__(
+        self, tools: ReadTools, actions: ActionService, audit: AuditLog, effector: AccountEffector | None = None
+    ):
         self.tools = tools
         self.actions = actions
         self.audit = audit
-        # The account responder (`aws_respond.AccountResponder`) for AWS-backed routes, when configured.
-        self.effector = effector
+        # The account responder (`respond/aws/responder.AccountResponder`) for AWS-backed routes, when configured.
+        self.effector: AccountEffector | None = effector
 
     def start(
         self,

@@ -3,9 +3,9 @@
 The field names here are a contract: the CLI prints these models as JSON and
 scripts rely on them (`status`, `alert.risk_score`, `paths[].nodes[].id`, ...).
 
-`core` holds the read tools' models; `analysis`, `runs` and `collateral` hold the analysis,
-containment and collateral models, each importing from `core` only (no circle), and are
-loaded the first time one of their names is read from this package.
+`core` holds the read tools' models; `analysis`, `runs`, `account` and `collateral` hold the
+analysis, containment, account-action and collateral models, importing from `core` (and `runs`
+from `account`; no circle), and are loaded the first time one of their names is read from here.
 """
 
 import importlib
@@ -60,6 +60,13 @@ __all__ = [
     "MAX_MULTI_ALERTS",
     "PATH_CAP",
     "AccessPath",
+    "AccountActionKind",
+    "AccountCall",
+    "AccountCheck",
+    "AccountOutcome",
+    "AccountPlan",
+    "AccountRelease",
+    "AccountTarget",
     "ActionResult",
     "AlertInput",
     "AlertReopened",
@@ -70,6 +77,7 @@ __all__ = [
     "BlastRadiusResult",
     "Candidate",
     "CandidateCollateral",
+    "CandidatePlan",
     "CandidatesResult",
     "ChokePointsInput",
     "ChokePointsResult",
@@ -140,6 +148,14 @@ _LATER = {
     "Decision": ".runs",
     "ActionResult": ".runs",
     "RunAction": ".runs",
+    "AccountActionKind": ".account",
+    "AccountCall": ".account",
+    "AccountCheck": ".account",
+    "AccountOutcome": ".account",
+    "AccountPlan": ".account",
+    "AccountRelease": ".account",
+    "AccountTarget": ".account",
+    "CandidatePlan": ".account",
     "RunStep": ".runs",
     "RunOwner": ".runs",
     "RouteRelease": ".runs",
@@ -159,6 +175,16 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:
+    from .account import (
+        AccountActionKind,
+        AccountCall,
+        AccountCheck,
+        AccountOutcome,
+        AccountPlan,
+        AccountRelease,
+        AccountTarget,
+        CandidatePlan,
+    )
     from .analysis import (
         ChokePointsInput,
         ChokePointsResult,

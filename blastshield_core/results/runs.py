@@ -9,6 +9,7 @@ from typing import Annotated, Any
 from pydantic import Field, StrictStr
 
 from ..base.ids import ENTITY_ID_PATTERN
+from .account import AccountOutcome
 from .core import (
     CANDIDATE_ID_PATTERN,
     InvestigationResult,
@@ -96,7 +97,7 @@ class RunAction(_Out):
     applied: bool | None = None
     api_verified: bool | None = None
     graph_verified: bool | None = None
-    aws: dict[str, Any] | None = None
+    aws: AccountOutcome | None = None
     operation: str = "block_route"  # or revoke_role_sessions
 
 

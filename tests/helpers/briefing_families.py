@@ -93,10 +93,10 @@ class Context:
         wanted = plans.get(kind, {"deactivate_access_key", "deny_all_inline_policy"})
         return any(
             a.aws is not None
-            and a.aws.get("applied_in_aws") is True
+            and a.aws.applied_in_aws is True
             and a.applied is True
             and a.api_verified is True
-            and (a.aws.get("plan") or {}).get("kind") in wanted
+            and a.aws.plan.kind in wanted
             for a in self.run.actions
         )
 

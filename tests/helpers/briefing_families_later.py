@@ -143,7 +143,7 @@ def _h3_account_iam(c: Context):
 
 def _h3_account_revocation(c: Context):
     revoked = c.run is not None and any(
-        a.operation == "revoke_role_sessions" and a.applied is True and (a.aws or {}).get("applied_in_aws") is True
+        a.operation == "revoke_role_sessions" and a.applied is True and a.aws is not None and a.aws.applied_in_aws
         for a in c.run.actions
     )
     yield from both(

@@ -209,3 +209,30 @@ def test_rooms_inside_sources_aws():
 def test_the_inner_rules_can_fail():
     rule = [("blastshield_core.sources.aws.build", ("blastshield_core.sources.aws.iam",), "a test of the check")]
     assert _inner_offenders(rule), "build/ imports the evaluator, so a rule forbidding it must report it"
+
+
+# The rooms that may talk to AWS: the collector on the read side, the account actions on the write side.
+AWS_ROOMS = ("blastshield_core.sources.aws.collect", "blastshield_core.respond.aws")
+AWS_LIBRARIES = ("boto3", "botocore")
+
+
+def _aws_offenders(rooms: tuple[str, ...]) -> list[str]:
+    offenders = []
+    for path in _core_files():
+        name = _module_name(path)
+        if any(name == room or name.startswith(room + ".") for room in rooms):
+            continue
+        for line, module in _imports(path):
+            if module.split(".")[0] in AWS_LIBRARIES:
+                offenders.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
+    return offenders
+
+
+def test_only_the_collector_and_the_account_actions_import_boto3_or_botocore():
+    """boto3 and botocore (lazy imports included) only in `sources/aws/collect/` and `respond/aws/`:
+    every AWS session, client and error is made or caught there, and nowhere else."""
+    assert _aws_offenders(AWS_ROOMS) == []
+
+
+def test_the_aws_rule_can_fail():
+    assert _aws_offenders(("blastshield_core.sources.aws.collect",)), "respond/aws/ imports botocore"

@@ -14,9 +14,15 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...results import Status
+
+if TYPE_CHECKING:
+    from ...respond.aws.responder import AccountResponder
+    from ...respond.effector import AccountEffector
+    from ...results import CandidatesResult, RunAction, RunRecord
+    from ...results.account import AccountOutcome, CandidatePlan
 
 __all__ = [
     "COLLECTIONS_FILE",
@@ -39,13 +45,10 @@ COLLECTIONS_FILE = "aws-collections.json"  # in the data folder: account -> its 
 
 
 def _session(profile: str | None) -> Any:
-    import boto3
-    import botocore.exceptions
+    """A boto3 session of the profile (opened in `sources/aws/collect/`, the read side's AWS room)."""
+    from ...sources.aws.collect import profiles
 
-    try:
-        return boto3.Session(profile_name=profile or None)
-    except botocore.exceptions.ProfileNotFound as exc:
-        raise ValueError(f"AWS profile {profile!r} is not in the AWS config: {exc}") from None
+    return profiles.profile_session(profile)
 
 
 def collect_session(profile: str | None = None) -> Any:
@@ -70,11 +73,12 @@ def record_collections(settings: Any, folders: dict[str, str]) -> None:
     write_private(Path(settings.data_dir) / COLLECTIONS_FILE, json.dumps(known, indent=1, sort_keys=True))
 
 
-def responder(services: Any, settings: Any) -> Any:
+def responder(services: Any, settings: Any) -> AccountResponder:
     """The account responder: writes with BLASTSHIELD_AWS_RESPOND_PROFILE when it is set (else
     every AWS-backed route is blocked in the graph only, "not applied in AWS"), re-collects with
     the collect profile into the folder `collect-aws --import` recorded, and re-syncs the user's slice
     in place (`resync_user`: that slice alone, in one query, not the whole account)."""
+    from ...respond.aws.actions import AccountSessions
     from ...respond.aws.responder import AccountResponder
     from ...sources.aws.collect.collector import CollectError, botocore_config, recollect_user_keys
 
@@ -98,13 +102,8 @@ def responder(services: Any, settings: Any) -> Any:
             return str(exc)
         return ""
 
-    return AccountResponder(
-        services.store,
-        respond_session=respond,
-        read_session=collect or respond,
-        resync=resync,
-        client_config=botocore_config(),
-    )
+    sessions = AccountSessions(respond=respond, read=collect or respond, client_config=botocore_config())
+    return AccountResponder(services.store, sessions, resync=resync)
 
 
 class AccountRefused(ValueError):
@@ -124,67 +123,68 @@ def account_calls() -> tuple[str, ...]:
 
 def aws_regions() -> list[str]:
     """The regions botocore knows for EC2 (from its bundled endpoint data; no call is made)."""
-    import botocore.session
+    from ...sources.aws.collect.profiles import aws_regions as regions
 
-    return sorted(botocore.session.Session().get_available_regions("ec2")) or ["us-east-1"]
+    return regions()
 
 
 def aws_profiles() -> list[str]:
     """The profiles of the user's AWS config and credentials files (botocore's own listing)."""
-    import botocore.session
+    from ...sources.aws.collect.profiles import aws_profiles as profiles
 
-    return sorted(botocore.session.Session().available_profiles)
+    return profiles()
 
 
-def responder_for(services: Any) -> Any:
+def responder_for(services: Any) -> AccountResponder:
     """The account responder over these services (see `responder`). Raises ValueError for
     a profile that is not in the AWS config."""
     return responder(services, services.store.settings)
 
 
-def account_plans(services: Any, alert_id: str, effector: Any) -> tuple[Any, list[dict[str, Any]]]:
+def account_plans(
+    services: Any, alert_id: str, effector: AccountEffector
+) -> tuple[CandidatesResult, list[CandidatePlan]]:
     """The alert's candidates and, for each, what blocking it does (`aws`: the account plan, or
     `graph_only`). Reads only: nothing is executed."""
+    from ...results.account import CandidatePlan
+
     candidates = services.tools.get_response_candidates(alert_id)
-    plans: list[dict[str, Any]] = []
+    plans: list[CandidatePlan] = []
     if not candidates.status.is_answer:
         return candidates, plans
     for candidate in candidates.candidates:
         plan = effector.plan(candidate.route_id)
-        entry: dict[str, Any] = {
-            "candidate_id": candidate.id,
-            "route_id": candidate.route_id,
-            "paths_cut": candidate.paths_cut,
-        }
-        if plan is None:
-            entry["graph_only"] = True
-        else:
-            entry["aws"] = plan.to_dict()
-            entry["text"] = plan.text()
-        plans.append(entry)
+        plans.append(
+            CandidatePlan(
+                candidate_id=candidate.id,
+                route_id=candidate.route_id,
+                paths_cut=candidate.paths_cut,
+                graph_only=plan is None,
+                aws=plan,
+            )
+        )
     return candidates, plans
 
 
-def _releasable_here(action: Any) -> bool:
+def _releasable_here(action: RunAction) -> bool:
     """A run action this release restores: a route change applied on the account. A session
-    revocation is released through `aws_sessions.release_revocation` (with its acknowledgement)."""
-    aws = action.aws or {}
-    return bool(aws.get("applied_in_aws") and aws.get("applied")) and action.operation != "revoke_role_sessions"
+    revocation is released through `sessions.release_revocation` (with its acknowledgement)."""
+    aws = action.aws
+    return aws is not None and aws.applied_in_aws and aws.applied and action.operation != "revoke_role_sessions"
 
 
-def _account_action(services: Any, route_id: str) -> tuple[Any, dict[str, Any]] | None:
+def _account_action(services: Any, route_id: str) -> tuple[RunRecord, AccountOutcome] | None:
     """The newest run action that changed the account for this route and is not released."""
     for run in services.audit.list_runs():
         for action in reversed(run.actions):
-            aws = action.aws or {}
-            if action.route_id != route_id or not _releasable_here(action):
+            if action.route_id != route_id or not _releasable_here(action) or action.aws is None:
                 continue
             released = [
                 e
                 for e in services.audit.events_for_run(run.run_id)
                 if e.route_id == route_id and e.data.get("status") == "released" and e.data.get("aws")
             ]
-            return None if released else (run, aws)
+            return None if released else (run, action.aws)
     return None
 
 
@@ -194,12 +194,11 @@ def account_releasable(services: Any) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for run in services.audit.list_runs():
         for action in run.actions:
-            aws = action.aws or {}
-            if action.route_id in seen or not _releasable_here(action):
+            if action.route_id in seen or not _releasable_here(action) or action.aws is None:
                 continue
             seen.add(action.route_id)
             if _account_action(services, action.route_id) is not None:
-                out.append({"route_id": action.route_id, "run_id": run.run_id, "kind": aws["plan"]["kind"]})
+                out.append({"route_id": action.route_id, "run_id": run.run_id, "kind": action.aws.plan.kind.value})
     return out
 
 
@@ -213,7 +212,7 @@ def release_on_account(
     input is bad, no respond profile is configured or the live object is not what BlastShield set.
     """
     from ...respond.act import ActionService
-    from ...respond.aws.responder import AccountPlan, DriftRefused, release_needs_acknowledgement
+    from ...respond.aws.responder import DriftRefused, release_needs_acknowledgement
 
     found = _account_action(services, route_id)
     if found is None:
@@ -222,7 +221,7 @@ def release_on_account(
     invalid = ActionService._release_input_error(route_id, reason, confirm, actor)
     if invalid:
         raise AccountRefused(invalid)
-    needs = release_needs_acknowledgement(aws["plan"])
+    needs = release_needs_acknowledgement(aws.plan.kind)
     if needs and acknowledge is not True:
         raise AccountRefused(f"{needs}; nothing was done")
     try:
@@ -231,7 +230,7 @@ def release_on_account(
         raise AccountRefused(f"{exc}; nothing was done") from None
     graph = services.store.settings.graph
     before_counts = services.actions._path_counts()
-    intent = {"status": "intended", "reason": reason, "aws": True, "before_image": aws["plan"]["before_image"]}
+    intent = {"status": "intended", "reason": reason, "aws": True, "before_image": aws.plan.before_image}
     services.audit.add_event(
         "release",
         actor,
@@ -242,7 +241,7 @@ def release_on_account(
         route_id=route_id,
     )
     try:
-        outcome = effector.release(aws)
+        outcome = effector.release(aws.plan)
     except DriftRefused as exc:
         services.audit.add_event(
             "release",
@@ -254,7 +253,7 @@ def release_on_account(
             route_id=route_id,
         )
         raise AccountRefused(f"release refused: {exc}") from None
-    why = effector.resync(AccountPlan(**aws["plan"]))
+    why = effector.resync(aws.plan)
     after_counts = services.actions._path_counts()
     reopened = [
         {"alert_id": a, "paths_before": before_counts.get(a, 0), "paths_after": n}
@@ -269,8 +268,8 @@ def release_on_account(
         "actor": actor,
         "reason": reason,
         "aws": True,
-        "before_image": aws["plan"]["before_image"],
-        **outcome,
+        "before_image": aws.plan.before_image,
+        **outcome.model_dump(mode="json"),
         "resync": why or "re-synced",
         "alerts_reopened": reopened,
     }
@@ -279,7 +278,7 @@ def release_on_account(
     services.audit.add_event(
         "release",
         actor,
-        f"{actor} released {route_id} on the AWS account (request {outcome['request_id']}): {reason}",
+        f"{actor} released {route_id} on the AWS account (request {outcome.request_id}): {reason}",
         {**payload, "status": "released"},
         graph=graph,
         run_id=run.run_id,

@@ -54,8 +54,9 @@ def _revoke_command(args: argparse.Namespace, settings: Any) -> int:
         if args.plan:
             plans = revocation_plans(services, args.alert_id)
             lines = [f"revocation plan for {args.alert_id}: {len(plans)} candidate(s); nothing is executed"]
-            lines += [f"  {p['id']}: {p['plan']['kind']} {p['arn']}" for p in plans]
-            _emit({"status": "ok", "alert_id": args.alert_id, "plans": plans}, args.json, _lines(lines))
+            lines += [f"  {p['id']}: {p['plan'].kind.value} {p['arn']}" for p in plans]
+            shown = [{**p, "plan": p["plan"].to_dict()} for p in plans]
+            _emit({"status": "ok", "alert_id": args.alert_id, "plans": shown}, args.json, _lines(lines))
             return EXIT_OK
         payload = revoke_role_sessions(
             services, args.alert_id, args.candidate, confirm=args.confirm, max_actions=args.max_actions,
@@ -116,24 +117,26 @@ def _plan(services: Any, effector: Any, args: argparse.Namespace) -> int:
     candidates, plans = account_plans(services, args.alert_id, effector)
     if not candidates.status.is_answer:
         return _fail(args.json, candidates.status, candidates.message, EXIT_CODES[candidates.status])
-    from ...respond.aws.responder import AccountPlan
-
     count = len(candidates.ids())
     lines = [f"plan for {args.alert_id}: {count} candidate(s); nothing is executed"]
     for entry in plans:
-        if entry.get("graph_only"):
+        if entry.aws is None:
             where = "in the graph (not an AWS credential)"
-            lines.append(f"  {entry['candidate_id']}: block_route {entry['route_id']} {where}")
+            lines.append(f"  {entry.candidate_id}: block_route {entry.route_id} {where}")
         else:
-            lines.append(f"  {entry['candidate_id']}: " + entry.pop("text").replace("\n", "\n  "))
+            lines.append(f"  {entry.candidate_id}: " + entry.aws.text().replace("\n", "\n  "))
     from .sessions import revocation_plans
 
     revocations = revocation_plans(services, args.alert_id, effector)
-    for entry in revocations:
-        plan = AccountPlan(**entry["plan"])
-        lines.append(f"  {entry['id']}: revoke_role_sessions {entry['arn']} (cuts no path)")
-        lines.append("  " + plan.text().replace("\n", "\n  "))
-    payload = {"status": "ok", "alert_id": args.alert_id, "plans": plans, "revocations": revocations}
+    for revocation in revocations:
+        lines.append(f"  {revocation['id']}: revoke_role_sessions {revocation['arn']} (cuts no path)")
+        lines.append("  " + revocation["plan"].text().replace("\n", "\n  "))
+    payload = {
+        "status": "ok",
+        "alert_id": args.alert_id,
+        "plans": [p.model_dump(mode="json", exclude_none=True) for p in plans],
+        "revocations": [{**r, "plan": r["plan"].to_dict()} for r in revocations],
+    }
     _emit(payload, args.json, "\n".join(lines))
     return EXIT_OK
 

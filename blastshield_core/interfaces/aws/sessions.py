@@ -4,35 +4,35 @@ sessions the revocation stopped. Shared by the command line (`revoke-sessions`, 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .account import AccountRefused, responder_for
+
+if TYPE_CHECKING:
+    from ...respond.effector import AccountEffector
 
 __all__ = ["release_revocation", "revocation_plans", "revocations_in_force", "revoke_role_sessions"]
 
 MAX_ACTIONS = 10
 
 
-def _revoker(services: Any) -> Any:
-    from ...respond.aws.revoke import RoleRevoker
-
+def _revoker(services: Any) -> AccountEffector:
     try:
-        effector = responder_for(services)
+        return responder_for(services)
     except ValueError as exc:
         raise AccountRefused(f"{exc}; nothing was done") from None
-    return RoleRevoker.for_responder(effector)
 
 
-def revocation_plans(services: Any, alert_id: str, effector: Any = None) -> list[dict[str, Any]]:
-    """The alert's server-derived revocation candidates, each with its plan (with the account
-    responder `effector`'s sessions, else the configured ones). Reads only."""
-    from ...respond.aws.revoke import RoleRevoker, revocation_candidates
+def revocation_plans(services: Any, alert_id: str, effector: AccountEffector | None = None) -> list[dict[str, Any]]:
+    """The alert's server-derived revocation candidates, each with its plan under `plan` (an
+    `AccountPlan`, with the account responder `effector`, else the configured one). Reads only."""
+    from ...respond.aws.revoke import revocation_candidates
 
     candidates = revocation_candidates(services.store, alert_id)
     if not candidates:  # most alerts: no AWS session is opened
         return []
-    revoker = RoleRevoker.for_responder(effector) if effector is not None else _revoker(services)
-    return [{**c, "plan": revoker.plan(c).to_dict()} for c in candidates]
+    revoker = effector if effector is not None else _revoker(services)
+    return [{**c, "plan": revoker.plan_revocation(c)} for c in candidates]
 
 
 def revoke_role_sessions(
@@ -54,7 +54,7 @@ def revoke_role_sessions(
         )
     candidate = candidates[candidate_id]
     revoker = _revoker(services)
-    plan = revoker.plan(candidate)
+    plan = revoker.plan_revocation(candidate)
 
     def remaining() -> int | None:
         after = services.tools.investigate_alert(alert_id)
@@ -106,6 +106,7 @@ def release_revocation(
     Refused without the acknowledgement, and on drift (audited); nothing changed then."""
     from ...respond.act import ActionService
     from ...respond.aws.responder import DriftRefused, release_needs_acknowledgement
+    from ...results.account import AccountPlan
 
     applied = _latest_revocation(services, candidate_id)
     if applied is None:
@@ -113,7 +114,8 @@ def release_revocation(
     invalid = ActionService._release_input_error(candidate_id, reason, confirm, actor)
     if invalid:
         raise AccountRefused(invalid)
-    needs = release_needs_acknowledgement(applied["plan"])
+    plan = AccountPlan.model_validate(applied["plan"])
+    needs = release_needs_acknowledgement(plan.kind)
     if acknowledge is not True:
         raise AccountRefused(f"{needs}: acknowledge it to release; nothing was done")
     revoker = _revoker(services)
@@ -122,13 +124,13 @@ def release_revocation(
         "revoke_sessions",
         actor,
         f"{actor} is releasing the revocation {candidate_id}: {reason}",
-        {"status": "release_intended", "reason": reason, "before_image": applied["plan"]["before_image"],
+        {"status": "release_intended", "reason": reason, "before_image": plan.before_image,
          "acknowledged": needs, "aws": True},
         graph=graph,
         route_id=candidate_id,
     )  # fmt: skip
     try:
-        outcome = revoker.release(applied["plan"])
+        outcome = revoker.release(plan)
     except DriftRefused as exc:
         services.audit.add_event(
             "revoke_sessions",
@@ -146,13 +148,13 @@ def release_revocation(
         "actor": actor,
         "reason": reason,
         "acknowledged": needs,
-        "before_image": applied["plan"]["before_image"],
-        **outcome,
+        "before_image": plan.before_image,
+        **outcome.model_dump(mode="json"),
     }
     services.audit.add_event(
         "revoke_sessions",
         actor,
-        f"{actor} released the revocation {candidate_id} (request {outcome['request_id']}): {reason}",
+        f"{actor} released the revocation {candidate_id} (request {outcome.request_id}): {reason}",
         {**payload, "status": "released", "aws": True},
         graph=graph,
         route_id=candidate_id,

@@ -1,7 +1,7 @@
 """A containment run's second action kind: revoke the alert role's active sessions on the account.
 
 The intent step with the plan and the before-image is in the run's audit before anything is called;
-the call sits between its two `revoke_sessions` audit events (`aws_revoke.revoke_with_audit`, as the
+the call sits between its two `revoke_sessions` audit events (`revoke.revoke_with_audit`, as the
 `revoke-sessions` command makes it, so `release` finds either); the policy is re-read through the
 API; the graph is asked again. Verified on the account only: the graph has no session issue times,
 and a revocation cuts no path, so it never completes a run by itself.
@@ -13,7 +13,10 @@ from typing import Any
 
 from ...read.candidates import revocation_target
 from ...results import RevocationCandidate, RunAction, RunRecord, RunState, Status
-from .revoke import RevocationAuditFailed, RoleRevoker, revoke_with_audit
+from ...results.account import AccountOutcome
+from .actions import REVOKE_POLICY_NAME
+from .responder import AccountResponder
+from .revoke import RevocationAuditFailed, revoke_with_audit
 
 __all__ = ["revoke_in_run"]
 
@@ -23,9 +26,10 @@ def revoke_in_run(session: Any, candidate: RevocationCandidate) -> RunRecord:
     decider chose the candidate and the choice was re-validated against fresh candidates)."""
     tools = session.tools
     alert_id = session.run.alert_id
-    revoker = RoleRevoker.for_responder(session.controller.effector)
+    # Without a configured responder nothing is applied: the plan says "not applied in AWS".
+    effector = session.controller.effector or AccountResponder(tools.store)
     target = revocation_target(candidate)
-    plan = revoker.plan(target)
+    plan = effector.plan_revocation(target)
     on_account = plan.applied_in_aws
     before = session.latest.path_count if session.latest is not None else None
     # Intent before effect: if this step cannot be written, nothing is called.
@@ -50,35 +54,31 @@ def revoke_in_run(session: Any, candidate: RevocationCandidate) -> RunRecord:
 
     try:
         payload = revoke_with_audit(
-            revoker, plan, target, session.controller.audit, graph=tools.store.settings.graph,
+            effector, plan, target, session.controller.audit, graph=tools.store.settings.graph,
             actor=session.run.actor, alert_id=alert_id, remaining=remaining, run_id=session.run.run_id,
         )  # fmt: skip
     except RevocationAuditFailed as exc:
         return session._finish(RunState.FAILED, str(exc), None)
-    account = {
-        "applied_in_aws": on_account,
-        "plan": plan.to_dict(),
-        **{key: payload.get(key) for key in ("applied", "api_verified", "request_id", "error", "read_back")},
-        "graph_verified": False,
-        "note": payload["note"],
-    }
-    applied = bool(payload["applied"])
+    account = AccountOutcome.model_validate(
+        {key: payload[key] for key in AccountOutcome.model_fields if key in payload} | {"graph_verified": False}
+    )
+    applied = account.applied
+    call = account.call
+    api = call.api if call is not None else "the revocation"
     if on_account:
         session._step(
             "aws_call",
-            f"iam:PutRolePolicy {candidate.role}: "
+            f"{api} {candidate.role}: "
             + (
-                f"request id {payload['request_id']}; re-read through the API: {payload.get('read_back')}"
+                f"request id {account.request_id}; re-read through the API: {account.read_back}"
                 if applied
-                else f"not applied ({payload['error']})"
+                else f"not applied ({account.error})"
             ),
-            {"route_id": candidate.id, **account},
+            {"route_id": candidate.id, **account.model_dump(mode="json")},
         )
     status = "applied" if applied else ("failed" if on_account else "rejected")
     reason = (
-        f"iam:PutRolePolicy AWSRevokeOlderSessions on {candidate.role} (request {payload['request_id']})"
-        if applied
-        else str(payload["error"])
+        f"{api} {REVOKE_POLICY_NAME} on {candidate.role} (request {account.request_id})" if applied else account.error
     )
     action = RunAction(
         step=session._decisions,
@@ -90,7 +90,7 @@ def revoke_in_run(session: Any, candidate: RevocationCandidate) -> RunRecord:
         paths_after=None,
         reason=reason,
         applied=applied,
-        api_verified=bool(payload["api_verified"]),
+        api_verified=account.api_verified,
         graph_verified=False,
         aws=account,
         operation="revoke_role_sessions",
@@ -107,7 +107,7 @@ def revoke_in_run(session: Any, candidate: RevocationCandidate) -> RunRecord:
         session.run.actions.append(action)
         return session._finish(RunState.FAILED, f"action failed: {reason}", None)
     after = requery["after"]  # asked by `revoke_with_audit` right after the call
-    verified = applied and bool(payload["api_verified"])
+    verified = applied and account.api_verified
     session._step(
         "requery",
         f"fresh investigation: {after.status.value}, {after.path_count} path(s) remain"
