@@ -109,6 +109,19 @@ else:
         },
     )
 
+
+def show_checks(plan) -> None:
+    """What BlastShield checks before it writes, as the command line's `--plan` shows it."""
+    if plan.checks:
+        st.markdown(
+            "**Before any write:**\n"
+            + "\n".join(
+                f"- {'✅' if c.ok else '❌ would refuse:'} {md_text(c.name)}: {md_text(c.detail)}" for c in plan.checks
+            )
+        )
+
+
+refusals: list[str] = []  # plans on the account whose checks do not hold: a run would write nothing
 effector = None
 if candidates.status is Status.OK and candidates.candidates:
     try:
@@ -123,6 +136,7 @@ if candidates.status is Status.OK and candidates.candidates:
             cached = (plan_key, account_plans(svc, alert_id, effector)[1])
             st.session_state.contain_plans = cached
         on_account = [p.aws for p in cached[1] if p.aws is not None]
+        refusals += [f"{p.route_id}: {c.name}: {c.detail}" for p in on_account if p.applied_in_aws for c in p.refusals]
         if on_account:
             st.subheader("Plan on the AWS account")
             st.caption("What blocking each AWS-backed candidate does, read from the account now. Nothing is executed.")
@@ -141,6 +155,7 @@ if candidates.status is Status.OK and candidates.candidates:
                     if plan.read_error:
                         st.error(f"The before-image could not be read, so nothing would be called: "
                                  f"{md_text(plan.read_error)}")  # fmt: skip
+                    show_checks(plan)
                     st.json(plan.before_image or {"before_image": "not read (no AWS session)"}, expanded=False)
 
 revocations: list = []
@@ -156,6 +171,8 @@ if candidates.status is Status.OK and candidates.revocations:
             st.error(md_text(exc))
         st.session_state.contain_revoke_plans = cached_revoke
     revocations = cached_revoke[1]
+    refusals += [f"{r['id']}: {c.name}: {c.detail}" for r in revocations if r["plan"].applied_in_aws
+                 for c in r["plan"].refusals]  # fmt: skip
 for revoke in revocations:
     st.subheader("Revoke the role's active sessions")
     st.caption(
@@ -174,6 +191,7 @@ for revoke in revocations:
         st.markdown(f"**Reversibility:** {md_text(plan.reversibility)}")
         if plan.read_error:
             st.error(f"The before-image could not be read, so nothing would be called: {md_text(plan.read_error)}")
+        show_checks(plan)
         st.json(plan.before_image or {"before_image": "not read (no AWS session)"}, expanded=False)
 in_force = [r for r in revocations_in_force(svc) if r["alert_id"] == alert_id]
 if in_force:
@@ -242,7 +260,9 @@ confirm = st.checkbox(confirm_text, key="contain_confirm")
 if not current_access().can(Permission.CONTAIN):
     st.caption("Containment runs need the responder or admin role.")
 blocked_reason = None
-if not confirm:
+if refusals:
+    blocked_reason = "Refused before any write, nothing would be written: " + md_text("; ".join(refusals))
+elif not confirm:
     blocked_reason = "Tick the confirmation to enable the run."
 elif decider == "gemini" and not gemini_ok:
     blocked_reason = "Gemini is unavailable."

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ...respond.aws.responder import AccountResponder
     from ...respond.effector import AccountEffector
     from ...results import CandidatesResult, RunAction, RunRecord
-    from ...results.account import AccountOutcome, CandidatePlan
+    from ...results.account import AccountOutcome, AccountTarget, CandidatePlan
 
 __all__ = [
     "COLLECTIONS_FILE",
@@ -102,8 +102,43 @@ def responder(services: Any, settings: Any) -> AccountResponder:
             return str(exc)
         return ""
 
-    sessions = AccountSessions(respond=respond, read=collect or respond, client_config=botocore_config())
-    return AccountResponder(services.store, sessions, resync=resync)
+    def recollection(account: str) -> str:
+        folder = recorded_collections(settings).get(account)
+        if not folder or not Path(folder).is_dir():
+            return (
+                f"no collection of account {account} is recorded (run collect-aws --import): the write could"
+                " not be verified"
+            )
+        if (collect or respond) is None:
+            return "no collect profile to re-collect with"
+        return ""
+
+    sessions = AccountSessions(
+        respond=respond, read=collect or respond, client_config=botocore_config(), recollection=recollection
+    )
+    return AccountResponder(services.store, sessions, resync=resync, identify=lambda *a: identify(settings, *a))
+
+
+def identify(settings: Any, account: str, principal: str, arn: str) -> tuple[AccountTarget, tuple[str, ...]] | str:
+    """The principal of `arn` as the recorded collection of `account` names it (its name, ARN and
+    unique id) and, for a user, its listed access key ids; or why it is not known."""
+    from ...results.account import AccountTarget
+    from ...sources.aws.build.identity import IdentityUnknown, collected_principal
+
+    folder = recorded_collections(settings).get(account)
+    if not folder or not Path(folder).is_dir():
+        return (
+            f"no collection of account {account} is recorded (run collect-aws --import): {arn}'s unique id is not known"
+        )
+    try:
+        found = collected_principal(folder, account, principal, arn)
+    except IdentityUnknown as exc:
+        return str(exc)
+    target = AccountTarget(
+        account=account, principal="user" if principal == "user" else "role", name=found.name, arn=found.arn,
+        unique_id=found.unique_id,
+    )  # fmt: skip
+    return target, found.access_key_ids
 
 
 class AccountRefused(ValueError):

@@ -99,6 +99,12 @@ def _contain_command(args: argparse.Namespace, settings: Any) -> int:
             return _fail(args.json, Status.INVALID_INPUT, f"{exc}; nothing was done", EXIT_INVALID)
         if args.plan:
             return _plan(services, effector, args)
+        from .sessions import prewrite_refusals
+
+        refused = prewrite_refusals(services, args.alert_id, effector)
+        if refused:
+            text = "refused before any write, nothing was written: " + "; ".join(refused)
+            return _fail(args.json, Status.INVALID_INPUT, text, EXIT_INVALID)
         services.controller.effector = effector
         from ..cli_commands import _contain
 

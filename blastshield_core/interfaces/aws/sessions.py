@@ -6,12 +6,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .account import AccountRefused, responder_for
+from .account import AccountRefused, account_plans, responder_for
 
 if TYPE_CHECKING:
     from ...respond.effector import AccountEffector
 
-__all__ = ["release_revocation", "revocation_plans", "revocations_in_force", "revoke_role_sessions"]
+__all__ = [
+    "prewrite_refusals",
+    "release_revocation",
+    "revocation_plans",
+    "revocations_in_force",
+    "revoke_role_sessions",
+]
 
 MAX_ACTIONS = 10
 
@@ -35,6 +41,22 @@ def revocation_plans(services: Any, alert_id: str, effector: AccountEffector | N
     return [{**c, "plan": revoker.plan_revocation(c)} for c in candidates]
 
 
+def prewrite_refusals(services: Any, alert_id: str, effector: AccountEffector) -> list[str]:
+    """Why a run on this alert would be refused before its first write on an account: each
+    candidate's plan that would act on an account and whose checks (or before-image) do not hold.
+    [] when every such plan holds, or none acts on an account. Reads only."""
+    _, plans = account_plans(services, alert_id, effector)
+    on_account = [p.aws for p in plans if p.aws is not None and p.aws.applied_in_aws]
+    on_account += [r["plan"] for r in revocation_plans(services, alert_id, effector) if r["plan"].applied_in_aws]
+    refused: list[str] = []
+    for plan in on_account:
+        why = [f"{c.name}: {c.detail}" for c in plan.refusals]
+        if not why and not plan.before_image:
+            why = [plan.read_error or "the account could not be read"]
+        refused += [f"{plan.route_id}: {w}" for w in why]
+    return refused
+
+
 def revoke_role_sessions(
     services: Any, alert_id: str, candidate_id: Any, *, confirm: Any, max_actions: Any, actor: str
 ) -> dict[str, Any]:
@@ -55,6 +77,9 @@ def revoke_role_sessions(
     candidate = candidates[candidate_id]
     revoker = _revoker(services)
     plan = revoker.plan_revocation(candidate)
+    if plan.applied_in_aws and plan.refusals:
+        why = "; ".join(f"{c.name}: {c.detail}" for c in plan.refusals)
+        raise AccountRefused(f"refused before any write, nothing was written: {why}")
 
     def remaining() -> int | None:
         after = services.tools.investigate_alert(alert_id)

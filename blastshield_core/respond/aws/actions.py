@@ -29,6 +29,7 @@ from ...results.account import (
     NOT_APPLIED,
     AccountActionKind,
     AccountCall,
+    AccountCheck,
     AccountOutcome,
     AccountPlan,
     AccountRelease,
@@ -99,6 +100,9 @@ class AccountSessions:
     verify_pause_s: float = 0.25
     why_not_applied: str = NOT_CONFIGURED
     now: Callable[[], datetime] = field(default=_now)
+    # Whether the account's slice can be re-collected and re-synced after a write: '' or why not
+    # (a recorded collection of that account, and the collect profile to read it with).
+    recollection: Callable[[str], str] | None = None
 
     @property
     def applies(self) -> bool:
@@ -129,6 +133,11 @@ class AccountSessions:
         return False
 
 
+def refusal_text(refused: list[AccountCheck]) -> str:
+    """Why nothing was written: every check that did not hold."""
+    return "refused before any write: " + "; ".join(f"{c.name}: {c.detail}" for c in refused) + "; nothing was written"
+
+
 def request_id(response: dict[str, Any]) -> str:
     return str(response.get("ResponseMetadata", {}).get("RequestId", ""))
 
@@ -147,6 +156,12 @@ class AccountAction(ABC):
     reads: ClassVar[tuple[str, ...]]  # what the read profile must be allowed (plan, re-read, release check)
     what: ClassVar[str]  # the object it changes, for messages
     release_acknowledgement: ClassVar[str] = ""  # what a releaser must acknowledge first ('' for nothing)
+    # Verified by re-collecting the principal's slice into the graph (a route's status comes from the
+    # account), or by the API re-read alone (a revocation cuts no path).
+    needs_recollection: ClassVar[bool] = True
+    # What the respond profile reads before its first write: its own account. sts:GetCallerIdentity
+    # needs no permission (AWS STS API Reference, "GetCallerIdentity": no permissions are required).
+    respond_reads: ClassVar[tuple[str, ...]] = ("sts:GetCallerIdentity",)
 
     def __init__(self, sessions: AccountSessions):
         self.sessions = sessions
@@ -192,6 +207,10 @@ class AccountAction(ABC):
         if not plan.before_image:
             why = f" ({plan.read_error})" if plan.read_error else ""
             return self._outcome(plan, error=f"{plan.route_id} could not be read on the account{why}: nothing was done")
+        # Every check again, right before the write: a plan's checklist is what held when it was made.
+        refused = [c for c in self.checks(plan) if not c.ok]
+        if refused:
+            return self._outcome(plan, error=refusal_text(refused))
         call = plan.calls[0]
         try:
             response = send(self.sessions.iam(write=True), call)
@@ -234,6 +253,79 @@ class AccountAction(ABC):
             api_verified=self.sessions.reads_within(lambda: self.live(plan) == want),
         )
 
+    # -- before the first write ---------------------------------------------------------
+    def checks(self, plan: AccountPlan) -> list[AccountCheck]:
+        """What must hold before this plan's call is sent, each read now: the target is the principal
+        the collection names (account, ARN, unique id); the respond profile signs in to that account
+        (sts:GetCallerIdentity); the live principal has that ARN and unique id (a principal deleted and
+        recreated with the same name has another); and the write can be verified afterwards."""
+        target = plan.target
+        if target is None or not (target.account and target.arn and target.unique_id and target.name):
+            why = plan.read_error or "the plan names no principal with its account, ARN and unique id"
+            return [AccountCheck(name="target", ok=False, detail=f"{why}: nothing is written to an unnamed principal")]
+        if target.principal != self.principal:
+            return [AccountCheck(name="target", ok=False, detail=f"{target.label()} is not a {self.principal}")]
+        checks = [
+            AccountCheck(
+                name="target", ok=True, detail=f"{target.arn} ({target.unique_id}) as collected in {target.account}"
+            ),
+            self._caller_check(target),
+            self._live_check(target),
+        ]
+        if self.needs_recollection:
+            why = (
+                self.sessions.recollection(target.account)
+                if self.sessions.recollection is not None
+                else "no re-collection is configured"
+            )
+            checks.append(
+                AccountCheck(
+                    name="verification",
+                    ok=not why,
+                    detail=why or f"the slice of {target.name} can be re-collected from {target.account}",
+                )
+            )
+        return checks
+
+    def _caller_check(self, target: AccountTarget) -> AccountCheck:
+        name = "respond profile's account"
+        if not self.sessions.applies:
+            return AccountCheck(name=name, ok=False, detail=self.sessions.why_not_applied)
+        try:
+            account = str(self.sessions.client("sts", write=True).get_caller_identity()["Account"])
+        except AWS_ERRORS as exc:
+            return AccountCheck(name=name, ok=False, detail=f"sts:GetCallerIdentity failed: {exc}")
+        if account != target.account:
+            return AccountCheck(
+                name=name,
+                ok=False,
+                detail=f"the respond profile signs in to account {account}, not {target.account}, the target's",
+            )
+        return AccountCheck(name=name, ok=True, detail=f"signs in to {account}")
+
+    def _live_check(self, target: AccountTarget) -> AccountCheck:
+        name = "live principal"
+        title = "User" if target.principal == "user" else "Role"
+        try:
+            got = getattr(self.sessions.iam(), f"get_{target.principal}")(**{f"{title}Name": target.name})[title]
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") == "NoSuchEntity":
+                return AccountCheck(name=name, ok=False, detail=f"{target.arn} is gone from the account")
+            return AccountCheck(name=name, ok=False, detail=f"iam:Get{title} {target.name} failed: {exc}")
+        except BotoCoreError as exc:
+            return AccountCheck(name=name, ok=False, detail=f"iam:Get{title} {target.name} failed: {exc}")
+        arn, unique_id = str(got.get("Arn", "")), str(got.get(f"{title}Id", ""))
+        if arn != target.arn:
+            return AccountCheck(name=name, ok=False, detail=f"the live {target.principal} is {arn}, not {target.arn}")
+        if unique_id != target.unique_id:
+            return AccountCheck(
+                name=name,
+                ok=False,
+                detail=f"{target.name} was recreated since collection: its unique id is {unique_id}, not"
+                f" {target.unique_id}",
+            )
+        return AccountCheck(name=name, ok=True, detail=f"{arn} ({unique_id})")
+
     def _plan(self, route_id: str, target: AccountTarget, **values: Any) -> AccountPlan:
         return AccountPlan(
             route_id=route_id,
@@ -268,7 +360,7 @@ class DeactivateAccessKey(AccountAction):
     kind = AccountActionKind.DEACTIVATE_ACCESS_KEY
     principal = "user"
     writes = ("iam:UpdateAccessKey",)
-    reads = ("iam:ListAccessKeys",)
+    reads = ("iam:GetUser", "iam:ListAccessKeys")
     what = "access key"
 
     def _keys(self, user: str) -> dict[str, str]:
@@ -279,7 +371,7 @@ class DeactivateAccessKey(AccountAction):
         key_id, user = target.access_key_id, target.name
         before: dict[str, Any] = {}
         read_error = ""
-        if self.sessions.reader is not None:
+        if self.sessions.reader is not None and user:
             try:
                 listed = self._keys(user)
             except AWS_ERRORS as exc:
@@ -292,7 +384,7 @@ class DeactivateAccessKey(AccountAction):
                     if key_id
                     else f"no access key id of {user} is known from the collection: none is guessed"
                 )
-        shown = key_id or "?"
+        shown, user = key_id or "?", user or "?"
         return self._plan(
             route_id,
             target,
@@ -372,7 +464,7 @@ class InlinePolicyAction(AccountAction):
         return AccountCall(
             api=f"iam:Put{self._title()}Policy",
             params={
-                f"{self._title()}Name": name,
+                f"{self._title()}Name": name or "?",
                 "PolicyName": self.policy_name,
                 "PolicyDocument": json.dumps(document, sort_keys=True),
             },
@@ -417,7 +509,7 @@ class DenyAllUserPolicy(InlinePolicyAction):
     kind = AccountActionKind.DENY_ALL_INLINE_POLICY
     principal = "user"
     writes = ("iam:PutUserPolicy", "iam:DeleteUserPolicy")
-    reads = ("iam:GetUserPolicy", "iam:GetLoginProfile")
+    reads = ("iam:GetUser", "iam:GetUserPolicy", "iam:GetLoginProfile")
     what = "user policy"
     policy_name = DENY_POLICY_NAME
     set_what = "deny-all"
@@ -435,7 +527,7 @@ class DenyAllUserPolicy(InlinePolicyAction):
         user = target.name
         before: dict[str, Any] = {}
         read_error = ""
-        if self.sessions.reader is not None:
+        if self.sessions.reader is not None and user:
             try:
                 document = self.document(user)
                 before = {"kind": "inline_policy", "user": user, "policy_name": DENY_POLICY_NAME,
@@ -469,7 +561,8 @@ class RevokeRoleSessions(InlinePolicyAction):
     kind = AccountActionKind.REVOKE_ROLE_SESSIONS
     principal = "role"
     writes = ("iam:PutRolePolicy", "iam:DeleteRolePolicy")
-    reads = ("iam:GetRolePolicy",)
+    reads = ("iam:GetRole", "iam:GetRolePolicy")
+    needs_recollection = False
     what = "role policy"
     policy_name = REVOKE_POLICY_NAME
     set_what = "revocation"
@@ -482,7 +575,7 @@ class RevokeRoleSessions(InlinePolicyAction):
         issued_before = self.sessions.now().strftime("%Y-%m-%dT%H:%M:%SZ")
         before: dict[str, Any] = {}
         read_error = ""
-        if self.sessions.reader is not None:
+        if self.sessions.reader is not None and role:
             try:
                 document = self.document(role)
             except AWS_ERRORS as exc:

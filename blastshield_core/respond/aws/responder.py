@@ -63,6 +63,13 @@ def release_needs_acknowledgement(kind: AccountActionKind | str) -> str:
     return REGISTRY[AccountActionKind(kind)].release_acknowledgement
 
 
+# Who a principal is, from the recorded collection of its account: (account, "user" or "role", full
+# ARN) -> the target (name, ARN, unique id) and, for a user, the access key ids `list-access-keys`
+# gave for exactly that user; or why it is not known. Given by the command line (this folder may not
+# read sources).
+Identify = Callable[[str, str, str], "tuple[AccountTarget, tuple[str, ...]] | str"]
+
+
 class AccountResponder:
     """Plans, applies, verifies and releases account actions for AWS-backed routes and role revocations."""
 
@@ -72,10 +79,12 @@ class AccountResponder:
         sessions: AccountSessions | None = None,
         *,
         resync: Callable[[str, str], str] | None = None,
+        identify: Identify | None = None,
     ):
         self.store = store
         self.sessions = sessions or AccountSessions()
         self.resync_slice = resync
+        self.identify = identify
 
     @property
     def applies(self) -> bool:
@@ -93,46 +102,55 @@ class AccountResponder:
         props = rows[0]["props"]
         return props if props.get("aws_kind") in AWS_SESSION_KINDS and props.get("arn") else None
 
-    def _key_id(self, route_id: str, user: str, collected: str) -> str:
-        """The key id the collection knows; without one, the key in the route's place in creation order."""
-        if collected or self.sessions.reader is None:
-            return collected
-        from .actions import AWS_ERRORS
+    def target(self, account: str, principal: str, arn: str) -> tuple[AccountTarget, tuple[str, ...], str]:
+        """The principal as the collection names it, its listed key ids, and '' or why it is not known
+        (then the target carries the account and ARN only, and every check refuses)."""
+        unknown = AccountTarget(account=account, principal="user" if principal == "user" else "role", name="", arn=arn)
+        if self.identify is None:
+            return unknown, (), "no collection is configured to name the principal from"
+        found = self.identify(account, principal, arn)
+        if isinstance(found, str):
+            return unknown, (), found
+        return found[0], found[1], ""
 
-        iam = self.sessions.iam()
-        try:
-            pages = iam.get_paginator("list_access_keys").paginate(UserName=user)
-            live = [k for page in pages for k in page.get("AccessKeyMetadata", [])]
-        except AWS_ERRORS:
-            return ""
-        ordered = sorted(live, key=lambda k: (str(k.get("CreateDate")), k["AccessKeyId"]))
-        index = int(route_id.rsplit("-", 1)[-1]) - 1 if route_id[-1:].isdigit() else 0
-        return ordered[index]["AccessKeyId"] if index < len(ordered) else ""
+    def _checked(self, plan: AccountPlan, why_unknown: str) -> AccountPlan:
+        """The plan with its checklist (only when it would be applied: a graph-only plan writes nothing)."""
+        if why_unknown and not plan.read_error:
+            plan.read_error = why_unknown
+        if plan.applied_in_aws:
+            plan.checks = action_for(plan.kind, self.sessions).checks(plan)
+        return plan
 
     def plan(self, route_id: str) -> AccountPlan | None:
         """The plan for an AWS-backed route (None for any other route). Reads only."""
         props = self.session_props(route_id)
         if props is None:
             return None
-        arn = str(props["arn"])
-        user = arn.rsplit("/", 1)[-1]
-        target = AccountTarget(account=str(props.get("account", "")), principal="user", name=user, arn=arn)
+        target, keys, why = self.target(str(props.get("account", "")), "user", str(props["arn"]))
         kind = str(props.get("aws_kind"))
-        if kind != "access_key":
-            return action_for(AccountActionKind.DENY_ALL_INLINE_POLICY, self.sessions).plan(
-                route_id, target, detail=kind
+        key_id = str(props.get("access_key_id") or "")
+        if kind == "access_key" and key_id and (key_id in keys or why):  # unknown principal: refused below
+            target = target.model_copy(update={"access_key_id": key_id})
+            plan = action_for(AccountActionKind.DEACTIVATE_ACCESS_KEY, self.sessions).plan(route_id, target)
+            return self._checked(plan, why)
+        plan = action_for(AccountActionKind.DENY_ALL_INLINE_POLICY, self.sessions).plan(route_id, target, detail=kind)
+        if kind == "access_key" and not why:
+            # A key id is never guessed: only one `list-access-keys` gave for exactly this user is used.
+            unknown = (
+                f"access key {key_id} is not among the keys the collection lists for {target.arn}"
+                if key_id
+                else f"no access key id of {target.arn} is known from the collection's list-access-keys"
             )
-        key_id = self._key_id(route_id, user, str(props.get("access_key_id") or ""))
-        target = target.model_copy(update={"access_key_id": key_id})
-        return action_for(AccountActionKind.DEACTIVATE_ACCESS_KEY, self.sessions).plan(route_id, target)
+            plan.side_effects.insert(
+                0, f"{unknown}: none is guessed; instead the deny-all policy stops every credential of {target.name}"
+            )
+        return self._checked(plan, why)
 
     def plan_revocation(self, candidate: dict[str, Any]) -> AccountPlan:
         """The plan revoking the sessions of the role a revocation candidate names. Reads only."""
-        target = AccountTarget(
-            account=str(candidate["account"]), principal="role", name=str(candidate["role"]),
-            arn=str(candidate.get("arn") or ""),
-        )  # fmt: skip
-        return action_for(AccountActionKind.REVOKE_ROLE_SESSIONS, self.sessions).plan(candidate["id"], target)
+        target, _, why = self.target(str(candidate["account"]), "role", str(candidate.get("arn") or ""))
+        plan = action_for(AccountActionKind.REVOKE_ROLE_SESSIONS, self.sessions).plan(candidate["id"], target)
+        return self._checked(plan, why)
 
     # -- act -------------------------------------------------------------------------
     def apply(self, plan: AccountPlan) -> AccountOutcome:

@@ -58,8 +58,9 @@ class Recorded:
 
     def sessions(self) -> AccountSessions:
         return AccountSessions(
-            respond=self.session("respond"), read=self.session("collect"), verify_tries=3, verify_pause_s=0.05
-        )
+            respond=self.session("respond"), read=self.session("collect"), verify_tries=3, verify_pause_s=0.05,
+            recollection=lambda account: "",  # a recorded collection of every account, as far as these tests go
+        )  # fmt: skip
 
 
 def _principal(moto_account, kind: AccountActionKind) -> AccountTarget:
@@ -118,9 +119,11 @@ def test_each_action_calls_only_what_it_declares_and_release_restores_the_accoun
     action = action_for(kind, recorded.sessions())
     plan = action.plan(f"{target.label()}:route", target, detail="console_password")
     assert plan.kind is kind and plan.applied_in_aws and plan.before_image and not plan.read_error
+    assert plan.target == target  # the action names its target: account, full ARN, unique id
+    assert [c.ok for c in action.checks(plan)] == [True] * len(action.checks(plan)), action.checks(plan)
     assert [c.api for c in plan.calls] == [action.writes[0]]
     before = _state(moto_account)
-    assert recorded.calls["respond"] == []  # a plan only reads
+    assert not set(recorded.calls["respond"]) & set(RESPONDER_WRITES)  # a plan and its checks only read
     outcome = action.apply(plan)
     assert outcome.applied and outcome.api_verified and outcome.request_id, outcome
     assert action.verify(plan) is True
@@ -129,7 +132,8 @@ def test_each_action_calls_only_what_it_declares_and_release_restores_the_accoun
     released = action.release(plan)
     assert released.api_verified and released.request_id
     assert _state(moto_account) == before
-    assert set(recorded.calls["respond"]) == set(action.writes), recorded.calls  # each write made, none other
+    # each write made, none other; the respond profile reads only its own account before the write
+    assert set(recorded.calls["respond"]) == {*action.writes, *action.respond_reads}, recorded.calls
     assert set(recorded.calls["collect"]) <= set(action.reads), recorded.calls
     assert not set(recorded.calls["collect"]) & set(RESPONDER_WRITES)  # the read profile never writes
 
@@ -180,3 +184,39 @@ def test_the_documented_responder_policy_is_the_registrys():
         assert evaluate(statements, action, f"arn:aws:iam::{ACCOUNT}:user/alice").effect is Effect.ALLOW, action
     written = {a for s in responder["Statement"] for a in s["Action"]}
     assert written == set(RESPONDER_WRITES)
+
+
+@pytest.mark.parametrize("kind", list(AccountActionKind), ids=lambda k: k.value)
+def test_apply_called_directly_refuses_without_the_prewrite_checks_holding(moto_account, recorded, kind):
+    """Each action's apply, called directly, refuses before any write when the target is not named
+    by its unique id, is in another account than the respond profile's, or was recreated since the
+    collection; moto's users, roles, policies and keys are the same afterwards."""
+    target = _principal(moto_account, kind)
+    action = action_for(kind, recorded.sessions())
+    good = action.plan("r", target)
+    unnamed = good.model_copy(update={"target": target.model_copy(update={"unique_id": ""})})
+    other_account = good.model_copy(update={"target": target.model_copy(update={"account": "999988887777"})})
+    no_target = good.model_copy(update={"target": None})
+    for plan, why in (
+        (unnamed, "nothing is written to an unnamed principal"),
+        (no_target, "nothing is written to an unnamed principal"),
+        (other_account, "signs in to account 123456789012, not 999988887777"),
+    ):
+        outcome = action.apply(plan)
+        assert not outcome.applied and outcome.error.startswith("refused before any write"), outcome.error
+        assert why in outcome.error
+    iam = moto_account.client("iam")
+    if target.principal == "user":  # deleted and recreated with the same name: another unique id
+        for key in iam.list_access_keys(UserName="alice")["AccessKeyMetadata"]:
+            iam.delete_access_key(UserName="alice", AccessKeyId=key["AccessKeyId"])
+        iam.delete_user(UserName="alice")
+        iam.create_user(UserName="alice")
+    else:
+        iam.delete_role(RoleName="ops-role")
+        trust = {"Version": "2012-10-17", "Statement": []}
+        iam.create_role(RoleName="ops-role", AssumeRolePolicyDocument=json.dumps(trust))
+    recreated = _state(moto_account)
+    outcome = action.apply(good)
+    assert not outcome.applied and "recreated since collection" in outcome.error, outcome.error
+    assert _state(moto_account) == recreated
+    assert [c for c in recorded.calls["respond"] if c in RESPONDER_WRITES] == []  # no write was ever sent

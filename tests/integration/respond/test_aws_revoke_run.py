@@ -220,27 +220,27 @@ def test_gemini_sees_the_revocation_and_can_choose_it(moto_account, tmp_path, ca
     assert _policy(moto_account) is not None
 
 
-def test_a_before_image_that_cannot_be_read_fails_the_run_and_calls_nothing(
+def test_a_before_image_that_cannot_be_read_refuses_the_run_and_calls_nothing(
     moto_account, tmp_path, capsys, monkeypatch
 ):
     """With moto's IAM enforcement switched on (`moto.settings.INITIAL_NO_AUTH_ACTION_COUNT`), the
     profiles' keys are unknown to the account and every call is refused: the plan cannot read the
-    role policy's before-image, so the revocation is not called and the run ends `failed`, never
-    with a half-made change or a traceback."""
+    role, its identity or the role policy's before-image, so the run is refused before its first
+    write (exit 2, each reason named), no run is recorded and nothing is called, never a half-made
+    change or a traceback."""
     import moto.settings
 
     monkeypatch.setenv("BLASTSHIELD_AWS_RESPOND_PROFILE", "respond")
     data, alert_id, candidate = _alert_on_role(moto_account, tmp_path, capsys)
     with monkeypatch.context() as m:
         m.setattr(moto.settings, "INITIAL_NO_AUTH_ACTION_COUNT", 0)
-        code, run = _cli(capsys, "contain", alert_id, "--decider", "rules", "--confirm", "--data-dir", data)
-    assert code == 1 and run["state"] == "failed", run
-    assert "could not be read on the account (iam:GetRolePolicy deploy AWSRevokeOlderSessions failed" in run["reason"]
-    [action] = run["actions"]
-    assert (action["status"], action["applied"]) == ("failed", False)
-    assert action["aws"]["plan"]["read_error"] and action["aws"]["plan"]["before_image"] == {}
+        code, refused = _cli(capsys, "contain", alert_id, "--decider", "rules", "--confirm", "--data-dir", data)
+    assert code == 2 and refused["status"] == "invalid_input", refused
+    assert refused["message"].startswith("refused before any write, nothing was written: " + candidate)
+    assert "sts:GetCallerIdentity failed" in refused["message"] and "iam:GetRole deploy failed" in refused["message"]
     assert _policy(moto_account) is None
-    assert candidate in run["steps"][[s["kind"] for s in run["steps"]].index("intent")]["summary"]
+    code, runs = _cli(capsys, "runs", "--data-dir", data)
+    assert runs["runs"] == []
 
 
 def test_a_guardduty_finding_on_an_assumed_role_session_ends_in_a_revocation(
@@ -258,8 +258,8 @@ def test_a_guardduty_finding_on_an_assumed_role_session_ends_in_a_revocation(
     monkeypatch.setenv("BLASTSHIELD_AWS_RESPOND_PROFILE", "respond")
     _role_to_critical_bucket(moto_account)
     data, out = str(tmp_path / "db"), tmp_path / "c"
-    code, collected = _cli(capsys, "collect-aws", "--out", str(out), "--data-dir", data)
-    assert code == 0, collected
+    code, collected = _cli(capsys, "collect-aws", "--out", str(out), "--import", "--data-dir", data)
+    assert code == 0, collected  # a recorded collection: the role's unique id, and a write that can be verified
     finding = {
         "Id": "4ec7d5a1e9f0c0ffee", "AccountId": ACCOUNT, "Region": "us-east-1", "Severity": 8,
         "Type": "UnauthorizedAccess:IAMUser/InstanceCredentialExfiltration.OutsideAWS",
