@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ...respond.aws.responder import AccountResponder
     from ...respond.effector import AccountEffector
     from ...results import CandidatesResult, RunAction, RunRecord
-    from ...results.account import AccountOutcome, AccountTarget, CandidatePlan
+    from ...results.account import AccountOutcome, AccountPlan, AccountTarget, CandidatePlan
 
 __all__ = [
     "COLLECTIONS_FILE",
@@ -201,6 +201,64 @@ def account_plans(
     return candidates, plans
 
 
+def verified_record(
+    services: Any, effector: AccountResponder, candidate_id: str, plan: AccountPlan, record: str
+) -> None:
+    """Refuse a release (AccountRefused, nothing done) unless the audit's hash chain and anchor
+    verify, and the record's target is the principal `candidate_id` names now (account, full ARN,
+    unique id): a release writes only what a verifiable record says, to whom the candidate is."""
+    check = services.audit.verify()
+    if not check.intact and check.broken is not None:
+        broken = check.broken
+        raise AccountRefused(
+            f"the audit does not verify ({broken.record} {broken.id}: {broken.reason}): release takes nothing"
+            f" from {record}; nothing was done"
+        )
+    if check.anchor == "missing":
+        raise AccountRefused(f"the audit's anchor log is missing: {record} cannot be verified; nothing was done")
+    principal = effector.principal_of(candidate_id)
+    if isinstance(principal, str):
+        raise AccountRefused(f"{principal}: {record} cannot be matched to it; nothing was done")
+    target = plan.target
+    recorded = (target.account, target.principal, target.arn, target.unique_id) if target else None
+    if recorded != (principal.account, principal.principal, principal.arn, principal.unique_id):
+        aimed = f"{target.arn or '?'} ({target.unique_id or 'no unique id'})" if target else "no named principal"
+        raise AccountRefused(
+            f"{record} aims at {aimed}, not at {principal.arn} ({principal.unique_id}), the principal of"
+            f" {candidate_id}: release refused; nothing was done"
+        )
+
+
+def _other_blocks(services: Any, route_id: str) -> list[dict[str, Any]]:
+    """BlastShield's unreleased deny-all policies on the user of `route_id` (made for another of the
+    user's routes): while one holds, every credential route of that user stays blocked."""
+    from ...respond.aws.responder import AccountResponder
+    from ...results.account import AccountActionKind
+
+    props = AccountResponder(services.store).session_props(route_id)
+    if props is None:
+        return []
+    out = []
+    for entry in account_releasable(services):
+        if entry["route_id"] == route_id or entry["kind"] != AccountActionKind.DENY_ALL_INLINE_POLICY.value:
+            continue
+        found = _account_action(services, entry["route_id"])
+        target = found[1].plan.target if found is not None else None
+        if target is not None and (target.account, target.arn) == (str(props.get("account", "")), props["arn"]):
+            out.append({**entry, "principal": target.arn})
+    return out
+
+
+def _order_text(route_id: str, blocking: list[dict[str, Any]]) -> str:
+    """Why `route_id` stays blocked, and the command that releases the rest."""
+    return "; ".join(
+        f"{route_id} stays blocked by BlastShield's deny-all policy on {b['principal']} (run {b['run_id']},"
+        f" route {b['route_id']}), which stops every credential of the user: release it with"
+        f" `release {b['route_id']} --reason TEXT --confirm`"
+        for b in blocking
+    )
+
+
 def _releasable_here(action: RunAction) -> bool:
     """A run action this release restores: a route change applied on the account. A session
     revocation is released through `sessions.release_revocation` (with its acknowledgement)."""
@@ -251,6 +309,10 @@ def release_on_account(
 
     found = _account_action(services, route_id)
     if found is None:
+        blocking = _other_blocks(services, route_id)
+        graph_blocks = {b["route_id"] for b in services.actions.blocked_routes()}
+        if blocking and route_id not in graph_blocks:
+            raise AccountRefused(f"{route_id} has nothing of its own to release: {_order_text(route_id, blocking)}")
         return None
     run, aws = found
     invalid = ActionService._release_input_error(route_id, reason, confirm, actor)
@@ -263,6 +325,7 @@ def release_on_account(
         effector = responder_for(services)
     except ValueError as exc:
         raise AccountRefused(f"{exc}; nothing was done") from None
+    verified_record(services, effector, route_id, aws.plan, f"the action of run {run.run_id} on {route_id}")
     graph = services.store.settings.graph
     before_counts = services.actions._path_counts()
     intent = {"status": "intended", "reason": reason, "aws": True, "before_image": aws.plan.before_image}
@@ -310,6 +373,10 @@ def release_on_account(
     }
     if needs:
         payload["acknowledged"] = needs
+    blocking = _other_blocks(services, route_id)
+    if blocking:  # released, and still blocked by another of BlastShield's actions on the same principal
+        payload["still_blocked_by"] = blocking
+        payload["release_order"] = _order_text(route_id, blocking)
     services.audit.add_event(
         "release",
         actor,

@@ -189,6 +189,7 @@ def _release_command(args: argparse.Namespace, settings: Any) -> int:
                 f"  {a['alert_id']}: {a['paths_before']} -> {a['paths_after']} qualifying path(s)"
                 for a in payload["alerts_reopened"]
             ),
+            *([f"  {payload['release_order']}"] if payload.get("release_order") else []),
         ]
         _emit(payload, args.json, _lines(lines))
         return EXIT_OK if payload["api_verified"] and not why else 1

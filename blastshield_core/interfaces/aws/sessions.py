@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .account import AccountRefused, account_plans, responder_for
+from .account import AccountRefused, account_plans, responder_for, verified_record
 
 if TYPE_CHECKING:
+    from ...respond.aws.responder import AccountResponder
     from ...respond.effector import AccountEffector
 
 __all__ = [
@@ -22,7 +23,7 @@ __all__ = [
 MAX_ACTIONS = 10
 
 
-def _revoker(services: Any) -> AccountEffector:
+def _revoker(services: Any) -> AccountResponder:
     try:
         return responder_for(services)
     except ValueError as exc:
@@ -97,15 +98,16 @@ def revoke_role_sessions(
     )
 
 
-def _latest_revocation(services: Any, candidate_id: str) -> dict[str, Any] | None:
-    """The newest applied revocation of this candidate not released since (from the audit)."""
+def _latest_revocation(services: Any, candidate_id: str) -> tuple[str, dict[str, Any]] | None:
+    """The newest applied revocation of this candidate not released since (from the audit): its
+    event id and data."""
     for event in services.audit.events(limit=200):  # newest first
         if event.kind != "revoke_sessions" or event.route_id != candidate_id:
             continue
         if event.data.get("status") == "released":
             return None
         if event.data.get("status") == "applied":
-            return event.data
+            return event.event_id, event.data
     return None
 
 
@@ -133,17 +135,22 @@ def release_revocation(
     from ...respond.aws.responder import DriftRefused, release_needs_acknowledgement
     from ...results.account import AccountPlan
 
-    applied = _latest_revocation(services, candidate_id)
-    if applied is None:
+    latest = _latest_revocation(services, candidate_id)
+    if latest is None:
         return None
+    event_id, applied = latest
     invalid = ActionService._release_input_error(candidate_id, reason, confirm, actor)
     if invalid:
         raise AccountRefused(invalid)
-    plan = AccountPlan.model_validate(applied["plan"])
+    try:
+        plan = AccountPlan.model_validate(applied["plan"])
+    except (KeyError, ValueError) as exc:
+        raise AccountRefused(f"the audit event {event_id} holds no readable plan ({exc}); nothing was done") from None
     needs = release_needs_acknowledgement(plan.kind)
     if acknowledge is not True:
         raise AccountRefused(f"{needs}: acknowledge it to release; nothing was done")
     revoker = _revoker(services)
+    verified_record(services, revoker, candidate_id, plan, f"the audit event {event_id}")
     graph = services.store.settings.graph
     services.audit.add_event(
         "revoke_sessions",

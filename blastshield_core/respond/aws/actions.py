@@ -235,6 +235,9 @@ class AccountAction(ABC):
         live object is not what BlastShield set, or the call fails."""
         if not self.sessions.applies:
             raise DriftRefused(f"{self.sessions.why_not_applied}: the {self.what} cannot be restored from here")
+        refused = [c for c in self.checks(plan) if not c.ok]  # a release writes too: the same checks first
+        if refused:
+            raise DriftRefused(refusal_text(refused))
         try:
             now = self.live(plan)
         except AWS_ERRORS as exc:

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...graph.store import QueryFailed, Store
+from ...read.candidates import REVOKE_PREFIX
 from ...results.account import (
     NOT_APPLIED,
     AccountActionKind,
@@ -151,6 +152,24 @@ class AccountResponder:
         target, _, why = self.target(str(candidate["account"]), "role", str(candidate.get("arn") or ""))
         plan = action_for(AccountActionKind.REVOKE_ROLE_SESSIONS, self.sessions).plan(candidate["id"], target)
         return self._checked(plan, why)
+
+    def principal_of(self, candidate_id: str) -> AccountTarget | str:
+        """The principal a candidate id aims at as the graph and the collection name it now (account,
+        full ARN, unique id): a credential route's user, or a revocation's role; or why not known."""
+        if candidate_id.startswith(REVOKE_PREFIX):
+            try:
+                rows = self.store.read("entity_by_id", {"id": candidate_id.removeprefix(REVOKE_PREFIX)})
+            except QueryFailed as exc:
+                return f"the graph could not be read: {exc}"
+            props = rows[0]["props"] if rows and "IAMRole" in rows[0]["labels"] else None
+            principal = "role"
+        else:
+            props = self.session_props(candidate_id)
+            principal = "user"
+        if props is None or not props.get("arn"):
+            return f"{candidate_id} names no AWS principal in the graph"
+        target, _, why = self.target(str(props.get("account", "")), principal, str(props["arn"]))
+        return why or target
 
     # -- act -------------------------------------------------------------------------
     def apply(self, plan: AccountPlan) -> AccountOutcome:

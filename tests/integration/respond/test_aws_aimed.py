@@ -80,9 +80,10 @@ def _state(session_or_account) -> dict:
     for role in iam.list_roles()["Roles"]:
         name = role["RoleName"]
         state[f"role/{name}"] = {
-            name: iam.get_role_policy(RoleName=name, PolicyName=name)["PolicyDocument"]
-            for name in iam.list_role_policies(RoleName=name)["PolicyNames"]
-        }
+            "id": role["RoleId"],
+            "policies": {p: iam.get_role_policy(RoleName=name, PolicyName=p)["PolicyDocument"]
+                         for p in iam.list_role_policies(RoleName=name)["PolicyNames"]},
+        }  # fmt: skip
     return state
 
 
@@ -203,3 +204,127 @@ def test_the_readmes_five_lines_write_nothing_and_the_plan_names_the_missing_col
     assert code == 2 and f"no collection of account {ACCOUNT} is recorded" in out["message"], out
     assert _state(moto_account) == before
     assert _cli(capsys, "runs", "--data-dir", data)[1]["runs"] == []
+
+
+def test_an_export_whose_name_and_arn_disagree_is_refused_at_import(moto_account, tmp_path, capsys, monkeypatch):
+    """A user entry reading `UserName: eve` with `Arn …:user/alice` names two users at once (IAM API
+    Reference, "UserDetail": the Arn ends with the user's path and name). The import refuses it with
+    a warning naming both: no `eve` appears, so no containment can aim at alice through her."""
+    monkeypatch.setenv("BLASTSHIELD_AWS_RESPOND_PROFILE", "respond")
+    user_with_key_to_critical_bucket(moto_account)
+    folder = tmp_path / "c"
+    assert _cli(capsys, "collect-aws", "--out", str(folder), "--data-dir", str(tmp_path / "scratch"))[0] == 0
+    gaad_path = folder / ACCOUNT / "iam-get-account-authorization-details.json"
+    gaad = json.loads(gaad_path.read_text())
+    [alice] = [u for u in gaad["UserDetailList"] if u["UserName"] == "alice"]
+    alice["UserName"] = "eve"
+    gaad_path.write_text(json.dumps(gaad))
+    data = str(tmp_path / "db")
+    code, imported = _cli(capsys, "import-aws", str(folder / ACCOUNT), "--data-dir", data)
+    assert code == 0, imported
+    [warning] = [w for w in imported["warnings"] if "refused" in w["message"]]
+    assert "UserName 'eve'" in warning["message"] and f"arn:aws:iam::{ACCOUNT}:user/alice" in warning["message"]
+    code, found = _cli(capsys, "entities", "eve", "--data-dir", data)
+    assert found["matches"] == []
+    before = _state(moto_account)
+    code, opened = _cli(capsys, "alert", "open", f"{ACCOUNT}:user:eve", "--title", "eve", "--data-dir", data)
+    assert code == 3 and opened["status"] == "unknown_source", opened
+    assert _state(moto_account) == before
+
+
+def _carol_contained_twice(moto_account, tmp_path, capsys, monkeypatch) -> tuple[str, str, str, str]:
+    """carol's key deactivated, then the deny-all policy for her console password: two of
+    BlastShield's actions on one user. The data folder, the two routes and the key id."""
+    monkeypatch.setenv("BLASTSHIELD_AWS_RESPOND_PROFILE", "respond")
+    key = user_with_key_to_critical_bucket(moto_account, user="carol")
+    moto_account.client("iam").create_login_profile(UserName="carol", Password="Correct-Horse-9!")
+    data = str(tmp_path / "db")
+    assert _cli(capsys, "collect-aws", "--out", str(tmp_path / "c"), "--import", "--data-dir", data)[0] == 0
+    code, opened = _cli(capsys, "alert", "open", f"{ACCOUNT}:user:carol", "--title", "t", "--data-dir", data)
+    key_route, console = f"{ACCOUNT}:user:carol:access-key-1", f"{ACCOUNT}:user:carol:console"
+    code, run = _cli(capsys, "contain", opened["alert_id"], "--decider", "analyst", "--choose",
+                     f"block-route:{key_route}", "--choose", f"block-route:{console}", "--confirm",
+                     "--data-dir", data)  # fmt: skip
+    assert code == 0, run
+    kinds = [a["aws"]["plan"]["kind"] for a in run["actions"]]
+    assert kinds == ["deactivate_access_key", "deny_all_inline_policy"], run
+    assert all(a["applied"] and a["api_verified"] for a in run["actions"]), run
+    return data, key_route, console, key
+
+
+def test_release_order_is_explained_when_another_action_still_blocks_the_route(
+    moto_account, tmp_path, capsys, monkeypatch
+):
+    """Releasing the key while BlastShield's deny-all still holds on the same user: the key is
+    Active again, the route stays blocked (an explicit Deny overrides every Allow: IAM User Guide,
+    "Policy evaluation logic"), and the release says which action still blocks it and the command
+    that releases it; a retry says the same instead of blaming the imported document."""
+    data, key_route, console, key = _carol_contained_twice(moto_account, tmp_path, capsys, monkeypatch)
+    iam = moto_account.client("iam")
+    code, released = _cli(capsys, "release", key_route, "--reason", "key cleared", "--confirm", "--data-dir", data)
+    assert code == 0 and released["api_verified"] is True, released
+    assert {k["AccessKeyId"]: k["Status"] for k in iam.list_access_keys(UserName="carol")["AccessKeyMetadata"]} == {
+        key: "Active"
+    }
+    assert "BlastShieldDenyAll" in iam.list_user_policies(UserName="carol")["PolicyNames"]
+    [blocking] = released["still_blocked_by"]
+    assert blocking["route_id"] == console and blocking["kind"] == "deny_all_inline_policy"
+    assert f"release {console} --reason TEXT --confirm" in released["release_order"]
+    code, routes = _cli(capsys, "routes", _alert_of(capsys, data), "--data-dir", data)
+    assert code == 0 and {r["route_id"]: r["status"] for r in routes["routes"]}[key_route] == "blocked"
+    code, retry = _cli(capsys, "release", key_route, "--reason", "again", "--confirm", "--data-dir", data)
+    assert code == 2 and "stays blocked by BlastShield's deny-all policy" in retry["message"], retry
+    assert "imported document" not in retry["message"]
+    code, released = _cli(capsys, "release", console, "--reason", "cleared", "--confirm", "--data-dir", data)
+    assert code == 0 and "still_blocked_by" not in released, released
+    assert iam.list_user_policies(UserName="carol")["PolicyNames"] == ["read-crown"]
+
+
+def _alert_of(capsys, data: str) -> str:
+    _, alerts = _cli(capsys, "alerts", "--data-dir", data)
+    return next(a["id"] for a in alerts["alerts"] if a["entity_id"] == f"{ACCOUNT}:user:carol")
+
+
+def test_a_release_from_an_audit_record_edited_in_the_database_is_refused(moto_account, tmp_path, capsys, monkeypatch):
+    """After a real revocation on ops-role, someone who can write the database edits the applied event
+    (another role, no document, an allow-all before-image). The release refuses (exit 2, naming the
+    broken record) and changes nothing in moto: every user's and role's policies and keys are the same."""
+    from blastshield_core.base.settings import load_settings
+    from blastshield_core.interfaces.service import open_services
+
+    monkeypatch.setenv("BLASTSHIELD_AWS_RESPOND_PROFILE", "respond")
+    iam = moto_account.client("iam")
+    _ops_role(iam)
+    _ops_role_low = {"Version": "2012-10-17", "Statement": []}
+    iam.create_role(RoleName="low-priv-role", AssumeRolePolicyDocument=json.dumps(_ops_role_low))
+    data = str(tmp_path / "db")
+    assert _cli(capsys, "collect-aws", "--out", str(tmp_path / "c"), "--import", "--data-dir", data)[0] == 0
+    code, opened = _cli(capsys, "alert", "open", f"{ACCOUNT}:role:ops-role", "--title", "t", "--data-dir", data)
+    candidate = f"revoke-sessions:{ACCOUNT}:role:ops-role"
+    code, done = _cli(capsys, "revoke-sessions", opened["alert_id"], "--candidate", candidate, "--confirm",
+                      "--data-dir", data)  # fmt: skip
+    assert code == 0 and done["applied"] and done["api_verified"], done
+    services = open_services(load_settings(environ={}, data_dir=data))
+    try:
+        [event] = [e for e in services.audit.events(limit=50)
+                   if e.kind == "revoke_sessions" and e.data.get("status") == "applied"]  # fmt: skip
+        forged = json.loads(json.dumps(event.data))
+        forged["plan"]["user"] = "low-priv-role"
+        forged["plan"]["calls"][0]["params"]["RoleName"] = "low-priv-role"
+        forged["plan"]["before_image"] = {"kind": "role_policy", "role": "low-priv-role", "existed": True,
+                                          "policy_name": "AWSRevokeOlderSessions", "document": {
+                                              "Version": "2012-10-17", "Statement": [
+                                                  {"Effect": "Allow", "Action": "*", "Resource": "*"}]}}  # fmt: skip
+        text = json.dumps(json.dumps(forged, sort_keys=True))[1:-1].replace("'", "\\'")  # a Cypher string
+        services.store.command(
+            "GRAPH.QUERY", services.store.settings.audit_graph,
+            f"MATCH (e:Event {{event_id: '{event.event_id}'}}) SET e.data = '{text}'",
+        )  # fmt: skip
+    finally:
+        services.close()
+    before = _state(moto_account)
+    code, out = _cli(capsys, "release", candidate, "--reason", "routine", "--confirm",
+                     "--acknowledge-stolen-sessions", "--data-dir", data)  # fmt: skip
+    assert code == 2 and "the audit does not verify" in out["message"], out
+    assert event.event_id in out["message"]
+    assert _state(moto_account) == before

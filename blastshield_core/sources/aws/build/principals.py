@@ -21,6 +21,19 @@ from .common import _arn_account, _date, _obj, _Principal, _Role, _tags, entity_
 from .get import SourceFile
 
 
+def _contradicts(entry: Mapping[str, Any], name_key: str) -> bool:
+    """The entry's name is not its ARN's last part: the export contradicts itself about who it is."""
+    return str(entry[name_key]) != str(entry["Arn"]).rsplit("/", 1)[-1]
+
+
+def _contradiction(entry: Mapping[str, Any], name_key: str) -> str:
+    kind = "user" if name_key == "UserName" else "role"
+    return (
+        f"{kind} refused: {name_key} {str(entry[name_key])!r} and Arn {entry['Arn']!r} name different"
+        f" {kind}s; nothing of it is imported and no action can aim at it"
+    )
+
+
 class _PrincipalsMixin(_BuilderBase):
     _listed_keys: dict[tuple[str, str], list[dict[str, Any]]] | None = None
 
@@ -156,10 +169,16 @@ class _PrincipalsMixin(_BuilderBase):
             if not isinstance(entry, dict) or not isinstance(entry.get("Arn"), str) or "RoleName" not in entry:
                 self.warn(source.name, f"RoleDetailList[{index}]", "role without Arn or RoleName ignored")
                 continue
+            if _contradicts(entry, "RoleName"):
+                self.warn(source.name, f"RoleDetailList[{index}]", _contradiction(entry, "RoleName"))
+                continue
             self.read_role(source, account, entry)
         for index, entry in enumerate(as_list(data.get("UserDetailList"))):
             if not isinstance(entry, dict) or not isinstance(entry.get("Arn"), str) or "UserName" not in entry:
                 self.warn(source.name, f"UserDetailList[{index}]", "user without Arn or UserName ignored")
+                continue
+            if _contradicts(entry, "UserName"):
+                self.warn(source.name, f"UserDetailList[{index}]", _contradiction(entry, "UserName"))
                 continue
             self.read_user(source, account, entry, groups)
 
