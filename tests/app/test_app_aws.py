@@ -103,6 +103,11 @@ def test_collect_plan_contain_audit_and_release_on_the_account(app, moto_account
     confirm_at = next(i for i, e in enumerate(drawn) if getattr(e, "key", None) == "contain_confirm")
     assert plan_at < confirm_at
     assert any("Reversibility:" in plain(m.value) and "exact" in m.value for m in app.markdown)
+    # what BlastShield checks before it writes, as `contain --plan` lists it: every check holds here
+    checklist = "\n".join(plain(m.value) for m in app.markdown if "Before any write" in m.value)
+    for check in ("target", "respond profile's account: signs in to 123456789012", "live principal", "verification"):
+        assert check in checklist, checklist
+    assert "would refuse" not in checklist
     assert _key_status(moto_account, key) == "Active"
 
     _start_run(app, alert_id)

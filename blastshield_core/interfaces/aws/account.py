@@ -73,18 +73,93 @@ def record_collections(settings: Any, folders: dict[str, str]) -> None:
     write_private(Path(settings.data_dir) / COLLECTIONS_FILE, json.dumps(known, indent=1, sort_keys=True))
 
 
+RESPOND_PROFILES_VAR = "BLASTSHIELD_AWS_RESPOND_PROFILES"
+
+
+def respond_profiles(path: str) -> dict[str, tuple[str, str]]:
+    """The mapping file of respond profiles per account (JSON, or TOML when it ends in `.toml`):
+    `{"123456789012": "respond-a", "999988887777": {"respond": "respond-b", "collect": "collect-b"}}`.
+    Account id -> (respond profile, collect profile or '' for the collect profile configured). Raises
+    ValueError, naming the entry, for a file that cannot be read or an entry that is not an account id
+    and a profile name."""
+    import tomllib
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        data = tomllib.loads(text) if path.endswith(".toml") else json.loads(text)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{RESPOND_PROFILES_VAR} {path} cannot be read: {exc}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{RESPOND_PROFILES_VAR} {path} is not a mapping of account ids to profiles")
+    out: dict[str, tuple[str, str]] = {}
+    for account, entry in data.items():
+        respond, collect = (entry, "") if isinstance(entry, str) else (
+            (entry.get("respond"), entry.get("collect") or "") if isinstance(entry, dict) else (None, "")
+        )  # fmt: skip
+        if not (isinstance(account, str) and account.isdigit() and len(account) == 12):
+            raise ValueError(f"{RESPOND_PROFILES_VAR} {path}: {account!r} is not a 12-digit account id")
+        if not isinstance(respond, str) or not respond or not isinstance(collect, str):
+            raise ValueError(f"{RESPOND_PROFILES_VAR} {path}: account {account} names no respond profile")
+        out[account] = (respond, collect)
+    return out
+
+
 def responder(services: Any, settings: Any) -> AccountResponder:
     """The account responder: writes with BLASTSHIELD_AWS_RESPOND_PROFILE when it is set (else
-    every AWS-backed route is blocked in the graph only, "not applied in AWS"), re-collects with
-    the collect profile into the folder `collect-aws --import` recorded, and re-syncs the user's slice
-    in place (`resync_user`: that slice alone, in one query, not the whole account)."""
+    every AWS-backed route is blocked in the graph only, "not applied in AWS"), or with the profile
+    the mapping file BLASTSHIELD_AWS_RESPOND_PROFILES names for the target's account (an account it
+    does not name is graph only: never acted on with another account's credentials); re-collects
+    with the collect profile into the folder `collect-aws --import` recorded, and re-syncs the
+    user's slice in place (`resync_user`: that slice alone, in one query, not the whole account)."""
     from ...respond.aws.actions import AccountSessions
     from ...respond.aws.responder import AccountResponder
     from ...sources.aws.collect.collector import CollectError, botocore_config, recollect_user_keys
 
+    config = botocore_config()
+    mapping_file = os.environ.get(RESPOND_PROFILES_VAR) or ""
     respond_profile = os.environ.get("BLASTSHIELD_AWS_RESPOND_PROFILE") or ""
-    respond = _session(respond_profile) if respond_profile else None
-    collect = collect_session() if os.environ.get("BLASTSHIELD_AWS_COLLECT_PROFILE") or respond else None
+    if mapping_file and respond_profile:
+        raise ValueError(f"set BLASTSHIELD_AWS_RESPOND_PROFILE or {RESPOND_PROFILES_VAR}, not both")
+    collect_configured = bool(os.environ.get("BLASTSHIELD_AWS_COLLECT_PROFILE"))
+
+    def sessions_of(respond_name: str, collect_name: str, account: str = "") -> AccountSessions:
+        respond = _session(respond_name) if respond_name else None
+        if collect_name:
+            collect = collect_session(collect_name)
+        else:
+            collect = collect_session() if collect_configured or respond else None
+        reader = collect or respond
+
+        def recollection(target_account: str) -> str:
+            folder = recorded_collections(settings).get(target_account)
+            if not folder or not Path(folder).is_dir():
+                return (
+                    f"no collection of account {target_account} is recorded (run collect-aws --import): the"
+                    " write could not be verified"
+                )
+            return "" if reader is not None else "no collect profile to re-collect with"
+
+        why = (
+            f"no respond profile for account {account} in {RESPOND_PROFILES_VAR} ({mapping_file})"
+            if mapping_file
+            else "no respond profile is configured (BLASTSHIELD_AWS_RESPOND_PROFILE)"
+        )
+        return AccountSessions(
+            respond=respond, read=reader, client_config=config, recollection=recollection, why_not_applied=why
+        )
+
+    if mapping_file:
+        by_account = {a: sessions_of(r, c, a) for a, (r, c) in respond_profiles(mapping_file).items()}
+
+        def sessions_for(account: str) -> AccountSessions:
+            return by_account.get(account) or sessions_of("", "", account)
+
+        default = sessions_of("", "", "?")
+    else:
+        default = sessions_of(respond_profile, "")
+
+        def sessions_for(account: str) -> AccountSessions:
+            return default
 
     def resync(account: str, user: str) -> str:
         from ...base.actor import local_actor
@@ -95,28 +170,23 @@ def responder(services: Any, settings: Any) -> AccountResponder:
         folder = recorded_collections(settings).get(account)
         if not folder or not Path(folder).is_dir():
             return f"no collection of account {account} is recorded (run collect-aws --import)"
+        reader = sessions_for(account).reader
+        if reader is None:
+            return "no collect profile to re-collect with"
         try:
-            recollect_user_keys(collect or respond, folder, user)
+            recollect_user_keys(reader, folder, user)
             resync_user(services.store, [folder], account, user, actor=local_actor())
         except (CollectError, AwsInputError, DocumentError, QueryFailed) as exc:
             return str(exc)
         return ""
 
-    def recollection(account: str) -> str:
-        folder = recorded_collections(settings).get(account)
-        if not folder or not Path(folder).is_dir():
-            return (
-                f"no collection of account {account} is recorded (run collect-aws --import): the write could"
-                " not be verified"
-            )
-        if (collect or respond) is None:
-            return "no collect profile to re-collect with"
-        return ""
-
-    sessions = AccountSessions(
-        respond=respond, read=collect or respond, client_config=botocore_config(), recollection=recollection
+    return AccountResponder(
+        services.store,
+        default,
+        resync=resync,
+        identify=lambda *a: identify(settings, *a),
+        sessions_for=sessions_for if mapping_file else None,
     )
-    return AccountResponder(services.store, sessions, resync=resync, identify=lambda *a: identify(settings, *a))
 
 
 def identify(settings: Any, account: str, principal: str, arn: str) -> tuple[AccountTarget, tuple[str, ...]] | str:

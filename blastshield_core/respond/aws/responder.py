@@ -41,6 +41,7 @@ from .actions import (
     ACCOUNT_READS,
     REGISTRY,
     RESPONDER_WRITES,
+    AccountAction,
     AccountSessions,
     DriftRefused,
     action_for,
@@ -81,15 +82,25 @@ class AccountResponder:
         *,
         resync: Callable[[str, str], str] | None = None,
         identify: Identify | None = None,
+        sessions_for: Callable[[str], AccountSessions] | None = None,
     ):
         self.store = store
         self.sessions = sessions or AccountSessions()
         self.resync_slice = resync
         self.identify = identify
+        # Several accounts: the sessions of each target's account (an account without a respond
+        # profile gets none: graph only, never another account's credentials). None: `sessions` for all.
+        self.sessions_for = sessions_for
 
     @property
     def applies(self) -> bool:
-        return self.sessions.applies
+        return self.sessions.applies or self.sessions_for is not None
+
+    def _sessions(self, account: str) -> AccountSessions:
+        return self.sessions_for(account) if self.sessions_for is not None else self.sessions
+
+    def _action(self, kind: AccountActionKind | str, account: str) -> AccountAction:
+        return action_for(kind, self._sessions(account))
 
     # -- plan ------------------------------------------------------------------------
     def session_props(self, route_id: str) -> dict[str, Any] | None:
@@ -119,7 +130,7 @@ class AccountResponder:
         if why_unknown and not plan.read_error:
             plan.read_error = why_unknown
         if plan.applied_in_aws:
-            plan.checks = action_for(plan.kind, self.sessions).checks(plan)
+            plan.checks = self._action(plan.kind, plan.account).checks(plan)
         return plan
 
     def plan(self, route_id: str) -> AccountPlan | None:
@@ -127,14 +138,15 @@ class AccountResponder:
         props = self.session_props(route_id)
         if props is None:
             return None
-        target, keys, why = self.target(str(props.get("account", "")), "user", str(props["arn"]))
+        account = str(props.get("account", ""))
+        target, keys, why = self.target(account, "user", str(props["arn"]))
         kind = str(props.get("aws_kind"))
         key_id = str(props.get("access_key_id") or "")
         if kind == "access_key" and key_id and (key_id in keys or why):  # unknown principal: refused below
             target = target.model_copy(update={"access_key_id": key_id})
-            plan = action_for(AccountActionKind.DEACTIVATE_ACCESS_KEY, self.sessions).plan(route_id, target)
+            plan = self._action(AccountActionKind.DEACTIVATE_ACCESS_KEY, account).plan(route_id, target)
             return self._checked(plan, why)
-        plan = action_for(AccountActionKind.DENY_ALL_INLINE_POLICY, self.sessions).plan(route_id, target, detail=kind)
+        plan = self._action(AccountActionKind.DENY_ALL_INLINE_POLICY, account).plan(route_id, target, detail=kind)
         if kind == "access_key" and not why:
             # A key id is never guessed: only one `list-access-keys` gave for exactly this user is used.
             unknown = (
@@ -149,8 +161,9 @@ class AccountResponder:
 
     def plan_revocation(self, candidate: dict[str, Any]) -> AccountPlan:
         """The plan revoking the sessions of the role a revocation candidate names. Reads only."""
-        target, _, why = self.target(str(candidate["account"]), "role", str(candidate.get("arn") or ""))
-        plan = action_for(AccountActionKind.REVOKE_ROLE_SESSIONS, self.sessions).plan(candidate["id"], target)
+        account = str(candidate["account"])
+        target, _, why = self.target(account, "role", str(candidate.get("arn") or ""))
+        plan = self._action(AccountActionKind.REVOKE_ROLE_SESSIONS, account).plan(candidate["id"], target)
         return self._checked(plan, why)
 
     def principal_of(self, candidate_id: str) -> AccountTarget | str:
@@ -174,7 +187,7 @@ class AccountResponder:
     # -- act -------------------------------------------------------------------------
     def apply(self, plan: AccountPlan) -> AccountOutcome:
         """Make the plan's call, then re-read it. Never raises for an AWS error: the outcome says."""
-        return action_for(plan.kind, self.sessions).apply(plan)
+        return self._action(plan.kind, plan.account).apply(plan)
 
     def resync(self, plan: AccountPlan) -> str:
         """Re-collect the principal's slice and re-sync it through the import path; '' or why not."""
@@ -186,4 +199,4 @@ class AccountResponder:
     def release(self, plan: AccountPlan) -> AccountRelease:
         """Restore the before-image of an applied plan. Raises DriftRefused when the live object is
         not what BlastShield set; the outcome carries the request id and the re-read."""
-        return action_for(plan.kind, self.sessions).release(plan)
+        return self._action(plan.kind, plan.account).release(plan)

@@ -328,3 +328,37 @@ def test_a_release_from_an_audit_record_edited_in_the_database_is_refused(moto_a
     assert code == 2 and "the audit does not verify" in out["message"], out
     assert event.event_id in out["message"]
     assert _state(moto_account) == before
+
+
+def test_a_respond_profile_per_account_acts_only_in_its_account(moto_account, tmp_path, capsys, monkeypatch):
+    """BLASTSHIELD_AWS_RESPOND_PROFILES maps 999988887777 to its own profile: the alert on its alice
+    deactivates that alice's key and no other; an alert on 123456789012's alice, an account the file
+    does not name, is contained in the graph only ("not applied in AWS"), never with the other
+    account's credentials."""
+    data, alert_id, other = _two_accounts(moto_account, tmp_path, capsys, monkeypatch)
+    mapping = tmp_path / "respond-profiles.json"
+    mapping.write_text(json.dumps({OTHER: {"respond": "other", "collect": "other"}}))
+    monkeypatch.delenv("BLASTSHIELD_AWS_RESPOND_PROFILE")
+    monkeypatch.setenv("BLASTSHIELD_AWS_RESPOND_PROFILES", str(mapping))
+    home_before = _state(moto_account)
+    code, run = _cli(capsys, "contain", alert_id, "--decider", "rules", "--confirm", "--data-dir", data)
+    assert code == 0 and run["state"] == "completed", run
+    [action] = run["actions"]
+    assert action["aws"]["applied_in_aws"] and action["api_verified"] and action["graph_verified"]
+    assert action["aws"]["plan"]["target"]["account"] == OTHER
+    other_keys = other.client("iam").list_access_keys(UserName="alice")["AccessKeyMetadata"]
+    assert [k["Status"] for k in other_keys] == ["Inactive"]
+    assert _state(moto_account) == home_before  # 123456789012's alice keeps her key Active
+    code, opened = _cli(capsys, "alert", "open", f"{ACCOUNT}:user:alice", "--title", "home", "--data-dir", data)
+    code, plan = _cli(capsys, "contain", opened["alert_id"], "--decider", "rules", "--plan", "--data-dir", data)
+    [entry] = plan["plans"]
+    assert entry["aws"]["applied_in_aws"] is False
+    assert f"no respond profile for account {ACCOUNT}" in entry["aws"]["note"]
+    other_before = _state(other)
+    code, run = _cli(capsys, "contain", opened["alert_id"], "--decider", "rules", "--confirm", "--data-dir", data)
+    assert code == 0 and "not applied in AWS" in run["reason"], run
+    assert _state(moto_account) == home_before and _state(other) == other_before
+    # a mapping that is not one names the entry, and nothing is done
+    mapping.write_text(json.dumps({"12345": "respond"}))
+    code, out = _cli(capsys, "contain", alert_id, "--decider", "rules", "--plan", "--data-dir", data)
+    assert code == 2 and "'12345' is not a 12-digit account id" in out["message"], out
