@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...results import Status
 from ..cli_output import EXIT_FAILED, EXIT_INVALID, EXIT_OK, EXIT_REPORT_INTERRUPTED, _emit, _fail, _lines
@@ -23,6 +23,9 @@ from .account import (
     recorded_collections,
     responder,
 )
+
+if TYPE_CHECKING:
+    from ...respond.effector import AccountEffector
 
 __all__ = ["COLLECTIONS_FILE", "aws_command", "collect_session", "recorded_collections"]
 
@@ -115,7 +118,7 @@ def _contain_command(args: argparse.Namespace, settings: Any) -> int:
         services.close()
 
 
-def _plan(services: Any, effector: Any, args: argparse.Namespace) -> int:
+def _plan(services: Any, effector: AccountEffector, args: argparse.Namespace) -> int:
     """Each candidate's exact calls, side effects and reversibility; nothing is executed."""
     from ..cli_output import EXIT_CODES
     from .account import account_plans
