@@ -289,9 +289,15 @@ def verified_record(
     principal = effector.principal_of(candidate_id)
     if isinstance(principal, str):
         raise AccountRefused(f"{principal}: {record} cannot be matched to it; nothing was done")
+    from ...results.account import AccountActionKind
+
     target = plan.target
     recorded = (target.account, target.principal, target.arn, target.unique_id) if target else None
-    if recorded != (principal.account, principal.principal, principal.arn, principal.unique_id):
+    now = (principal.account, principal.principal, principal.arn, principal.unique_id)
+    if plan.kind is AccountActionKind.DEACTIVATE_ACCESS_KEY:  # and the very key the route stands for
+        recorded = (*recorded, target.access_key_id) if target and recorded else None
+        now = (*now, principal.access_key_id)
+    if recorded != now:
         aimed = f"{target.arn or '?'} ({target.unique_id or 'no unique id'})" if target else "no named principal"
         raise AccountRefused(
             f"{record} aims at {aimed}, not at {principal.arn} ({principal.unique_id}), the principal of"

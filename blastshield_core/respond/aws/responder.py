@@ -182,7 +182,9 @@ class AccountResponder:
         if props is None or not props.get("arn"):
             return f"{candidate_id} names no AWS principal in the graph"
         target, _, why = self.target(str(props.get("account", "")), principal, str(props["arn"]))
-        return why or target
+        if why:
+            return why
+        return target.model_copy(update={"access_key_id": str(props.get("access_key_id") or "")})
 
     # -- act -------------------------------------------------------------------------
     def apply(self, plan: AccountPlan) -> AccountOutcome:
