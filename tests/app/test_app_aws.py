@@ -294,3 +294,26 @@ def test_a_viewer_sees_the_revocation_plan_but_cannot_execute_it(app, moto_accou
     app.button(key="contain_start").click().run()
     assert "may not run containment" in texts(app)
     assert moto_account.client("iam").list_role_policies(RoleName="deploy")["PolicyNames"] == ["read-crown"]
+
+
+def test_the_containment_page_shows_what_would_be_refused_and_starts_nothing(app, moto_account, monkeypatch):
+    """alice deleted and recreated with the same name after the collection: the plan's checklist
+    says the live principal "would refuse" (recreated since collection), the run cannot be started
+    and the reason is shown, and alice's new user is untouched."""
+    monkeypatch.setenv("BLASTSHIELD_AWS_RESPOND_PROFILE", "respond")
+    key = user_with_key_to_critical_bucket(moto_account)
+    _collect_and_open(app)
+    iam = moto_account.client("iam")
+    iam.delete_access_key(UserName="alice", AccessKeyId=key)
+    iam.delete_user_policy(UserName="alice", PolicyName="read-crown")
+    iam.delete_user(UserName="alice")
+    iam.create_user(UserName="alice")
+    app.switch_page("pages/containment.py").run()
+    assert not app.exception, app.exception
+    checklist = "\n".join(plain(m.value) for m in app.markdown if "Before any write" in m.value)
+    assert "would refuse: live principal: alice was recreated since collection" in checklist, checklist
+    app.checkbox(key="contain_confirm").check().run()
+    assert app.button(key="contain_start").disabled
+    assert any("Refused before any write" in plain(c.value) for c in app.caption), texts(app)
+    assert iam.list_user_policies(UserName="alice")["PolicyNames"] == []
+    assert iam.list_access_keys(UserName="alice")["AccessKeyMetadata"] == []
