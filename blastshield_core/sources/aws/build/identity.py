@@ -13,11 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..exports import EXPORT
+
 __all__ = ["CollectedPrincipal", "IdentityUnknown", "collected_principal"]
 
-GAAD_FILE = "iam-get-account-authorization-details.json"
-KEYS_FILE = "iam-list-access-keys.json"
-IDENTITY_FILE = "sts-get-caller-identity.json"
+GAAD_FILE = EXPORT["gaad"].path()
+KEYS_FILE = EXPORT["access_keys"].path()
+IDENTITY_FILE = EXPORT["caller_identity"].path()
 
 
 class IdentityUnknown(ValueError):
