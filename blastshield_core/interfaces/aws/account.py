@@ -292,8 +292,10 @@ def verified_record(
     from ...results.account import AccountActionKind
 
     target = plan.target
-    recorded = (target.account, target.principal, target.arn, target.unique_id) if target else None
-    now = (principal.account, principal.principal, principal.arn, principal.unique_id)
+    recorded: tuple[str, ...] | None = (
+        (target.account, target.principal, target.arn, target.unique_id) if target else None
+    )
+    now: tuple[str, ...] = (principal.account, principal.principal, principal.arn, principal.unique_id)
     if plan.kind is AccountActionKind.DEACTIVATE_ACCESS_KEY:  # and the very key the route stands for
         recorded = (*recorded, target.access_key_id) if target and recorded else None
         now = (*now, principal.access_key_id)
