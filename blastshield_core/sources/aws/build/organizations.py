@@ -2,7 +2,8 @@
 levels (root, then each OU, then the account) that apply to each member account.
 
 From the AWS Organizations User Guide, "Service control policies" and "Resource control
-policies": every level from the root down to the account must allow; policies attach to the
+policies": every SCP level from the root down to the account must allow (RCPs only deny:
+`RCPFullAWSAccess` sits at every level and cannot be detached); policies attach to the
 root, OUs and accounts; the management account is not subject to SCPs or RCPs. A level whose
 policies were not all collected cannot be judged: that policy type is then not applied to the
 account, with a warning (an edge is never removed for lack of data). Pure: no I/O, no store.
@@ -124,7 +125,10 @@ def read_organization(sources: AwsSources, warn: Callable[[str, str, str], None]
             if not enabled.get(type_name, any(k == kind for k in kinds.values())):
                 continue
             levels = [[contents[p] for p in attached.get(node, []) if kinds.get(p) == kind] for node in chain]
-            if not complete[kind] or any(not level or any(p is None for p in level) for level in levels):
+            # an SCP level with no policy cannot be judged; an RCP level with none holds RCPFullAWSAccess
+            # alone, which AWS attaches everywhere and which denies nothing (RCPs only deny)
+            empty = any(not level for level in levels) and kind == "scp"
+            if not complete[kind] or empty or any(p is None for level in levels for p in level):
                 warn(
                     "organizations",
                     account,

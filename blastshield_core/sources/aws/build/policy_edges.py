@@ -18,6 +18,7 @@ from .get import SourceFile
 from .grants import _GrantsMixin
 from .organizations import read_organization
 from .resource_policies import (
+    Level,
     Read,
     ResourcePolicy,
     Side,
@@ -311,7 +312,7 @@ class _ResourcePolicyMixin(_GrantsMixin):
             tuple(sorted((k, v if isinstance(v, str | None) else repr(v)) for k, v in facts.items())),
         )
 
-        def hits(request: Any, context: Any) -> list[list[Any]]:
+        def hits(request: Any, context: Any) -> list[Level]:
             key = (*fixed, request.action, request.resource, request.resource_account)
             found = store.get(key)
             if found is None:

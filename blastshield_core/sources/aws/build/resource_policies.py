@@ -7,7 +7,12 @@ The rules are those of `evaluate.py` (IAM User Guide, "Policy evaluation logic" 
 Organizations User Guide on SCPs and RCPs), applied with the identity side already decided:
 
 * an explicit Deny in the resource policy or an applicable guardrail decides;
-* every level of the SCPs (the principal's account) and RCPs (the resource's account) must allow;
+* every level of the SCPs (the principal's account) must allow; RCPs (the resource's account) only
+  deny: AWS attaches `RCPFullAWSAccess` to the root, every OU and every account and it cannot be
+  detached, so an RCP level with only Deny statements, or none, denies nothing by itself;
+* an anonymous caller (a public grant, `Principal: "*"`) can make only the requests AWS accepts
+  unsigned (`evaluate.anonymous_callable`, IAM User Guide "AWS Signature Version 4 for API
+  requests"): a public grant of any other action allows no anonymous read;
 * same account: a resource policy naming the principal itself grants on its own (naming a role
   is limited by the role's permissions boundary); otherwise the identity side must allow;
 * across accounts: the resource policy must name the principal or its account, and the identity
@@ -28,12 +33,13 @@ from typing import Any
 
 from ..iam.caller import Caller, Naming
 from ..iam.conditions import Context
-from ..iam.evaluate import RCP_SERVICES
+from ..iam.evaluate import RCP_SERVICES, anonymous_callable
 from ..iam.evaluate_input import Hit, Request, Rule, read_policy, request_context, scan
 from ..iam.policy import PolicyFormatError, as_list
 from .get import AwsSources, SourceFile
 
 __all__ = [
+    "Level",
     "Read",
     "ResourcePolicy",
     "Side",
@@ -237,23 +243,41 @@ def _denies(hits: list[Hit], hopeful: bool) -> bool:
     return any(h.rule.effect == "Deny" and (h.result is True or (not hopeful and h.result is None)) for h in hits)
 
 
+@dataclass(frozen=True)
+class Level:
+    """One guardrail level's hits for a request; `needs_allow`: the level denies unless one of its
+    statements allows (an SCP level; an RCP level holds `RCPFullAWSAccess` and only denies)."""
+
+    needs_allow: bool
+    hits: list[Hit]
+
+
 def _guardrail_hits(
     request: Request, context: Context, scps: list[list[list[Rule]]], rcps: list[list[list[Rule]]]
-) -> list[list[Hit]]:
+) -> list[Level]:
     """The hits of each guardrail level that applies: SCPs to principals of accounts (not to
     service-linked roles), RCPs to the services they cover (not to service principals or
     service-linked roles; the management account's levels are empty already)."""
     who = request.who
-    levels: list[list[Hit]] = []
+    levels: list[Level] = []
     if scps and who.iam and not who.service_linked:
         for n, level in enumerate(scps):
-            levels.append([h for i, p in enumerate(level) for h in scan(p, f"scps[{n}][{i}]", request, context)])
+            hits = [h for i, p in enumerate(level) for h in scan(p, f"scps[{n}][{i}]", request, context)]
+            levels.append(Level(True, hits))
     if rcps and request.service in RCP_SERVICES and who.kind != "service" and not who.service_linked:
         for n, level in enumerate(rcps):
-            levels.append(
-                [h for i, p in enumerate(level) for h in scan(p, f"rcps[{n}][{i}]", request, context, who=who)]
-            )
+            hits = [h for i, p in enumerate(level) for h in scan(p, f"rcps[{n}][{i}]", request, context, who=who)]
+            levels.append(Level(False, hits))
     return levels
+
+
+def _level_denies(levels: list[Level], hopeful: bool) -> bool:
+    return any(_denies(level.hits, hopeful) for level in levels)
+
+
+def _level_lacks_allow(levels: list[Level], hopeful: bool) -> bool:
+    """An SCP level none of whose statements allows (RCP levels never lack one: RCPFullAWSAccess)."""
+    return any(level.needs_allow and not _allows(level.hits, hopeful) for level in levels)
 
 
 guardrail_hits = _guardrail_hits  # the public name, for callers that keep the hits
@@ -265,16 +289,16 @@ def decide_guarded(request: Request, side: Side, scps: list[list[list[Rule]]], r
     levels = _guardrail_hits(request, request_context(request), scps, rcps)
 
     def decided(hopeful: bool) -> str:
-        if side.deny or any(_denies(level, hopeful) for level in levels):
+        if side.deny or _level_denies(levels, hopeful):
             return "deny"
-        if any(not _allows(level, hopeful) for level in levels):
+        if _level_lacks_allow(levels, hopeful):
             return "none"
         return "allow" if side.allow == "yes" or (hopeful and side.allow == "maybe") else "none"
 
     best, worst = decided(True), decided(False)
     if best != "allow":
         return Read(best)
-    keys = {k for level in levels for h in level for k in h.keys} | set(side.keys) if worst != "allow" else set()
+    keys = {k for level in levels for h in level.hits for k in h.keys} | set(side.keys) if worst != "allow" else set()
     return Read("allow", worst != "allow", sorted(keys))
 
 
@@ -286,12 +310,14 @@ def decide_read(
     scps: list[list[list[Rule]]],
     rcps: list[list[list[Rule]]],
     boundary_ok: bool,
-    guardrail_hits: Callable[[Request, Context], list[list[Hit]]] | None = None,
+    guardrail_hits: Callable[[Request, Context], list[Level]] | None = None,
 ) -> Read:
     """One action on one resource, with the identity side decided (`side`); `guardrail_hits`, when
     given, finds the guardrails' hits (the caller may keep them for requests alike)."""
-    context: Context = request_context(request)
     who = request.who
+    if who.kind == "anonymous" and not anonymous_callable(request.action):
+        return Read("none", basis="request signing")  # AWS refuses the unsigned request before any policy
+    context: Context = request_context(request)
     rp_hits = scan(policy.rules, "resource_policy", request, context, who=who) if policy else []
     if guardrail_hits is not None:
         levels = guardrail_hits(request, context)
@@ -302,9 +328,9 @@ def decide_read(
     def decided(hopeful: bool) -> tuple[str, str]:
         if side.deny or _denies(rp_hits, hopeful):
             return "deny", "resource policy"
-        if any(_denies(level, hopeful) for level in levels):
+        if _level_denies(levels, hopeful):
             return "deny", "guardrail"
-        if any(not _allows(level, hopeful) for level in levels):
+        if _level_lacks_allow(levels, hopeful):
             return "none", "guardrail"
         grants = _allows(rp_hits, hopeful)
         naming = max((h.naming for h in grants), default=Naming.NONE)
@@ -337,7 +363,7 @@ def decide_read(
     conditional = worst != "allow"
     keys: set[str] = set()
     if conditional:
-        keys = {k for h in rp_hits for k in h.keys} | {k for level in levels for h in level for k in h.keys}
+        keys = {k for h in rp_hits for k in h.keys} | {k for level in levels for h in level.hits for k in h.keys}
         if side.allow == "maybe":
             keys |= set(side.keys)
     return Read("allow", conditional, sorted(keys), basis)

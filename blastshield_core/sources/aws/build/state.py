@@ -202,7 +202,7 @@ class EvaluationCache:
         self.signatures: dict[int, tuple[dict[str, Any], str]] = {}  # id(properties) -> (them, signature)
         self.bounds: dict[tuple[int, str, str], tuple[bool, ...]] = {}  # (id(boundary), asset, service) -> allows
         self.bounds_everywhere: dict[int, bool] = {}  # id(boundary) -> every statement names Resource "*"
-        self.guardrail_hits: dict[Any, list[list[Any]]] = {}
+        self.guardrail_hits: dict[Any, list[Any]] = {}  # the guardrail levels (resource_policies.Level) per request
 
     def hold(self, *objects: Any) -> None:
         """Keep `objects` alive as long as the cache: their ids are in its keys."""
