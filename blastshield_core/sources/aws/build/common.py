@@ -121,10 +121,14 @@ def _arn_account(arn: str) -> str | None:
 
 
 def _tags(value: Any) -> dict[str, str]:
+    """Tags (keys in lower case) in AWS's shapes: `[{"Key", "Value"}]`, KMS's `[{"TagKey", "TagValue"}]`,
+    or Lambda's `{"key": "value"}`."""
     tags: dict[str, str] = {}
     for tag in as_list(value):
         if isinstance(tag, dict) and "Key" in tag:
             tags[str(tag["Key"]).lower()] = str(tag.get("Value", ""))
+        elif isinstance(tag, dict) and "TagKey" in tag:
+            tags[str(tag["TagKey"]).lower()] = str(tag.get("TagValue", ""))
     if isinstance(value, dict) and not tags:  # Lambda's {"key": "value"} shape
         tags = {str(k).lower(): str(v) for k, v in value.items()}
     return tags

@@ -1,5 +1,6 @@
-"""Data grants: `CAN_READ` from identity policies to data assets (S3 buckets, and tables,
-secrets, parameters and keys as their policies name them), with each asset's sensitivity."""
+"""Data grants: `CAN_READ` from identity policies to data assets (S3 buckets, secrets and KMS keys as
+their listings hold them, and tables, parameters, secrets and keys as policies name them), with each
+asset's sensitivity."""
 
 from __future__ import annotations
 
@@ -20,7 +21,32 @@ from .common import (
     _tags,
     entity_id,
 )
-from .policy_sets import _data_services, _PolicySet
+from .policy_sets import _data_services, _PolicySet, _sorted_matches
+
+# Secrets Manager appends "-" and six random characters to a secret's name in its ARN; AWS recommends
+# granting one secret as `secret:NAME-??????` (Secrets Manager User Guide, "Permissions reference for
+# AWS Secrets Manager" and "Permissions policy examples"): such a pattern names the secret NAME only.
+_NAME_SUFFIX = "-??????"
+_LISTINGS = (("secret", "secrets", "SecretList", "ARN"), ("kms_key", "kms_keys", "Keys", "KeyArn"))
+_LISTED_SERVICE = {"secretsmanager": "secret", "kms": "kms_key"}
+
+
+def _resource_key(kind: str, arn: str) -> str:
+    """The part of a secret's or key's ARN its asset id is made of: the secret's name with its suffix
+    (as the resource policies' files give it), the key's id."""
+    if kind == "secret" and ":secret:" in arn:
+        return arn.split(":secret:", 1)[-1]
+    found = _ARN_RE.match(arn)
+    return found[5].split(":", 1)[-1].split("/", 1)[-1] if found else arn
+
+
+def _suffix_named(pattern: str) -> str | None:
+    """The secret name a `secret:NAME-??????` pattern names (None for any other pattern)."""
+    name = pattern.split(":secret:", 1)[-1] if ":secret:" in pattern else ""
+    if not name.endswith(_NAME_SUFFIX):
+        return None
+    name = name[: -len(_NAME_SUFFIX)]
+    return name if name and "*" not in name and "?" not in name else None
 
 
 class _GrantsMixin(_BuilderBase):
@@ -36,6 +62,84 @@ class _GrantsMixin(_BuilderBase):
                     continue
                 self.inv.buckets[account][bucket["Name"]] = _tags(bucket.get("Tags"))
                 self.created(source.name, f"bucket {bucket['Name']}", bucket.get("CreationDate"))
+
+    # ------------------------------------------------------------ secrets and keys
+
+    def read_secrets_and_keys(self) -> None:
+        """Every secret of `list-secrets` (with its tags) and key of `list-keys`: a data asset of its own
+        when a grant or its policy reaches it; the listing bounds what a wildcard grant reaches."""
+        for kind, export, items, arn_key in _LISTINGS:
+            for source in self.inv.sources.of(export):
+                account = self.default_account(source)
+                self.inv.listed_accounts[kind].add(account)
+                for index, entry in enumerate(as_list(source.data.get(items))):
+                    arn = entry.get(arn_key) if isinstance(entry, dict) else None
+                    if not isinstance(arn, str) or not arn.startswith("arn:") or arn.count(":") < 5:
+                        self.warn(source.name, f"{items}[{index}]", f"entry without an {arn_key} ignored")
+                        continue
+                    owner = _arn_account(arn) or account
+                    name = str(entry.get("Name") or entry.get("KeyId") or _resource_key(kind, arn))
+                    self.inv.listed[kind][arn] = (owner, name, _tags(entry.get("Tags")))
+                    self.inv.listed_regions[(kind, owner)].add(arn.split(":")[3])
+        for kind, found in self.inv.listed.items():
+            self.inv.listed_sorted[kind] = sorted(found)
+
+    def listed_candidates(self, principal: _Principal, service: str, kind: str, pattern: str) -> list[tuple[str, str]]:
+        """(asset node, ARN to evaluate) for a secret or key pattern: the listed ones of its account it
+        matches, each read on its own ARN; the secret or key it names when the listing lacks it; and,
+        for a wildcard the listing cannot bound (no listing of the account, or a region it holds
+        nothing in), the service's catch-all asset as well."""
+        account = _arn_account(pattern) or principal.account
+        listed = self.inv.listed[kind]
+        out = [
+            (self.resource_node(kind, listed[arn][0], arn, listed[arn][1], listed[arn][2]), arn)
+            for arn in _sorted_matches(pattern, self.inv.listed_sorted.get(kind, ()))
+            if listed[arn][0] == account
+        ]
+        if "*" not in pattern and "?" not in pattern:
+            asset = None if out else self.named_asset(principal, service, kind, pattern)
+            if asset:
+                out.append((asset, pattern))
+            return out
+        named = _suffix_named(pattern) if kind == "secret" else None
+        if named is not None:
+            if not out:
+                out.append((self.resource_node(kind, account, pattern, named, {}, key=named), pattern))
+            return out
+        parts = pattern.split(":")
+        region = parts[3] if len(parts) > 4 else "*"
+        bounded = account in self.inv.listed_accounts[kind] and region in self.inv.listed_regions[(kind, account)]
+        if not bounded:
+            out.append((self.wildcard_asset(account, service), pattern))
+        return out
+
+    def resource_node(
+        self,
+        kind: str,
+        account: str,
+        arn: str,
+        name: str,
+        tags: Mapping[str, str],
+        *,
+        key: str | None = None,
+        snapshot: str | None = None,
+    ) -> str:
+        """The asset of a secret or key (made once), its sensitivity from its tags."""
+        node = entity_id(account, kind, key if key is not None else _resource_key(kind, arn))
+        if node not in self.sink.nodes:
+            level, why = self.sensitivity_of(arn, kind, tags)
+            self.sink.node(
+                node,
+                "DataAsset",
+                name,
+                arn=arn,
+                aws_kind=kind,
+                account=account,
+                aws_snapshot=snapshot or account,
+                sensitivity=level,
+                sensitivity_source=why,
+            )
+        return node
 
     def sensitivity_of(self, arn: str, kind: str, tags: Mapping[str, str]) -> tuple[str, str]:
         for key in SENSITIVITY_TAGS:
@@ -152,6 +256,8 @@ class _GrantsMixin(_BuilderBase):
             and not re.match(rf"^arn:[\w-]+:{service}:", pattern)
         ):
             return out
+        if service in _LISTED_SERVICE:
+            return self.listed_candidates(principal, service, kind, pattern)
         if "*" not in pattern and "?" not in pattern:
             asset = self.named_asset(principal, service, kind, pattern)
             if asset:
@@ -213,23 +319,8 @@ class _GrantsMixin(_BuilderBase):
             owner = next((a for a, b in self.inv.buckets.items() if bucket in b), principal.account)
             return self.bucket_node(owner, bucket, self.inv.buckets[owner].get(bucket, {}))
         account = _arn_account(arn) or principal.account
-        found = _ARN_RE.match(arn)
-        name = found[5].split(":", 1)[-1].split("/", 1)[-1] if found else arn
-        node = entity_id(account, kind, name)
-        if node not in self.sink.nodes:
-            level, why = self.sensitivity_of(arn, kind, {})
-            self.sink.node(
-                node,
-                "DataAsset",
-                name,
-                arn=arn,
-                aws_kind=kind,
-                account=account,
-                aws_snapshot=principal.account,
-                sensitivity=level,
-                sensitivity_source=why,
-            )
-        return node
+        name = _resource_key(kind, arn)
+        return self.resource_node(kind, account, arn, name, {}, snapshot=principal.account)
 
     def wildcard_asset(self, account: str, service: str) -> str:
         node = entity_id(account, "all", service)

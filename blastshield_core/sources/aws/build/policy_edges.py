@@ -427,20 +427,12 @@ class _ResourcePolicyMixin(_GrantsMixin):
         if policy.kind == "bucket":
             self.bucket_node(policy.account, policy.name, self.inv.buckets.get(policy.account, {}).get(policy.name, {}))
             return
-        level, why = self.sensitivity_of(
-            policy.arn, policy.kind, {k.lower(): v for k, v in (policy.tags or {}).items()}
-        )
-        self.sink.node(
-            target,
-            "DataAsset",
-            policy.name,
-            arn=policy.arn,
-            aws_kind=policy.kind,
-            account=policy.account,
-            aws_snapshot=policy.account,
-            sensitivity=level,
-            sensitivity_source=why,
-        )
+        listed = self.inv.listed.get(policy.kind, {}).get(policy.arn)
+        if listed is not None:  # the listing's name and tags
+            name, tags = listed[1], listed[2]
+        else:
+            name, tags = policy.name, {k.lower(): v for k, v in (policy.tags or {}).items()}
+        self.resource_node(policy.kind, policy.account, policy.arn, name, tags, key=policy.name)
 
     def _anyone(self, account: str) -> str:
         """The role-like node of the chain that stands for anyone (as trust.py makes it for `*`)."""

@@ -48,6 +48,14 @@ class Inventory:
         default_factory=lambda: defaultdict(dict)
     )  # account -> bucket -> tags
     bucket_accounts: set[str] = field(default_factory=set)
+    # secrets (`list-secrets`) and KMS keys (`list-keys`): kind (secret | kms_key) -> ARN -> (account,
+    # name, tags); the accounts each listing covers, and the regions it holds resources in
+    listed: dict[str, dict[str, tuple[str, str, dict[str, str]]]] = field(
+        default_factory=lambda: {"secret": {}, "kms_key": {}}
+    )
+    listed_accounts: dict[str, set[str]] = field(default_factory=lambda: {"secret": set(), "kms_key": set()})
+    listed_regions: dict[tuple[str, str], set[str]] = field(default_factory=lambda: defaultdict(set))
+    listed_sorted: dict[str, list[str]] = field(default_factory=dict)  # kind -> its listed ARNs, sorted
     workloads: list[tuple[str, str, str]] = field(default_factory=list)  # (node id, kind, ARN)
     groups: dict[str, tuple[str, str, list[Statement]]] = field(
         default_factory=dict

@@ -16,7 +16,7 @@ The mapping and the reason for each choice are in docs/aws-import.md. In short:
 
 The builder is made of parts, one module each: principals.py (GAAD and credential
 report), workloads.py (instances, functions, `CAN_ACCESS`), trust.py (`CAN_ASSUME`),
-grants.py (buckets, data assets, `CAN_READ`), identity_conditions.py and policy_edges.py
+grants.py (buckets, secrets, keys and other data assets, `CAN_READ`), identity_conditions.py and policy_edges.py
 (conditions, resource policies and guardrails decided again), escalation/edges.py
 (`CAN_ESCALATE`, from the catalogue in escalation/catalogue.py) and findings.py (alerts), on
 builder.py (what every part uses) and state.py (the state: the inventory, read then frozen; the
@@ -96,6 +96,7 @@ READ_STEPS: tuple[Step, ...] = (
     Step("read_instances", "instances, which run as a GAAD role through its instance profile", frozenset({"RUNS_AS"})),
     Step("read_functions", "functions, which run as a GAAD role", frozenset({"RUNS_AS"})),
     Step("read_buckets", "buckets: the data assets a wildcard grant reaches, and the owners of bucket policies"),
+    Step("read_secrets_and_keys", "secrets and KMS keys: the data assets a grant or a resource policy names"),
     Step("read_resource_policies", "resource policies, the organisation and the principals' tags: they name buckets"),
 )
 EDGE_STEPS: tuple[Step, ...] = (
