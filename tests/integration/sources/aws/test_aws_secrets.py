@@ -192,3 +192,20 @@ def test_collected_files_hold_the_secret_tags_the_build_reads(account):
     listed = json.loads((account["folder"] / "secretsmanager-list-secrets.json").read_text())["SecretList"]
     tags = {s["Name"]: s.get("Tags") for s in listed}
     assert tags["prod/db-password"] == [{"Key": "sensitivity", "Value": "critical"}]
+
+
+def test_listing_entry_without_an_arn_is_a_warning_and_the_rest_is_read(account, tmp_path):
+    """Messy exports never crash the import: an entry of `list-secrets` without an ARN is reported
+    with the file and the item, and the other secrets are still assets."""
+    folder = tmp_path / "messy"
+    shutil.copytree(account["folder"], folder)
+    listing = folder / "secretsmanager-list-secrets.json"
+    data = json.loads(listing.read_text())
+    data["SecretList"].append({"Name": "no-arn"})
+    data["SecretList"].append("not an object")
+    listing.write_text(json.dumps(data))
+    edges, _, report = _build(folder)
+    warned = [w for w in report.warnings if w["file"].endswith("secretsmanager-list-secrets.json")]
+    assert [w["item"] for w in warned] == ["SecretList[3]", "SecretList[4]"]
+    assert all("without an ARN" in w["message"] for w in warned)
+    assert _secret(account["db"]) in _read_targets(edges, "app")
