@@ -28,7 +28,7 @@ from .policy_sets import _data_services, _PolicySet, _sorted_matches
 # AWS Secrets Manager" and "Permissions policy examples"): such a pattern names the secret NAME only.
 _NAME_SUFFIX = "-??????"
 _LISTINGS = (("secret", "secrets", "SecretList", "ARN"), ("kms_key", "kms_keys", "Keys", "KeyArn"))
-_LISTED_SERVICE = {"secretsmanager": "secret", "kms": "kms_key"}
+_LISTED_SERVICES = frozenset({"secretsmanager", "kms"})  # the services whose resources a listing holds
 
 
 def _resource_key(kind: str, arn: str) -> str:
@@ -124,7 +124,8 @@ class _GrantsMixin(_BuilderBase):
         key: str | None = None,
         snapshot: str | None = None,
     ) -> str:
-        """The asset of a secret or key (made once), its sensitivity from its tags."""
+        """The asset of a secret or key (or of a table or parameter a policy names), made once, its
+        sensitivity from its tags."""
         node = entity_id(account, kind, key if key is not None else _resource_key(kind, arn))
         if node not in self.sink.nodes:
             level, why = self.sensitivity_of(arn, kind, tags)
@@ -256,7 +257,7 @@ class _GrantsMixin(_BuilderBase):
             and not re.match(rf"^arn:[\w-]+:{service}:", pattern)
         ):
             return out
-        if service in _LISTED_SERVICE:
+        if service in _LISTED_SERVICES:
             return self.listed_candidates(principal, service, kind, pattern)
         if "*" not in pattern and "?" not in pattern:
             asset = self.named_asset(principal, service, kind, pattern)
