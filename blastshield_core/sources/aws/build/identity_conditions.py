@@ -46,23 +46,6 @@ def knowable(key: str) -> bool:
     return any(key == k or (k.endswith("/") and key.startswith(k)) for k in KNOWN_KEYS)
 
 
-def as_rule(stmt: Statement, index: int) -> Rule:
-    """A parsed statement as the rule `evaluate_input.scan` reads, its Condition whole."""
-    return Rule(
-        effect=stmt.effect,
-        index=index,
-        sid=stmt.sid,
-        actions=stmt.actions,
-        not_actions=stmt.not_actions,
-        resources=stmt.resources if stmt.resources or stmt.not_resources is not None else None,
-        not_resources=stmt.not_resources,
-        principals=dict(stmt.principals) if stmt.principals is not None else None,
-        not_principals=dict(stmt.not_principals) if stmt.not_principals is not None else None,
-        condition=dict(stmt.condition) if stmt.condition else None,
-        variables=stmt.variables,
-    )
-
-
 def identity_decision(identity: list[Rule], boundary: list[Rule] | None, request: Request) -> Decision:
     """The identity policies limited by the boundary, each statement's Condition decided in the
     request's context: an explicit Deny decides; both must allow; what an unknown key leaves open
@@ -149,7 +132,7 @@ class _IdentityConditionsMixin(_ResourcePolicyMixin):
             return None
         found = self.cache.rules.get(id(statements), ...)
         if found is ...:
-            found = [as_rule(s, i) for i, s in enumerate(statements)]
+            found = [Rule.of(s, i) for i, s in enumerate(statements)]
             self.cache.rules[id(statements)] = found
             self.cache.hold(statements)
         return found
