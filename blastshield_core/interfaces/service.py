@@ -7,10 +7,10 @@ from here and loaded on first use, so the pages depend on this module and `resul
 from __future__ import annotations
 
 import functools
-import importlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..base.lazy import lazy_exports
 from ..base.settings import Settings, load_settings
 from ..graph.audit import AuditLog
 from ..graph.indexes import add_missing_indexes
@@ -31,81 +31,75 @@ if TYPE_CHECKING:  # imported where used: the MCP stack, briefings and reports c
 
 __all__ = ["Services", "build_services", "open_services"]
 
-# name -> module (relative to the package) for the names the pages read from this facade
+# name -> module for the names the pages read from this facade, loaded on first use
 _PAGE_NAMES = {
-    "ALLOW_UNAUTHENTICATED_ENV": "base.access",
-    "Access": "base.access",
-    "Exposure": "base.access",
-    "Permission": "base.access",
-    "Role": "base.access",
-    "RolesError": "base.access",
-    "decide_exposure": "base.access",
-    "load_roles": "base.access",
-    "local_access": "base.access",
-    "role_for": "base.access",
-    "local_actor": "base.actor",
-    "UntrustedLocation": "base.ownership",
-    "ensure_token": "base.dashboard_token",
-    "token_matches": "base.dashboard_token",
-    "token_path": "base.dashboard_token",
-    "md_code": "base.safetext",
-    "md_text": "base.safetext",
-    "safe_markdown": "base.safetext",
-    "is_valid_id": "graph.model",
-    "parse_bytes": "graph.ingest",
-    "MAX_DOCUMENT_BYTES": "graph.ingest",
-    "MAX_FILE_BYTES": "sources.aws.build.get",
-    "resolve_entity": "read.entities",
-    "top_principals": "read.top_principals",
-    "search_entities": "read.entities",
-    "QUEUE_SORTS": "read.queue",
-    "QueueQuery": "read.queue",
-    "RULES_PLAYBOOK": "respond.decide",
-    "AnalystDecider": "respond.decide",
-    "RunRefused": "respond.loop",
-    "EvidenceUnavailable": "brief.checker",
-    "render_markdown": "brief.report",
-    "AlertInputError": "sources.analyst_alert",
-    "UnknownEntity": "sources.analyst_alert",
-    "build_request": "sources.analyst_alert",
-    "open_alert": "sources.analyst_alert",
-    "AwsInputError": "sources.aws",
-    "import_aws": "sources.aws",
-    "AccountRefused": "interfaces.aws.account",
-    "CollectionJob": "interfaces.aws.account",
-    "account_calls": "interfaces.aws.account",
-    "account_plans": "interfaces.aws.account",
-    "account_releasable": "interfaces.aws.account",
-    "aws_profiles": "interfaces.aws.account",
-    "aws_regions": "interfaces.aws.account",
-    "release_on_account": "interfaces.aws.account",
-    "responder_for": "interfaces.aws.account",
-    "release_revocation": "interfaces.aws.sessions",
-    "revocation_plans": "interfaces.aws.sessions",
-    "revocations_in_force": "interfaces.aws.sessions",
-    "revoke_role_sessions": "interfaces.aws.sessions",
-    "NOT_APPLIED": "results.account",
-    "release_needs_acknowledgement": "respond.aws.responder",
-    "PageQuery": "interfaces.walkthrough",
-    "SeenLog": "interfaces.walkthrough",
-    "RunSeen": "interfaces.walkthrough",
-    "ChokePointsSeen": "interfaces.walkthrough",
-    "EvidenceSeen": "interfaces.walkthrough",
-    "WhatIfSeen": "interfaces.walkthrough",
-    "SAMPLE_BRIEFINGS": "interfaces.walkthrough",
-    "STEPS": "interfaces.walkthrough",
-    "check_sample_briefings": "interfaces.walkthrough",
-    "reset_demo": "interfaces.walkthrough",
+    "ALLOW_UNAUTHENTICATED_ENV": "..base.access",
+    "Access": "..base.access",
+    "Exposure": "..base.access",
+    "Permission": "..base.access",
+    "Role": "..base.access",
+    "RolesError": "..base.access",
+    "decide_exposure": "..base.access",
+    "load_roles": "..base.access",
+    "local_access": "..base.access",
+    "role_for": "..base.access",
+    "local_actor": "..base.actor",
+    "UntrustedLocation": "..base.ownership",
+    "ensure_token": "..base.dashboard_token",
+    "token_matches": "..base.dashboard_token",
+    "token_path": "..base.dashboard_token",
+    "md_code": "..base.safetext",
+    "md_text": "..base.safetext",
+    "safe_markdown": "..base.safetext",
+    "is_valid_id": "..graph.model",
+    "parse_bytes": "..graph.ingest",
+    "MAX_DOCUMENT_BYTES": "..graph.ingest",
+    "MAX_FILE_BYTES": "..sources.aws.build.get",
+    "resolve_entity": "..read.entities",
+    "top_principals": "..read.top_principals",
+    "search_entities": "..read.entities",
+    "QUEUE_SORTS": "..read.queue",
+    "QueueQuery": "..read.queue",
+    "RULES_PLAYBOOK": "..respond.decide",
+    "AnalystDecider": "..respond.decide",
+    "RunRefused": "..respond.loop",
+    "EvidenceUnavailable": "..brief.checker",
+    "render_markdown": "..brief.report",
+    "AlertInputError": "..sources.analyst_alert",
+    "UnknownEntity": "..sources.analyst_alert",
+    "build_request": "..sources.analyst_alert",
+    "open_alert": "..sources.analyst_alert",
+    "AwsInputError": "..sources.aws",
+    "import_aws": "..sources.aws",
+    "AccountRefused": "..interfaces.aws.account",
+    "CollectionJob": "..interfaces.aws.account",
+    "account_calls": "..interfaces.aws.account",
+    "account_plans": "..interfaces.aws.account",
+    "account_releasable": "..interfaces.aws.account",
+    "aws_profiles": "..interfaces.aws.account",
+    "aws_regions": "..interfaces.aws.account",
+    "release_on_account": "..interfaces.aws.account",
+    "responder_for": "..interfaces.aws.account",
+    "release_revocation": "..interfaces.aws.sessions",
+    "revocation_plans": "..interfaces.aws.sessions",
+    "revocations_in_force": "..interfaces.aws.sessions",
+    "revoke_role_sessions": "..interfaces.aws.sessions",
+    "NOT_APPLIED": "..results.account",
+    "release_needs_acknowledgement": "..respond.aws.responder",
+    "PageQuery": "..interfaces.walkthrough",
+    "SeenLog": "..interfaces.walkthrough",
+    "RunSeen": "..interfaces.walkthrough",
+    "ChokePointsSeen": "..interfaces.walkthrough",
+    "EvidenceSeen": "..interfaces.walkthrough",
+    "WhatIfSeen": "..interfaces.walkthrough",
+    "SAMPLE_BRIEFINGS": "..interfaces.walkthrough",
+    "STEPS": "..interfaces.walkthrough",
+    "check_sample_briefings": "..interfaces.walkthrough",
+    "reset_demo": "..interfaces.walkthrough",
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _PAGE_NAMES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"blastshield_core.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(globals(), _PAGE_NAMES)
 
 
 @dataclass

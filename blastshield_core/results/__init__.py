@@ -8,9 +8,9 @@ analysis, containment, account-action and collateral models, importing from `cor
 from `account`; no circle), and are loaded the first time one of their names is read from here.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..base.lazy import lazy_exports
 from .core import (
     CANDIDATE_ID_PATTERN,
     DECIDER_NAMES,
@@ -165,13 +165,7 @@ _LATER = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LATER.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __package__), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(globals(), _LATER)
 
 
 if TYPE_CHECKING:
