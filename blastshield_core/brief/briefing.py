@@ -21,10 +21,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..base.gemini import gemini_client
 from ..base.settings import Settings
 from ..graph.audit import RUN_ID_PATTERN, AuditLog
 from ..read.tools import ReadTools
-from ..respond.gemini import gemini_client
 from ..results import RunRecord, RunState, Status
 from . import runview
 from .checker import BriefingClaims, CheckOutcome, Flag, check_claims_outcome, check_text_outcome

@@ -25,11 +25,11 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
+from ..base.gemini import gemini_client
 from ..base.settings import Settings
 from ..read.chokepoints import analyse_paths
 from ..read.tools import ReadTools
 from ..results import DECIDER_NAMES, CandidatesResult, Decision, InvestigationResult, Proposal, SelectInput
-from .gemini import gemini_client
 
 __all__ = [
     "DECIDER_NAMES",

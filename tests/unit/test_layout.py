@@ -23,7 +23,7 @@ ALLOWED = {
     "read": {"base", "results", "graph"},
     "sources": {"base", "results", "graph"},
     "respond": {"base", "results", "graph", "read"},
-    "brief": {"base", "results", "graph", "read", "respond"},
+    "brief": {"base", "results", "graph", "read"},
     "interfaces": {"base", "results", "graph", "read", "sources", "respond", "brief"},
 }
 # What the pages may import from the core: the package's public names, the service facade

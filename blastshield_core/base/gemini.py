@@ -1,17 +1,20 @@
-"""The google-genai client, built the one way every Gemini caller uses it."""
+"""The google-genai client, built the one way every Gemini caller uses it: the Gemini decider
+(`respond/decide.py`) and the model briefings (`brief/briefing.py`). It sits here, below both, so
+a briefing does not reach into the responder's folder for it."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..base.settings import Settings
+from .settings import Settings
 
 __all__ = ["gemini_client"]
 
 
 def gemini_client(settings: Settings) -> Any:
     """A client with the configured key, base URL and timeout, and no retries (a caller with a
-    key only: check `settings.gemini_api_key` first)."""
+    key only: check `settings.gemini_api_key` first). google-genai is imported here, when a client
+    is built."""
     from google import genai
     from google.genai import types
 
