@@ -10,10 +10,10 @@ a server started here and the other way round), and a small RESP connection on t
 server's unix socket whose replies are parsed by `hiredis`.
 
 It speaks just what reads need: one command at a time, `GET`, `CLIENT SETNAME`,
-`CLIENT LIST` and `SHUTDOWN`. The write lock, transactions and scripts of a store opened
-with `light_writes` are `resp_write.WriteConnection`'s, over the same sockets; any other
-writer uses redis-py in a full `Store`. An error reply raises `ReplyError`, which the
-store handles as it handles redis-py's `ResponseError`.
+`CLIENT LIST` and `SHUTDOWN`. Writes (the write lock, transactions and scripts) go through
+redis-py: a full `Store`'s client, or for a store opened with `light_writes` a redis-py client
+on this server's socket. An error reply raises `ReplyError`, which the store handles as it
+handles redis-py's `ResponseError`.
 
 For the same reason it starts the server with `os.posix_spawn` rather than `subprocess`,
 opens the socket with `_socket` rather than `socket`, and makes the server's directory
@@ -189,8 +189,7 @@ class _Socket:
         return self.call_many([args])[0]
 
     def call_many(self, commands: list[tuple[Any, ...]]) -> list[Any]:
-        """Several commands sent together, then their replies in order (a transaction's MULTI,
-        queued commands and EXEC: one write to the socket, as redis-py's pipeline sends them)."""
+        """Several commands sent together (one write to the socket), then their replies in order."""
         sock = self._sock
         if sock is None:
             raise ConnectionError("the connection is closed")
@@ -265,11 +264,6 @@ class RespConnection:
             reply = sock.call(args)
         finally:
             self._put(sock)
-        return self._answer(reply)
-
-    @staticmethod
-    def _answer(reply: Any) -> Any:
-        """A reply as a caller gets it (a writing connection raises its error replies instead)."""
         return _reply(reply)
 
     def get(self, key: str) -> Any:
@@ -349,12 +343,12 @@ class EmbeddedServer:
             json.dump({key: pending[key] for key in ("pidfile", "unixsocket", "dbdir", "dbfilename")}, handle)
         self.pid, self.pending = pid, None
 
-    def connect(self, client_name: str, timeout: float, kind: type[RespConnection] | None = None) -> RespConnection:
-        """A named connection (of `kind`, by default a `RespConnection`), once the server has loaded its file."""
+    def connect(self, client_name: str, timeout: float) -> RespConnection:
+        """A named connection, once the server has loaded its file."""
         deadline = time.monotonic() + START_TIMEOUT_S
         while True:
             try:
-                conn = (kind or RespConnection)(self.socket_file, timeout, client_name)
+                conn = RespConnection(self.socket_file, timeout, client_name)
             except TimeoutError:
                 # Connected, and no answer (a server loading its file answers LOADING at once): stuck.
                 raise ServerStartFailed(self._stuck(timeout)) from None

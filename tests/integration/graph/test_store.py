@@ -174,9 +174,8 @@ def test_only_ingest_and_act_write():
     # The indexes of the import path's graphs, and those a graph made before an index was added
     # lacks when the product opens it: index templates only, no data.
     allowed |= {("indexes.py", "execute_write")}
-    # the store, its read-only wire connection, and that connection's writes (a light writer's lock,
-    # transactions and scripts: the store's own writes, sent without redis-py)
-    connection_layer = ("store.py", "embedded.py", "resp_write.py")
+    # the store and its read-only wire connection
+    connection_layer = ("store.py", "embedded.py")
     offenders = [c for c in calls if c[0] not in connection_layer and c not in allowed]
     assert offenders == []
 
