@@ -16,7 +16,6 @@ import sys
 import streamlit as st
 from streamlit import config as st_config
 
-from blastshield_core import SettingsError, load_settings
 from blastshield_core.interfaces.service import (
     ALLOW_UNAUTHENTICATED_ENV,
     Access,
@@ -24,10 +23,12 @@ from blastshield_core.interfaces.service import (
     Permission,
     Role,
     RolesError,
+    SettingsError,
     UntrustedLocation,
     decide_exposure,
     ensure_token,
     load_roles,
+    load_settings,
     local_access,
     md_code,
     md_text,

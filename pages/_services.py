@@ -9,14 +9,23 @@ import weakref
 
 import streamlit as st
 
-from blastshield_core import QueryFailed, SettingsError, Status, load_settings, open_services
 from blastshield_core.interfaces.service import (
     AccountRefused,
+    AlertInputError,
+    DocumentError,
     Permission,
+    QueryFailed,
+    SettingsError,
+    Status,
     account_releasable,
+    build_request,
     is_valid_id,
+    load_settings,
     local_actor,
+    md_code,
     md_text,
+    open_alert,
+    open_services,
     release_needs_acknowledgement,
     release_on_account,
     safe_markdown,
@@ -170,6 +179,28 @@ def trace_rows(run) -> list[dict]:
         for s in run.steps
         for t in s.trace
     ]
+
+
+def open_alert_on(svc, entity_id: str, title: str, *, switch: bool = False) -> None:
+    """Open an analyst alert on a resolved entity and select it in the queue on the next run, shown
+    there with a notice (with `switch`, from another page: the Alerts page is opened); or say why not."""
+    try:
+        opened = open_alert(svc.store, build_request(entity_id, title), actor=page_actor())
+    except AlertInputError as exc:
+        st.error(f"**Invalid input, nothing written.** {md_text(exc)}")
+    except (DocumentError, QueryFailed) as exc:
+        st.error(f"**Could not open the alert, nothing written.** {md_text(exc)}")
+    else:
+        st.session_state.alerts_open_matches = None
+        st.session_state.alerts_pending_select = opened.alert_id
+        st.session_state.alerts_notice = (
+            "success",
+            f"Opened alert **{md_text(opened.alert_id)}** on {md_code(opened.entity_id)} ({opened.entity_label}); "
+            "it is selected.",
+        )
+        if switch:
+            st.switch_page("pages/alerts.py")
+        st.rerun()
 
 
 def page_actor() -> str:

@@ -1,42 +1,35 @@
-"""Alerts: the queue with computed scores, choosing an alert, importing data, resetting scenarios."""
+"""Alerts: the queue with computed scores, several alerts together, finding an entity and opening an
+alert on it, importing a graph document, resetting the scenarios, exporting the graph. AWS accounts
+are imported and collected on their own page (pages/aws.py)."""
 
 import json
-import time
 
 import streamlit as st
 
-from blastshield_core import DocumentError, QueryFailed, Status, export_document, import_document, seed
 from blastshield_core.interfaces.service import (
     MAX_DOCUMENT_BYTES,
-    MAX_FILE_BYTES,
     QUEUE_SORTS,
     AlertInputError,
-    AwsInputError,
-    CollectionJob,
+    DocumentError,
     Permission,
+    QueryFailed,
     QueueQuery,
-    account_calls,
-    aws_profiles,
-    aws_regions,
+    Status,
     build_request,
-    import_aws,
-    md_code,
+    export_document,
+    import_document,
     md_text,
-    open_alert,
     parse_bytes,
     resolve_entity,
     search_entities,
-    top_principals,
+    seed,
 )
 from pages._auth import current_access, require
-from pages._services import SEVERITY_BADGE, get_services, init_state, page_actor
+from pages._services import SEVERITY_BADGE, get_services, init_state, open_alert_on, page_actor
 
 init_state()
 st.session_state.setdefault("alerts_notice", None)
 st.session_state.setdefault("alerts_pending_select", None)
-st.session_state.setdefault("alerts_aws_report", None)
-st.session_state.setdefault("alerts_collect_report", None)
-st.session_state.setdefault("alerts_aws_next", None)
 st.session_state.setdefault("alerts_import_notice", None)  # shown beside the import it is about
 st.session_state.setdefault("alerts_open_matches", None)
 just_opened = st.session_state.alerts_pending_select
@@ -272,25 +265,6 @@ st.caption(
 )
 
 
-def _open_on(entity_id: str, title: str) -> None:
-    """Open an alert on a resolved entity and select it on the next run (or say why not)."""
-    try:
-        opened = open_alert(svc.store, build_request(entity_id, title), actor=page_actor())
-    except AlertInputError as exc:
-        st.error(f"**Invalid input, nothing written.** {md_text(exc)}")
-    except (DocumentError, QueryFailed) as exc:
-        st.error(f"**Could not open the alert, nothing written.** {md_text(exc)}")
-    else:
-        st.session_state.alerts_open_matches = None
-        st.session_state.alerts_pending_select = opened.alert_id
-        st.session_state.alerts_notice = (
-            "success",
-            f"Opened alert **{md_text(opened.alert_id)}** on {md_code(opened.entity_id)} ({opened.entity_label}); "
-            "it is selected.",
-        )
-        st.rerun()
-
-
 with st.form("alerts_open_form", clear_on_submit=False, border=True):
     c1, c2 = st.columns([1, 2])
     entity_text = c1.text_input(
@@ -307,7 +281,7 @@ if submitted and require(Permission.CONTAIN, "open alerts"):
     else:
         resolved = resolve_entity(svc.store, entity_text)
         if resolved.status is Status.OK:
-            _open_on(resolved.entity.id, alert_title)
+            open_alert_on(svc, resolved.entity.id, alert_title)
         elif resolved.status is Status.INVALID_INPUT:
             st.error(f"**Invalid input, nothing written.** {md_text(resolved.message)}")
         elif resolved.status is Status.QUERY_FAILED:
@@ -328,7 +302,7 @@ if matches:
     if st.button("Open alert on the chosen entity", key="alerts_open_chosen") and require(
         Permission.CONTAIN, "open alerts"
     ):
-        _open_on(chosen_match, alert_title)
+        open_alert_on(svc, chosen_match, alert_title)
 
 st.divider()
 # The upload limit, said once in the same figure everywhere (the importer's, in MB as the server counts
@@ -403,190 +377,6 @@ with right:
                 f" {md_text(', '.join(report.reopened) or 'none')} (recorded in the audit as {md_text(report.actor)}).",
             )
             st.rerun()
-
-
-st.subheader("Import an AWS account (AWS CLI exports)")
-st.caption(
-    "Several export files (`aws iam get-account-authorization-details` is required; `ec2 describe-instances`, "
-    "`lambda list-functions`, `iam get-credential-report`, `s3api list-buckets`, `guardduty get-findings` add to "
-    "it), or a zip of a collection folder. Each file is recognised by its content. Re-importing an account "
-    "re-syncs it; routes BlastShield blocked stay blocked."
-)
-aws_files = st.file_uploader(
-    f"AWS CLI JSON exports or a zip, at most {UPLOAD_MB} MB per file (each export at most {MAX_FILE_BYTES >> 20} MB)",
-    type=["json", "zip"],
-    accept_multiple_files=True,
-    key="alerts_aws_upload",
-)
-aws_replace = st.checkbox("Replace the whole graph with the account(s)", key="alerts_aws_replace")
-if st.button("Import the AWS account", key="alerts_aws_import", disabled=not aws_files) and require(
-    Permission.IMPORT, "import AWS accounts"
-):
-    aws_bar = st.progress(0.0, text="Reading and evaluating the exports…")
-
-    def aws_progress(done: int, total: int) -> None:
-        aws_bar.progress(done / total if total else 1.0, text=f"Importing {done}/{total} items")
-
-    try:
-        aws_report = import_aws(
-            svc.store,
-            [(f.name, f.getvalue()) for f in aws_files],
-            replace=aws_replace,
-            progress=aws_progress,
-            actor=page_actor(),
-        )
-    except (AwsInputError, DocumentError) as exc:
-        st.session_state.alerts_aws_report = None
-        st.error(f"**Rejected, nothing written.** {md_text(exc)}")
-    except QueryFailed as exc:
-        st.session_state.alerts_aws_report = None
-        st.error(f"**Import failed, the graph is unchanged.** {md_text(exc)}")
-    else:
-        st.session_state.alerts_aws_report = aws_report.to_dict()
-        st.session_state.alerts_aws_next = top_principals(svc.tools, aws_report.accounts)
-        st.session_state.alerts_import_notice = (
-            "aws",
-            f"Imported AWS account(s) {md_text(', '.join(aws_report.accounts))}: "
-            f"{sum(aws_report.counts['nodes'].values())} nodes, "
-            f"{sum(aws_report.counts['relationships'].values())} relationships, {aws_report.counts['alerts']} alerts"
-            f"{' (graph replaced)' if aws_report.replaced else ''}.",
-        )
-        st.rerun()
-notice = st.session_state.alerts_import_notice
-if notice and notice[0] == "aws":
-    st.success(notice[1])
-    st.session_state.alerts_import_notice = None
-st.subheader("Collect from AWS (read-only)")
-st.caption(
-    "Makes only read calls with a profile of your AWS config (the collector's policy is in docs/aws-live.md), "
-    "writes the collection into the data folder, then imports it as above. Containment re-collects into it."
-)
-profiles = aws_profiles()
-if not profiles:
-    st.info("No profile in your AWS config (`~/.aws/config` or `AWS_CONFIG_FILE`): nothing to collect with.")
-else:
-    c1, c2 = st.columns([1, 2])
-    collect_profile = c1.selectbox("Profile (from your AWS config)", profiles, key="alerts_collect_profile")
-    collect_regions = c2.multiselect("Regions", aws_regions(), default=["us-east-1"], key="alerts_collect_regions")
-    if st.button("Collect from AWS", key="alerts_collect", disabled=not collect_regions) and require(
-        Permission.IMPORT, "collect from AWS"
-    ):
-        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-        out = svc.settings.data_dir / "aws-collect" / f"{stamp}-{collect_profile}"
-        job = CollectionJob(collect_profile, list(collect_regions), out, page_actor(), svc.store, svc.settings)
-        whole = len(account_calls())
-        bars: dict[str, tuple] = {}
-        with st.status(f"Collecting with profile {md_text(collect_profile)}…", expanded=True) as collecting:
-            for event in job.start().progress():
-                account = "import" if event["call"] == "import" else event["account"] or "the caller's account"
-                if account not in bars:
-                    bars[account] = (st.progress(0.0, text=f"{md_text(account)}"), set())
-                bar, done = bars[account]
-                if event["state"] != "calling":
-                    done.add(event["call"])
-                item = f" {event['item']}" if event.get("item") else ""
-                share = 1.0 if account == "import" else min(len(done) / whole, 1.0)
-                bar.progress(
-                    share,
-                    text=f"{md_text(account)} · {len(done)}/{whole} calls · {md_text(event['call'] + item)}: "
-                    f"{event['state']}",
-                )
-            ok = job.result is not None
-            collecting.update(label="Collected and imported" if ok else "Collection failed", state="complete" if ok
-                              else "error")  # fmt: skip
-        if job.result is None:
-            st.session_state.alerts_collect_report = None
-            st.error(f"**Nothing imported.** {md_text(job.error)}")
-        else:
-            imported = job.result["imported"]
-            st.session_state.alerts_collect_report = {k: v for k, v in job.result.items() if k != "imported"}
-            st.session_state.alerts_aws_report = imported
-            st.session_state.alerts_notice = (
-                "success",
-                f"Collected from AWS with profile {md_text(collect_profile)} and imported account(s) "
-                f"{md_text(', '.join(imported['accounts']))}: {sum(job.result['calls'].values())} calls, "
-                f"{len(job.result['warnings'])} collection warning(s).",
-            )
-            st.rerun()
-collected = st.session_state.alerts_collect_report
-if collected:
-    with st.container(border=True):
-        st.markdown(
-            f"**Last collection** — accounts {', '.join(md_code(a) for a in collected['accounts'])} · "
-            f"{collected['files']} files · {sum(collected['calls'].values())} calls in {collected['seconds']:.1f} s"
-        )
-        st.dataframe(
-            [{"call": k, "count": v} for k, v in sorted(collected["calls"].items())],
-            hide_index=True,
-            width="stretch",
-            key="alerts_collect_calls",
-        )
-        if collected["warnings"]:
-            st.markdown(f"**Collection warnings ({len(collected['warnings'])})** — the collection went on.")
-            st.dataframe(collected["warnings"], hide_index=True, width="stretch", key="alerts_collect_warnings")
-
-shown = st.session_state.alerts_aws_report
-if shown:
-    with st.container(border=True):
-        st.markdown(f"**Last AWS import** — accounts {', '.join(md_code(a) for a in shown['accounts'])}")
-        m1, m2, m3, m4 = st.columns(4)
-        m1.metric("Nodes", sum(shown["counts"]["nodes"].values()))
-        m2.metric("Relationships", sum(shown["counts"]["relationships"].values()))
-        m3.metric("Alerts", shown["counts"]["alerts"])
-        m4.metric("Warnings", len(shown["warnings"]))
-        st.dataframe(
-            [{"kind": "node", "name": k, "count": v} for k, v in sorted(shown["counts"]["nodes"].items())]
-            + [
-                {"kind": "relationship", "name": k, "count": v}
-                for k, v in sorted(shown["counts"]["relationships"].items())
-            ],
-            hide_index=True,
-            width="stretch",
-            key="alerts_aws_counts",
-        )
-        removed = shown.get("removed") or {}
-        st.caption(
-            f"Removed (gone from the snapshot): {removed.get('nodes', 0)} nodes, {removed.get('relationships', 0)} "
-            f"relationships · routes kept blocked: {len(shown.get('preserved_blocks') or [])} · "
-            + " · ".join(f"{k.removesuffix('_s')} {v:.2f} s" for k, v in (shown.get("timings") or {}).items())
-        )
-        if shown["warnings"]:
-            st.markdown(f"**Warnings ({len(shown['warnings'])})** — imported anyway; each names its file and item.")
-            st.dataframe(
-                [{"message": w["message"], "item": w["item"], "file": w["file"]} for w in shown["warnings"]],
-                hide_index=True,
-                width="stretch",
-                key="alerts_aws_warnings",
-                column_config={
-                    "message": st.column_config.TextColumn(width="large"),
-                    "item": st.column_config.TextColumn(width="medium"),
-                    "file": st.column_config.TextColumn(width="small"),
-                },
-            )
-        if shown["skipped"]:
-            st.markdown(f"**Skipped files ({len(shown['skipped'])})**")
-            st.dataframe(shown["skipped"], hide_index=True, width="stretch", key="alerts_aws_skipped")
-    nxt = st.session_state.alerts_aws_next
-    if nxt is not None:
-        with st.container(border=True):
-            st.markdown("**What to do next: the principals with the most qualifying paths to high or critical data**")
-            if nxt.status is not Status.OK:
-                st.error(f"**Could not rank the principals ({nxt.status.value}).** {md_text(nxt.message)}")
-            elif not nxt.principals:
-                st.info(f"{md_text(nxt.message)}. This is not a statement that the account is safe.")
-            else:
-                st.caption(md_text(nxt.message) + ". Open an alert on one to investigate and contain it.")
-                for i, p in enumerate(nxt.principals):
-                    c1, c2 = st.columns([4, 1])
-                    c1.markdown(
-                        f"{i + 1}. {md_code(p.id)} ({p.label}) — **{p.paths}{'+' if p.more else ''}** qualifying "
-                        f"path(s), {p.critical} to critical data, {p.assets} asset(s)"
-                    )
-                    if c2.button("Open an alert", key=f"alerts_next_open_{i}", help=p.arn or p.id) and require(
-                        Permission.CONTAIN, "open alerts"
-                    ):
-                        count = f"{p.paths}{'+' if p.more else ''}"
-                        _open_on(p.id, f"After the AWS import: {count} qualifying path(s) to high or critical data")
 
 
 def _export() -> str:

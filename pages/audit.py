@@ -4,10 +4,10 @@ import json
 
 import streamlit as st
 
-from blastshield_core import QueryFailed
 from blastshield_core.interfaces.service import (
     NOT_APPLIED,
     EvidenceUnavailable,
+    QueryFailed,
     account_releasable,
     md_text,
     render_markdown,

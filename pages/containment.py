@@ -2,15 +2,17 @@
 
 import streamlit as st
 
-from blastshield_core import QueryFailed, Status
 from blastshield_core.interfaces.service import (
     NOT_APPLIED,
     RULES_PLAYBOOK,
     AccountRefused,
     AnalystDecider,
     Permission,
+    QueryFailed,
     RunRefused,
     RunSeen,
+    RunState,
+    Status,
     account_plans,
     account_releasable,
     md_code,
@@ -20,7 +22,6 @@ from blastshield_core.interfaces.service import (
     revocation_plans,
     revocations_in_force,
 )
-from blastshield_core.results import RunState
 from pages._auth import current_access, require
 from pages._graphview import LEGEND, draw
 from pages._services import (

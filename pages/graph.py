@@ -2,8 +2,7 @@
 
 import streamlit as st
 
-from blastshield_core import Status
-from blastshield_core.interfaces.service import ChokePointsSeen, EvidenceSeen, WhatIfSeen, md_text
+from blastshield_core.interfaces.service import ChokePointsSeen, EvidenceSeen, Status, WhatIfSeen, md_text
 from pages._graphview import AWS_LEGEND, LEGEND, aws_account, draw, path_rows
 from pages._services import alert_picker, get_services, init_state, query_state, record_seen, show_briefing, show_status
 

@@ -2,11 +2,12 @@
 
 import streamlit as st
 
-from blastshield_core import EvidenceUnavailable, QueryFailed
 from blastshield_core.interfaces.service import (
     SAMPLE_BRIEFINGS,
     STEPS,
+    EvidenceUnavailable,
     Permission,
+    QueryFailed,
     check_sample_briefings,
     md_text,
     reset_demo,

@@ -1,8 +1,9 @@
 """One object holding what the dashboard and the CLI share: store, tools, analysis, actions, audit.
 
-This module is also the dashboard's facade: every other name a page uses (roles, safe text,
-analyst alerts, AWS import, the queue, deciders, reports, the walkthrough's records) is read
-from here and loaded on first use, so the pages depend on this module and `results` alone."""
+This module is also the dashboard's facade: every other name a page uses (result states, errors,
+roles, safe text, analyst alerts, imports, AWS, the queue, deciders, reports, the walkthrough's
+records) is read from here and loaded on first use, so the pages depend on this module alone
+(`tests/unit/test_layout.py`)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,14 @@ __all__ = ["Services", "build_services", "open_services"]
 
 # name -> module for the names the pages read from this facade, loaded on first use
 _PAGE_NAMES = {
+    "Status": "..results",
+    "RunState": "..results",
+    "SettingsError": "..base.settings",
+    "QueryFailed": "..graph.store",
+    "DocumentError": "..graph.model",
+    "import_document": "..graph.ingest",
+    "export_document": "..graph.export",
+    "seed": "..graph.seeds",
     "ALLOW_UNAUTHENTICATED_ENV": "..base.access",
     "Access": "..base.access",
     "Exposure": "..base.access",

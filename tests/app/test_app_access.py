@@ -231,3 +231,25 @@ def test_errors_in_the_page_are_one_line_without_trace():
     error = at.exception[0]
     assert error.proto.type == "ValueError"
     assert "evil.example" not in error.message and error.stack_trace == []
+
+
+@pytest.mark.parametrize(("email", "groups", "listed"), [
+    ("viewer@example.com", [], False),
+    ("responder@example.com", [], False),
+    ("ana@example.com", ["soc-admins"], True),
+])  # fmt: skip
+def test_the_aws_accounts_page_is_listed_for_whoever_may_import(app, email, groups, listed):
+    """The AWS accounts page (import and collection, both writes) is in the navigation for the admin
+    role alone (and the page checks the permission again, as every write does)."""
+    signed_in(app, email, groups).run()
+    assert not app.exception, app.exception
+    if not listed:
+        with pytest.raises(ValueError, match=r"Could not find a navigation page for '.*pages/aws\.py'"):
+            app.switch_page("pages/aws.py")
+        app.switch_page("pages/alerts.py").run()  # the other pages are there
+        assert not app.exception, app.exception
+        return
+    app.switch_page("pages/aws.py").run()
+    assert not app.exception, app.exception
+    assert [t.value for t in app.title] == [":material/cloud_upload: BlastShield — AWS accounts"]
+    assert app.button(key="aws_import") and app.file_uploader(key="aws_upload")

@@ -1,5 +1,6 @@
-"""After an AWS import (AppTest): the feedback next to the import, and the principals with the most
-qualifying paths to high or critical data, each with a button that opens an alert on it."""
+"""After an AWS import on the AWS accounts page (AppTest): the feedback next to the import, and the
+principals with the most qualifying paths to high or critical data, each with a button that opens an
+alert on it and shows it selected in the Alerts page's queue."""
 
 from __future__ import annotations
 
@@ -26,10 +27,10 @@ def _in_order(node) -> list:
 
 
 def _import(app):
-    open_page(app, "pages/alerts.py")
-    app.file_uploader(key="alerts_aws_upload").set_value(_files())
+    open_page(app, "pages/aws.py")
+    app.file_uploader(key="aws_upload").set_value(_files())
     app.run()
-    app.button(key="alerts_aws_import").click().run()
+    app.button(key="aws_import").click().run()
     assert not app.exception, app.exception
 
 
@@ -57,8 +58,9 @@ def test_the_principals_with_most_paths_are_listed_and_an_alert_opens_on_one(app
         listed.append(len(paths))
     assert listed == sorted(listed, reverse=True) and listed[0] > 0
     first = lines[0].split("`")[1]
-    app.button(key="alerts_next_open_0").click().run()
+    app.button(key="aws_next_open_0").click().run()
     assert not app.exception, app.exception
+    assert any(plain(s.value).startswith("Opened alert **AN-") for s in app.success)  # on the Alerts page now
     chosen = app.selectbox(key="alerts_select").value
     rows = {r["alert"]: r for r in table(app, "alert", "entity").to_dict("records")}
     assert chosen.startswith("AN-") and rows[chosen]["entity"] == first

@@ -1,5 +1,5 @@
 """The live account on the dashboard (AppTest) against a moto server on loopback: Collect from AWS
-on the Alerts page, the plan above the confirmation and the verdict with both verifications on the
+on the AWS accounts page, the plan above the confirmation and the verdict with both verifications on the
 Containment page, before-images, request ids and releases on the Audit page, and who may execute.
 
 AWS documentation cited: IAM User Guide "Managing access keys for IAM users" (`UpdateAccessKey`
@@ -59,12 +59,12 @@ def _in_order(node) -> list:
 
 
 def _collect_and_open(at) -> str:
-    """Collect from AWS on the Alerts page, then open an alert on alice there; the alert id."""
-    open_page(at, "pages/alerts.py")
-    assert at.selectbox(key="alerts_collect_profile").options == ["collect", "respond"]
-    at.selectbox(key="alerts_collect_profile").set_value("collect")
-    assert at.multiselect(key="alerts_collect_regions").value == ["us-east-1"]
-    at.button(key="alerts_collect").click().run()
+    """Collect from AWS on the AWS accounts page, then open an alert on alice on the Alerts page; the alert id."""
+    open_page(at, "pages/aws.py")
+    assert at.selectbox(key="aws_collect_profile").options == ["collect", "respond"]
+    at.selectbox(key="aws_collect_profile").set_value("collect")
+    assert at.multiselect(key="aws_collect_regions").value == ["us-east-1"]
+    at.button(key="aws_collect").click().run()
     assert not at.exception, at.exception
     notice = " ".join(plain(s.value) for s in at.success)
     assert f"Collected from AWS with profile collect and imported account(s) {ACCOUNT}" in notice
@@ -72,6 +72,7 @@ def _collect_and_open(at) -> str:
     assert calls["iam:ListAccessKeys"] == 1 and calls["sts:GetCallerIdentity"] == 1
     nodes = {r["name"]: r["count"] for r in table(at, "kind", "name", "count").to_dict("records")}
     assert nodes["Session"] == 1  # the import report: alice's access key
+    at.switch_page("pages/alerts.py").run()
     at.text_input(key="alerts_open_entity").set_value(ALICE)
     at.text_input(key="alerts_open_title").set_value("alice's key used from a new network")
     at.button(key="alerts_open_submit").click().run()
@@ -228,9 +229,10 @@ def test_revoke_role_sessions_on_the_dashboard_then_release_with_acknowledgement
     monkeypatch.setenv("BLASTSHIELD_AWS_RESPOND_PROFILE", "respond")
     _role_to_critical_bucket(moto_account)
     iam = moto_account.client("iam")
-    open_page(app, "pages/alerts.py")
-    app.selectbox(key="alerts_collect_profile").set_value("collect")
-    app.button(key="alerts_collect").click().run()
+    open_page(app, "pages/aws.py")
+    app.selectbox(key="aws_collect_profile").set_value("collect")
+    app.button(key="aws_collect").click().run()
+    app.switch_page("pages/alerts.py").run()
     app.text_input(key="alerts_open_entity").set_value(f"{ACCOUNT}:role:deploy")
     app.text_input(key="alerts_open_title").set_value("GuardDuty: role session used from Tor")
     app.button(key="alerts_open_submit").click().run()

@@ -136,17 +136,18 @@ def _bundle(**extra) -> dict[str, bytes]:
 
 def test_aws_bundle_of_files_imports_with_its_report(app):
     """Several export files import as one account; the report shows counts and the findings become alerts."""
-    open_page(app, "pages/alerts.py")
+    open_page(app, "pages/aws.py")
     files = _bundle()
-    app.file_uploader(key="alerts_aws_upload").set_value([(n, b, "application/json") for n, b in files.items()])
+    app.file_uploader(key="aws_upload").set_value([(n, b, "application/json") for n, b in files.items()])
     app.run()
-    app.button(key="alerts_aws_import").click().run()
+    app.button(key="aws_import").click().run()
     assert not app.exception, app.exception
     assert any("Imported AWS account(s) 111122223333" in s.value for s in app.success)
     metrics = {m.label: m.value for m in app.metric}
     assert int(metrics["Nodes"]) > 0 and int(metrics["Relationships"]) > 0 and metrics["Alerts"] == "3"
     counts = table(app, "kind", "name", "count")
     assert {"Identity", "IAMRole", "CAN_ASSUME"} <= set(counts["name"])
+    app.switch_page("pages/alerts.py").run()
     queue = set(table(app, "alert", "entity")["alert"])
     assert len(queue) == 4 + 3  # the scenarios and the three GuardDuty findings
 
@@ -156,15 +157,15 @@ def test_aws_bundle_zip_lists_skipped_files(app):
     import io
     import zipfile
 
-    open_page(app, "pages/alerts.py")
+    open_page(app, "pages/aws.py")
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as archive:
         for name, raw in _bundle(messy=True).items():
             archive.writestr(f"collection/{name}", raw)
         archive.writestr("collection/notes.json", b'{"hello": "world"}')
-    app.file_uploader(key="alerts_aws_upload").set_value(("collection.zip", buf.getvalue(), "application/zip"))
+    app.file_uploader(key="aws_upload").set_value(("collection.zip", buf.getvalue(), "application/zip"))
     app.run()
-    app.button(key="alerts_aws_import").click().run()
+    app.button(key="aws_import").click().run()
     assert not app.exception, app.exception
     skipped = table(app, "file", "reason")
     assert any(f.endswith("notes.json") for f in skipped["file"])
@@ -176,9 +177,11 @@ def test_aws_bundle_without_authorization_details_is_rejected(app):
     """Without a get-account-authorization-details export nothing is written and the reason is shown."""
     open_page(app, "pages/alerts.py")
     before = set(table(app, "alert", "entity")["alert"])
+    app.switch_page("pages/aws.py").run()
     files = {n: b for n, b in _bundle().items() if "authorization" not in n}
-    app.file_uploader(key="alerts_aws_upload").set_value([(n, b, "application/json") for n, b in files.items()])
+    app.file_uploader(key="aws_upload").set_value([(n, b, "application/json") for n, b in files.items()])
     app.run()
-    app.button(key="alerts_aws_import").click().run()
+    app.button(key="aws_import").click().run()
     assert any("Rejected, nothing written" in e.value for e in app.error)
+    app.switch_page("pages/alerts.py").run()
     assert set(table(app, "alert", "entity")["alert"]) == before
