@@ -56,6 +56,7 @@ PAGES = [
     ("graph?alert=BH-CONTAINMENT-4001", "Qualifying paths (2)"),
     ("containment?alert=BH-CONTAINMENT-4001&cap=1&decider=rules", "Current response candidates"),
     ("audit", "Audit"),
+    ("aws", "AWS accounts"),
 ]
 
 
@@ -89,7 +90,8 @@ def test_a_query_parameter_arrival_applies_before_use_and_logs_no_stack_trace(br
 
 
 def test_the_upload_boxes_show_the_importers_limit(browser_page, served):
-    """The figure by each upload box is the importer's (512 MB); the box's own line, rounded to 1GB, is not shown."""
+    """The figure by each upload box (the graph document's on Alerts, the AWS exports' on AWS accounts) is
+    the importer's (512 MB); the box's own line, rounded to 1GB, is not shown."""
     from blastshield_core.graph.ingest import MAX_DOCUMENT_BYTES
 
     page, _ = browser_page
@@ -99,7 +101,10 @@ def test_the_upload_boxes_show_the_importers_limit(browser_page, served):
     expect(page.get_by_text(f"blastshield-graph/v1 JSON, at most {MAX_DOCUMENT_BYTES >> 20} MB")).to_be_visible(
         timeout=30_000
     )
-    expect(page.get_by_text(f"at most {MAX_DOCUMENT_BYTES >> 20} MB per file")).to_be_visible()
+    expect(page.get_by_text("per file • JSON").first).to_be_hidden()
+    page.goto(f"{url}/aws")
+    page.wait_for_function(SETTLED, timeout=60_000)
+    expect(page.get_by_text(f"at most {MAX_DOCUMENT_BYTES >> 20} MB per file")).to_be_visible(timeout=30_000)
     expect(page.get_by_text("per file • JSON").first).to_be_hidden()
 
 
