@@ -525,6 +525,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         carry_cli_section(Path(args.out), previous, "## Alert queue")  # from `python -m bench.queue`
         carry_cli_section(Path(args.out), previous, "## Small writes")  # from `python -m bench.resync`
         carry_cli_section(Path(args.out), previous, "## Briefing checker")  # tests/data/briefing_families/
+        carry_cli_section(Path(args.out), previous, "## Command line clients")  # from `python -m bench.clients`
         print(f"\nwrote {args.out}")
     ok = all(rep.all_agree for rep in reports)
     if not ok:
