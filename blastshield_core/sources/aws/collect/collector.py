@@ -1,24 +1,37 @@
 """Collect: read-only boto3 calls that write an account in the file layout `import-aws` reads.
 
-One folder per account under the output folder, one file per export of `exports.py` (the table of
-every export's CLI call, file name and the IAM actions its calls need; docs/aws-live.md lists them).
-Every call is read-only (the list is `COLLECTOR_ACTIONS`, from that table; docs/aws-live.md gives the
-IAM policy that allows exactly these and a test holds it to the table and feeds it to the policy
-evaluator). botocore runs in `standard` retry mode with connect and read timeouts; a throttled call
-that botocore gave up on is tried again a bounded number of times here. A call refused with
-AccessDenied is a warning naming the call and the permission it needs; the collection goes on.
-Progress is reported per call through `progress`.
+One folder per account under the output folder. Every call is read-only (the list is
+`COLLECTOR_ACTIONS`; docs/aws-live.md gives the IAM policy that allows exactly these and a test
+feeds it to the policy evaluator). botocore runs in `standard` retry mode with connect and read
+timeouts; a throttled call that botocore gave up on is tried again a bounded number of times
+here. A call refused with AccessDenied is a warning naming the call and the permission it
+needs; the collection goes on. Progress is reported per call through `progress`.
+
+| file | call |
+|---|---|
+| `sts-get-caller-identity.json` | `sts:GetCallerIdentity` |
+| `iam-get-account-authorization-details.json` | `iam:GetAccountAuthorizationDetails` (every page, merged) |
+| `iam-get-credential-report.json` | `iam:GenerateCredentialReport`, then `iam:GetCredentialReport` (polled) |
+| `iam-list-access-keys.json` | `iam:ListAccessKeys` per user (merged; `AccessKeyMetadata` with `UserName`) |
+| `ec2-describe-instances.json`, `lambda-list-functions.json` | per region asked for (merged) |
+| `s3-list-buckets.json` | `s3:ListAllMyBuckets`, each bucket's `Tags` from `s3:GetBucketTagging` |
+| `s3-get-bucket-policy/BUCKET` | `s3:GetBucketPolicy` (`{"Policy": "<json text>"}`) |
+| `secretsmanager-list-secrets.json`, `secretsmanager-get-resource-policy/NAME` | Secrets Manager |
+| `kms-list-keys.json`, `kms-get-key-policy/KEY_ID` | KMS |
+| `guardduty-get-findings.json` | `guardduty:ListDetectors`, `ListFindings`, `GetFindings` |
+| `organizations-*.json`, `organizations-*/ID` | the organisation, its roots, SCPs and RCPs |
 """
 
 from __future__ import annotations
 
 import base64
 import json
-import os
-import re
+import shutil
 import tempfile
+import threading
 import time
-from collections.abc import Callable, Iterable
+import uuid
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -26,10 +39,12 @@ from pathlib import Path
 from typing import Any
 
 from ....base.pools import track
-from ..exports import COLLECTOR_ACTIONS, EXPORT
+from .bounds import BoundedSender, BoundExceeded, Bounds, Clock
+from .manifest import ACCOUNT_RE, MANIFEST_FILE, CollectError, Manifest, error_summary
 
 __all__ = [
     "COLLECTOR_ACTIONS",
+    "Bounds",
     "CollectError",
     "CollectReport",
     "botocore_config",
@@ -38,56 +53,84 @@ __all__ = [
     "recollect_user_keys",
 ]
 
-
-DENIED_CODES = frozenset(
-    {
-        "AccessDenied",
-        "AccessDeniedException",
-        "UnauthorizedOperation",
-        "AuthorizationError",
-    }
+# Every action the collector calls (the IAM permission each call needs).
+COLLECTOR_ACTIONS = (
+    "sts:GetCallerIdentity",
+    "iam:GetAccountAuthorizationDetails",
+    "iam:GenerateCredentialReport",
+    "iam:GetCredentialReport",
+    "iam:ListAccessKeys",
+    "iam:ListUserPolicies",  # the re-collection of one user's slice after a containment action
+    "iam:GetUserPolicy",
+    "ec2:DescribeInstances",
+    "lambda:ListFunctions",
+    "s3:ListAllMyBuckets",
+    "s3:GetBucketTagging",
+    "s3:GetBucketPolicy",
+    "secretsmanager:ListSecrets",
+    "secretsmanager:GetResourcePolicy",
+    "kms:ListKeys",
+    "kms:GetKeyPolicy",
+    "guardduty:ListDetectors",
+    "guardduty:ListFindings",
+    "guardduty:GetFindings",
+    "organizations:DescribeOrganization",
+    "organizations:ListRoots",
+    "organizations:ListAccounts",
+    "organizations:ListParents",
+    "organizations:ListPolicies",
+    "organizations:DescribePolicy",
+    "organizations:ListTargetsForPolicy",
+    "sts:AssumeRole",  # only with --organization: the member role
 )
-THROTTLE_CODES = frozenset(
-    {"Throttling", "ThrottlingException", "TooManyRequestsException", "RequestLimitExceeded", "SlowDown"}
+
+DENIED_CODES = frozenset({"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "AuthorizationError"})
+EXPIRED_CODES = frozenset({"ExpiredToken", "ExpiredTokenException", "RequestExpired", "TokenRefreshRequired"})
+REFUSED_CODES = frozenset(
+    {"InvalidClientTokenId", "UnrecognizedClientException", "SignatureDoesNotMatch", "InvalidAccessKeyId"}
 )
 ABSENT_CODES = frozenset(
     {"NoSuchBucketPolicy", "NoSuchTagSet", "NoSuchTagSetError", "ResourceNotFoundException", "NotFoundException"}
 )
-THROTTLE_RETRIES = 4
-REPORT_POLLS = 30
 MAX_ACCOUNTS_IN_PARALLEL = 4
-_NAME_RE = re.compile(r"[^A-Za-z0-9_.@=+-]")
+MAX_WARNINGS = 1000
+SECRET_MARKER = "<not collected>"  # noqa: S105 - a value BlastShield does not collect (a Lambda environment variable's)
 
 Progress = Callable[[dict[str, Any]], None]
-
-
-class CollectError(RuntimeError):
-    """A collection that cannot go on (no identity, an unreachable endpoint, an unwritable folder)."""
 
 
 @dataclass
 class CollectReport:
     """What a collection wrote: per account its folder, the calls made and the warnings."""
 
-    status: str = "collected"
+    status: str = "collected"  # or "partial": some part is missing (each account's manifest says which)
     out: str = ""
     accounts: list[str] = field(default_factory=list)
     folders: dict[str, str] = field(default_factory=dict)
     calls: dict[str, int] = field(default_factory=dict)
     warnings: list[dict[str, str]] = field(default_factory=list)
+    warnings_beyond: int = 0
     files: int = 0
     seconds: float = 0.0
     imported: dict[str, Any] | None = None
+    bounds: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items()}
 
 
-def botocore_config() -> Any:
-    """`standard` retry mode with connect and read timeouts (botocore's own retries)."""
+def botocore_config(bounds: Bounds | None = None) -> Any:
+    """botocore's `standard` retry mode with a stated maximum of attempts (the one retry layer),
+    and connect and read timeouts."""
     from botocore.config import Config
 
-    return Config(retries={"mode": "standard", "max_attempts": 5}, connect_timeout=5, read_timeout=30)
+    b = bounds or Bounds()
+    return Config(
+        retries={"mode": "standard", "max_attempts": b.max_attempts},
+        connect_timeout=b.connect_s,
+        read_timeout=b.call_s,
+        max_pool_connections=max(10, b.pool + 2),
+    )
 
 
 def _json_default(value: Any) -> Any:
@@ -98,339 +141,311 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"cannot write {type(value).__name__}")
 
 
-def _safe_name(text: str) -> str:
-    return _NAME_RE.sub("_", text)[:200] or "_"
+def safe_name(text: str) -> str:
+    """A resource's name as one file name: no separator, never `.`, `..` or hidden."""
+    name = "".join(c if c.isalnum() or c in "_.@=+-" else "_" for c in str(text))[:200] or "_"
+    return "_" + name if name.startswith(".") else name
+
+
+def without_secrets(function: dict[str, Any]) -> dict[str, Any]:
+    """A Lambda function with its environment variables' values replaced by a marker (names kept)."""
+    env = function.get("Environment")
+    if isinstance(env, dict) and isinstance(env.get("Variables"), dict):
+        hidden = {str(k): SECRET_MARKER for k in env["Variables"]}
+        return {**function, "Environment": {**env, "Variables": hidden}}
+    return function
+
+
+@dataclass
+class _Context:
+    """What every account of one collection shares: the session's settings, the bounds, the clock,
+    the sender, the report (guarded by its lock) and the progress callback."""
+
+    out: Path
+    regions: list[str]
+    report: CollectReport
+    progress: Progress | None
+    endpoint_url: str | None
+    bounds: Bounds
+    clock: Clock
+    sender: BoundedSender
+    clients: dict[str, Any] = field(default_factory=dict)  # tests hand in stubbed clients
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @classmethod
+    def make(cls, out: Path, regions: list[str], progress: Progress | None, endpoint_url: str | None, *,
+             bounds: Bounds | None, report: CollectReport | None = None, clients: dict[str, Any] | None = None,
+             clock: Clock | None = None) -> _Context:  # fmt: skip
+        b = bounds or Bounds()
+        b.check()
+        c = clock or Clock(b)
+        report = report or CollectReport(out=str(out))
+        report.bounds = {k: getattr(b, k) for k in b.__dataclass_fields__}
+        return cls(out, regions, report, progress, endpoint_url, b, c, BoundedSender(b, c), clients or {})
 
 
 class _Account:
-    """One account's collection: the clients, the folder, the calls, the warnings."""
+    """One account's collection: the clients, the folder it is written to, the manifest."""
 
-    def __init__(
-        self,
-        session: Any,
-        out: Path,
-        *,
-        regions: list[str],
-        report: CollectReport,
-        progress: Progress | None,
-        endpoint_url: str | None,
-        label: str = "",
-        clients: dict[str, Any] | None = None,
-    ):
+    def __init__(self, session: Any, ctx: _Context, label: str = ""):
         self.session = session
-        self.out = out
-        self.regions = regions
-        self.report = report
-        self.progress = progress
-        self.endpoint_url = endpoint_url
+        self.ctx = ctx
         self.label = label
         self.folder: Path | None = None
-        self._clients: dict[tuple[str, str], Any] = {}
-        self._given = clients or {}
         self.account = ""
+        self.manifest = Manifest()
+        self._clients: dict[tuple[str, str], Any] = {}
+        self._client_lock = threading.Lock()
 
     # -- clients and calls ---------------------------------------------------------
     def client(self, service: str, region: str | None = None) -> Any:
-        region = region or self.regions[0]
-        if service in self._given:  # tests hand in stubbed clients
-            return self._given[service]
+        region = region or self.ctx.regions[0]
+        if service in self.ctx.clients:
+            return self.ctx.clients[service]
         key = (service, region)
-        if key not in self._clients:
-            kwargs: dict[str, Any] = {"region_name": region, "config": botocore_config()}
-            if self.endpoint_url:
-                kwargs["endpoint_url"] = self.endpoint_url
-            self._clients[key] = self.session.client(service, **kwargs)
-        return self._clients[key]
+        with self._client_lock:
+            if key not in self._clients:
+                kwargs: dict[str, Any] = {"region_name": region, "config": botocore_config(self.ctx.bounds)}
+                if self.ctx.endpoint_url:
+                    kwargs["endpoint_url"] = self.ctx.endpoint_url
+                client = self.session.client(service, **kwargs)
+                client.meta.events.register_first("before-send", self.ctx.sender)
+                self._clients[key] = client
+            return self._clients[key]
 
-    def _tell(self, **event: Any) -> None:
-        if self.progress is not None:
-            self.progress({"account": self.account or self.label, **event})
+    def endpoint(self, service: str = "sts") -> str:
+        try:
+            return str(self.client(service).meta.endpoint_url)
+        except Exception:
+            return self.ctx.endpoint_url or ""
 
-    def call(self, permission: str, fn: Callable[[], Any], *, item: str = "") -> Any:
-        """Run one call. AccessDenied: a warning, None. Throttling: retried. Absent: None."""
-        from botocore.exceptions import ClientError, EndpointConnectionError
+    def tell(self, **event: Any) -> None:
+        if self.ctx.progress is not None:
+            self.ctx.progress({"account": self.account or self.label, **event})
 
-        self.report.calls[permission] = self.report.calls.get(permission, 0) + 1
-        self._tell(call=permission, item=item, state="calling")
-        attempt = 0
-        while True:
-            try:
-                result = fn()
-                self._tell(call=permission, item=item, state="done")
-                return result
-            except ClientError as exc:
-                code = exc.response.get("Error", {}).get("Code", "")
-                if code in THROTTLE_CODES and attempt < THROTTLE_RETRIES:
-                    attempt += 1
-                    time.sleep(min(0.2 * 2**attempt, 2.0))
-                    continue
-                if code in ABSENT_CODES:
-                    return None
-                if code == "AWSOrganizationsNotInUseException":
-                    self.report.warnings.append(
-                        {
-                            "account": self.account or self.label,
-                            "call": permission,
-                            "item": item,
-                            "permission": "",
-                            "message": "the account is not a member of an organization: no SCPs or RCPs to collect",
-                        }
-                    )
-                    return None
-                if code in DENIED_CODES or code.endswith("AccessDenied") or code.endswith("AccessDeniedException"):
-                    message = exc.response.get("Error", {}).get("Message", "") or code
-                    self.report.warnings.append(
-                        {
-                            "account": self.account or self.label,
-                            "call": permission,
-                            "item": item,
-                            "permission": permission,
-                            "message": f"{permission} was refused ({code}): {message}; "
-                            f"the collector's policy needs {permission}",
-                        }
-                    )
-                    self._tell(call=permission, item=item, state="denied")
-                    return None
-                self.report.warnings.append(
-                    {
-                        "account": self.account or self.label,
-                        "call": permission,
-                        "item": item,
-                        "permission": permission,
-                        "message": f"{permission} failed ({code}): {exc}",
-                    }
-                )
+    def missing(self, call: str, state: str, reason: str, *, item: str = "", file: str = "") -> None:
+        """A part of the collection that is not complete: in the manifest and the report's warnings."""
+        self.manifest.record(call, state, item=item, reason=reason, file=file)
+        report = self.ctx.report
+        with self.ctx.lock:
+            report.status = "partial"
+            if len(report.warnings) < MAX_WARNINGS:
+                report.warnings.append(
+                    {"account": self.account or self.label, "call": call, "item": item, "state": state,
+                     "permission": call if state == "denied" else "", "message": reason}
+                )  # fmt: skip
+            else:
+                report.warnings_beyond += 1
+
+    def note(self, call: str, message: str) -> None:
+        with self.ctx.lock:
+            self.ctx.report.warnings.append(
+                {"account": self.account or self.label, "call": call, "item": "", "state": "complete",
+                 "permission": "", "message": message}
+            )  # fmt: skip
+
+    def call(self, permission: str, fn: Callable[[], Any], *, item: str = "", file: str = "",
+             quiet: bool = False, pages: Callable[[], int] | None = None) -> Any:  # fmt: skip
+        """Run one call (botocore retries it). Denied, failed or cut off: recorded as missing, None.
+        Absent: None. No credentials, expired, unreachable: CollectError (the collection ends)."""
+        from botocore.exceptions import (
+            BotoCoreError,
+            ClientError,
+            ConnectTimeoutError,
+            CredentialRetrievalError,
+            EndpointConnectionError,
+            NoCredentialsError,
+            PaginationError,
+            PartialCredentialsError,
+        )
+        from botocore.parsers import ResponseParserError
+
+        with self.ctx.lock:
+            self.ctx.report.calls[permission] = self.ctx.report.calls.get(permission, 0) + 1
+        if not quiet:
+            self.tell(call=permission, item=item, state="calling")
+        try:
+            result = fn()
+        except ClientError as exc:
+            error = exc.response.get("Error", {}) or {}
+            code, message = str(error.get("Code", "")), str(error.get("Message", ""))
+            summary = error_summary(code, message)
+            if code in ABSENT_CODES:
+                self.manifest.record(permission, "complete", item=item)
                 return None
-            except EndpointConnectionError as exc:
-                raise CollectError(f"{permission}: cannot reach the endpoint: {exc}") from None
+            if code == "AWSOrganizationsNotInUseException":
+                self.manifest.record(permission, "complete", item=item)
+                self.note(permission, "the account is not a member of an organization: no SCPs or RCPs to collect")
+                return None
+            if code in EXPIRED_CODES:
+                raise CollectError("expired", f"{permission}: {summary}", self.endpoint()) from None
+            if code in REFUSED_CODES:
+                raise CollectError("refused", f"{permission}: {summary}", self.endpoint()) from None
+            if code in DENIED_CODES or code.endswith("AccessDenied") or code.endswith("AccessDeniedException"):
+                reason = f"{permission} was refused ({summary}); the collector's policy needs {permission}"
+                self.missing(permission, "denied", reason, item=item, file=file)
+                self.tell(call=permission, item=item, state="denied")
+                return None
+            self.missing(permission, "partial", f"{permission} failed ({summary})", item=item, file=file)
+            self.tell(call=permission, item=item, state="failed")
+            return None
+        except BoundExceeded as exc:
+            self.missing(permission, "partial", f"{permission}: {exc} (limit {exc.limit})", item=item, file=file)
+            self.tell(call=permission, item=item, state="cut off")
+            return None
+        except (NoCredentialsError, PartialCredentialsError, CredentialRetrievalError) as exc:
+            raise CollectError("no_credentials", str(exc), self.endpoint()) from None
+        except (EndpointConnectionError, ConnectTimeoutError) as exc:
+            raise CollectError("unreachable", f"{permission}: {exc}", self.endpoint()) from None
+        except ResponseParserError:
+            reason = f"{permission} failed: the endpoint's answer is not an AWS response"
+            self.missing(permission, "partial", reason, item=item, file=file)
+            return None
+        except PaginationError as exc:
+            self.missing(permission, "partial", f"{permission}: {exc}", item=item, file=file)
+            return None
+        except BotoCoreError as exc:
+            self.missing(permission, "partial", f"{permission} failed ({type(exc).__name__}: {exc})", item=item)
+            return None
+        self.manifest.record(permission, "complete", item=item, pages=pages() if pages else 0)
+        if not quiet:
+            self.tell(call=permission, item=item, state="done")
+        return result
 
-    def pages(self, permission: str, client: Any, operation: str, key: str, **kwargs: Any) -> list[Any] | None:
+    def pages(self, permission: str, client: Any, operation: str, key: str | None, *, item: str = "",
+              file: str = "", quiet: bool = False, on_page: Callable[[dict[str, Any]], None] | None = None,
+              **kwargs: Any) -> list[Any] | None:  # fmt: skip
+        """Every page of a listing, at most `max_pages`, ending at a marker seen before. Cut off:
+        recorded as partial, None (no file may look complete)."""
+        got: list[Any] = []
+        count = 0
+        seen: set[str] = set()
+
         def run() -> list[Any]:
-            out: list[Any] = []
+            nonlocal count
             for page in client.get_paginator(operation).paginate(**kwargs):
-                out.extend(page.get(key, []))
-            return out
+                count += 1
+                if on_page is not None:
+                    on_page(page)
+                elif key is not None:
+                    got.extend(page.get(key, []))
+                marker = next((page[k] for k in ("NextToken", "NextMarker", "Marker") if page.get(k)), None)
+                if marker is None:
+                    break
+                if str(marker) in seen:
+                    raise BoundExceeded("repeated marker", f"{operation} repeated an earlier marker (page {count})")
+                seen.add(str(marker))
+                if count >= self.ctx.bounds.max_pages:
+                    raise BoundExceeded("max_pages", f"{operation} has more than {self.ctx.bounds.max_pages} pages")
+            return got
 
-        return self.call(permission, run)
+        return self.call(permission, run, item=item, file=file, quiet=quiet, pages=lambda: count)
 
     def write(self, name: str, data: Any) -> None:
+        """Write one file of this account's collection, resolved inside its folder."""
         assert self.folder is not None
-        path = self.folder / name
+        root = self.folder.resolve()
+        path = (root / name).resolve()
+        if not path.is_relative_to(root) or path == root:
+            raise CollectError("unwritable", f"{name!r} would be written outside {self.ctx.out}")
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".collect-")
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            with open(fd, "w", encoding="utf-8") as handle:
                 json.dump(data, handle, default=_json_default, indent=1)
-            os.replace(tmp, path)
+            Path(tmp).replace(path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-        self.report.files += 1
+        self.manifest.wrote(name)
+        with self.ctx.lock:
+            self.ctx.report.files += 1
 
     # -- the collection --------------------------------------------------------------
+    def identity(self) -> dict[str, Any]:
+        """The caller's identity; its account id checked to be 12 digits before it is used anywhere.
+        Any failure here ends the collection: nothing can be written without the account."""
+        from botocore.exceptions import (
+            BotoCoreError,
+            ClientError,
+            ConnectTimeoutError,
+            CredentialRetrievalError,
+            EndpointConnectionError,
+            NoCredentialsError,
+            PartialCredentialsError,
+        )
+        from botocore.parsers import ResponseParserError
+
+        call = "sts:GetCallerIdentity"
+        with self.ctx.lock:
+            self.ctx.report.calls[call] = self.ctx.report.calls.get(call, 0) + 1
+        self.tell(call=call, item="", state="calling")
+        try:
+            got = self.client("sts").get_caller_identity()
+        except BoundExceeded as exc:
+            raise CollectError("timeout", f"{call}: {exc}", self.endpoint()) from None
+        except ClientError as exc:
+            error = exc.response.get("Error", {}) or {}
+            code = str(error.get("Code", ""))
+            summary = error_summary(code, str(error.get("Message", "")))
+            kind = "expired" if code in EXPIRED_CODES else "refused" if code in REFUSED_CODES else "not_aws"
+            kind = "no_identity" if code in DENIED_CODES else kind
+            raise CollectError(kind, f"{call}: {summary}", self.endpoint()) from None
+        except (NoCredentialsError, PartialCredentialsError, CredentialRetrievalError) as exc:
+            raise CollectError("no_credentials", str(exc), self.endpoint()) from None
+        except (EndpointConnectionError, ConnectTimeoutError) as exc:
+            raise CollectError("unreachable", str(exc), self.endpoint()) from None
+        except (BotoCoreError, ResponseParserError) as exc:  # a body botocore cannot parse, among others
+            raise CollectError("not_aws", f"{call}: {type(exc).__name__}", self.endpoint()) from None
+        got = {k: v for k, v in (got or {}).items() if k != "ResponseMetadata"}
+        account = str(got.get("Account", ""))
+        if not ACCOUNT_RE.fullmatch(account):
+            raise CollectError("bad_account", f"{call} gave {account[:40]!r}", self.endpoint())
+        self.account = account
+        self.manifest.account = account
+        self.manifest.record(call, "complete")
+        self.tell(call=call, item="", state="done")
+        return got
+
     def run(self) -> str:
-        caller = EXPORT["caller_identity"]
-        identity = self.call(caller.action, lambda: self.client("sts").get_caller_identity())
-        if not identity or not identity.get("Account"):
-            raise CollectError(f"{caller.action} gave no account: nothing can be collected")
-        self.account = str(identity["Account"])
-        self.folder = self.out / self.account
-        self.folder.mkdir(parents=True, exist_ok=True)
-        identity = {k: v for k, v in identity.items() if k != "ResponseMetadata"}
-        self.write(caller.path(), identity)
-        users = self.iam()
-        self.access_keys(users)
-        for region in self.regions:
-            self.workloads(region)
-        self.buckets()
-        self.secrets()
-        self.keys()
-        self.findings()
-        self.organization()
+        """Collect into a fresh folder beside `out/ACCOUNT`, then put it in its place: a
+        re-collection replaces the account's files (a snapshot), and a failed one changes nothing."""
+        from . import services
+
+        identity = self.identity()
+        out = self.ctx.out
+        out.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(dir=out, prefix=f".{self.account}.collecting-"))
+        self.folder = stage
+        try:
+            self.write("sts-get-caller-identity.json", identity)
+            users = services.iam(self)
+            services.access_keys(self, users)
+            services.workloads(self)
+            services.buckets(self)
+            services.secrets(self)
+            services.keys(self)
+            services.findings(self)
+            services.organization(self)
+            self.write(MANIFEST_FILE, self.manifest.to_dict(self.ctx.report.bounds))
+            _replace_folder(stage, out / self.account)
+        except BaseException:
+            shutil.rmtree(stage, ignore_errors=True)
+            raise
+        self.folder = out / self.account
         return self.account
 
-    def iam(self) -> list[str]:
-        iam = self.client("iam")
-        merged: dict[str, list[Any]] = {
-            "UserDetailList": [],
-            "GroupDetailList": [],
-            "RoleDetailList": [],
-            "Policies": [],
-        }
 
-        def gaad() -> dict[str, list[Any]]:
-            for page in iam.get_paginator("get_account_authorization_details").paginate():
-                for key, items in merged.items():
-                    items.extend(page.get(key, []))
-            return merged
-
-        export = EXPORT["gaad"]
-        got = self.call(export.action, gaad)
-        if got is not None:
-            self.write(export.path(), merged)
-        self.credential_report(iam)
-        return [str(u["UserName"]) for u in merged["UserDetailList"] if u.get("UserName")]
-
-    def credential_report(self, iam: Any) -> None:
-        from botocore.exceptions import ClientError
-
-        export = EXPORT["credential_report"]
-        generate, get = export.actions
-        started = self.call(generate, iam.generate_credential_report)
-        if started is None:
-            return
-
-        def fetch() -> dict[str, Any] | None:
-            for _ in range(REPORT_POLLS):
-                try:
-                    return iam.get_credential_report()
-                except ClientError as exc:
-                    code = exc.response.get("Error", {}).get("Code", "")
-                    if code not in ("ReportInProgress", "ReportNotPresent", "ReportExpired"):
-                        raise
-                    time.sleep(0.5)
-            return None
-
-        report = self.call(get, fetch)
-        if report is None:
-            return
-        content = report.get("Content", b"")
-        self.write(
-            export.path(),
-            {
-                "Content": base64.b64encode(content).decode("ascii") if isinstance(content, bytes) else content,
-                "ReportFormat": report.get("ReportFormat", "text/csv"),
-                "GeneratedTime": report.get("GeneratedTime"),
-            },
-        )
-
-    def access_keys(self, users: Iterable[str]) -> None:
-        iam = self.client("iam")
-        keys: list[Any] = []
-        export = EXPORT["access_keys"]
-        for name in users:
-            got = self.pages(export.action, iam, "list_access_keys", "AccessKeyMetadata", UserName=name)
-            keys.extend(got or [])
-        self.write(export.path(), {"AccessKeyMetadata": keys})
-
-    def workloads(self, region: str) -> None:
-        instances, lambdas = EXPORT["instances"], EXPORT["functions"]
-        reservations = self.pages(instances.action, self.client("ec2", region), "describe_instances", "Reservations")
-        functions = self.pages(lambdas.action, self.client("lambda", region), "list_functions", "Functions")
-        for name, key, got in (
-            (instances.path(), "Reservations", reservations),
-            (lambdas.path(), "Functions", functions),
-        ):
-            if got is None:
-                continue
-            path = self.folder / name  # type: ignore[operator]
-            earlier = json.loads(path.read_text(encoding="utf-8")).get(key, []) if path.exists() else []
-            if path.exists():
-                self.report.files -= 1
-            self.write(name, {key: earlier + got})
-
-    def buckets(self) -> None:
-        s3 = self.client("s3")
-        export, policies = EXPORT["buckets"], EXPORT["bucket_policy"]
-        list_buckets, get_tags = export.actions
-        listed = self.call(list_buckets, s3.list_buckets)
-        if listed is None:
-            return
-        buckets = []
-        for bucket in listed.get("Buckets", []):
-            name = str(bucket["Name"])
-            tags = self.call(get_tags, lambda n=name: s3.get_bucket_tagging(Bucket=n), item=name)
-            entry = dict(bucket)
-            if tags:
-                entry["Tags"] = tags.get("TagSet", [])
-            buckets.append(entry)
-            policy = self.call(policies.action, lambda n=name: s3.get_bucket_policy(Bucket=n), item=name)
-            if policy and policy.get("Policy"):
-                self.write(policies.path(_safe_name(name)), {"Policy": policy["Policy"]})
-        self.write(export.path(), {"Buckets": buckets, "Owner": listed.get("Owner", {})})
-
-    def secrets(self) -> None:
-        secrets: list[Any] = []
-        export, policies = EXPORT["secrets"], EXPORT["secret_policy"]
-        for region in self.regions:
-            sm = self.client("secretsmanager", region)
-            got = self.pages(export.action, sm, "list_secrets", "SecretList")
-            for secret in got or []:
-                secrets.append(secret)
-                arn = secret.get("ARN") or secret.get("Name")
-                policy = self.call(policies.action, lambda a=arn, c=sm: c.get_resource_policy(SecretId=a), item=arn)
-                if policy and policy.get("ResourcePolicy"):
-                    self.write(
-                        policies.path(_safe_name(str(secret.get("Name")))),
-                        {k: v for k, v in policy.items() if k != "ResponseMetadata"},
-                    )
-        self.write(export.path(), {"SecretList": secrets})
-
-    def keys(self) -> None:
-        keys: list[Any] = []
-        export, policies = EXPORT["kms_keys"], EXPORT["key_policy"]
-        for region in self.regions:
-            kms = self.client("kms", region)
-            got = self.pages(export.action, kms, "list_keys", "Keys")
-            for key in got or []:
-                keys.append(key)
-                key_id = str(key.get("KeyId"))
-                policy = self.call(
-                    policies.action,
-                    lambda k=key_id, c=kms: c.get_key_policy(KeyId=k, PolicyName="default"),
-                    item=key_id,
-                )
-                if policy and policy.get("Policy"):
-                    self.write(policies.path(_safe_name(key_id)), {"Policy": policy["Policy"]})
-        self.write(export.path(), {"Keys": keys})
-
-    def findings(self) -> None:
-        findings: list[Any] = []
-        export = EXPORT["findings"]
-        list_detectors, list_findings, get_findings = export.actions
-        for region in self.regions:
-            gd = self.client("guardduty", region)
-            detectors = self.pages(list_detectors, gd, "list_detectors", "DetectorIds")
-            for detector in detectors or []:
-                ids = self.pages(list_findings, gd, "list_findings", "FindingIds", DetectorId=detector)
-                ids = ids or []
-                for start in range(0, len(ids), 50):
-                    chunk = ids[start : start + 50]
-                    got = self.call(
-                        get_findings,
-                        lambda d=detector, c=chunk, g=gd: g.get_findings(DetectorId=d, FindingIds=c),
-                        item=detector,
-                    )
-                    findings.extend((got or {}).get("Findings", []))
-        self.write(export.path(), {"Findings": findings})
-
-    def organization(self) -> None:
-        org = self.client("organizations")
-        organization, roots_export, parents_export = EXPORT["organization"], EXPORT["org_roots"], EXPORT["org_parents"]
-        listed, described_policy, targets_export = EXPORT["org_policies"], EXPORT["org_policy"], EXPORT["org_targets"]
-        described = self.call(organization.action, org.describe_organization)
-        if described is None:
-            return
-        self.write(organization.path(), {"Organization": described.get("Organization", {})})
-        roots = self.pages(roots_export.action, org, "list_roots", "Roots")
-        if roots is not None:
-            self.write(roots_export.path(), {"Roots": roots})
-        parents = self.pages(parents_export.action, org, "list_parents", "Parents", ChildId=self.account)
-        if parents is not None:
-            self.write(parents_export.path(self.account), {"Parents": parents})
-        for kind in ("SERVICE_CONTROL_POLICY", "RESOURCE_CONTROL_POLICY"):
-            policies = self.pages(listed.action, org, "list_policies", "Policies", Filter=kind)
-            if policies is None:
-                continue
-            self.write(listed.path(kind), {"Policies": policies})
-            for policy in policies:
-                pid = str(policy.get("Id"))
-                got = self.call(described_policy.action, lambda p=pid: org.describe_policy(PolicyId=p), item=pid)
-                if got:
-                    self.write(described_policy.path(_safe_name(pid)), {"Policy": got.get("Policy", {})})
-                targets = self.pages(targets_export.action, org, "list_targets_for_policy", "Targets", PolicyId=pid)
-                if targets is not None:
-                    self.write(targets_export.path(_safe_name(pid)), {"Targets": targets})
+def _replace_folder(new: Path, final: Path) -> None:
+    """Put `new` where `final` is: the earlier collection is moved aside, then removed."""
+    old = final.with_name(f".{final.name}.old-{uuid.uuid4().hex[:8]}")
+    if final.is_symlink() or final.exists():
+        final.rename(old)
+    new.rename(final)
+    if old.is_symlink() or old.is_file():
+        old.unlink()
+    elif old.exists():
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def collect_account(
@@ -442,25 +457,23 @@ def collect_account(
     progress: Progress | None = None,
     clients: dict[str, Any] | None = None,
     report: CollectReport | None = None,
+    bounds: Bounds | None = None,
 ) -> CollectReport:
     """Collect the account `session` signs in to into `out/ACCOUNT/`."""
-    started = time.perf_counter()
-    report = report or CollectReport(out=str(out))
     region_list = list(regions or [session.region_name or "us-east-1"])
-    account = _Account(
-        session,
-        Path(out),
-        regions=region_list,
-        report=report,
-        progress=progress,
-        endpoint_url=endpoint_url,
-        clients=clients,
-    ).run()
-    if account not in report.accounts:
-        report.accounts.append(account)
-    report.folders[account] = str(Path(out) / account)
-    report.seconds = round(time.perf_counter() - started, 3)
-    return report
+    started = time.perf_counter()
+    ctx = _Context.make(Path(out), region_list, progress, endpoint_url, bounds=bounds, report=report, clients=clients)
+    _collect_one(session, ctx)
+    ctx.report.seconds = round(time.perf_counter() - started, 3)
+    return ctx.report
+
+
+def _collect_one(session: Any, ctx: _Context) -> None:
+    account = _Account(session, ctx).run()
+    with ctx.lock:
+        if account not in ctx.report.accounts:
+            ctx.report.accounts.append(account)
+        ctx.report.folders[account] = str(ctx.out / account)
 
 
 def collect_accounts(
@@ -473,34 +486,38 @@ def collect_accounts(
     organization: bool = False,
     member_role: str = "",
     accounts: list[str] | None = None,
+    bounds: Bounds | None = None,
 ) -> CollectReport:
     """The caller's account, and with `organization` every (or each named) member account,
-    reached by assuming `member_role` in it, at most `MAX_ACCOUNTS_IN_PARALLEL` at a time."""
+    reached by assuming `member_role` in it, at most `MAX_ACCOUNTS_IN_PARALLEL` at a time. One
+    deadline (`bounds.collection_s`) covers them all."""
     started = time.perf_counter()
-    report = CollectReport(out=str(out))
-    collect_account(session, out, regions=regions, endpoint_url=endpoint_url, progress=progress, report=report)
-    if not organization:
-        report.seconds = round(time.perf_counter() - started, 3)
-        return report
-    caller = report.accounts[0]
-    probe = _Account(
-        session,
-        Path(out),
-        regions=list(regions or ["us-east-1"]),
-        report=report,
-        progress=progress,
-        endpoint_url=endpoint_url,
-    )
+    region_list = list(regions or [session.region_name or "us-east-1"])
+    ctx = _Context.make(Path(out), region_list, progress, endpoint_url, bounds=bounds)
+    report = ctx.report
+    _collect_one(session, ctx)
+    if organization:
+        _members(session, ctx, member_role, accounts)
+    report.seconds = round(time.perf_counter() - started, 3)
+    return report
+
+
+def _members(session: Any, ctx: _Context, member_role: str, accounts: list[str] | None) -> None:
+    import boto3
+
+    caller = ctx.report.accounts[0]
+    probe = _Account(session, ctx)
     probe.account = caller
     listed = probe.pages("organizations:ListAccounts", probe.client("organizations"), "list_accounts", "Accounts")
-    wanted = [str(a["Id"]) for a in listed or [] if a.get("Status", "ACTIVE") == "ACTIVE"]
+    wanted = [str(a.get("Id", "")) for a in listed or [] if a.get("Status", "ACTIVE") == "ACTIVE"]
+    bad = [a for a in wanted if not ACCOUNT_RE.fullmatch(a)]
+    for account_id in bad:
+        probe.missing("organizations:ListAccounts", "partial", f"{account_id[:40]!r} is not a 12-digit account id")
+    wanted = [a for a in wanted if ACCOUNT_RE.fullmatch(a) and a != caller]
     if accounts:
         wanted = [a for a in wanted if a in set(accounts)]
-    wanted = [a for a in wanted if a != caller]
 
     def member(account_id: str) -> None:
-        import boto3
-
         role_arn = f"arn:aws:iam::{account_id}:role/{member_role}"
         sts = probe.client("sts")
         creds = probe.call(
@@ -521,9 +538,7 @@ def collect_accounts(
             region_name=session.region_name,
             profile_name=profile if profile in (getattr(session, "available_profiles", None) or []) else None,
         )
-        collect_account(
-            member_session, out, regions=regions, endpoint_url=endpoint_url, progress=progress, report=report
-        )
+        _collect_one(member_session, ctx)
 
     pool = track(ThreadPoolExecutor(max_workers=MAX_ACCOUNTS_IN_PARALLEL))
     try:
@@ -532,8 +547,6 @@ def collect_accounts(
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown()
-    report.seconds = round(time.perf_counter() - started, 3)
-    return report
 
 
 def recollect_user_keys(session: Any, folder: Path | str, user: str, *, endpoint_url: str | None = None) -> int:
@@ -543,36 +556,34 @@ def recollect_user_keys(session: Any, folder: Path | str, user: str, *, endpoint
     number of keys listed. Raises CollectError when the call fails (the folder is then unchanged)."""
     from botocore.exceptions import BotoCoreError, ClientError
 
-    report = CollectReport(out=str(folder))
-    account = _Account(
-        session, Path(folder).parent, regions=["us-east-1"], report=report, progress=None, endpoint_url=endpoint_url
-    )
+    ctx = _Context.make(Path(folder).parent, ["us-east-1"], None, endpoint_url, bounds=None)
+    account = _Account(session, ctx)
     account.folder = Path(folder)
     try:
         client = account.client("iam")
         keys: list[Any] = []
         for page in client.get_paginator("list_access_keys").paginate(UserName=user):
             keys.extend(page.get("AccessKeyMetadata", []))
-    except (ClientError, BotoCoreError) as exc:
-        raise CollectError(f"iam:ListAccessKeys {user}: {exc}") from None
+    except (ClientError, BotoCoreError, BoundExceeded) as exc:
+        raise CollectError("failed", f"iam:ListAccessKeys {user}: {exc}", account.endpoint("iam")) from None
     try:
         inline = []
         for page in client.get_paginator("list_user_policies").paginate(UserName=user):
             for name in page.get("PolicyNames", []):
                 got = client.get_user_policy(UserName=user, PolicyName=name)
                 inline.append({"PolicyName": name, "PolicyDocument": got["PolicyDocument"]})
-    except (ClientError, BotoCoreError) as exc:
-        raise CollectError(f"iam:GetUserPolicy {user}: {exc}") from None
-    keys_file, gaad_file = EXPORT["access_keys"].path(), EXPORT["gaad"].path()
-    path = Path(folder) / keys_file
+    except (ClientError, BotoCoreError, BoundExceeded) as exc:
+        raise CollectError("failed", f"iam:GetUserPolicy {user}: {exc}", account.endpoint("iam")) from None
+    path = Path(folder) / "iam-list-access-keys.json"
     earlier = json.loads(path.read_text(encoding="utf-8")).get("AccessKeyMetadata", []) if path.exists() else []
     kept = [k for k in earlier if k.get("UserName") != user]
-    gaad_path = Path(folder) / gaad_file
+    gaad_path = Path(folder) / "iam-get-account-authorization-details.json"
     gaad = json.loads(gaad_path.read_text(encoding="utf-8")) if gaad_path.exists() else None
     if gaad is not None:
         for entry in gaad.get("UserDetailList", []):
             if entry.get("UserName") == user:
                 entry["UserPolicyList"] = inline
-        account.write(gaad_file, gaad)
-    account.write(keys_file, {"AccessKeyMetadata": kept + keys})
+        account.write("iam-get-account-authorization-details.json", gaad)
+    if path.exists():  # a listing the collection left out (partial) stays out: one user is not all of them
+        account.write("iam-list-access-keys.json", {"AccessKeyMetadata": kept + keys})
     return len(keys)

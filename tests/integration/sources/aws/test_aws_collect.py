@@ -105,8 +105,9 @@ def _stubbed(session, service: str):
 
 
 def test_stubber_paging_throttling_access_denied_and_guardduty(moto_account, tmp_path):
-    """moto returns GAAD in one page and has no GuardDuty findings; the Stubber shows both, a
-    throttled call that succeeds on the next attempt, and an AccessDenied that is only a warning."""
+    """moto returns GAAD in one page and has no GuardDuty findings; the Stubber shows both, and an
+    AccessDenied that is only a warning (throttling is botocore's to retry: the Stubber answers
+    before its retry layer, so tests/hardening/test_collect_endpoint.py shows it on the wire)."""
     session = moto_account.session()
     iam, iam_stub = _stubbed(session, "iam")
     s3, s3_stub = _stubbed(session, "s3")
@@ -145,7 +146,6 @@ def test_stubber_paging_throttling_access_denied_and_guardduty(moto_account, tmp
         {"Content": b"user,arn\nbob,arn:aws:iam::123456789012:user/bob\n", "ReportFormat": "text/csv"},
         {},
     )
-    iam_stub.add_client_error("list_access_keys", "Throttling", "Rate exceeded", http_status_code=400)
     keys = [{"UserName": "bob", "AccessKeyId": "AKIAEXAMPLEBOBKEY001", "Status": "Inactive"}]
     iam_stub.add_response("list_access_keys", {"AccessKeyMetadata": keys}, {"UserName": "bob"})
     s3_stub.add_client_error("list_buckets", "AccessDenied", "not authorized", http_status_code=403)
@@ -177,7 +177,7 @@ def test_stubber_paging_throttling_access_denied_and_guardduty(moto_account, tmp
     assert [u["UserName"] for u in gaad["UserDetailList"]] == ["bob"]
     assert [r["RoleName"] for r in gaad["RoleDetailList"]] == ["ops"]  # the second page is kept
     listed = json.loads((folder / "iam-list-access-keys.json").read_text())["AccessKeyMetadata"]
-    assert listed == keys  # throttled once, then answered
+    assert listed == keys
     denied = [w for w in report.warnings if w["call"] == "s3:ListAllMyBuckets"]
     assert len(denied) == 1 and denied[0]["permission"] == "s3:ListAllMyBuckets"
     assert "AccessDenied" in denied[0]["message"]
@@ -191,7 +191,7 @@ def test_stubber_paging_throttling_access_denied_and_guardduty(moto_account, tmp
 
 def test_standard_retry_mode_with_timeouts():
     config = botocore_config()
-    assert config.retries == {"mode": "standard", "max_attempts": 5}
+    assert config.retries == {"mode": "standard", "max_attempts": 3}  # the one retry layer, its stated max
     assert config.connect_timeout == 5 and config.read_timeout == 30
 
 

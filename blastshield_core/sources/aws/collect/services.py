@@ -1,0 +1,298 @@
+"""The calls of one account's collection, service by service (the file layout is in collector.py).
+
+Each writes a file only when every call it rests on is complete; what is missing is in the
+account's manifest. Per-principal calls run in a bounded pool and report a count of principals.
+"""
+
+from __future__ import annotations
+
+import base64
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+from ....base.pools import track
+from .bounds import BoundExceeded
+
+if TYPE_CHECKING:
+    from .collector import _Account
+
+__all__ = ["access_keys", "buckets", "findings", "iam", "keys", "organization", "secrets", "workloads"]
+
+GAAD_KEYS = ("UserDetailList", "GroupDetailList", "RoleDetailList", "Policies")
+REPORT_POLLS = 30
+PROGRESS_EVERY_S = 0.5  # per-principal progress: at most this often, and at the last one
+
+
+def iam(acc: _Account) -> list[str] | None:
+    """The GAAD (every page merged) and the credential report; the users' names (None: the GAAD
+    is not complete, so no list of users can be trusted)."""
+    client = acc.client("iam")
+    merged: dict[str, list[Any]] = {k: [] for k in GAAD_KEYS}
+
+    def take(page: dict[str, Any]) -> None:
+        for key, items in merged.items():
+            items.extend(page.get(key, []))
+
+    name = "iam-get-account-authorization-details.json"
+    got = acc.pages(
+        "iam:GetAccountAuthorizationDetails", client, "get_account_authorization_details", None, on_page=take, file=name
+    )
+    credential_report(acc, client)
+    if got is None:
+        return None
+    acc.write(name, merged)
+    return [str(u["UserName"]) for u in merged["UserDetailList"] if u.get("UserName")]
+
+
+def credential_report(acc: _Account, client: Any) -> None:
+    from botocore.exceptions import ClientError
+
+    name = "iam-get-credential-report.json"
+    if acc.call("iam:GenerateCredentialReport", client.generate_credential_report, file=name) is None:
+        return
+
+    def fetch() -> dict[str, Any]:
+        for _ in range(REPORT_POLLS):  # the report being generated: not a retry of a failure
+            try:
+                return client.get_credential_report()
+            except ClientError as exc:
+                code = exc.response.get("Error", {}).get("Code", "")
+                if code not in ("ReportInProgress", "ReportNotPresent", "ReportExpired"):
+                    raise
+            if acc.ctx.clock.left() < 0.5:
+                break
+            time.sleep(0.5)
+        raise BoundExceeded("polls", f"the credential report was not ready after {REPORT_POLLS} polls")
+
+    report = acc.call("iam:GetCredentialReport", fetch, file=name)
+    if report is None:
+        return
+    content = report.get("Content", b"")
+    acc.write(
+        name,
+        {
+            "Content": base64.b64encode(content).decode("ascii") if isinstance(content, bytes) else content,
+            "ReportFormat": report.get("ReportFormat", "text/csv"),
+            "GeneratedTime": report.get("GeneratedTime"),
+        },
+    )
+
+
+def access_keys(acc: _Account, users: list[str] | None) -> None:
+    """`iam:ListAccessKeys` for every user (the credential report's key columns can be hours old, so
+    no user is skipped on its strength), `bounds.pool` at a time, at most `bounds.max_principals`."""
+    call, name = "iam:ListAccessKeys", "iam-list-access-keys.json"
+    if users is None:
+        acc.missing(call, "partial", f"{call} not called: the list of users (the GAAD) is not complete", file=name)
+        return
+    bounds = acc.ctx.bounds
+    if len(users) > bounds.max_principals:
+        acc.missing(
+            call,
+            "partial",
+            f"{call}: {len(users)} users, more than the limit of {bounds.max_principals} (max_principals);"
+            " no key listing is written",
+            file=name,
+        )
+        return
+    client = acc.client("iam")
+    total = len(users)
+    found: list[Any] = []
+    state = {"done": 0, "complete": True, "told": 0.0}
+    lock = threading.Lock()
+
+    def one(user: str) -> None:
+        got = acc.pages(call, client, "list_access_keys", "AccessKeyMetadata", item=user, file=name, quiet=True,
+                        UserName=user)  # fmt: skip
+        with lock:
+            state["done"] += 1
+            if got is None:
+                state["complete"] = False
+            else:
+                found.extend(dict(k, UserName=k.get("UserName") or user) for k in got)
+            now = time.monotonic()
+            last = state["done"] == total
+            if not (last or now - state["told"] >= PROGRESS_EVERY_S):
+                return
+            state["told"] = now
+            done = state["done"]
+        acc.tell(call=call, item=user, state="done" if last else "calling", done=done, total=total)
+
+    pool = track(ThreadPoolExecutor(max_workers=bounds.pool, thread_name_prefix="blastshield-collect"))
+    try:
+        for future in [pool.submit(one, u) for u in users]:
+            future.result()
+    except BaseException:  # a signal: users not begun are not begun (base/pools.py ends the running ones)
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
+    if state["complete"]:
+        acc.write(name, {"AccessKeyMetadata": found})
+
+
+def workloads(acc: _Account) -> None:
+    """EC2 instances and Lambda functions of every region asked for: one file each, written only
+    when every region answered (Lambda environment variables' values are not collected)."""
+    from .collector import without_secrets
+
+    for name, permission, service, operation, key in (
+        ("ec2-describe-instances.json", "ec2:DescribeInstances", "ec2", "describe_instances", "Reservations"),
+        ("lambda-list-functions.json", "lambda:ListFunctions", "lambda", "list_functions", "Functions"),
+    ):
+        items: list[Any] = []
+        complete = True
+        for region in acc.ctx.regions:
+            got = acc.pages(permission, acc.client(service, region), operation, key, item=region, file=name)
+            if got is None:
+                complete = False
+            else:
+                items.extend(got)
+        if complete:
+            if key == "Functions":
+                items = [without_secrets(f) if isinstance(f, dict) else f for f in items]
+            acc.write(name, {key: items})
+
+
+def buckets(acc: _Account) -> None:
+    from .collector import safe_name
+
+    s3 = acc.client("s3")
+    listed = acc.call("s3:ListAllMyBuckets", s3.list_buckets, file="s3-list-buckets.json")
+    if listed is None:
+        return
+    found = []
+    for bucket in listed.get("Buckets", []):
+        name = str(bucket.get("Name", ""))
+        tags = acc.call("s3:GetBucketTagging", lambda n=name: s3.get_bucket_tagging(Bucket=n), item=name)
+        entry = dict(bucket)
+        if tags:
+            entry["Tags"] = tags.get("TagSet", [])
+        found.append(entry)
+        file = f"s3-get-bucket-policy/{safe_name(name)}"
+        policy = acc.call("s3:GetBucketPolicy", lambda n=name: s3.get_bucket_policy(Bucket=n), item=name, file=file)
+        if policy and policy.get("Policy"):
+            acc.write(file, {"Policy": policy["Policy"]})
+    acc.write("s3-list-buckets.json", {"Buckets": found, "Owner": listed.get("Owner", {})})
+
+
+def secrets(acc: _Account) -> None:
+    from .collector import safe_name
+
+    name = "secretsmanager-list-secrets.json"
+    found: list[Any] = []
+    complete = True
+    for region in acc.ctx.regions:
+        sm = acc.client("secretsmanager", region)
+        got = acc.pages("secretsmanager:ListSecrets", sm, "list_secrets", "SecretList", item=region, file=name)
+        if got is None:
+            complete = False
+        for secret in got or []:
+            found.append(secret)
+            arn = str(secret.get("ARN") or secret.get("Name"))
+            file = f"secretsmanager-get-resource-policy/{safe_name(str(secret.get('Name')))}"
+            policy = acc.call(
+                "secretsmanager:GetResourcePolicy",
+                lambda a=arn, c=sm: c.get_resource_policy(SecretId=a),
+                item=arn,
+                file=file,
+            )
+            if policy and policy.get("ResourcePolicy"):
+                acc.write(file, {k: v for k, v in policy.items() if k != "ResponseMetadata"})
+    if complete:
+        acc.write(name, {"SecretList": found})
+
+
+def keys(acc: _Account) -> None:
+    from .collector import safe_name
+
+    name = "kms-list-keys.json"
+    found: list[Any] = []
+    complete = True
+    for region in acc.ctx.regions:
+        kms = acc.client("kms", region)
+        got = acc.pages("kms:ListKeys", kms, "list_keys", "Keys", item=region, file=name)
+        if got is None:
+            complete = False
+        for key in got or []:
+            found.append(key)
+            key_id = str(key.get("KeyId"))
+            file = f"kms-get-key-policy/{safe_name(key_id)}"
+            policy = acc.call(
+                "kms:GetKeyPolicy",
+                lambda k=key_id, c=kms: c.get_key_policy(KeyId=k, PolicyName="default"),
+                item=key_id,
+                file=file,
+            )
+            if policy and policy.get("Policy"):
+                acc.write(file, {"Policy": policy["Policy"]})
+    if complete:
+        acc.write(name, {"Keys": found})
+
+
+def findings(acc: _Account) -> None:
+    name = "guardduty-get-findings.json"
+    found: list[Any] = []
+    complete = True
+    for region in acc.ctx.regions:
+        gd = acc.client("guardduty", region)
+        detectors = acc.pages("guardduty:ListDetectors", gd, "list_detectors", "DetectorIds", item=region, file=name)
+        if detectors is None:
+            complete = False
+        for detector in detectors or []:
+            ids = acc.pages("guardduty:ListFindings", gd, "list_findings", "FindingIds", item=str(detector),
+                            file=name, DetectorId=detector)  # fmt: skip
+            if ids is None:
+                complete = False
+                continue
+            for start in range(0, len(ids), 50):
+                chunk = ids[start : start + 50]
+                got = acc.call(
+                    "guardduty:GetFindings",
+                    lambda d=detector, c=chunk, g=gd: g.get_findings(DetectorId=d, FindingIds=c),
+                    item=str(detector),
+                    file=name,
+                )
+                if got is None:
+                    complete = False
+                found.extend((got or {}).get("Findings", []))
+    if complete:
+        acc.write(name, {"Findings": found})
+
+
+def organization(acc: _Account) -> None:
+    from .collector import safe_name
+
+    org = acc.client("organizations")
+    described = acc.call(
+        "organizations:DescribeOrganization", org.describe_organization, file="organizations-describe-organization.json"
+    )
+    if described is None:
+        return
+    acc.write("organizations-describe-organization.json", {"Organization": described.get("Organization", {})})
+    roots = acc.pages("organizations:ListRoots", org, "list_roots", "Roots", file="organizations-list-roots.json")
+    if roots is not None:
+        acc.write("organizations-list-roots.json", {"Roots": roots})
+    file = f"organizations-list-parents/{acc.account}"
+    parents = acc.pages("organizations:ListParents", org, "list_parents", "Parents", file=file, ChildId=acc.account)
+    if parents is not None:
+        acc.write(file, {"Parents": parents})
+    for kind in ("SERVICE_CONTROL_POLICY", "RESOURCE_CONTROL_POLICY"):
+        file = f"organizations-list-policies-{kind}.json"
+        policies = acc.pages("organizations:ListPolicies", org, "list_policies", "Policies", file=file, Filter=kind)
+        if policies is None:
+            continue
+        acc.write(file, {"Policies": policies})
+        for policy in policies:
+            pid = str(policy.get("Id"))
+            file = f"organizations-describe-policy/{safe_name(pid)}"
+            got = acc.call("organizations:DescribePolicy", lambda p=pid: org.describe_policy(PolicyId=p), item=pid,
+                           file=file)  # fmt: skip
+            if got:
+                acc.write(file, {"Policy": got.get("Policy", {})})
+            file = f"organizations-list-targets-for-policy/{safe_name(pid)}"
+            targets = acc.pages("organizations:ListTargetsForPolicy", org, "list_targets_for_policy", "Targets",
+                                item=pid, file=file, PolicyId=pid)  # fmt: skip
+            if targets is not None:
+                acc.write(file, {"Targets": targets})
