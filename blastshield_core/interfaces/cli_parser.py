@@ -129,6 +129,12 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser | None:
     p.add_argument("--out", required=True, metavar="DIR", help="folder to write (one folder per account)")
     p.add_argument("--import", dest="do_import", action="store_true", help="then import the collection")
     p.add_argument("--sensitivity", metavar="FILE", help="with --import: JSON object ARN glob -> level")
+    p.add_argument("--call-timeout", type=float, default=30.0, metavar="S", help="per request, whole answer (30)")
+    p.add_argument("--deadline", type=float, default=1800.0, metavar="S", help="the whole collection (1800)")
+    p.add_argument("--max-pages", type=int, default=1000, metavar="N", help="pages of one listing (1000)")
+    p.add_argument("--max-response-mb", type=int, default=32, metavar="MB", help="one answer's size (32)")
+    p.add_argument("--max-principals", type=int, default=20000, metavar="N", help="users listed for keys (20000)")
+    p.add_argument("--pool", type=int, default=8, metavar="N", help="per-principal calls at once (8)")
 
     sub.add_parser("alerts", parents=[common], help="list alerts with computed scores")
 

@@ -202,8 +202,46 @@ def _release_command(args: argparse.Namespace, settings: Any) -> int:
         services.close()
 
 
+def collect_bounds(args: argparse.Namespace) -> Any:
+    """The collection's bounds from the command's options (ValueError: out of range)."""
+    from ...sources.aws.collect.bounds import Bounds
+
+    bounds = Bounds(
+        call_s=args.call_timeout,
+        collection_s=args.deadline,
+        max_pages=args.max_pages,
+        max_bytes=args.max_response_mb << 20 if 0 < args.max_response_mb <= 4096 else 0,
+        max_principals=args.max_principals,
+        pool=args.pool,
+    )
+    bounds.check()
+    return bounds
+
+
+def progress_printer(json_mode: bool) -> Any:
+    """Progress on stderr: one line per call, and for per-principal calls a count
+    (`[ACCOUNT] ListAccessKeys 812/2000 (alice)`)."""
+
+    def progress(event: dict[str, Any]) -> None:
+        if json_mode:
+            return
+        if "total" in event:
+            name = str(event["call"]).split(":")[-1]
+            print(f"[{event['account']}] {name} {event['done']}/{event['total']} ({event['item']})",
+                  file=sys.stderr, flush=True)  # fmt: skip
+            return
+        if event.get("state") == "calling":
+            return
+        item = f" {event['item']}" if event.get("item") else ""
+        print(f"[{event['account']}] {event['call']}{item}: {event['state']}", file=sys.stderr, flush=True)
+
+    return progress
+
+
 def _collect(args: argparse.Namespace, settings: Any) -> int:
     from ...sources.aws.collect.collector import CollectError, collect_accounts
+    from ...sources.aws.collect.manifest import failure_line
+    from ..terminal import one_line
 
     if args.organization and not args.member_role:
         return _fail(args.json, Status.INVALID_INPUT, "--organization needs --member-role NAME", EXIT_INVALID)
@@ -213,40 +251,42 @@ def _collect(args: argparse.Namespace, settings: Any) -> int:
     if any(not (a.isdigit() and len(a) == 12) for a in accounts):
         return _fail(args.json, Status.INVALID_INPUT, "--accounts takes 12-digit account ids", EXIT_INVALID)
     try:
+        bounds = collect_bounds(args)
         session = collect_session(args.profile)
     except ValueError as exc:
         return _fail(args.json, Status.INVALID_INPUT, f"{exc}; nothing collected", EXIT_INVALID)
-
-    def progress(event: dict[str, Any]) -> None:
-        if args.json or event.get("state") == "calling":
-            return
-        item = f" {event['item']}" if event.get("item") else ""
-        print(f"[{event['account']}] {event['call']}{item}: {event['state']}", file=sys.stderr, flush=True)
-
+    profile = args.profile or getattr(session, "profile_name", "") or "default"
     try:
         report = collect_accounts(
             session,
             Path(args.out),
             regions=args.region or None,
             endpoint_url=args.endpoint_url,
-            progress=progress,
+            progress=progress_printer(args.json),
             organization=args.organization,
             member_role=args.member_role,
             accounts=accounts or None,
+            bounds=bounds,
         )
     except CollectError as exc:
-        return _fail(args.json, Status.QUERY_FAILED, f"collection failed: {exc}", EXIT_FAILED)
+        return _fail(args.json, Status.QUERY_FAILED, failure_line(exc, profile), EXIT_FAILED)
     except OSError as exc:
-        return _fail(args.json, Status.INVALID_INPUT, f"cannot write {args.out}: {exc}", EXIT_INVALID)
+        return _fail(
+            args.json, Status.INVALID_INPUT, f"cannot write {args.out}: {exc}; nothing collected", EXIT_INVALID
+        )
+    missing = sum(1 for w in report.warnings if w.get("state") != "complete") + report.warnings_beyond
     lines = [
         f"collected accounts {', '.join(report.accounts)} into {report.out}: {report.files} files,"
-        f" {sum(report.calls.values())} calls in {report.seconds:.1f} s",
-        *(f"warning: [{w['account']}] {w['call']}: {w['message']}" for w in report.warnings),
+        f" {sum(report.calls.values())} calls in {report.seconds:.1f} s"
+        + (f"; PARTIAL: {missing} part(s) missing (each account's collection-manifest.json)" if missing else ""),
+        *(f"warning: [{w['account']}] {w['call']}: {one_line(w['message'])}" for w in report.warnings),
+        *([f"... and {report.warnings_beyond} more warnings"] if report.warnings_beyond else []),
     ]
     if args.do_import:
         from ...base.actor import local_actor
         from ...base.interrupts import after_commit
         from ...graph.store import QueryFailed
+        from ...read.top_principals import top_principals
         from ...sources.aws import AwsInputError, import_aws
         from ..service import open_services
 
@@ -262,6 +302,7 @@ def _collect(args: argparse.Namespace, settings: Any) -> int:
                     sensitivity_file=Path(args.sensitivity) if args.sensitivity else None,
                     actor=local_actor(),
                 )
+            nxt = top_principals(services.tools, imported.accounts)
         except AwsInputError as exc:
             return _fail(args.json, Status.INVALID_INPUT, f"collected, but nothing imported: {exc}", EXIT_INVALID)
         except QueryFailed as exc:
@@ -269,13 +310,20 @@ def _collect(args: argparse.Namespace, settings: Any) -> int:
         finally:
             services.close()
         record_collections(settings, report.folders)
-        report.imported = imported.to_dict()
+        report.imported = {**imported.to_dict(), "next": nxt.model_dump(mode="json")}
         counts = imported.counts
         lines.append(
             f"imported accounts {', '.join(imported.accounts)}: "
             + ", ".join(f"{n} {label}" for label, n in sorted(counts["nodes"].items()))
             + f"; {counts['alerts']} alerts; {len(imported.warnings)} warning(s)"
         )
+        lines += [f"import warning: {one_line(w['file'])}: {one_line(w['message'])}" for w in imported.warnings]
+        lines.append(f"next: {nxt.message}" + (":" if nxt.principals else ""))
+        lines += [
+            f"  {p.paths}{'+' if p.more else ''} path(s) ({p.critical} to critical data)  {p.id}"
+            f"  -> alert open {p.id} --title TEXT"
+            for p in nxt.principals
+        ]
         if guard.pending is not None:  # the accounts are collected and imported: say so, then stop
             _emit({**report.to_dict(), "interrupted": signal_name(guard.pending)}, args.json, _lines(lines))
             print(f"interrupted ({signal_name(guard.pending)}): collected and imported", file=sys.stderr)

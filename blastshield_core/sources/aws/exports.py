@@ -142,6 +142,8 @@ EXPORTS: tuple[Export, ...] = (
            ("organizations:ListTargetsForPolicy",), per_resource=True),
     Export("caller_identity", "aws sts get-caller-identity", "sts-get-caller-identity.json",
            ("sts:GetCallerIdentity",), imported=False),
+    # the collector's record of what a collection holds (collect/manifest.py): read for its warnings only
+    Export("collection_manifest", "collect-aws (its manifest)", "collection-manifest.json", (), imported=False),
 )  # fmt: skip
 EXPORT: dict[str, Export] = {e.kind: e for e in EXPORTS}
 

@@ -40,6 +40,8 @@ _CHUNK = 1024 * 1024
 
 # kind -> what the file is, as the report names it (the exports the importer reads: exports.py)
 KINDS = {e.kind: e.what for e in EXPORTS if e.imported}
+# the collector's own files (its caller identity, its manifest): recognised by name, not mapped
+OWN_FILES = {e.file: e.kind for e in EXPORTS if not e.imported}
 # per-resource folders (cloudmapper's layout): the call's folder name -> kind; the file is named after its resource
 PER_RESOURCE = {e.file: e.kind for e in EXPORTS if e.per_resource}
 
@@ -122,7 +124,9 @@ def _skip(sources: AwsSources, file: str, reason: str) -> None:
 
 def _add(sources: AwsSources, name: str, folder: str, raw: bytes, *, named: bool) -> None:
     data = _decode(name, raw)
-    kind = recognise(data)
+    kind = recognise(data) or (
+        OWN_FILES.get(PurePosixPath(name.replace("\\", "/")).name) if isinstance(data, dict) else None
+    )
     if kind is None:
         reason = "not a recognised AWS CLI export (" + ", ".join(KINDS.values()) + ")"
         if named:

@@ -77,6 +77,7 @@ def import_aws(
         sources = read_sources(items)
         parsed = time.perf_counter()
         doc, report = build_document(sources, sensitivity=sensitivity)
+        warn_missing_parts(sources, report)
         report.timings["parse_s"] = round(parsed - started, 3)
         loading = time.perf_counter()
         removed: dict[str, int] = {"nodes": 0, "relationships": 0, "alerts": 0}
@@ -91,6 +92,17 @@ def import_aws(
     report.blocks_gone = list(result.blocks_gone)
     report.actor = result.actor
     return report
+
+
+def warn_missing_parts(sources: AwsSources, report: AwsImportReport) -> None:
+    """A warning for each part a collection's manifest says is missing (denied, failed, cut off)."""
+    from ..collect.manifest import missing_parts
+
+    for manifest in sources.of("collection_manifest"):
+        for part in missing_parts(manifest.data):
+            what = f"{part.get('call', '')} {part.get('state', '')}: {part.get('reason', '')}".strip()
+            lost = f"{part.get('file')} is not in this collection" if part.get("file") else "its data is not imported"
+            report.warn(manifest.name, str(part.get("item", "")), f"{what}; {lost}")
 
 
 SLICE_KINDS = frozenset({"credential_report", "access_keys", "instances", "functions"})

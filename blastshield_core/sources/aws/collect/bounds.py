@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["BoundExceeded", "BoundedSender", "Bounds", "Clock"]
+__all__ = ["BoundExceeded", "BoundedSender", "Bounds", "Clock", "NotAws"]
 
 _CHUNK = 64 * 1024
 
@@ -55,6 +55,10 @@ class BoundExceeded(Exception):
     def __init__(self, limit: str, message: str):
         super().__init__(message)
         self.limit = limit
+
+
+class NotAws(Exception):
+    """An answer no AWS API gives (a web page): the endpoint is not AWS or not a faithful mirror."""
 
 
 @dataclass
@@ -131,7 +135,10 @@ class BoundedSender:
                 sock = conn.sock  # the connection forgets it once a response says it will close
                 response = conn.getresponse()
                 data = self._read(response, sock, deadline, operation)
-            except BoundExceeded:
+                if data.lstrip()[:14].lower().startswith((b"<!doctype html", b"<html")):
+                    self._drop(url)
+                    raise NotAws(f"{operation or 'the call'} was answered with a web page (status {response.status})")
+            except (BoundExceeded, NotAws):
                 self._drop(url)
                 raise
             except TimeoutError:
@@ -180,6 +187,7 @@ class BoundedSender:
             sock.settimeout(left)
             chunk = response.read1(_CHUNK) if hasattr(response, "read1") else response.read(_CHUNK)
             if not chunk:
+                response.close()  # read to its end: the connection may carry the next request
                 return b"".join(chunks)
             size += len(chunk)
             if size > self.bounds.max_bytes:

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from ....base.pools import track
-from .bounds import BoundedSender, BoundExceeded, Bounds, Clock
+from .bounds import BoundedSender, BoundExceeded, Bounds, Clock, NotAws
 from .manifest import ACCOUNT_RE, MANIFEST_FILE, CollectError, Manifest, error_summary
 
 __all__ = [
@@ -126,7 +126,7 @@ def botocore_config(bounds: Bounds | None = None) -> Any:
 
     b = bounds or Bounds()
     return Config(
-        retries={"mode": "standard", "max_attempts": b.max_attempts},
+        retries={"mode": "standard", "total_max_attempts": b.max_attempts},  # the first call included
         connect_timeout=b.connect_s,
         read_timeout=b.call_s,
         max_pool_connections=max(10, b.pool + 2),
@@ -297,7 +297,7 @@ class _Account:
             raise CollectError("no_credentials", str(exc), self.endpoint()) from None
         except (EndpointConnectionError, ConnectTimeoutError) as exc:
             raise CollectError("unreachable", f"{permission}: {exc}", self.endpoint()) from None
-        except ResponseParserError:
+        except (ResponseParserError, NotAws):
             reason = f"{permission} failed: the endpoint's answer is not an AWS response"
             self.missing(permission, "partial", reason, item=item, file=file)
             return None
@@ -395,9 +395,13 @@ class _Account:
             raise CollectError("no_credentials", str(exc), self.endpoint()) from None
         except (EndpointConnectionError, ConnectTimeoutError) as exc:
             raise CollectError("unreachable", str(exc), self.endpoint()) from None
+        except NotAws as exc:
+            raise CollectError("not_aws", str(exc), self.endpoint()) from None
         except (BotoCoreError, ResponseParserError) as exc:  # a body botocore cannot parse, among others
             raise CollectError("not_aws", f"{call}: {type(exc).__name__}", self.endpoint()) from None
         got = {k: v for k, v in (got or {}).items() if k != "ResponseMetadata"}
+        if "Account" not in got:
+            raise CollectError("not_aws", f"{call} gave no account", self.endpoint())
         account = str(got.get("Account", ""))
         if not ACCOUNT_RE.fullmatch(account):
             raise CollectError("bad_account", f"{call} gave {account[:40]!r}", self.endpoint())

@@ -191,7 +191,7 @@ def test_stubber_paging_throttling_access_denied_and_guardduty(moto_account, tmp
 
 def test_standard_retry_mode_with_timeouts():
     config = botocore_config()
-    assert config.retries == {"mode": "standard", "max_attempts": 3}  # the one retry layer, its stated max
+    assert config.retries == {"mode": "standard", "total_max_attempts": 3}  # the one retry layer, its stated max
     assert config.connect_timeout == 5 and config.read_timeout == 30
 
 
