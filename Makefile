@@ -46,6 +46,7 @@ test-fast: setup
 
 bench: setup
 	$(PY) -m bench.run $(if $(SIZES),--sizes $(SIZES),)
+	$(PY) -m bench.aws_collect
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -33,6 +33,7 @@ __all__ = [
     "account_releasable",
     "aws_profiles",
     "aws_regions",
+    "collect_profiles",
     "collect_session",
     "recorded_collections",
     "release_on_account",
@@ -238,6 +239,20 @@ def aws_profiles() -> list[str]:
     from ...sources.aws.collect.profiles import aws_profiles as profiles
 
     return profiles()
+
+
+def collect_profiles() -> tuple[list[str], int | None, set[str]]:
+    """The profiles a collection form offers: BLASTSHIELD_AWS_COLLECT_PROFILE first and chosen, the
+    profile that can write (BLASTSHIELD_AWS_RESPOND_PROFILE) marked and never chosen for you. The
+    profiles, the index to preselect (None: none is safe to preselect) and the writing ones."""
+    profiles = aws_profiles()
+    collect = os.environ.get("BLASTSHIELD_AWS_COLLECT_PROFILE") or ""
+    writing = {p for p in (os.environ.get("BLASTSHIELD_AWS_RESPOND_PROFILE") or "",) if p} & set(profiles)
+    if collect in profiles:
+        profiles.remove(collect)
+        profiles.insert(0, collect)
+        return profiles, (0 if collect not in writing else None), writing
+    return profiles, None, writing
 
 
 def responder_for(services: Any) -> AccountResponder:
@@ -505,6 +520,9 @@ class CollectionJob:
             )
         except AccountRefused as exc:  # bad input, or nothing could be collected
             self.error, self.status = str(exc), exc.status
+        except Exception as exc:  # said on the page, never a thread dying in the server log
+            self.error = f"the collection failed unexpectedly ({type(exc).__name__}: {exc}); nothing imported"
+            self.status = Status.QUERY_FAILED
         finally:
             self.events.put(None)
 
@@ -530,6 +548,7 @@ def collect_and_import(
     from ...graph.store import QueryFailed
     from ...sources.aws import AwsInputError, import_aws
     from ...sources.aws.collect.collector import CollectError, collect_accounts
+    from ...sources.aws.collect.manifest import failure_line
 
     if profile not in aws_profiles():
         raise AccountRefused(f"AWS profile {profile!r} is not in the AWS config; nothing collected")
@@ -542,10 +561,10 @@ def collect_and_import(
         report = collect_accounts(session, out, regions=regions, progress=progress)
     except ValueError as exc:
         raise AccountRefused(f"{exc}; nothing collected") from None
-    except CollectError as exc:
-        raise AccountRefused(f"collection failed: {exc}", Status.QUERY_FAILED) from None
+    except CollectError as exc:  # the same line as the command line's
+        raise AccountRefused(failure_line(exc, profile), Status.QUERY_FAILED) from None
     except OSError as exc:
-        raise AccountRefused(f"cannot write {out}: {exc}") from None
+        raise AccountRefused(f"cannot write {out}: {exc}; nothing collected") from None
     progress({"account": "", "call": "import", "item": "", "state": "calling"})
     try:
         imported = import_aws(store, list(report.folders.values()), actor=actor)
