@@ -105,6 +105,7 @@ _PAGE_NAMES = {
     "STEPS": "..interfaces.walkthrough",
     "check_sample_briefings": "..interfaces.walkthrough",
     "reset_demo": "..interfaces.walkthrough",
+    "collect_profiles": "..interfaces.aws.account",
 }
 
 
