@@ -273,3 +273,32 @@ def test_bad_bounds_are_refused_and_nothing_is_written(fake_endpoint, tmp_path, 
     assert _run(out, "--deadline", "-1") == 2
     assert not out.exists()
     assert "pool must be 1 to 64" in capsys.readouterr().err
+
+
+def test_the_dashboards_collection_says_the_command_lines_line(fake_endpoint, tmp_path, capsys):
+    from blastshield_core import load_settings, open_services
+    from blastshield_core.interfaces.aws.account import CollectionJob
+
+    assert _run(tmp_path / "cli", "--profile", "nokeys") == 4
+    line = capsys.readouterr().err.strip()
+    settings = load_settings(environ={}, data_dir=tmp_path / "data")
+    services = open_services(settings)
+    try:
+        job = CollectionJob("nokeys", ["us-east-1"], tmp_path / "dash", "tester", services.store, settings)
+        events = list(job.start().progress())
+        assert [e["call"] for e in events] == ["sts:GetCallerIdentity"]  # tried, then the failure
+        assert job.result is None and job.error and line.endswith(job.error)
+    finally:
+        services.close()
+
+
+def test_the_collect_form_prefers_the_collect_profile_and_marks_the_one_that_writes(fake_endpoint, monkeypatch):
+    from blastshield_core.interfaces.aws.account import collect_profiles
+
+    monkeypatch.setenv("BLASTSHIELD_AWS_RESPOND_PROFILE", "respond")
+    monkeypatch.setenv("BLASTSHIELD_AWS_COLLECT_PROFILE", "nokeys")
+    assert collect_profiles() == (["nokeys", "collect", "respond"], 0, {"respond"})
+    monkeypatch.setenv("BLASTSHIELD_AWS_COLLECT_PROFILE", "respond")  # the writer: never chosen for you
+    assert collect_profiles() == (["respond", "collect", "nokeys"], None, {"respond"})
+    monkeypatch.delenv("BLASTSHIELD_AWS_COLLECT_PROFILE")
+    assert collect_profiles()[1] is None
