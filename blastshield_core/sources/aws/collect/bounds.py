@@ -129,7 +129,7 @@ class BoundedSender:
         for attempt in (0, 1):
             conn, fresh = self._connection(url, deadline)
             try:
-                conn.sock.settimeout(max(deadline - time.monotonic(), 0.001))  # type: ignore[union-attr]
+                conn.sock.settimeout(max(deadline - time.monotonic(), 0.001))
                 path = url.path or "/"
                 conn.request(request.method, path + (f"?{url.query}" if url.query else ""), body=body, headers=headers)
                 sock = conn.sock  # the connection forgets it once a response says it will close

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from ....base.pools import track
+from . import services
 from .bounds import BoundedSender, BoundExceeded, Bounds, Clock, NotAws
 from .manifest import ACCOUNT_RE, MANIFEST_FILE, CollectError, Manifest, error_summary
 
@@ -94,7 +95,6 @@ ABSENT_CODES = frozenset(
 )
 MAX_ACCOUNTS_IN_PARALLEL = 4
 MAX_WARNINGS = 1000
-SECRET_MARKER = "<not collected>"  # noqa: S105 - a value BlastShield does not collect (a Lambda environment variable's)
 
 Progress = Callable[[dict[str, Any]], None]
 
@@ -139,21 +139,6 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, bytes):
         return base64.b64encode(value).decode("ascii")
     raise TypeError(f"cannot write {type(value).__name__}")
-
-
-def safe_name(text: str) -> str:
-    """A resource's name as one file name: no separator, never `.`, `..` or hidden."""
-    name = "".join(c if c.isalnum() or c in "_.@=+-" else "_" for c in str(text))[:200] or "_"
-    return "_" + name if name.startswith(".") else name
-
-
-def without_secrets(function: dict[str, Any]) -> dict[str, Any]:
-    """A Lambda function with its environment variables' values replaced by a marker (names kept)."""
-    env = function.get("Environment")
-    if isinstance(env, dict) and isinstance(env.get("Variables"), dict):
-        hidden = {str(k): SECRET_MARKER for k in env["Variables"]}
-        return {**function, "Environment": {**env, "Variables": hidden}}
-    return function
 
 
 @dataclass
@@ -414,8 +399,6 @@ class _Account:
     def run(self) -> str:
         """Collect into a fresh folder beside `out/ACCOUNT`, then put it in its place: a
         re-collection replaces the account's files (a snapshot), and a failed one changes nothing."""
-        from . import services
-
         identity = self.identity()
         out = self.ctx.out
         out.mkdir(parents=True, exist_ok=True)

@@ -9,23 +9,77 @@ from __future__ import annotations
 import base64
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from typing import Any, Protocol
 
 from ....base.pools import track
-from .bounds import BoundExceeded
+from .bounds import BoundExceeded, Bounds, Clock
 
-if TYPE_CHECKING:
-    from .collector import _Account
+__all__ = [
+    "SECRET_MARKER",
+    "Account",
+    "access_keys",
+    "buckets",
+    "findings",
+    "iam",
+    "keys",
+    "organization",
+    "safe_name",
+    "secrets",
+    "without_secrets",
+    "workloads",
+]
 
-__all__ = ["access_keys", "buckets", "findings", "iam", "keys", "organization", "secrets", "workloads"]
+SECRET_MARKER = "<not collected>"  # noqa: S105 - a value BlastShield does not collect (a Lambda environment variable's)
+
+
+class Settings(Protocol):
+    regions: list[str]
+    bounds: Bounds
+    clock: Clock
+
+
+class Account(Protocol):
+    """What these calls need of one account's collection (collector._Account)."""
+
+    account: str
+
+    @property
+    def ctx(self) -> Settings: ...
+
+    def client(self, service: str, region: str | None = None) -> Any: ...
+    def call(self, permission: str, fn: Callable[[], Any], *, item: str = "", file: str = "") -> Any: ...
+    def pages(self, permission: str, client: Any, operation: str, key: str | None, *, item: str = "",
+              file: str = "", quiet: bool = False, on_page: Callable[[dict[str, Any]], None] | None = None,
+              **kwargs: Any) -> list[Any] | None: ...  # fmt: skip
+    def write(self, name: str, data: Any) -> None: ...
+    def missing(self, call: str, state: str, reason: str, *, item: str = "", file: str = "") -> None: ...
+    def tell(self, **event: Any) -> None: ...
+
+
+def safe_name(text: str) -> str:
+    """A resource's name as one file name: no separator, never `.`, `..` or hidden."""
+    name = "".join(c if c.isalnum() or c in "_.@=+-" else "_" for c in str(text))[:200] or "_"
+    return "_" + name if name.startswith(".") else name
+
+
+def without_secrets(function: dict[str, Any]) -> dict[str, Any]:
+    """A Lambda function with its environment variables' values replaced by a marker (names kept)."""
+    env = function.get("Environment")
+    if isinstance(env, dict) and isinstance(env.get("Variables"), dict):
+        hidden = {str(k): SECRET_MARKER for k in env["Variables"]}
+        return {**function, "Environment": {**env, "Variables": hidden}}
+    return function
+
 
 GAAD_KEYS = ("UserDetailList", "GroupDetailList", "RoleDetailList", "Policies")
 REPORT_POLLS = 30
 PROGRESS_EVERY_S = 0.5  # per-principal progress: at most this often, and at the last one
 
 
-def iam(acc: _Account) -> list[str] | None:
+def iam(acc: Account) -> list[str] | None:
     """The GAAD (every page merged) and the credential report; the users' names (None: the GAAD
     is not complete, so no list of users can be trusted)."""
     client = acc.client("iam")
@@ -46,7 +100,7 @@ def iam(acc: _Account) -> list[str] | None:
     return [str(u["UserName"]) for u in merged["UserDetailList"] if u.get("UserName")]
 
 
-def credential_report(acc: _Account, client: Any) -> None:
+def credential_report(acc: Account, client: Any) -> None:
     from botocore.exceptions import ClientError
 
     name = "iam-get-credential-report.json"
@@ -80,7 +134,7 @@ def credential_report(acc: _Account, client: Any) -> None:
     )
 
 
-def access_keys(acc: _Account, users: list[str] | None) -> None:
+def access_keys(acc: Account, users: list[str] | None) -> None:
     """`iam:ListAccessKeys` for every user (the credential report's key columns can be hours old, so
     no user is skipped on its strength), `bounds.pool` at a time, at most `bounds.max_principals`."""
     call, name = "iam:ListAccessKeys", "iam-list-access-keys.json"
@@ -132,11 +186,9 @@ def access_keys(acc: _Account, users: list[str] | None) -> None:
         acc.write(name, {"AccessKeyMetadata": found})
 
 
-def workloads(acc: _Account) -> None:
+def workloads(acc: Account) -> None:
     """EC2 instances and Lambda functions of every region asked for: one file each, written only
     when every region answered (Lambda environment variables' values are not collected)."""
-    from .collector import without_secrets
-
     for name, permission, service, operation, key in (
         ("ec2-describe-instances.json", "ec2:DescribeInstances", "ec2", "describe_instances", "Reservations"),
         ("lambda-list-functions.json", "lambda:ListFunctions", "lambda", "list_functions", "Functions"),
@@ -155,9 +207,7 @@ def workloads(acc: _Account) -> None:
             acc.write(name, {key: items})
 
 
-def buckets(acc: _Account) -> None:
-    from .collector import safe_name
-
+def buckets(acc: Account) -> None:
     s3 = acc.client("s3")
     listed = acc.call("s3:ListAllMyBuckets", s3.list_buckets, file="s3-list-buckets.json")
     if listed is None:
@@ -165,21 +215,19 @@ def buckets(acc: _Account) -> None:
     found = []
     for bucket in listed.get("Buckets", []):
         name = str(bucket.get("Name", ""))
-        tags = acc.call("s3:GetBucketTagging", lambda n=name: s3.get_bucket_tagging(Bucket=n), item=name)
+        tags = acc.call("s3:GetBucketTagging", partial(s3.get_bucket_tagging, Bucket=name), item=name)
         entry = dict(bucket)
         if tags:
             entry["Tags"] = tags.get("TagSet", [])
         found.append(entry)
         file = f"s3-get-bucket-policy/{safe_name(name)}"
-        policy = acc.call("s3:GetBucketPolicy", lambda n=name: s3.get_bucket_policy(Bucket=n), item=name, file=file)
+        policy = acc.call("s3:GetBucketPolicy", partial(s3.get_bucket_policy, Bucket=name), item=name, file=file)
         if policy and policy.get("Policy"):
             acc.write(file, {"Policy": policy["Policy"]})
     acc.write("s3-list-buckets.json", {"Buckets": found, "Owner": listed.get("Owner", {})})
 
 
-def secrets(acc: _Account) -> None:
-    from .collector import safe_name
-
+def secrets(acc: Account) -> None:
     name = "secretsmanager-list-secrets.json"
     found: list[Any] = []
     complete = True
@@ -194,7 +242,7 @@ def secrets(acc: _Account) -> None:
             file = f"secretsmanager-get-resource-policy/{safe_name(str(secret.get('Name')))}"
             policy = acc.call(
                 "secretsmanager:GetResourcePolicy",
-                lambda a=arn, c=sm: c.get_resource_policy(SecretId=a),
+                partial(sm.get_resource_policy, SecretId=arn),
                 item=arn,
                 file=file,
             )
@@ -204,9 +252,7 @@ def secrets(acc: _Account) -> None:
         acc.write(name, {"SecretList": found})
 
 
-def keys(acc: _Account) -> None:
-    from .collector import safe_name
-
+def keys(acc: Account) -> None:
     name = "kms-list-keys.json"
     found: list[Any] = []
     complete = True
@@ -221,7 +267,7 @@ def keys(acc: _Account) -> None:
             file = f"kms-get-key-policy/{safe_name(key_id)}"
             policy = acc.call(
                 "kms:GetKeyPolicy",
-                lambda k=key_id, c=kms: c.get_key_policy(KeyId=k, PolicyName="default"),
+                partial(kms.get_key_policy, KeyId=key_id, PolicyName="default"),
                 item=key_id,
                 file=file,
             )
@@ -231,7 +277,7 @@ def keys(acc: _Account) -> None:
         acc.write(name, {"Keys": found})
 
 
-def findings(acc: _Account) -> None:
+def findings(acc: Account) -> None:
     name = "guardduty-get-findings.json"
     found: list[Any] = []
     complete = True
@@ -250,7 +296,7 @@ def findings(acc: _Account) -> None:
                 chunk = ids[start : start + 50]
                 got = acc.call(
                     "guardduty:GetFindings",
-                    lambda d=detector, c=chunk, g=gd: g.get_findings(DetectorId=d, FindingIds=c),
+                    partial(gd.get_findings, DetectorId=detector, FindingIds=chunk),
                     item=str(detector),
                     file=name,
                 )
@@ -261,9 +307,7 @@ def findings(acc: _Account) -> None:
         acc.write(name, {"Findings": found})
 
 
-def organization(acc: _Account) -> None:
-    from .collector import safe_name
-
+def organization(acc: Account) -> None:
     org = acc.client("organizations")
     described = acc.call(
         "organizations:DescribeOrganization", org.describe_organization, file="organizations-describe-organization.json"
@@ -287,7 +331,7 @@ def organization(acc: _Account) -> None:
         for policy in policies:
             pid = str(policy.get("Id"))
             file = f"organizations-describe-policy/{safe_name(pid)}"
-            got = acc.call("organizations:DescribePolicy", lambda p=pid: org.describe_policy(PolicyId=p), item=pid,
+            got = acc.call("organizations:DescribePolicy", partial(org.describe_policy, PolicyId=pid), item=pid,
                            file=file)  # fmt: skip
             if got:
                 acc.write(file, {"Policy": got.get("Policy", {})})
