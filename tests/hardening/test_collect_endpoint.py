@@ -13,6 +13,7 @@ Lambda API Reference "ListFunctions" (the function configuration includes `Envir
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from pathlib import Path
@@ -302,3 +303,29 @@ def test_the_collect_form_prefers_the_collect_profile_and_marks_the_one_that_wri
     assert collect_profiles() == (["respond", "collect", "nokeys"], None, {"respond"})
     monkeypatch.delenv("BLASTSHIELD_AWS_COLLECT_PROFILE")
     assert collect_profiles()[1] is None
+
+
+def test_the_dashboards_progress_moves_at_least_every_2_s_while_a_call_hangs(fake_endpoint, tmp_path):
+    from blastshield_core import load_settings, open_services
+    from blastshield_core.interfaces.aws.account import CollectionJob
+    from blastshield_core.sources.aws.collect.bounds import Bounds
+
+    _users(fake_endpoint, 3)
+    fake_endpoint.spoil("ListBuckets", "hang")
+    settings = load_settings(environ={}, data_dir=tmp_path / "data")
+    services = open_services(settings)
+    try:
+        job = CollectionJob("collect", ["us-east-1"], tmp_path / "dash", "tester", services.store, settings,
+                            bounds=Bounds(call_s=5))  # fmt: skip
+        seen = [time.monotonic()]
+        events = []
+        for event in job.start().progress(heartbeat_s=1.0):
+            seen.append(time.monotonic())
+            events.append(event)
+        gaps = [b - a for a, b in itertools.pairwise(seen)]
+        assert max(gaps) < 2.0, max(gaps)
+        assert any(e["state"] == "waiting" for e in events)  # the hang was covered by the heartbeat
+        assert [e for e in events if e.get("total")][-1]["done"] == 3  # principals counted
+        assert job.result is not None and job.result["status"] == "partial"
+    finally:
+        services.close()

@@ -497,6 +497,7 @@ class CollectionJob:
     store: Any
     settings: Any
     events: queue.Queue = field(default_factory=queue.Queue)
+    bounds: Any = None  # the collection's Bounds (None: the defaults)
     result: dict[str, Any] | None = None
     error: str = ""
     status: Status = Status.OK
@@ -517,6 +518,7 @@ class CollectionJob:
                 out=self.out,
                 progress=self.events.put,
                 actor=self.actor,
+                bounds=self.bounds,
             )
         except AccountRefused as exc:  # bad input, or nothing could be collected
             self.error, self.status = str(exc), exc.status
@@ -526,23 +528,32 @@ class CollectionJob:
         finally:
             self.events.put(None)
 
-    def progress(self, wait_s: float = 0.2):
-        """Yield progress events until the collection and import are over."""
+    def progress(self, wait_s: float = 0.2, heartbeat_s: float | None = None):
+        """Yield progress events until the collection and import are over. With `heartbeat_s`, a
+        `{"state": "waiting", "elapsed": S}` event whenever nothing else came for that long (a call
+        that takes its time still moves the page's bar)."""
+        started = last = time.monotonic()
         while True:
             try:
                 event = self.events.get(timeout=wait_s)
             except queue.Empty:
+                now = time.monotonic()
+                if heartbeat_s is not None and now - last >= heartbeat_s:
+                    last = now
+                    yield {"account": "", "call": "", "item": "", "state": "waiting", "elapsed": now - started}
                 continue
             if event is None:
                 break
+            last = time.monotonic()
             yield event
         if self._thread is not None:
             self._thread.join()
 
 
 def collect_and_import(
-    store: Any, settings: Any, *, profile: str, regions: list[str], out: Path, progress: Any, actor: str
-) -> dict[str, Any]:
+    store: Any, settings: Any, *, profile: str, regions: list[str], out: Path, progress: Any, actor: str,
+    bounds: Any = None,
+) -> dict[str, Any]:  # fmt: skip
     """`collect-aws --profile P --region R … --out OUT --import`: the collection report with the
     import report under `imported`. Raises AccountRefused (with its status) on failure."""
     from ...graph.store import QueryFailed
@@ -558,7 +569,7 @@ def collect_and_import(
     try:
         session = collect_session(profile)
         started = time.perf_counter()
-        report = collect_accounts(session, out, regions=regions, progress=progress)
+        report = collect_accounts(session, out, regions=regions, progress=progress, bounds=bounds)
     except ValueError as exc:
         raise AccountRefused(f"{exc}; nothing collected") from None
     except CollectError as exc:  # the same line as the command line's
