@@ -286,8 +286,7 @@ def test_the_dashboards_collection_says_the_command_lines_line(fake_endpoint, tm
     services = open_services(settings)
     try:
         job = CollectionJob("nokeys", ["us-east-1"], tmp_path / "dash", "tester", services.store, settings)
-        events = list(job.start().progress())
-        assert [e["call"] for e in events] == ["sts:GetCallerIdentity"]  # tried, then the failure
+        assert list(job.start().progress()) == []  # no account, so no bar: the failure line
         assert job.result is None and job.error and line.endswith(job.error)
     finally:
         services.close()

@@ -1,15 +1,20 @@
 """Collect: read-only boto3 calls that write an account in the file layout `import-aws` reads.
 
-One folder per account under the output folder. Every call is read-only (the list is
-`COLLECTOR_ACTIONS`; docs/aws-live.md gives the IAM policy that allows exactly these and a test
-feeds it to the policy evaluator). botocore runs in `standard` retry mode with connect and read
-timeouts; a throttled call that botocore gave up on is tried again a bounded number of times
-here. A call refused with AccessDenied is a warning naming the call and the permission it
-needs; the collection goes on. Progress is reported per call through `progress`.
+One folder per account under the output folder, collected into a fresh hidden folder and put in
+place when done (a snapshot), with `collection-manifest.json` (manifest.py). Every call is
+read-only (the list is `COLLECTOR_ACTIONS`; docs/aws-live.md gives the IAM policy that allows
+exactly these and a test feeds it to the policy evaluator). Every request is bounded (bounds.py:
+time over the whole answer, size, pages, principals, the collection's deadline); botocore's
+`standard` retry mode is the one retry layer. A call refused with AccessDenied, failed or cut off
+is recorded as missing, with a warning naming the call; the collection goes on and writes no file
+that looks complete for it. No credentials, an expired token, an unreachable or non-AWS endpoint
+end it with a `CollectError` whose one line names the profile, the endpoint and the fix. Progress
+is reported per call through `progress`, and per principal as a count.
 
 | file | call |
 |---|---|
-| `sts-get-caller-identity.json` | `sts:GetCallerIdentity` |
+| `sts-get-caller-identity.json` | `sts:GetCallerIdentity` (the account id, 12 digits, names the folder) |
+| `collection-manifest.json` | every call complete, partial or denied, with the reason; the files written |
 | `iam-get-account-authorization-details.json` | `iam:GetAccountAuthorizationDetails` (every page, merged) |
 | `iam-get-credential-report.json` | `iam:GenerateCredentialReport`, then `iam:GetCredentialReport` (polled) |
 | `iam-list-access-keys.json` | `iam:ListAccessKeys` per user (merged; `AccessKeyMetadata` with `UserName`) |
@@ -364,8 +369,7 @@ class _Account:
         call = "sts:GetCallerIdentity"
         with self.ctx.lock:
             self.ctx.report.calls[call] = self.ctx.report.calls.get(call, 0) + 1
-        self.tell(call=call, item="", state="calling")
-        try:
+        try:  # told once the account is known (a progress bar is per account)
             got = self.client("sts").get_caller_identity()
         except BoundExceeded as exc:
             raise CollectError("timeout", f"{call}: {exc}", self.endpoint()) from None
