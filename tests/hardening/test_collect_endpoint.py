@@ -46,7 +46,10 @@ def _only_inside(tmp_path: Path, out: Path) -> None:
     outside = [
         p
         for p in tmp_path.rglob("*")
-        if p.is_file() and not p.is_relative_to(out) and p.name not in ("aws-config",) and "db" not in p.parts
+        if p.is_file()
+        and not p.is_relative_to(out)
+        and p.name != "aws-config"
+        and not p.relative_to(tmp_path).parts[0].startswith("db")  # the data folder and its audit anchor
     ]
     assert outside == []
 
@@ -99,6 +102,7 @@ def test_a_drip_or_a_hang_ends_at_the_call_deadline(fake_endpoint, tmp_path, cap
     assert "per-call deadline of 2 s" in part["reason"] and "limit call_s" in part["reason"]
     assert not (out / ACCOUNT / "s3-list-buckets.json").exists()
     assert (out / ACCOUNT / GAAD).exists()  # the rest was collected
+    _only_inside(tmp_path, out)
     capsys.readouterr()
 
 
@@ -113,6 +117,7 @@ def test_the_collection_deadline_cuts_everything_after_it(fake_endpoint, tmp_pat
     assert {p["call"] for p in cut} >= {"s3:ListAllMyBuckets", "kms:ListKeys", "guardduty:ListDetectors"}
     assert fake_endpoint.seen["ListKeys"] == 0  # nothing is sent once the deadline has passed
     assert "PARTIAL" in capsys.readouterr().out
+    _only_inside(tmp_path, out)
 
 
 def test_a_huge_body_is_dropped_as_it_streams(fake_endpoint, tmp_path, capsys):
@@ -174,6 +179,7 @@ def test_failures_exit_4_with_one_line_naming_profile_endpoint_and_fix(fake_endp
     assert words in lines[0] and f"'{profile}'" in lines[0] and "nothing collected" in lines[0]
     assert "Traceback" not in captured.err
     assert not out.exists() or list(out.iterdir()) == []
+    _only_inside(tmp_path, out)
 
 
 def test_an_expired_token_exits_4_with_the_fix(fake_endpoint, tmp_path, capsys):
@@ -210,6 +216,7 @@ def test_denied_calls_write_no_file_the_manifest_says_so_and_import_warns(fake_e
     skipped = {Path(s["file"]).name for s in imported["skipped"]}
     assert "sts-get-caller-identity.json" not in skipped and "collection-manifest.json" not in skipped
     assert "next" in imported  # the principals to look at first, as after import-aws
+    _only_inside(tmp_path, out)
 
 
 def test_service_errors_are_summarised_never_raw_xml(fake_endpoint, tmp_path, capsys):
