@@ -106,6 +106,7 @@ _PAGE_NAMES = {
     "check_sample_briefings": "..interfaces.walkthrough",
     "reset_demo": "..interfaces.walkthrough",
     "collect_profiles": "..interfaces.aws.account",
+    "collection_step": "..interfaces.aws.account",
 }
 
 

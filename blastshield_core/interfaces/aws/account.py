@@ -35,6 +35,7 @@ __all__ = [
     "aws_regions",
     "collect_profiles",
     "collect_session",
+    "collection_step",
     "recorded_collections",
     "release_on_account",
     "responder",
@@ -225,6 +226,15 @@ def account_calls() -> tuple[str, ...]:
     from ...sources.aws.exports import COLLECTOR_ACTIONS, OTHER_COLLECTOR_ACTIONS  # (those: later, or not at all)
 
     return tuple(a for a in COLLECTOR_ACTIONS if a not in OTHER_COLLECTOR_ACTIONS)
+
+
+def collection_step(event: dict[str, Any]) -> str:
+    """One progress event as the command line and the page both say it: a count of principals
+    (`ListAccessKeys 812/2000 (alice)`), else the call, its item and its state."""
+    if "total" in event:
+        return f"{str(event['call']).split(':')[-1]} {event['done']}/{event['total']} ({event['item']})"
+    item = f" {event['item']}" if event.get("item") else ""
+    return f"{event['call']}{item}: {event['state']}"
 
 
 def aws_regions() -> list[str]:

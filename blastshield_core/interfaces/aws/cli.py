@@ -222,18 +222,12 @@ def progress_printer(json_mode: bool) -> Any:
     """Progress on stderr: one line per call, and for per-principal calls a count
     (`[ACCOUNT] ListAccessKeys 812/2000 (alice)`)."""
 
+    from .account import collection_step
+
     def progress(event: dict[str, Any]) -> None:
-        if json_mode:
+        if json_mode or (event.get("state") == "calling" and "total" not in event):
             return
-        if "total" in event:
-            name = str(event["call"]).split(":")[-1]
-            print(f"[{event['account']}] {name} {event['done']}/{event['total']} ({event['item']})",
-                  file=sys.stderr, flush=True)  # fmt: skip
-            return
-        if event.get("state") == "calling":
-            return
-        item = f" {event['item']}" if event.get("item") else ""
-        print(f"[{event['account']}] {event['call']}{item}: {event['state']}", file=sys.stderr, flush=True)
+        print(f"[{event['account']}] {collection_step(event)}", file=sys.stderr, flush=True)
 
     return progress
 
