@@ -335,3 +335,15 @@ def test_the_dashboards_progress_moves_at_least_every_2_s_while_a_call_hangs(fak
         assert job.result is not None and job.result["status"] == "partial"
     finally:
         services.close()
+
+
+def test_the_collection_reads_at_most_its_total_of_bytes(fake_endpoint, tmp_path):
+    from blastshield_core.sources.aws.collect.bounds import Bounds
+    from blastshield_core.sources.aws.collect.collector import collect_account
+
+    fake_endpoint.spoil("GetAccountAuthorizationDetails", "endless_markers")  # small pages, for ever
+    report = collect_account(aws_live.MotoAccount(fake_endpoint.url, Path()).session(), tmp_path / "out",
+                             bounds=Bounds(max_total_bytes=20_000))  # fmt: skip
+    (part,) = _missing(_manifest(tmp_path / "out"), "iam:GetAccountAuthorizationDetails")
+    assert "passed 20000 bytes in all" in part["reason"] and "limit max_total_bytes" in part["reason"]
+    assert fake_endpoint.seen["GetAccountAuthorizationDetails"] < 100 and report.status == "partial"

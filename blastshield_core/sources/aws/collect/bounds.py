@@ -33,6 +33,7 @@ class Bounds:
     collection_s: float = 1800.0  # the whole collection of every account
     max_pages: int = 1000  # pages of one paginated listing
     max_bytes: int = 32 << 20  # one response body
+    max_total_bytes: int = 512 << 20  # every response of the collection (what one import may read)
     max_principals: int = 20000  # users one collection lists access keys for
     pool: int = 8  # per-principal calls at once
     max_attempts: int = 3  # botocore's retries included (the one retry layer)
@@ -42,7 +43,8 @@ class Bounds:
         for name in ("call_s", "collection_s", "connect_s"):
             if not 0 < getattr(self, name) <= 86400:
                 raise ValueError(f"{name} must be more than 0 and at most 86400 seconds")
-        for name, top in (("max_pages", 10**6), ("max_bytes", 1 << 32), ("max_principals", 10**7), ("pool", 64)):
+        for name, top in (("max_pages", 10**6), ("max_bytes", 1 << 32), ("max_total_bytes", 1 << 40),
+                          ("max_principals", 10**7), ("pool", 64)):  # fmt: skip
             if not 1 <= getattr(self, name) <= top:
                 raise ValueError(f"{name} must be 1 to {top}")
         if not 1 <= self.max_attempts <= 10:
@@ -79,6 +81,10 @@ class Clock:
         return self.left() <= 0
 
 
+def _size(limit: int) -> str:
+    return f"{limit >> 20} MB" if limit >= 1 << 20 else f"{limit} bytes"
+
+
 def _ca_file() -> str | None:
     for var in ("AWS_CA_BUNDLE", "REQUESTS_CA_BUNDLE"):
         if os.environ.get(var):
@@ -112,6 +118,8 @@ class BoundedSender:
         self.clock = clock
         self._local = threading.local()
         self._context: ssl.SSLContext | None = None
+        self._total = 0
+        self._total_lock = threading.Lock()
 
     # -- the handler -----------------------------------------------------------------
     def __call__(self, request: Any, event_name: str = "", **_: Any) -> Any:
@@ -192,10 +200,18 @@ class BoundedSender:
             size += len(chunk)
             if size > self.bounds.max_bytes:
                 raise BoundExceeded("max_bytes", self._too_big(operation))
+            with self._total_lock:
+                self._total += len(chunk)
+                if self._total > self.bounds.max_total_bytes:
+                    raise BoundExceeded(
+                        "max_total_bytes",
+                        f"{operation or 'a call'} cut off: the collection's answers passed"
+                        f" {_size(self.bounds.max_total_bytes)} in all",
+                    )
             chunks.append(chunk)
 
     def _too_big(self, operation: str) -> str:
-        return f"{operation or 'a response'} is larger than the limit of {self.bounds.max_bytes >> 20} MB: dropped"
+        return f"{operation or 'a response'} is larger than the limit of {_size(self.bounds.max_bytes)}: dropped"
 
     def _connections(self) -> dict[tuple[str, str], Any]:
         if not hasattr(self._local, "conns"):
