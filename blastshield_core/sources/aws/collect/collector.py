@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from ....base.pools import track
+from ..exports import COLLECTOR_ACTIONS, EXPORT
 from . import services
 from .bounds import BoundedSender, BoundExceeded, Bounds, Clock, NotAws
 from .manifest import ACCOUNT_RE, MANIFEST_FILE, CollectError, Manifest, error_summary
@@ -58,37 +59,6 @@ __all__ = [
     "collect_accounts",
     "recollect_user_keys",
 ]
-
-# Every action the collector calls (the IAM permission each call needs).
-COLLECTOR_ACTIONS = (
-    "sts:GetCallerIdentity",
-    "iam:GetAccountAuthorizationDetails",
-    "iam:GenerateCredentialReport",
-    "iam:GetCredentialReport",
-    "iam:ListAccessKeys",
-    "iam:ListUserPolicies",  # the re-collection of one user's slice after a containment action
-    "iam:GetUserPolicy",
-    "ec2:DescribeInstances",
-    "lambda:ListFunctions",
-    "s3:ListAllMyBuckets",
-    "s3:GetBucketTagging",
-    "s3:GetBucketPolicy",
-    "secretsmanager:ListSecrets",
-    "secretsmanager:GetResourcePolicy",
-    "kms:ListKeys",
-    "kms:GetKeyPolicy",
-    "guardduty:ListDetectors",
-    "guardduty:ListFindings",
-    "guardduty:GetFindings",
-    "organizations:DescribeOrganization",
-    "organizations:ListRoots",
-    "organizations:ListAccounts",
-    "organizations:ListParents",
-    "organizations:ListPolicies",
-    "organizations:DescribePolicy",
-    "organizations:ListTargetsForPolicy",
-    "sts:AssumeRole",  # only with --organization: the member role
-)
 
 DENIED_CODES = frozenset({"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "AuthorizationError"})
 EXPIRED_CODES = frozenset({"ExpiredToken", "ExpiredTokenException", "RequestExpired", "TokenRefreshRequired"})
@@ -366,7 +336,7 @@ class _Account:
         )
         from botocore.parsers import ResponseParserError
 
-        call = "sts:GetCallerIdentity"
+        call = EXPORT["caller_identity"].action
         with self.ctx.lock:
             self.ctx.report.calls[call] = self.ctx.report.calls.get(call, 0) + 1
         try:  # told once the account is known (a progress bar is per account)
@@ -409,7 +379,7 @@ class _Account:
         stage = Path(tempfile.mkdtemp(dir=out, prefix=f".{self.account}.collecting-"))
         self.folder = stage
         try:
-            self.write("sts-get-caller-identity.json", identity)
+            self.write(EXPORT["caller_identity"].path(), identity)
             users = services.iam(self)
             services.access_keys(self, users)
             services.workloads(self)
@@ -565,16 +535,16 @@ def recollect_user_keys(session: Any, folder: Path | str, user: str, *, endpoint
                 inline.append({"PolicyName": name, "PolicyDocument": got["PolicyDocument"]})
     except (ClientError, BotoCoreError, BoundExceeded) as exc:
         raise CollectError("failed", f"iam:GetUserPolicy {user}: {exc}", account.endpoint("iam")) from None
-    path = Path(folder) / "iam-list-access-keys.json"
+    path = Path(folder) / EXPORT["access_keys"].path()
     earlier = json.loads(path.read_text(encoding="utf-8")).get("AccessKeyMetadata", []) if path.exists() else []
     kept = [k for k in earlier if k.get("UserName") != user]
-    gaad_path = Path(folder) / "iam-get-account-authorization-details.json"
+    gaad_path = Path(folder) / EXPORT["gaad"].path()
     gaad = json.loads(gaad_path.read_text(encoding="utf-8")) if gaad_path.exists() else None
     if gaad is not None:
         for entry in gaad.get("UserDetailList", []):
             if entry.get("UserName") == user:
                 entry["UserPolicyList"] = inline
-        account.write("iam-get-account-authorization-details.json", gaad)
+        account.write(EXPORT["gaad"].path(), gaad)
     if path.exists():  # a listing the collection left out (partial) stays out: one user is not all of them
-        account.write("iam-list-access-keys.json", {"AccessKeyMetadata": kept + keys})
+        account.write(EXPORT["access_keys"].path(), {"AccessKeyMetadata": kept + keys})
     return len(keys)

@@ -26,7 +26,7 @@ __all__ = [
     "missing_parts",
 ]
 
-MANIFEST_FILE = "collection-manifest.json"
+MANIFEST_FILE = "collection-manifest.json"  # exports.py: EXPORT["collection_manifest"]
 MANIFEST_KEY = "blastshield_collection"  # the manifest's format version, and how the importer knows it
 ACCOUNT_RE = re.compile(r"\d{12}")
 MAX_PARTS = 1000  # missing parts listed one by one; the rest counted

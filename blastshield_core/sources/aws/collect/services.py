@@ -15,6 +15,7 @@ from functools import partial
 from typing import Any, Protocol
 
 from ....base.pools import track
+from ..exports import EXPORT
 from .bounds import BoundExceeded, Bounds, Clock
 
 __all__ = [
@@ -89,10 +90,8 @@ def iam(acc: Account) -> list[str] | None:
         for key, items in merged.items():
             items.extend(page.get(key, []))
 
-    name = "iam-get-account-authorization-details.json"
-    got = acc.pages(
-        "iam:GetAccountAuthorizationDetails", client, "get_account_authorization_details", None, on_page=take, file=name
-    )
+    name = EXPORT["gaad"].path()
+    got = acc.pages(EXPORT["gaad"].action, client, "get_account_authorization_details", None, on_page=take, file=name)
     credential_report(acc, client)
     if got is None:
         return None
@@ -103,8 +102,8 @@ def iam(acc: Account) -> list[str] | None:
 def credential_report(acc: Account, client: Any) -> None:
     from botocore.exceptions import ClientError
 
-    name = "iam-get-credential-report.json"
-    if acc.call("iam:GenerateCredentialReport", client.generate_credential_report, file=name) is None:
+    name = EXPORT["credential_report"].path()
+    if acc.call(EXPORT["credential_report"].actions[0], client.generate_credential_report, file=name) is None:
         return
 
     def fetch() -> dict[str, Any]:
@@ -120,7 +119,7 @@ def credential_report(acc: Account, client: Any) -> None:
             time.sleep(0.5)
         raise BoundExceeded("polls", f"the credential report was not ready after {REPORT_POLLS} polls")
 
-    report = acc.call("iam:GetCredentialReport", fetch, file=name)
+    report = acc.call(EXPORT["credential_report"].actions[1], fetch, file=name)
     if report is None:
         return
     content = report.get("Content", b"")
@@ -137,7 +136,7 @@ def credential_report(acc: Account, client: Any) -> None:
 def access_keys(acc: Account, users: list[str] | None) -> None:
     """`iam:ListAccessKeys` for every user (the credential report's key columns can be hours old, so
     no user is skipped on its strength), `bounds.pool` at a time, at most `bounds.max_principals`."""
-    call, name = "iam:ListAccessKeys", "iam-list-access-keys.json"
+    call, name = EXPORT["access_keys"].action, EXPORT["access_keys"].path()
     if users is None:
         acc.missing(call, "partial", f"{call} not called: the list of users (the GAAD) is not complete", file=name)
         return
@@ -190,8 +189,8 @@ def workloads(acc: Account) -> None:
     """EC2 instances and Lambda functions of every region asked for: one file each, written only
     when every region answered (Lambda environment variables' values are not collected)."""
     for name, permission, service, operation, key in (
-        ("ec2-describe-instances.json", "ec2:DescribeInstances", "ec2", "describe_instances", "Reservations"),
-        ("lambda-list-functions.json", "lambda:ListFunctions", "lambda", "list_functions", "Functions"),
+        (EXPORT["instances"].path(), EXPORT["instances"].action, "ec2", "describe_instances", "Reservations"),
+        (EXPORT["functions"].path(), EXPORT["functions"].action, "lambda", "list_functions", "Functions"),
     ):
         items: list[Any] = []
         complete = True
@@ -209,39 +208,41 @@ def workloads(acc: Account) -> None:
 
 def buckets(acc: Account) -> None:
     s3 = acc.client("s3")
-    listed = acc.call("s3:ListAllMyBuckets", s3.list_buckets, file="s3-list-buckets.json")
+    listed = acc.call(EXPORT["buckets"].actions[0], s3.list_buckets, file=EXPORT["buckets"].path())
     if listed is None:
         return
     found = []
     for bucket in listed.get("Buckets", []):
         name = str(bucket.get("Name", ""))
-        tags = acc.call("s3:GetBucketTagging", partial(s3.get_bucket_tagging, Bucket=name), item=name)
+        tags = acc.call(EXPORT["buckets"].actions[1], partial(s3.get_bucket_tagging, Bucket=name), item=name)
         entry = dict(bucket)
         if tags:
             entry["Tags"] = tags.get("TagSet", [])
         found.append(entry)
-        file = f"s3-get-bucket-policy/{safe_name(name)}"
-        policy = acc.call("s3:GetBucketPolicy", partial(s3.get_bucket_policy, Bucket=name), item=name, file=file)
+        file = EXPORT["bucket_policy"].path(safe_name(name))
+        policy = acc.call(
+            EXPORT["bucket_policy"].action, partial(s3.get_bucket_policy, Bucket=name), item=name, file=file
+        )
         if policy and policy.get("Policy"):
             acc.write(file, {"Policy": policy["Policy"]})
-    acc.write("s3-list-buckets.json", {"Buckets": found, "Owner": listed.get("Owner", {})})
+    acc.write(EXPORT["buckets"].path(), {"Buckets": found, "Owner": listed.get("Owner", {})})
 
 
 def secrets(acc: Account) -> None:
-    name = "secretsmanager-list-secrets.json"
+    name = EXPORT["secrets"].path()
     found: list[Any] = []
     complete = True
     for region in acc.ctx.regions:
         sm = acc.client("secretsmanager", region)
-        got = acc.pages("secretsmanager:ListSecrets", sm, "list_secrets", "SecretList", item=region, file=name)
+        got = acc.pages(EXPORT["secrets"].action, sm, "list_secrets", "SecretList", item=region, file=name)
         if got is None:
             complete = False
         for secret in got or []:
             found.append(secret)
             arn = str(secret.get("ARN") or secret.get("Name"))
-            file = f"secretsmanager-get-resource-policy/{safe_name(str(secret.get('Name')))}"
+            file = EXPORT["secret_policy"].path(safe_name(str(secret.get("Name"))))
             policy = acc.call(
-                "secretsmanager:GetResourcePolicy",
+                EXPORT["secret_policy"].action,
                 partial(sm.get_resource_policy, SecretId=arn),
                 item=arn,
                 file=file,
@@ -253,20 +254,20 @@ def secrets(acc: Account) -> None:
 
 
 def keys(acc: Account) -> None:
-    name = "kms-list-keys.json"
+    name = EXPORT["kms_keys"].path()
     found: list[Any] = []
     complete = True
     for region in acc.ctx.regions:
         kms = acc.client("kms", region)
-        got = acc.pages("kms:ListKeys", kms, "list_keys", "Keys", item=region, file=name)
+        got = acc.pages(EXPORT["kms_keys"].action, kms, "list_keys", "Keys", item=region, file=name)
         if got is None:
             complete = False
         for key in got or []:
             found.append(key)
             key_id = str(key.get("KeyId"))
-            file = f"kms-get-key-policy/{safe_name(key_id)}"
+            file = EXPORT["key_policy"].path(safe_name(key_id))
             policy = acc.call(
-                "kms:GetKeyPolicy",
+                EXPORT["key_policy"].action,
                 partial(kms.get_key_policy, KeyId=key_id, PolicyName="default"),
                 item=key_id,
                 file=file,
@@ -278,16 +279,18 @@ def keys(acc: Account) -> None:
 
 
 def findings(acc: Account) -> None:
-    name = "guardduty-get-findings.json"
+    name = EXPORT["findings"].path()
     found: list[Any] = []
     complete = True
     for region in acc.ctx.regions:
         gd = acc.client("guardduty", region)
-        detectors = acc.pages("guardduty:ListDetectors", gd, "list_detectors", "DetectorIds", item=region, file=name)
+        detectors = acc.pages(
+            EXPORT["findings"].actions[0], gd, "list_detectors", "DetectorIds", item=region, file=name
+        )
         if detectors is None:
             complete = False
         for detector in detectors or []:
-            ids = acc.pages("guardduty:ListFindings", gd, "list_findings", "FindingIds", item=str(detector),
+            ids = acc.pages(EXPORT["findings"].actions[1], gd, "list_findings", "FindingIds", item=str(detector),
                             file=name, DetectorId=detector)  # fmt: skip
             if ids is None:
                 complete = False
@@ -295,7 +298,7 @@ def findings(acc: Account) -> None:
             for start in range(0, len(ids), 50):
                 chunk = ids[start : start + 50]
                 got = acc.call(
-                    "guardduty:GetFindings",
+                    EXPORT["findings"].actions[2],
                     partial(gd.get_findings, DetectorId=detector, FindingIds=chunk),
                     item=str(detector),
                     file=name,
@@ -309,34 +312,32 @@ def findings(acc: Account) -> None:
 
 def organization(acc: Account) -> None:
     org = acc.client("organizations")
-    described = acc.call(
-        "organizations:DescribeOrganization", org.describe_organization, file="organizations-describe-organization.json"
-    )
+    described = acc.call(EXPORT["organization"].action, org.describe_organization, file=EXPORT["organization"].path())
     if described is None:
         return
-    acc.write("organizations-describe-organization.json", {"Organization": described.get("Organization", {})})
-    roots = acc.pages("organizations:ListRoots", org, "list_roots", "Roots", file="organizations-list-roots.json")
+    acc.write(EXPORT["organization"].path(), {"Organization": described.get("Organization", {})})
+    roots = acc.pages(EXPORT["org_roots"].action, org, "list_roots", "Roots", file=EXPORT["org_roots"].path())
     if roots is not None:
-        acc.write("organizations-list-roots.json", {"Roots": roots})
-    file = f"organizations-list-parents/{acc.account}"
-    parents = acc.pages("organizations:ListParents", org, "list_parents", "Parents", file=file, ChildId=acc.account)
+        acc.write(EXPORT["org_roots"].path(), {"Roots": roots})
+    file = EXPORT["org_parents"].path(acc.account)
+    parents = acc.pages(EXPORT["org_parents"].action, org, "list_parents", "Parents", file=file, ChildId=acc.account)
     if parents is not None:
         acc.write(file, {"Parents": parents})
     for kind in ("SERVICE_CONTROL_POLICY", "RESOURCE_CONTROL_POLICY"):
-        file = f"organizations-list-policies-{kind}.json"
-        policies = acc.pages("organizations:ListPolicies", org, "list_policies", "Policies", file=file, Filter=kind)
+        file = EXPORT["org_policies"].path(kind)
+        policies = acc.pages(EXPORT["org_policies"].action, org, "list_policies", "Policies", file=file, Filter=kind)
         if policies is None:
             continue
         acc.write(file, {"Policies": policies})
         for policy in policies:
             pid = str(policy.get("Id"))
-            file = f"organizations-describe-policy/{safe_name(pid)}"
-            got = acc.call("organizations:DescribePolicy", partial(org.describe_policy, PolicyId=pid), item=pid,
+            file = EXPORT["org_policy"].path(safe_name(pid))
+            got = acc.call(EXPORT["org_policy"].action, partial(org.describe_policy, PolicyId=pid), item=pid,
                            file=file)  # fmt: skip
             if got:
                 acc.write(file, {"Policy": got.get("Policy", {})})
-            file = f"organizations-list-targets-for-policy/{safe_name(pid)}"
-            targets = acc.pages("organizations:ListTargetsForPolicy", org, "list_targets_for_policy", "Targets",
+            file = EXPORT["org_targets"].path(safe_name(pid))
+            targets = acc.pages(EXPORT["org_targets"].action, org, "list_targets_for_policy", "Targets",
                                 item=pid, file=file, PolicyId=pid)  # fmt: skip
             if targets is not None:
                 acc.write(file, {"Targets": targets})

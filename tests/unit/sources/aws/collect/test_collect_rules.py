@@ -76,3 +76,10 @@ def test_lambda_environment_values_are_replaced_names_kept():
     function = {"FunctionName": "f", "Environment": {"Variables": {"DB_PASSWORD": "s3cr3t"}}}
     assert without_secrets(function)["Environment"]["Variables"] == {"DB_PASSWORD": SECRET_MARKER}
     assert function["Environment"]["Variables"]["DB_PASSWORD"] == "s3cr3t"  # the input is not changed
+
+
+def test_the_manifest_is_a_row_of_the_exports_table():
+    from blastshield_core.sources.aws.collect.manifest import MANIFEST_FILE
+    from blastshield_core.sources.aws.exports import EXPORT
+
+    assert EXPORT["collection_manifest"].file == MANIFEST_FILE and not EXPORT["collection_manifest"].imported
