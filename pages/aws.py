@@ -15,8 +15,9 @@ from blastshield_core.interfaces.service import (
     QueryFailed,
     Status,
     account_calls,
-    aws_profiles,
     aws_regions,
+    collect_profiles,
+    collection_step,
     import_aws,
     md_code,
     md_text,
@@ -104,36 +105,49 @@ st.caption(
     "Makes only read calls with a profile of your AWS config (the collector's policy is in docs/aws-live.md), "
     "writes the collection into the data folder, then imports it as above. Containment re-collects into it."
 )
-profiles = aws_profiles()
+profiles, preselect, writing = collect_profiles()
 if not profiles:
     st.info("No profile in your AWS config (`~/.aws/config` or `AWS_CONFIG_FILE`): nothing to collect with.")
 else:
     c1, c2 = st.columns([1, 2])
-    collect_profile = c1.selectbox("Profile (from your AWS config)", profiles, key="aws_collect_profile")
+    collect_profile = c1.selectbox(
+        "Profile (from your AWS config)",
+        profiles,
+        index=preselect,
+        format_func=lambda p: f"{p} (can write: the respond profile)" if p in writing else p,
+        placeholder="Choose a read-only profile",
+        key="aws_collect_profile",
+    )
     collect_regions = c2.multiselect("Regions", aws_regions(), default=["us-east-1"], key="aws_collect_regions")
-    if st.button("Collect from AWS", key="aws_collect", disabled=not collect_regions) and require(
-        Permission.IMPORT, "collect from AWS"
-    ):
+    if collect_profile in writing:
+        st.warning("This profile can write to the account: collection needs only a read-only one.")
+    if st.button(
+        "Collect from AWS", key="aws_collect", disabled=not collect_regions or not collect_profile
+    ) and require(Permission.IMPORT, "collect from AWS"):
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
         out = svc.settings.data_dir / "aws-collect" / f"{stamp}-{collect_profile}"
         job = CollectionJob(collect_profile, list(collect_regions), out, page_actor(), svc.store, svc.settings)
         whole = len(account_calls())
         bars: dict[str, tuple] = {}
         with st.status(f"Collecting with profile {md_text(collect_profile)}…", expanded=True) as collecting:
-            for event in job.start().progress():
+            for event in job.start().progress(heartbeat_s=1.0):
+                if event["state"] == "waiting":  # nothing new for a second: the time moves on the label
+                    collecting.update(label=f"Collecting with profile {md_text(collect_profile)}… "
+                                      f"{event['elapsed']:.0f} s")  # fmt: skip
+                    continue
                 account = "import" if event["call"] == "import" else event["account"] or "the caller's account"
                 if account not in bars:
                     bars[account] = (st.progress(0.0, text=f"{md_text(account)}"), set())
                 bar, done = bars[account]
-                if event["state"] != "calling":
+                if event["state"] != "calling" and "total" not in event:
                     done.add(event["call"])
-                item = f" {event['item']}" if event.get("item") else ""
                 share = 1.0 if account == "import" else min(len(done) / whole, 1.0)
-                bar.progress(
-                    share,
-                    text=f"{md_text(account)} · {len(done)}/{whole} calls · {md_text(event['call'] + item)}: "
-                    f"{event['state']}",
-                )
+                if "total" in event:  # per-principal calls: a count of principals, at least every 0.5 s
+                    share = min((len(done) + event["done"] / max(event["total"], 1)) / whole, 1.0)
+                step = collection_step(event)
+                bar.progress(share, text=f"{md_text(account)} · {len(done)}/{whole} calls · {md_text(step)}")
+            for bar, _ in bars.values():
+                bar.progress(1.0)
             ok = job.result is not None
             collecting.update(label="Collected and imported" if ok else "Collection failed", state="complete" if ok
                               else "error")  # fmt: skip
@@ -144,10 +158,13 @@ else:
             imported = job.result["imported"]
             st.session_state.aws_collect_report = {k: v for k, v in job.result.items() if k != "imported"}
             st.session_state.aws_report = imported
+            st.session_state.aws_next = top_principals(svc.tools, imported["accounts"])
+            partial = job.result.get("status") == "partial"
             st.session_state.aws_notice = (
                 f"Collected from AWS with profile {md_text(collect_profile)} and imported account(s) "
                 f"{md_text(', '.join(imported['accounts']))}: {sum(job.result['calls'].values())} calls, "
-                f"{len(job.result['warnings'])} collection warning(s).",
+                f"{len(job.result['warnings'])} collection warning(s)"
+                + (" — PARTIAL: the manifest names what is missing." if partial else ".")
             )
             st.rerun()
 collected = st.session_state.aws_collect_report
