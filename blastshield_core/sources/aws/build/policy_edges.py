@@ -171,8 +171,8 @@ class _ResourcePolicyMixin(_GrantsMixin):
         asset = self.sink.nodes.get(target)
         if asset is None or asset.properties.get("wildcard"):
             return props
-        kind, account = asset.properties.get("aws_kind"), asset.properties.get("account")
-        service = _KIND_SERVICE.get(kind or "")
+        kind, account = str(asset.properties.get("aws_kind") or ""), str(asset.properties.get("account") or "")
+        service = _KIND_SERVICE.get(kind)
         policy = self.inv.resource_policies.get(target)
         scps, rcps = self._levels(principal.account, "scp"), self._levels(account, "rcp")
         if service is None or not (policy or scps or rcps or kind == "kms_key" or account != principal.account):
@@ -253,7 +253,7 @@ class _ResourcePolicyMixin(_GrantsMixin):
     def _test_arn(self, target: str) -> tuple[str, str, dict[str, str] | None]:
         """The ARN a read of the asset is decided on, its account, and its exported tags."""
         props = self.sink.nodes[target].properties
-        arn, account = props["arn"], props["account"]
+        arn, account = str(props["arn"]), str(props["account"])
         if props.get("aws_kind") == "bucket":  # an object read: any object of the bucket
             return f"{arn}/*", account, self.inv.buckets.get(account, {}).get(arn.split(":::", 1)[-1]) or None
         policy = self.inv.resource_policies.get(target)
@@ -296,7 +296,7 @@ class _ResourcePolicyMixin(_GrantsMixin):
             )
         return self._props_of(answers, props)
 
-    def _guardrail_cache(self, who: Caller, principal: _Principal | None, facts: dict[str, Any], scps: Any, rcps: Any):  # type: ignore[no-untyped-def]
+    def _guardrail_cache(self, who: Caller, principal: _Principal | None, facts: dict[str, Any], scps: Any, rcps: Any):
         """The guardrails' hits for a request, kept per (caller's kind and account, the principal's ARN
         when a guardrail tests the principal's own keys, action, resource and its account, facts): the
         SCP levels are the caller's account's and the RCP levels the resource account's, so they
@@ -348,7 +348,7 @@ class _ResourcePolicyMixin(_GrantsMixin):
         role = self.sink.nodes.get(target)
         if role is None:
             return props
-        account = role.properties.get("account", "")
+        account = str(role.properties.get("account", ""))
         scps, rcps = self._levels(principal.account, "scp"), self._levels(account, "rcp")
         if not (scps or rcps):
             return props
@@ -365,10 +365,11 @@ class _ResourcePolicyMixin(_GrantsMixin):
         if cache not in self.cache.answers:
             facts = self._facts(principal, self.inv.guardrail_keys, None)
             side = Side("maybe" if props.get("conditional") else "yes", False, tuple(props.get("condition_keys", ())))
-            request = request_for(who, ASSUME_ACTION, role.properties["arn"], account, facts=facts, bounded=False)
+            request = request_for(who, ASSUME_ACTION, str(role.properties["arn"]), account, facts=facts, bounded=False)
             read = decide_guarded(request, side, scps, rcps)
+            new: object
             if read.effect == "deny":
-                new: dict[str, Any] | None = self.sink.edge_props("CAN_ASSUME", {"permission": "deny"})
+                new = self.sink.edge_props("CAN_ASSUME", {"permission": "deny"})
             elif read.effect == "none":
                 new = None
             else:
