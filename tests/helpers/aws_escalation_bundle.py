@@ -238,3 +238,76 @@ def escalation_dir() -> Path:
     (folder / "report.json").write_text(json.dumps(data["report"]))
     (folder / "findings.json").write_text(json.dumps(finding_on_user(ACCT, "e-access-key")))
     return folder
+
+
+# ---------------------------------------------------------------- chains (the fixpoint)
+
+NOBODY = {"AWS": f"arn:aws:iam::{ACCT}:role/nobody-here"}  # a trust policy no principal of the account meets
+
+
+def _build_chains(session) -> dict:
+    """Each `ch-*` user reaches the vault only by a chain: it holds a principal (a role it may take over or
+    assume, another user it may make credentials for) whose permissions change it (or its group); `cc-*`
+    users hold such a principal that may change someone else only. Nothing here reads the vault but the
+    group `vault-readers` and administrator-equivalent access."""
+    iam = session.client("iam")
+    root = {"AWS": f"arn:aws:iam::{ACCT}:root"}
+    take_over = lambda role: allow(["iam:UpdateAssumeRolePolicy", "sts:AssumeRole"], arn("role", role))  # noqa: E731
+    iam.create_group(GroupName="team")
+    iam.create_group(GroupName="team-put")
+    iam.create_group(GroupName="vault-readers")
+    iam.put_group_policy(GroupName="vault-readers", PolicyName="read", PolicyDocument=doc(READ_VAULT))
+    iam.create_group(GroupName="joiners")  # its members may attach any policy to any user
+    iam.put_group_policy(
+        GroupName="joiners", PolicyName="attach", PolicyDocument=doc(allow("iam:AttachUserPolicy", arn("user", "*")))
+    )
+    # roles that change others (none may change itself, and none trusts a user by name)
+    _role(iam, "provisioning", doc({"Effect": "Allow", "Principal": NOBODY, "Action": "sts:AssumeRole"}),
+          allow("iam:AttachUserPolicy", arn("user", "*")))  # fmt: skip
+    _role(iam, "writer", trust(root), allow("iam:PutUserPolicy", arn("user", "*")))
+    _role(iam, "group-attacher", trust(NOBODY), allow("iam:AttachGroupPolicy", arn("group", "team")))
+    _role(iam, "group-writer", trust(root), allow("iam:PutGroupPolicy", arn("group", "team-put")))
+    _role(iam, "joiner", trust(root), allow("iam:AddUserToGroup", arn("group", "vault-readers")))
+    _role(iam, "joiner-of-joiners", trust(root), allow("iam:AddUserToGroup", arn("group", "joiners")))
+    _role(iam, "narrow", trust(root), allow("iam:AttachUserPolicy", arn("user", "somebody-else")))
+    # two steps: through a role taken over, a role assumed, a group, another user
+    _user(iam, "ch-trust-attach", take_over("provisioning"))
+    _user(iam, "ch-assume-put", allow("sts:AssumeRole", arn("role", "writer")))
+    _user(iam, "ch-group-attach", take_over("group-attacher"))
+    iam.add_user_to_group(GroupName="team", UserName="ch-group-attach")
+    _user(iam, "ch-group-put", allow("sts:AssumeRole", arn("role", "group-writer")))
+    iam.add_user_to_group(GroupName="team-put", UserName="ch-group-put")
+    _user(iam, "ch-add", allow("sts:AssumeRole", arn("role", "joiner")))
+    _user(iam, "helper", allow("iam:AttachUserPolicy", arn("user", "ch-key")))  # changes ch-key only
+    _user(iam, "ch-key", allow("iam:CreateAccessKey", arn("user", "helper")))
+    _user(iam, "helper-nopass", allow("iam:PutUserPolicy", arn("user", "ch-login")))
+    _user(iam, "ch-login", allow("iam:CreateLoginProfile", arn("user", "helper-nopass")))
+    _user(iam, "helper-pass", allow("iam:AttachUserPolicy", arn("user", "ch-login-update")), console=True)
+    _user(iam, "ch-login-update", allow("iam:UpdateLoginProfile", arn("user", "helper-pass")))
+    # three steps: another user, then a role it takes over, then that role changes the first user
+    _user(iam, "hop-user", take_over("provisioning"))
+    _user(iam, "ch-three-user", allow("iam:CreateAccessKey", arn("user", "hop-user")))
+    # three steps: a role assumed, a group it adds the user to, whose policies let the user change itself
+    _user(iam, "ch-three-group", allow("sts:AssumeRole", arn("role", "joiner-of-joiners")))
+    # controls: the held principal changes someone else only; nothing is held
+    _user(iam, "cc-narrow", allow("sts:AssumeRole", arn("role", "narrow")))
+    _user(iam, "cc-helper-other", allow("iam:CreateAccessKey", arn("user", "helper-pass")))  # changes ch-login-update
+    session.client("s3").create_bucket(Bucket="vault")
+    return _collect(session)
+
+
+@cache
+def chain_dir() -> Path:
+    """The chains' account (gaad, credential report, buckets), written once."""
+    import boto3
+    from moto import mock_aws
+
+    folder = Path(tempfile.mkdtemp(prefix="blastshield-chain-"))
+    atexit.register(shutil.rmtree, folder, True)
+    with mock_aws():
+        session = boto3.Session(region_name=REGION, aws_access_key_id="AKIATESTING", aws_secret_access_key="x")
+        data = _build_chains(session)
+    for key in ("gaad", "functions", "buckets"):
+        (folder / f"{key}.json").write_text(json.dumps(data[key]))
+    (folder / "report.json").write_text(json.dumps(data["report"]))
+    return folder

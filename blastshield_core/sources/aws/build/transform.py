@@ -17,8 +17,9 @@ The mapping and the reason for each choice are in docs/aws-import.md. In short:
 The builder is made of parts, one module each: principals.py (GAAD and credential
 report), workloads.py (instances, functions, `CAN_ACCESS`), trust.py (`CAN_ASSUME`),
 grants.py (buckets, secrets, keys and other data assets, `CAN_READ`), identity_conditions.py and policy_edges.py
-(conditions, resource policies and guardrails decided again), escalation/edges.py
-(`CAN_ESCALATE`, from the catalogue in escalation/catalogue.py) and findings.py (alerts), on
+(conditions, resource policies and guardrails decided again), escalation/edges.py and
+escalation/chains.py (`CAN_ESCALATE`, from the catalogue in escalation/catalogue.py, to a
+fixpoint) and findings.py (alerts), on
 builder.py (what every part uses) and state.py (the state: the inventory, read then frozen; the
 edge sink; the evaluation cache). `READ_STEPS` and `EDGE_STEPS` below run them in order, each with
 why it comes where it does; policy_sets.py prepares the policies once for principals alike, and
@@ -34,7 +35,7 @@ from typing import Any
 
 from ....graph.ingest import paused_gc
 from ....graph.model import BuiltDocument, EdgeRow, GraphDocument, RelType
-from ..escalation.edges import _EscalateMixin
+from ..escalation.chains import _ChainsMixin
 from .common import ACCESS_ACTIONS, DATA_ACTIONS, DEFAULT_SENSITIVITY, LEVELS, entity_id
 from .findings import _FindingsMixin
 from .get import AwsSources
@@ -138,7 +139,7 @@ EDGE_STEPS: tuple[Step, ...] = (
 class _Builder(
     _PrincipalsMixin,
     _WorkloadsMixin,
-    _EscalateMixin,
+    _ChainsMixin,
     _TrustMixin,
     _IdentityConditionsMixin,
     _ResourcePolicyMixin,

@@ -108,11 +108,15 @@ class _EscalateMixin(_BuilderBase):
             if any(s.effect == "Allow" for s in statements):
                 self.escalate_from(principal, statements)
 
-    def escalate_from(self, p: _Principal, statements: list[Statement]) -> None:
+    def escalate_from(self, p: _Principal, statements: list[Statement], shared_only: bool = False) -> None:
+        """`p`'s escalations (`shared_only`: only the methods whose targets do not depend on who acts, for a
+        gained node standing for whoever gained it; what it does to that principal is found by the fixpoint)."""
         allows = [s for s in statements if s.effect == "Allow"]
         admin = entity_id(p.account, "admin")
         # the methods that gain administrator-equivalent access first: what they give covers the others
         for method in self.derived(p, "escalate_methods", lambda _p: _methods_allowed(allows)):
+            if shared_only and method.target not in _SHARED:
+                continue
             if method.gains != "admin":
                 if self.dominated(p, _UNCONDITIONAL):
                     break  # the rest cannot add anything
@@ -158,10 +162,13 @@ class _EscalateMixin(_BuilderBase):
                 return True
         return False
 
-    def escalation_props(self, method: Method, decision: Decision, *extra: str) -> dict[str, Any]:
+    def escalation_props(self, method: Method, decision: Decision, *extra: str, via: str = "") -> dict[str, Any]:
+        """The stored properties: the method, its actions and, when another principal held makes the call
+        (the fixpoint, chains.py), `via`, that principal's node."""
         actions = [need.action for need in method.needs] + list(extra)
+        more = {"via": via} if via else {}
         props = self.sink.decision_props(
-            "CAN_ESCALATE", decision, method=method.name, actions=list(dict.fromkeys(actions))
+            "CAN_ESCALATE", decision, method=method.name, actions=list(dict.fromkeys(actions)), **more
         )
         assert props is not None
         return props
@@ -504,7 +511,12 @@ class _EscalateMixin(_BuilderBase):
     # ------------------------------------------------------------ phase 2
 
     def escalations_finish(self) -> None:
-        # the role family: the principal must act as the role (CAN_ASSUME, found by can_assume)
+        self.role_family()
+        self.admin_acts_as_named()
+        self.drop_unused_gains()
+
+    def role_family(self) -> None:
+        """The role family: the principal must act as the role (CAN_ASSUME, found by can_assume)."""
         edges = self.sink.edges
         for p, method, later in self._pending:
             for role_node, (own, gained) in later.items():
@@ -519,9 +531,17 @@ class _EscalateMixin(_BuilderBase):
                     p.node, "CAN_ESCALATE", gained, self.escalation_props(method, decision, ASSUME_ACTION)
                 )
                 self._escalated_to.add(gained)
-        self.admin_acts_as_named()
-        unused = {g.node for g in self.gained.values()} - self._escalated_to
-        if unused:
+
+    def drop_unused_gains(self) -> None:
+        """Drop the gained nodes nothing leads to (and what only they led to), then let administrator-equivalent
+        access read every data asset of its account."""
+        edges = self.sink.edges
+        while True:
+            gained = {g.node for g in self.gained.values()}
+            reached = {t for (s, rel, t) in edges if rel == "CAN_ESCALATE" and t in gained and s != t}
+            unused = gained - (reached & self._escalated_to)
+            if not unused:
+                break
             for key in [k for k in edges if k[0] in unused]:
                 del edges[key]
             for node in unused:

@@ -29,7 +29,7 @@ ACCOUNTS = {
         dict(users=180, roles=70, policies=100, buckets=40, escalations=30, bucket_policies=20, org_levels=3, scps=8,
              messy=True, findings=12, seed=11),
         6979,
-        "8ed0b71098dec1b7",
+        "58c97ce808aa6985",
     ),
     "policies": (
         dict(users=150, roles=60, policies=90, buckets=30, bucket_policies=20, org_levels=2, scps=6, seed=9),
