@@ -292,6 +292,33 @@ def _build_chains(session) -> dict:
     # controls: the held principal changes someone else only; nothing is held
     _user(iam, "cc-narrow", allow("sts:AssumeRole", arn("role", "narrow")))
     _user(iam, "cc-helper-other", allow("iam:CreateAccessKey", arn("user", "helper-pass")))  # changes ch-login-update
+    # conditions the method decides (k-*)
+    _role(iam, "vault-lambda", trust({"Service": "lambda.amazonaws.com"}), READ_VAULT)
+    lam = allow(["lambda:CreateFunction", "lambda:InvokeFunction"])
+    passed = lambda service, **more: allow(  # noqa: E731
+        "iam:PassRole",
+        arn("role", "vault-lambda"),
+        Condition={"StringEquals": {"iam:PassedToService": service}, **more},
+    )
+    _user(iam, "k-passed-ecs", passed("ecs-tasks.amazonaws.com"), lam)
+    _user(iam, "k-passed-lambda", passed("lambda.amazonaws.com"), lam)
+    _user(iam, "k-passed-mfa", passed("lambda.amazonaws.com", Bool={"aws:MultiFactorAuthPresent": "true"}), lam)
+    attach_self = lambda name, condition: allow(  # noqa: E731
+        "iam:AttachUserPolicy", arn("user", name), Condition=condition
+    )
+    private = {"IpAddress": {"aws:SourceIp": ["10.20.0.0/16", "172.16.0.0/12"]}}
+    _user(iam, "k-ip-private", attach_self("k-ip-private", private))
+    _user(iam, "k-ip-public", attach_self("k-ip-public", {"IpAddress": {"aws:SourceIp": "203.0.113.0/24"}}))
+    _user(
+        iam,
+        "k-ip-deny-private",
+        allow("iam:AttachUserPolicy", arn("user", "k-ip-deny-private")),
+        {"Effect": "Deny", "Action": "iam:*", "Resource": "*", "Condition": private},
+    )
+    admin_only = {"ArnEquals": {"iam:PolicyARN": "arn:aws:iam::aws:policy/AdministratorAccess"}}
+    _user(iam, "k-policy-admin", attach_self("k-policy-admin", admin_only))
+    read_only = {"ArnEquals": {"iam:PolicyARN": "arn:aws:iam::aws:policy/ReadOnlyAccess"}}
+    _user(iam, "k-policy-other", attach_self("k-policy-other", read_only))
     session.client("s3").create_bucket(Bucket="vault")
     return _collect(session)
 

@@ -200,7 +200,7 @@ class _ChainsMixin(_EscalateMixin):
             for gain, decision, method, via in sorted(found, key=lambda f: (f[0], f[1].conditional, f[2].name, f[3])):
                 if not _better(holds.get(gain), decision) or gain == origin or self.covered(holds, admin, decision):
                     continue
-                props = self.escalation_props(method, decision, via="" if via == origin else via)
+                props = self.escalation_props(method, decision, via="" if via == origin else via, by=by_node[via])
                 self.sink.put_edge(origin, "CAN_ESCALATE", gain, props)
                 self._escalated_to.add(gain)
                 out[origin].append((gain, decision))
@@ -289,7 +289,7 @@ class _ChainsMixin(_EscalateMixin):
     ) -> None:
         if gain is None:
             return
-        own = self.policy_set(p.statements, p.boundary, (action,)).decisions(resource)[0]
+        own = self.need_set(p, p.statements, method, method.needs[0]).decisions(resource)[0]
         decision = combine(own, *ways)
         if decision.allowed:
             found.append((gain, decision, method))

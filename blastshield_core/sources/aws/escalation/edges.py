@@ -36,7 +36,8 @@ from ..iam.policy import (
     resource_matches,
     statement_matches_action,
 )
-from .catalogue import ESCALATION_ACTIONS, METHODS, Method, new_arn
+from .catalogue import ESCALATION_ACTIONS, METHODS, Method, Need, new_arn
+from .method_keys import decided_for, facts_for, reason_for, specialise, tests_decided_key
 
 _ADMIN = [Statement(effect="Allow", actions=("*",), resources=("*",), sid="administrator-equivalent")]
 _WILDCARDS = re.compile(r"[*?]")
@@ -125,7 +126,7 @@ class _EscalateMixin(_BuilderBase):
             for target, decision in self.method_targets(p, statements, allows, method):
                 if target != admin and self.dominated(p, decision):
                     continue
-                self.sink.put_edge(p.node, "CAN_ESCALATE", target, self.escalation_props(method, decision))
+                self.sink.put_edge(p.node, "CAN_ESCALATE", target, self.escalation_props(method, decision, by=p))
                 self._escalated_to.add(target)
                 if target == admin:
                     self._admin_of[p.node] = _better(self._admin_of.get(p.node, _NONE), decision)
@@ -151,7 +152,7 @@ class _EscalateMixin(_BuilderBase):
         for need in method.needs:
             everywhere: set[str] = set()
             allow_keys: list[tuple[str, ...]] = []
-            for s in statements:
+            for s in self.need_statements(p, statements, method, need)[0]:
                 if need.action not in _escalation_actions(s.actions, s.not_actions):
                     continue
                 if s.effect == "Allow":
@@ -162,11 +163,24 @@ class _EscalateMixin(_BuilderBase):
                 return True
         return False
 
-    def escalation_props(self, method: Method, decision: Decision, *extra: str, via: str = "") -> dict[str, Any]:
-        """The stored properties: the method, its actions and, when another principal held makes the call
-        (the fixpoint, chains.py), `via`, that principal's node."""
+    def escalation_props(
+        self, method: Method, decision: Decision, *extra: str, via: str = "", by: _Principal | None = None
+    ) -> dict[str, Any]:
+        """The stored properties: the method, its actions, when another principal held makes the call (the
+        fixpoint, chains.py) `via`, that principal's node, and the `reason` for each condition key of the
+        caller's (`by`) policies that the method decided (method_keys.py)."""
         actions = [need.action for need in method.needs] + list(extra)
         more = {"via": via} if via else {}
+        if by is not None and decision.allowed:
+            decided: set[str] = set()
+            for need in method.needs:
+                self.need_statements(by, by.statements, method, need)
+                decided |= self.cache.derived.get(
+                    ("need_reason", id(by.statements), id(by.boundary), method.name, need.action), set()
+                )
+            decided -= {k.lower() for k in decision.condition_keys}
+            if decided:
+                more["reason"] = reason_for(method, decided)
         props = self.sink.decision_props(
             "CAN_ESCALATE", decision, method=method.name, actions=list(dict.fromkeys(actions)), **more
         )
@@ -176,8 +190,33 @@ class _EscalateMixin(_BuilderBase):
     # ------------------------------------------------------------ evaluation
 
     def decision_on(self, p: _Principal, statements: list[Statement], action: str, resource: str) -> Decision:
-        """The identity decision (limited by the boundary) for one action on one resource."""
-        return self.policy_set(statements, p.boundary, (action,)).decisions(resource)[0]
+        """The identity decision (limited by the boundary) for one action on one resource (with what AWS
+        documents of any request: method_keys.py)."""
+        return self.need_set(p, statements, None, Need(action, "any")).decisions(resource)[0]
+
+    def need_set(self, p: _Principal, statements: list[Statement], method: Method | None, need: Need) -> Any:
+        """The prepared policy set for one need of a method (`need_statements`)."""
+        found, boundary = self.need_statements(p, statements, method, need)
+        return self.policy_set(found, boundary, (need.action,))
+
+    def need_statements(
+        self, p: _Principal, statements: list[Statement], method: Method | None, need: Need
+    ) -> tuple[list[Statement], list[Statement] | None]:
+        """The statements and the boundary specialised for the method's request (method_keys.py); the same
+        lists when no statement tests a key it decides."""
+        key = ("need", id(statements), id(p.boundary), method.name if method else "", need.action)
+        found: tuple[list[Statement], list[Statement] | None] | None = self.cache.derived.get(key)
+        if found is None:
+            found = (statements, p.boundary)
+            if tests_decided_key(statements) or (p.boundary is not None and tests_decided_key(p.boundary)):
+                decisive, hopeful = facts_for(method, need) if method else ({}, {})
+                bound = specialise(p.boundary, decisive, hopeful) if p.boundary is not None else None
+                found = (specialise(statements, decisive, hopeful), bound)
+                decided = decided_for(statements + (p.boundary or []), need.action, decisive, hopeful)
+                self.cache.derived[("need_reason", *key[1:])] = decided
+            self.cache.derived[key] = found
+            self.cache.hold(statements, p.boundary, *found)
+        return found
 
     def decision_anywhere(self, p: _Principal, statements: list[Statement], action: str) -> Decision:
         """The best decision for an action that creates a resource, over the resources it may name in the
@@ -280,7 +319,7 @@ class _EscalateMixin(_BuilderBase):
 
     def deciders(self, p: _Principal, statements: list[Statement], method: Method) -> Any:
         """resource -> the decisions of the method's actions asked on a named resource (not `any`)."""
-        sets = [self.policy_set(statements, p.boundary, (n.action,)) for n in method.needs if n.on != "any"]
+        sets = [self.need_set(p, statements, method, n) for n in method.needs if n.on != "any"]
 
         def on(resource: str) -> list[Decision]:
             return [policy_set.decisions(resource)[0] for policy_set in sets]
@@ -352,7 +391,7 @@ class _EscalateMixin(_BuilderBase):
     ) -> list[Decision]:
         """The method's combined decision on each ARN: the statements covering each are found per statement over
         the whole list (`_PolicySet.keys`), and each distinct set of them is decided once."""
-        sets = [self.policy_set(statements, p.boundary, (n.action,)) for n in method.needs if n.on != "any"]
+        sets = [self.need_set(p, statements, method, n) for n in method.needs if n.on != "any"]
         per_set = [policy_set.keys(arns) for policy_set in sets]
         combined: dict[tuple[tuple[int, ...], ...], Decision] = {}
         out: list[Decision] = []
@@ -528,7 +567,7 @@ class _EscalateMixin(_BuilderBase):
                 if gained != entity_id(p.account, "admin") and self.dominated(p, decision):
                     continue
                 self.sink.put_edge(
-                    p.node, "CAN_ESCALATE", gained, self.escalation_props(method, decision, ASSUME_ACTION)
+                    p.node, "CAN_ESCALATE", gained, self.escalation_props(method, decision, ASSUME_ACTION, by=p)
                 )
                 self._escalated_to.add(gained)
 

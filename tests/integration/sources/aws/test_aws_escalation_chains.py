@@ -167,3 +167,81 @@ def test_what_is_gained_is_written_once_per_holder():
     edges = escalations()
     holders = sorted(s for (s, t), p in edges.items() if t == ADMIN and p.get("via") == role_node("provisioning"))
     assert holders == sorted(user_node(u) for u in ("ch-trust-attach", "hop-user", "ch-three-user"))
+
+
+# ---------------------------------------------------------------- conditions the method decides
+
+PASSED_TO_SERVICE = (
+    "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_iam-condition-keys.html#ck_PassedToService"
+)
+
+
+def _edge(user: str, target: str) -> dict | None:
+    return escalations().get((user_node(user), target))
+
+
+def test_passed_to_service_another_service_is_no_path(services):
+    """PassRole allowed only when the role is passed to ECS, and the only compute permission is Lambda's:
+    CreateFunction passes the role to lambda.amazonaws.com (iam:PassedToService, PASSED_TO_SERVICE above),
+    so the Condition is false and there is no escalation, a real no path."""
+    assert _edge("k-passed-ecs", role_node("vault-lambda")) is None
+    result = services.tools.find_shortest_access_path(f"{ACCT}:user:k-passed-ecs", VAULT, 6)
+    assert result.status is Status.NO_PATH
+
+
+def test_passed_to_service_the_methods_service_is_decided(services):
+    """The same Condition naming lambda.amazonaws.com holds for the Lambda method: the escalation is
+    unconditional, its reason says why, and the path reaches the vault through the role."""
+    edge = _edge("k-passed-lambda", role_node("vault-lambda"))
+    assert edge["method"] == "pass_role_lambda_invoke" and not edge.get("conditional")
+    assert edge["reason"] == "iam:PassedToService decided by the method: the role is passed to lambda.amazonaws.com"
+    assert _path(services, "k-passed-lambda") == [*head("k-passed-lambda"), role_node("vault-lambda"), VAULT]
+
+
+def test_a_key_the_method_does_not_decide_stays_named():
+    """With MFA also required, only aws:MultiFactorAuthPresent is left open (the snapshot cannot know it)."""
+    edge = _edge("k-passed-mfa", role_node("vault-lambda"))
+    assert edge["conditional"] is True and edge["condition_keys"] == ["aws:MultiFactorAuthPresent"]
+
+
+def test_source_ip_limited_to_private_ranges_never_allows(services):
+    """AttachUserPolicy on itself allowed only from 10.20.0.0/16 or 172.16.0.0/12: aws:SourceIp is the
+    requester's public address and is absent through a VPC endpoint ("AWS global condition context keys",
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-keys.html#condition-keys-sourceip),
+    so the Allow never applies: no escalation, a real no path."""
+    assert _edge("k-ip-private", ADMIN) is None
+    result = services.tools.find_shortest_access_path(f"{ACCT}:user:k-ip-private", VAULT, 6)
+    assert result.status is Status.NO_PATH
+
+
+def test_source_ip_on_public_ranges_stays_conditional():
+    """A public range may hold for some caller: the relationship stays conditional, naming aws:SourceIp."""
+    edge = _edge("k-ip-public", ADMIN)
+    assert edge["conditional"] is True and edge["condition_keys"] == ["aws:SourceIp"]
+    assert "reason" not in edge
+
+
+def test_a_deny_limited_to_private_ranges_never_applies():
+    """A Deny of iam:* from private ranges never applies for the same reason (same page): the Allow stands,
+    unconditional, and the reason names the key."""
+    edge = _edge("k-ip-deny-private", ADMIN)
+    assert not edge.get("conditional")
+    assert edge["reason"].startswith("aws:SourceIp decided: a test of private ranges never holds")
+
+
+def test_policy_arn_allowing_administrator_access_is_decided():
+    """AttachUserPolicy allowed only for AdministratorAccess (iam:PolicyARN,
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_iam-condition-keys.html#ck_PolicyARN):
+    the method attaches that policy, so the escalation to administrator-equivalent access holds."""
+    edge = _edge("k-policy-admin", ADMIN)
+    assert not edge.get("conditional")
+    assert edge["reason"] == (
+        "iam:PolicyARN decided by the method: it attaches arn:aws:iam::aws:policy/AdministratorAccess"
+    )
+
+
+def test_policy_arn_naming_another_policy_stays_open():
+    """AttachUserPolicy allowed only for ReadOnlyAccess: attaching administrator access is not allowed, but
+    what the allowed policy gives is not guessed: the relationship stays conditional, naming iam:PolicyARN."""
+    edge = _edge("k-policy-other", ADMIN)
+    assert edge["conditional"] is True and edge["condition_keys"] == ["iam:PolicyARN"]
