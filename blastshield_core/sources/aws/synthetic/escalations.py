@@ -5,7 +5,9 @@ of one method of the catalogue on a named target, mixed over the methods; one in
 planted with a control that must stop it (an explicit Deny of the same actions, a boundary
 that denies `iam:*`, the read-only `iam:List*` / `iam:Get*` instead, or `iam:PassRole` on a
 role no service may assume). Targets are named, as real grants mostly are, so the planted
-permissions add a few relationships each, not a principal's square.
+permissions add a few relationships each, not a principal's square. One in ten is a chain back to
+its user instead (`_chain`: through a role it may take over, another user it may make a key for,
+both, or a group the role may add it to), the other principals' parts as `chain-K` policies.
 """
 
 from __future__ import annotations
@@ -76,9 +78,12 @@ def plant_escalations(gaad: dict[str, Any], count: int, seed: int, account: str,
         control = _CONTROLS[(k // 5) % len(_CONTROLS)] if k % 5 == 4 else None
         as_role = k % 5 == 2 and method in ("attach_role_policy", *_SERVICES)
         holder = rng.choice(roles) if as_role else rng.choice(users)
-        statements = _grant(
-            method, holder, rng=rng, users=users, roles=roles, groups=groups, by_service=by_service, account=account
-        )
+        if k % 10 == 6:  # a chain in place of the method (never with a control: k % 5 == 1)
+            statements = _chain(k, holder, rng=rng, users=users, roles=roles, groups=groups)
+        else:
+            statements = _grant(
+                method, holder, rng=rng, users=users, roles=roles, groups=groups, by_service=by_service, account=account
+            )
         if not statements:
             continue
         if control == "no_service":
@@ -104,6 +109,52 @@ def plant_escalations(gaad: dict[str, Any], count: int, seed: int, account: str,
             {"PolicyName": f"escalation-{k}", "PolicyDocument": {"Version": VERSION, "Statement": statements}}
         )
     return controls
+
+
+_CHAINS = ("role", "user", "three", "group")
+
+
+def _chain(
+    k: int,
+    holder: dict[str, Any],
+    *,
+    rng: random.Random,
+    users: list[dict[str, Any]],
+    roles: list[dict[str, Any]],
+    groups: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """Plant a chain of two or three steps back to `holder` (a user): its own statements are returned, the
+    others' are added as `chain-K` inline policies. `role`: it may take a role over, which may attach a
+    policy to it; `user`: it may make an access key for another user, who may write a policy into it;
+    `three`: that other user may take the role over instead; `group`: the role taken over may add it to
+    a group."""
+
+    def allow(action: Any, resource: Any) -> dict[str, Any]:
+        return {"Effect": "Allow", "Action": action, "Resource": resource}
+
+    def plant(entry: dict[str, Any], key: str, *statements: dict[str, Any]) -> None:
+        document = {"Version": VERSION, "Statement": list(statements)}
+        entry.setdefault(key, []).append({"PolicyName": f"chain-{k}", "PolicyDocument": document})
+
+    shape = _CHAINS[(k // 10) % len(_CHAINS)]
+    if shape == "group" and not groups:
+        shape = "role"
+    me = holder["Arn"]
+    role = rng.choice(roles)
+    take_over = allow(["iam:UpdateAssumeRolePolicy", "sts:AssumeRole"], role["Arn"])
+    other = rng.choice([u for u in users if u is not holder] or users)
+    if shape == "role":
+        plant(role, "RolePolicyList", allow("iam:AttachUserPolicy", me))
+        return [take_over]
+    if shape == "group":
+        plant(role, "RolePolicyList", allow("iam:AddUserToGroup", rng.choice(groups)["Arn"]))
+        return [take_over]
+    if shape == "user":
+        plant(other, "UserPolicyList", allow("iam:PutUserPolicy", me))
+        return [allow("iam:CreateAccessKey", other["Arn"])]
+    plant(other, "UserPolicyList", take_over)
+    plant(role, "RolePolicyList", allow("iam:AttachUserPolicy", me))
+    return [allow("iam:CreateAccessKey", other["Arn"])]
 
 
 def _grant(

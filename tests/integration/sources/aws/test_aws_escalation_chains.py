@@ -245,3 +245,27 @@ def test_policy_arn_naming_another_policy_stays_open():
     what the allowed policy gives is not guessed: the relationship stays conditional, naming iam:PolicyARN."""
     edge = _edge("k-policy-other", ADMIN)
     assert edge["conditional"] is True and edge["condition_keys"] == ["iam:PolicyARN"]
+
+
+def test_generate_aws_plants_chains_the_import_follows(tmp_path):
+    """`generate-aws --escalations N` plants one chain in ten (a role taken over, another user's key, both, a
+    group the role adds the user to): the import links each chain's user to what it gains through the
+    principal it holds (`via`), and each chain's other parts are policies named chain-K."""
+    from blastshield_core.sources.aws.synthetic.generate import AwsGenerateOptions, write_aws_collection
+
+    write_aws_collection(
+        AwsGenerateOptions(users=200, roles=60, policies=80, buckets=20, escalations=80, seed=3), tmp_path
+    )
+    gaad = json.loads((tmp_path / "iam-get-account-authorization-details.json").read_text())
+    chains = {
+        policy["PolicyName"]
+        for entry in gaad["UserDetailList"] + gaad["RoleDetailList"]
+        for policy in entry.get("UserPolicyList", entry.get("RolePolicyList", []))
+        if policy["PolicyName"].startswith("chain-")
+    }
+    assert chains == {f"chain-{k}" for k in range(6, 80, 10)}
+    doc, _ = build_document(read_sources([tmp_path]))
+    via = [e for e in doc.edges if e.type.value == "CAN_ESCALATE" and e.properties.get("via")]
+    # (a chain's user that already reaches administrator-equivalent access another way gets no link: covered)
+    assert len({e.source for e in via}) >= 3
+    assert {e.properties["method"] for e in via} >= {"attach_user_policy", "put_user_policy", "add_user_to_group"}

@@ -24,12 +24,12 @@ from blastshield_core.sources.aws.synthetic.generate import AwsGenerateOptions, 
 ACCOUNTS = {
     "plain": (dict(users=200, roles=80, policies=120, buckets=40, seed=2), 2736, "cd5a3e8f3bea30dc"),
     "messy": (dict(users=150, roles=60, policies=90, buckets=30, messy=True, seed=5), 2129, "be6229937bfe9502"),
-    "escalations": (dict(users=150, roles=60, policies=90, buckets=30, escalations=40, seed=7), 3085, "ba0bef3ef9560cd3"),
+    "escalations": (dict(users=150, roles=60, policies=90, buckets=30, escalations=40, seed=7), 3093, "fcf77aca94b29306"),
     "all": (
         dict(users=180, roles=70, policies=100, buckets=40, escalations=30, bucket_policies=20, org_levels=3, scps=8,
              messy=True, findings=12, seed=11),
-        6979,
-        "58c97ce808aa6985",
+        6982,
+        "11f730229836cfc4",
     ),
     "policies": (
         dict(users=150, roles=60, policies=90, buckets=30, bucket_policies=20, org_levels=2, scps=6, seed=9),
