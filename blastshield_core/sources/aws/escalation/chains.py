@@ -18,6 +18,7 @@ are evaluated like every principal; those nothing leads to are dropped by `escal
 from __future__ import annotations
 
 from collections import defaultdict, deque
+from collections.abc import Callable
 
 from ..build.common import _Principal
 from ..iam.policy import Decision, Effect, combine
@@ -135,134 +136,165 @@ class _ChainsMixin(_EscalateMixin):
     # ------------------------------------------------------------ after the assumptions
 
     def escalation_chains(self) -> int:
-        """Write what each principal gains through what it holds; the number of relationships written."""
-        by_node: dict[str, _Principal] = {r.principal.node: r.principal for r in self.inv.roles.values()}
-        by_node.update((u.node, u) for u in self.inv.users.values())
-        by_node.update((g.node, g) for k, g in self.gained.items() if k[0] != "admin")  # admin holds it all
-        changers = {node: ms for node, p in by_node.items() if (ms := self.changers(p))}
-        if not changers:
-            return 0
-        out: dict[str, list[tuple[str, Decision]]] = defaultdict(list)
-        back: dict[str, list[str]] = defaultdict(list)
-        for (source, rel, target), props in self.sink.edges.items():
-            if rel in _HOLD and props.get("permission") == "allow" and props.get("status") == "active":
-                way = Decision(Effect.ALLOW, bool(props.get("conditional")), tuple(props.get("condition_keys") or ()))
-                out[source].append((target, way))
-                back[target].append(source)
-        # the principals that reach a changer (the changers included): only they can gain anything here
-        origins: set[str] = set(changers)
-        queue = deque(changers)
-        while queue:
-            for source in back.get(queue.popleft(), ()):
-                if source not in origins and source in by_node:
-                    origins.add(source)
-                    queue.append(source)
-        written = 0
-        for origin in sorted(origins):
-            written += self.chain_from(origin, by_node, changers, out)
-        return written
+        """Write what each principal gains through what it holds; the number of relationships written.
 
-    def held(self, origin: str, out: dict[str, list[tuple[str, Decision]]]) -> dict[str, Decision]:
-        """Every node the origin reaches over allowed holds, with its best way there (conditions added up)."""
-        found: dict[str, Decision] = {origin: _UNCONDITIONAL}
-        queue = deque([origin])
-        while queue:
-            node = queue.popleft()
-            here = found[node]
-            for target, way in out.get(node, ()):
-                decision = combine(here, way) if here.conditional or way.conditional else _UNCONDITIONAL
-                if _better(found.get(target), decision):
-                    found[target] = decision
-                    queue.append(target)
-        return found
-
-    def chain_from(
-        self,
-        origin: str,
-        by_node: dict[str, _Principal],
-        changers: dict[str, tuple[Method, ...]],
-        out: dict[str, list[tuple[str, Decision]]],
-    ) -> int:
+        Found from the changers back, never by following every principal forward: for each principal `P`
+        whose methods change others, the principals that reach it (`reach`, backwards over the holds, the
+        best way kept), and for each of them the targets of `P` it holds (itself, or a target it reaches).
+        Repeated while a round writes something (a gain may itself change others)."""
         written = 0
-        source = by_node[origin]
         while True:
-            holds = self.held(origin, out)
-            admin = self.gained.get(("admin", source.account))
-            if admin is not None and admin.node in holds and not holds[admin.node].conditional:
-                return written  # it holds the account: nothing more to gain
-            found = [
-                (gain, decision, method, via)
-                for via, via_way in holds.items()
-                if via in changers
-                for gain, decision, method in self.changes(by_node[via], changers[via], holds, by_node, via_way)
-            ]
-            new = 0
-            for gain, decision, method, via in sorted(found, key=lambda f: (f[0], f[1].conditional, f[2].name, f[3])):
-                if not _better(holds.get(gain), decision) or gain == origin or self.covered(holds, admin, decision):
-                    continue
-                props = self.escalation_props(method, decision, via="" if via == origin else via, by=by_node[via])
-                self.sink.put_edge(origin, "CAN_ESCALATE", gain, props)
-                self._escalated_to.add(gain)
-                out[origin].append((gain, decision))
-                holds[gain] = decision
-                new += 1
+            new = self.chain_round()
             written += new
             if not new:
                 return written
 
+    def chain_round(self) -> int:
+        by_node: dict[str, _Principal] = {r.principal.node: r.principal for r in self.inv.roles.values()}
+        by_node.update((u.node, u) for u in self.inv.users.values())
+        by_node.update((g.node, g) for k, g in self.gained.items() if k[0] != "admin")  # admin holds it all
+        changers = {}
+        for node, p in by_node.items():
+            admin = self._admin_of.get(node)
+            if admin is not None and not admin.conditional:
+                continue  # whoever holds it holds unbounded administrator-equivalent access: covers every gain
+            methods = self.changers(p)
+            if methods:
+                changers[node] = methods
+        if not changers:
+            return 0
+        back: dict[str, list[tuple[str, Decision]]] = defaultdict(list)
+        for (source, rel, target), props in self.sink.edges.items():
+            if rel in _HOLD and props.get("permission") == "allow" and props.get("status") == "active":
+                way = Decision(Effect.ALLOW, bool(props.get("conditional")), tuple(props.get("condition_keys") or ()))
+                back[target].append((source, way))
+        admins = [g.node for k, g in self.gained.items() if k[0] == "admin" and len(k) == 2]
+        to_admin = self.reach(admins, back) if admins else {}
+        done = frozenset(n for n, way in to_admin.items() if not way.conditional)
+        reached: dict[str, dict[str, Decision]] = {}
+
+        def holders(node: str) -> dict[str, Decision]:
+            found = reached.get(node)
+            if found is None:
+                found = reached[node] = {} if node in done else self.reach([node], back, done)
+            return found
+
+        found: dict[tuple[str, str], tuple[Decision, Method, str]] = {}
+
+        def add(origin: str, gain: str, decision: Decision, method: Method, via: str) -> None:
+            if origin == gain or self.covered(to_admin.get(origin), decision):
+                return
+            best = found.get((origin, gain))
+            if best is None or (best[0].conditional and not decision.conditional):
+                found[(origin, gain)] = (decision, method, via)
+
+        users = {u.node for u in self.inv.users.values()}
+        for via in sorted(changers):
+            p = by_node[via]
+            via_holders = holders(via)
+            for method in changers[via]:
+                need = self.need_set(p, p.statements, method, method.needs[0])
+                if method.name == ADD_TO_GROUP:  # the holder adds itself (a user) to the group
+                    for group in self.named(
+                        p, [s for s in p.statements if s.effect == "Allow"], method.needs[0].action, "group"
+                    ):
+                        made = self.gained.get(("group", group))
+                        own = need.decisions(group)[0]
+                        if made is None or not own.allowed:
+                            continue
+                        for origin, p_way in via_holders.items():
+                            if (
+                                origin in users
+                                and origin != via
+                                and group not in self.inv.user_groups.get(by_node[origin].arn, ())
+                            ):
+                                add(origin, made.node, combine(own, p_way), method, via)
+                    continue
+                held = lambda node, role=False, h=via_holders: node in h or (not role and node in back)  # noqa: E731
+                for t, on, gain in self.change_targets(p, method, held):
+                    if gain is None or t.node == p.node:
+                        continue
+                    if t.node in users and back.get(t.node):  # a user others may hold (a role: only itself)
+                        t_holders = holders(t.node)
+                        small = t_holders if len(t_holders) < len(via_holders) else via_holders
+                        pairs = [
+                            (o, via_holders[o], t_holders[o]) for o in small if o in via_holders and o in t_holders
+                        ]
+                    elif t.node in via_holders:
+                        pairs = [(t.node, via_holders[t.node], _UNCONDITIONAL)]
+                    else:
+                        continue
+                    own = need.decisions(on)[0]
+                    if own.allowed:
+                        for origin, p_way, t_way in pairs:
+                            if origin in by_node:
+                                add(origin, gain, combine(own, p_way, t_way), method, via)
+        new = 0
+        edges = self.sink.edges
+        for (origin, gain), (decision, method, via) in sorted(found.items()):
+            current = edges.get((origin, "CAN_ESCALATE", gain))
+            if current is not None and (not current.get("conditional") or decision.conditional):
+                continue
+            props = self.escalation_props(method, decision, via="" if via == origin else via, by=by_node[via])
+            self.sink.put_edge(origin, "CAN_ESCALATE", gain, props)
+            self._escalated_to.add(gain)
+            new += 1
+        return new
+
     @staticmethod
-    def covered(holds: dict[str, Decision], admin: _Principal | None, decision: Decision) -> bool:
+    def reach(
+        starts: list[str], back: dict[str, list[tuple[str, Decision]]], done: frozenset[str] = frozenset()
+    ) -> dict[str, Decision]:
+        """Every node that reaches one of `starts` over the holds (the starts included), with its best way;
+        not through the nodes of `done` (those holding unconditional administrator-equivalent access: every
+        node reaching them holds it too, so nothing is gained there)."""
+        found: dict[str, Decision] = dict.fromkeys(starts, _UNCONDITIONAL)
+        queue = deque(starts)
+        while queue:
+            node = queue.popleft()
+            here = found[node]
+            for source, way in back.get(node, ()):
+                if source in done:
+                    continue
+                decision = combine(here, way) if here.conditional or way.conditional else _UNCONDITIONAL
+                if _better(found.get(source), decision):
+                    found[source] = decision
+                    queue.append(source)
+        return found
+
+    @staticmethod
+    def covered(admin_way: Decision | None, decision: Decision) -> bool:
         """The origin holds unbounded administrator-equivalent access on no more conditions than `decision`:
         that node reaches everything the gain would (as `dominated` in phase 1)."""
-        way = holds.get(admin.node) if admin is not None else None
-        return way is not None and set(way.condition_keys) <= set(decision.condition_keys)
+        return admin_way is not None and set(admin_way.condition_keys) <= set(decision.condition_keys)
 
-    def changes(
-        self,
-        p: _Principal,
-        methods: tuple[Method, ...],
-        holds: dict[str, Decision],
-        by_node: dict[str, _Principal],
-        p_way: Decision,
-    ) -> list[tuple[str, Decision, Method]]:
-        """(gain, decision, method) for each held principal the held `p` may change."""
-        found: list[tuple[str, Decision, Method]] = []
-        held = [(by_node[n], d) for n, d in holds.items() if n in by_node]
-        users = [
-            (t, d)
-            for t, d in held
-            if t.kind == "user" and t.arn in self.inv.users and t.node == self.inv.users[t.arn].node
-        ]
-        roles = [(t, d) for t, d in held if t.arn in self.inv.roles and t.node == self.inv.roles[t.arn].principal.node]
-        for method in methods:
-            action = method.needs[0].action
-            if method.name in ON_USER:
-                for t, way in users:
-                    if t.node != p.node:
-                        gain = self.gain_for(t, ON_USER[method.name])
-                        self.add_change(found, p, action, t.arn, gain=gain, method=method, ways=(p_way, way))
-            elif method.name in ON_MEMBER:
-                for t, way in users:
-                    for group in self.inv.user_groups.get(t.arn, ()):
-                        if t.node != p.node:
-                            gain = self.gain_for(t, "admin")
-                            self.add_change(found, p, action, group, gain=gain, method=method, ways=(p_way, way))
-            elif method.name == ADD_TO_GROUP:
-                allows = [s for s in p.statements if s.effect == "Allow"]
-                groups = self.named(p, allows, action, "group")
-                for t, way in users:
-                    own = set(self.inv.user_groups.get(t.arn, ()))
-                    for group in groups:
-                        if group not in own and t.node != p.node:
-                            made = self.gained.get(("group", group))
-                            gain = made.node if made else None
-                            self.add_change(found, p, action, group, gain=gain, method=method, ways=(p_way, way))
-            else:
-                for t, way in roles:
-                    if t.node != p.node:
-                        gain = self.gain_for(t, ON_ROLE[method.name])
-                        self.add_change(found, p, action, t.arn, gain=gain, method=method, ways=(p_way, way))
-        return found
+    def change_targets(
+        self, p: _Principal, method: Method, held: Callable[..., bool]
+    ) -> list[tuple[_Principal, str, str | None]]:
+        """(principal changed, the resource the call is asked on, the gain of whoever holds it) for each target
+        `p`'s Allow statements may name that some principal holds (`held(node, is_role)`; the call's decision
+        is the caller's)."""
+        allows = [s for s in p.statements if s.effect == "Allow"]
+        action = method.needs[0].action
+        out: list[tuple[_Principal, str, str | None]] = []
+        if method.name in ON_USER:
+            for arn in self.named(p, allows, action, "user"):
+                t = self.inv.users[arn]
+                if held(t.node):
+                    out.append((t, arn, self.gain_for(t, ON_USER[method.name])))
+        elif method.name in ON_MEMBER:
+            members = self.members()
+            for group in self.named(p, allows, action, "group"):
+                for user in members.get(group, ()):
+                    t = self.inv.users[user]
+                    if held(t.node):
+                        out.append((t, group, self.gain_for(t, "admin")))
+        else:
+            for arn in self.named(p, allows, action, "role"):
+                t = self.inv.roles[arn].principal
+                if held(t.node, True):
+                    out.append((t, arn, self.gain_for(t, ON_ROLE[method.name])))
+        return out
 
     def gain_for(self, t: _Principal, gains: str) -> str | None:
         """The node of what changing `t` gives (made before can_assume; None: nothing, or not made)."""
@@ -275,21 +307,3 @@ class _ChainsMixin(_EscalateMixin):
         else:
             found = self.gained.get(("unbounded", t.arn)) if t.boundary is not None else None
         return found.node if found is not None else None
-
-    def add_change(
-        self,
-        found: list[tuple[str, Decision, Method]],
-        p: _Principal,
-        action: str,
-        resource: str,
-        *,
-        gain: str | None,
-        method: Method,
-        ways: tuple[Decision, ...],
-    ) -> None:
-        if gain is None:
-            return
-        own = self.need_set(p, p.statements, method, method.needs[0]).decisions(resource)[0]
-        decision = combine(own, *ways)
-        if decision.allowed:
-            found.append((gain, decision, method))
