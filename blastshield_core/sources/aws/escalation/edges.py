@@ -589,8 +589,7 @@ class _EscalateMixin(_BuilderBase):
         # administrator-equivalent access reads every data asset of its account
         admins = {g.account: g.node for k, g in self.gained.items() if k[0] == "admin" and len(k) == 2}
         if admins:
-            for node in list(self.sink.nodes.values()):
-                if node.label.value == "DataAsset" and node.properties.get("account") in admins:
-                    self.sink.edge(
-                        admins[node.properties["account"]], "CAN_READ", node.id, basis="administrator-equivalent"
-                    )
+            for asset in list(self.sink.nodes.values()):
+                account = str(asset.properties.get("account") or "")
+                if asset.label.value == "DataAsset" and account in admins:
+                    self.sink.edge(admins[account], "CAN_READ", asset.id, basis="administrator-equivalent")
