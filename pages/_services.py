@@ -247,10 +247,15 @@ def settle_runs(svc) -> list[str]:
 
 
 def run_state_message(run) -> tuple[str, str]:
-    """(kind, text) for a run's state; interrupted and abandoned are never read as contained."""
+    """(kind, text) for a run's state; interrupted, abandoned and graph_only are never read as contained."""
     remaining = "unknown" if run.remaining_paths is None else run.remaining_paths
     if run.state.value == "interrupted":
         return "error", f"### INTERRUPTED\n{md_text(run.reason)}. Nothing here means contained."
+    if run.state.value == "graph_only":
+        return "warning", (
+            f"### PLANNED IN THE GRAPH ONLY — graph_only\nPlanned in the graph; the credentials still work on the"
+            f" account. This run is not containment of the account. {md_text(run.reason)}."
+        )
     if run.state.value == "abandoned":
         return "warning", f"### ABANDONED\n{md_text(run.reason)}. Remaining qualifying paths: **{remaining}**."
     return "", ""

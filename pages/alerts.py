@@ -109,12 +109,20 @@ if not result.alerts:
         st.info("No alerts in the graph. Import a document below or reset the built-in scenarios.")
 else:
     # what matters first (it stays within 1,400 px): the alert, its severity and score, its paths, its entity
+    # paths a block in the graph only cuts are still open on the account: the count says so
+    on_account = svc.open_on_account([a.id for a in result.alerts])
     rows = [
         {
             "alert": a.id,
             "severity": SEVERITY_BADGE.get(a.severity or "", a.status.value),
             "score": a.risk_score,
-            "qualifying paths": a.path_count if not a.truncated else f"{a.path_count}+",
+            "qualifying paths": (
+                f"{on_account[a.id]} open on the account (blocked in the graph only)"
+                if a.id in on_account
+                else a.path_count
+                if not a.truncated
+                else f"{a.path_count}+"
+            ),
             "entity": a.entity_id,
             "title": a.title,
             "rule set": a.rule_set,

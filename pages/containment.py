@@ -218,8 +218,18 @@ if in_force:
                         f"{md_text(out['request_id'])}); re-read through the API: {read}."
                     )
 
-routes_now = svc.tools.get_containment_route_statuses(alert_id)
+try:
+    graph_only = svc.graph_only_blocks()
+except QueryFailed:
+    graph_only = {}
+routes_now = svc.tools.get_containment_route_statuses(alert_id, graph_only)
 alert_routes = {r.route_id for r in routes_now.routes} if routes_now.status is Status.OK else set()
+mine_graph_only = sorted(r for r in graph_only if r in alert_routes)
+if mine_graph_only:
+    st.warning(
+        f"**{md_text(', '.join(mine_graph_only))}: blocked in the graph only** — planned in the graph; the credentials"
+        f" still work on the account. **{routes_now.open_on_account}** qualifying path(s) are open on the account."
+    )
 try:
     releasable = [b for b in svc.actions.blocked_routes() if b["route_id"] in alert_routes]
     releasable += [
@@ -234,7 +244,8 @@ if releasable:
     st.caption(
         "Blocked by BlastShield on this alert's routes: "
         + ", ".join(
-            f"{md_code(b['route_id'])} (run {md_text(b['blocked_by_run'])}, by {md_text(b['blocked_by'] or '—')})"
+            f"{md_code(b['route_id'])} (run {md_text(b['blocked_by_run'])}, by {md_text(b['blocked_by'] or '—')}"
+            + ("; blocked in the graph only)" if b["route_id"] in graph_only else ")")
             for b in releasable
         )
     )
@@ -305,7 +316,7 @@ if start and require(Permission.CONTAIN, "run containment"):
                 while not session.run.state.terminal:
                     session.advance(chosen)
                 st.session_state.contain_last_run = session.run.run_id
-                ok = session.run.state is RunState.COMPLETED
+                ok = session.run.state is RunState.COMPLETED  # graph_only is never shown as done
                 progress.update(label=f"Run {session.run.state.value}", state="complete" if ok else "error")
                 finished = True
     session = st.session_state.contain_session
@@ -379,7 +390,7 @@ if run_id and session is None:
                     "route": a.route_id,
                     "call": a.aws.call.api if a.aws.call else "—",
                     "in AWS": "applied" if a.aws.applied_in_aws else NOT_APPLIED,
-                    "applied": a.applied,
+                    "applied on the account": bool(a.applied and a.aws.applied_in_aws),
                     "api_verified": a.api_verified,
                     "graph_verified": a.graph_verified,
                     "request id": a.aws.request_id or "—",

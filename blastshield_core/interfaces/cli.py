@@ -77,6 +77,13 @@ def _render(result: ToolResult) -> str:
         seen_from = f" | alerts {', '.join(entity['alerts'])}" if "alerts" in entity else ""
         lines.append(f"  {entity['label']:<9} {entity['id']:<28} hops {hops}{mark}{seen_from}")
     for route in data.get("routes", []):
+        if route.get("graph_only") and route["status"] == "blocked":
+            lines.append(
+                f"  {route['route_id']:<28} blocked in the graph only {route['source']} -{route['type']}->"
+                f" {route['target']} | the credentials still work on the account:"
+                f" {route['paths_open_on_account']} path(s) open on the account"
+            )
+            continue
         lines.append(
             f"  {route['route_id']:<28} {route['status']:<8} {route['source']} -{route['type']}-> {route['target']}"
             f" | carries {route['paths_carried']} path(s)"
@@ -140,7 +147,7 @@ def _tool_result(services: Services, args: argparse.Namespace) -> ToolResult:
         case "path":
             return tools.find_shortest_access_path(args.source, args.target, args.max_hops)
         case "routes":
-            return tools.get_containment_route_statuses(args.alert_id)
+            return tools.get_containment_route_statuses(args.alert_id, services.graph_only_blocks())
         case "candidates":
             return tools.get_response_candidates(args.alert_id)
         case "choke-points":
@@ -192,6 +199,13 @@ class _ReadOnly:
 
         self.store = Store(settings, reads_only=True)
         self.tools = ReadTools(self.store)
+
+    def graph_only_blocks(self) -> dict[str, str]:
+        """The routes blocked in the graph only (`respond.graph_only`), read from the graph and the audit."""
+        from ..graph.audit import AuditLog
+        from ..respond.graph_only import graph_only_blocks
+
+        return graph_only_blocks(self.store.read("blastshield_blocks"), AuditLog(self.store))
 
     def close(self) -> None:
         self.store.close()

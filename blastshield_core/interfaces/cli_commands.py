@@ -16,7 +16,17 @@ from pydantic import ValidationError
 
 from ..graph.model import DocumentError
 from ..results import RunState, Status
-from .cli_output import EXIT_CODES, EXIT_INVALID, EXIT_OK, EXIT_REPORT_INTERRUPTED, EXIT_UNKNOWN, _emit, _fail, _lines
+from .cli_output import (
+    EXIT_CODES,
+    EXIT_GRAPH_ONLY,
+    EXIT_INVALID,
+    EXIT_OK,
+    EXIT_REPORT_INTERRUPTED,
+    EXIT_UNKNOWN,
+    _emit,
+    _fail,
+    _lines,
+)
 
 if TYPE_CHECKING:
     from ..brief.checker import BriefingClaims, Flag
@@ -29,6 +39,11 @@ if TYPE_CHECKING:
 def _run_text(run: RunRecord, with_steps: bool) -> str:
     lines = [
         f"{run.run_id}  {run.state.value.upper()}  alert {run.alert_id}  decider {run.decider}  cap {run.max_actions}",
+        *(
+            ["PLANNED IN THE GRAPH ONLY: the credentials still work on the account; this run is not containment"]
+            if run.state is RunState.GRAPH_ONLY
+            else []
+        ),
         f"actor: {run.actor or '-'}",
         f"reason: {run.reason}",
         f"remaining qualifying paths: {'-' if run.remaining_paths is None else run.remaining_paths}",
@@ -83,6 +98,8 @@ def _contain(services: Services, args: argparse.Namespace) -> int:
     except RunRefused as exc:
         return _fail(args.json, Status.INVALID_INPUT, str(exc), EXIT_INVALID)
     _emit(run.model_dump(mode="json"), args.json, _run_text(run, with_steps=False))
+    if run.state is RunState.GRAPH_ONLY:
+        return EXIT_GRAPH_ONLY
     return EXIT_OK if run.state is RunState.COMPLETED else 1
 
 

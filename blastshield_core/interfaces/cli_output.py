@@ -17,6 +17,9 @@ EXIT_OK, EXIT_INVALID, EXIT_UNKNOWN, EXIT_FAILED = 0, 2, 3, 4
 # it (the principals to look at first) is not shown. Neither 0 (the command did not finish) nor 128 + the
 # signal (which says nothing was written): a script tells the three apart by the code alone.
 EXIT_REPORT_INTERRUPTED = 5
+# `contain` ended `graph_only`: no path is left in the graph, but a block on an AWS-backed route was not
+# applied on the account (the credentials still work there). Never 0, and not the 1 of a stopped run.
+EXIT_GRAPH_ONLY = 6
 EXIT_CODES = {
     Status.PATHS_FOUND: EXIT_OK,
     Status.NO_PATH: EXIT_OK,

@@ -22,6 +22,7 @@ from ..read.trace import Tracer
 from ..respond.act import ActionService
 from ..respond.loop import ContainmentController, WaitingRuns
 from ..respond.proposals import ProposalLog
+from ..results import Status
 
 if TYPE_CHECKING:  # imported where used: the MCP stack, briefings and reports cost a read command ~1 s to import
     from ..brief.briefing import Briefer
@@ -145,6 +146,25 @@ class Services:
         from ..read.queue import AlertQueue
 
         return AlertQueue(self.tools)
+
+    def graph_only_blocks(self) -> dict[str, str]:
+        """The routes blocked in the graph only (not applied on the account): route id -> run id."""
+        from ..respond.graph_only import graph_only_blocks
+
+        return graph_only_blocks(self.actions.blocked_routes(), self.audit)
+
+    def open_on_account(self, alert_ids: list[str]) -> dict[str, int]:
+        """For each alert whose paths a block in the graph only cuts: its paths open on the account
+        (the graph's, plus those the graph-only blocks cut). Other alerts are not listed."""
+        blocks = self.graph_only_blocks()
+        if not blocks:
+            return {}
+        found: dict[str, int] = {}
+        for alert_id in alert_ids:
+            routes = self.tools.get_containment_route_statuses(alert_id, blocks)
+            if routes.status is Status.OK and routes.open_on_account > routes.qualifying_paths:
+                found[alert_id] = routes.open_on_account
+        return found
 
     @property
     def briefer(self) -> Briefer:

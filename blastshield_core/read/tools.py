@@ -419,14 +419,29 @@ class ReadTools(ReachMixin):
         raw = {"source_id": source_id, "target_id": target_id, "max_hops": max_hops}
         return self._run("find_shortest_access_path", ShortestPathResult, PathInput, raw, body)
 
-    def get_containment_route_statuses(self, alert_id: Any) -> RouteStatusResult:
-        """Session routes the alert's paths use or used, with status and paths carried now."""
+    def get_containment_route_statuses(self, alert_id: Any, graph_only: Iterable[str] = ()) -> RouteStatusResult:
+        """Session routes the alert's paths use or used, with status and paths carried now.
+
+        `graph_only` names the routes blocked in the graph only (an AWS-backed route whose block was
+        not applied on the account): such a route reads so, and the paths it is the only block on
+        count as open on the account (`open_on_account`)."""
+        in_graph_only = frozenset(graph_only)
 
         def body(inp: AlertInput) -> RouteStatusResult:
             ev = self.evidence(inp.alert_id)
             all_paths, all_truncated = self._paths(
                 "sensitive", MAX_DEPTH, {"source_id": ev.alert.entity_id}, include_blocked=True
             )
+            # open on the account: every block on the path is one in the graph only (or it has none)
+            on_account = [
+                p
+                for p in all_paths
+                if all(
+                    r.properties.get("route_id") in in_graph_only
+                    for r in p.relationships
+                    if r.properties.get("status") == "blocked"
+                )
+            ]
             routes: dict[str, RouteStatus] = {}
             for path in all_paths + ev.paths:
                 for rel in path.relationships:
@@ -439,15 +454,24 @@ class ReadTools(ReachMixin):
                             target=rel.target,
                             status=str(rel.properties.get("status", "active")),
                             paths_carried=sum(1 for p in ev.paths if route in p.route_ids),
+                            graph_only=route in in_graph_only,
+                            paths_open_on_account=sum(1 for p in on_account if route in p.route_ids),
                         )
             ordered = sorted(routes.values(), key=lambda r: (-r.paths_carried, r.status != "active", r.route_id))
+            graph_only_note = (
+                f"; {len(on_account)} path(s) open on the account ({len(on_account) - len(ev.paths)} through a"
+                " route blocked in the graph only)"
+                if len(on_account) > len(ev.paths)
+                else ""
+            )
             return RouteStatusResult(
                 tool="get_containment_route_statuses",
                 status=Status.OK,
-                message=f"{len(ordered)} route(s); {len(ev.paths)} qualifying path(s) now",
+                message=f"{len(ordered)} route(s); {len(ev.paths)} qualifying path(s) now" + graph_only_note,
                 alert_id=ev.alert.id,
                 routes=ordered,
                 qualifying_paths=len(ev.paths),
+                open_on_account=len(on_account),
                 truncated=ev.truncated or all_truncated,
             )
 

@@ -9,6 +9,11 @@ every action verified completes a run. Terminal states:
 
 - `completed`: a fresh query returned `no_path` and every action was verified
   (an alert with no path at the start completes with zero actions);
+- `graph_only`: as `completed` in the graph, but at least one block on an
+  AWS-backed route was not applied on the account (no respond profile): the
+  block is planned in the graph and the credentials still work on the
+  account, so the run is never `completed` nor called contained (the seed's
+  synthetic routes are not AWS-backed, and complete as before);
 - `stopped`: cap reached with paths remaining, no valid proposal, a rejected
   proposal, model unavailable, no candidate can cut the remaining paths, or the
   analyst ended it;
@@ -67,6 +72,7 @@ from ..results.account import AccountOutcome, AccountPlan
 from .act import ActionService
 from .decide import Decider, DecisionContext, validate_proposal
 from .effector import AccountEffector
+from .graph_only import graph_only_in_run
 
 __all__ = [
     "ANALYST_WAIT_LIMIT_S",
@@ -291,7 +297,7 @@ class RunSession:
         if not candidates.status.is_answer:
             return self._finish(RunState.FAILED, f"candidates {candidates.status.value}: {candidates.message}", None)
         if candidates.qualifying_paths == 0:
-            return self._finish(RunState.COMPLETED, self._completed_reason(), 0)
+            return self._finish(self._no_path_state(), self._completed_reason(), 0)
         if not candidates.ids():
             return self._finish(
                 RunState.STOPPED,
@@ -434,7 +440,7 @@ class RunSession:
         if result.status == "applied" and not verified:
             return self._finish(RunState.FAILED, f"the block of {route_id} could not be verified", after.path_count)
         if after.status is Status.NO_PATH:
-            return self._finish(RunState.COMPLETED, self._completed_reason(), 0)
+            return self._finish(self._no_path_state(), self._completed_reason(), 0)
         if result.status != "applied":
             return self._finish(RunState.STOPPED, f"action rejected: {result.reason}", after.path_count)
         return self.run
@@ -501,21 +507,28 @@ class RunSession:
         mine = [r for r in rows if r["props"].get("route_id") == route_id]
         return bool(mine) and all(r["props"].get("status") == "blocked" for r in mine)
 
+    def graph_only_routes(self) -> list[str]:
+        """The AWS-backed routes this run blocked in the graph only (not applied on the account)."""
+        return graph_only_in_run(self.run)
+
+    def _no_path_state(self) -> RunState:
+        """No qualifying path is left in the graph: `completed`, or `graph_only` when a block on an
+        AWS-backed route is in the graph only (the account still lets the credentials in)."""
+        return RunState.GRAPH_ONLY if self.graph_only_routes() else RunState.COMPLETED
+
     def _completed_reason(self) -> str:
         verified = sum(1 for a in self.run.actions if a.verified)
         if any(a.status == "applied" and not a.verified for a in self.run.actions):  # pragma: no cover - guarded above
             raise AssertionError("completed with an unverified action")
         reason = f"a fresh query found no qualifying path; {verified} verified action(s)"
         on_account = sum(1 for a in self.run.actions if a.aws and a.aws.applied_in_aws)
-        graph_only = [
-            a.route_id for a in self.run.actions if a.aws and not a.aws.applied_in_aws and a.operation == "block_route"
-        ]
+        graph_only = self.graph_only_routes()
         if on_account:
             reason += f"; {on_account} applied and verified on the AWS account"
         if graph_only:
-            reason += (
-                f"; not applied in AWS: {', '.join(graph_only)} blocked in the graph only,"
-                " the credentials still work on the account"
+            reason = (
+                f"planned in the graph; the credentials still work on the account: not applied in AWS:"
+                f" {', '.join(graph_only)} blocked in the graph only ({reason})"
             )
         return reason
 

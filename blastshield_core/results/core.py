@@ -233,12 +233,21 @@ class RouteStatus(_Out):
     target: str
     status: str
     paths_carried: int
+    # blocked in the graph only: an AWS-backed route whose block was not applied on the account
+    graph_only: bool = False
+    paths_open_on_account: int = 0  # its paths whose every block is one in the graph only
+
+    def status_text(self) -> str:
+        """`blocked in the graph only` for such a block, else the graph's status."""
+        return "blocked in the graph only" if self.graph_only and self.status == "blocked" else self.status
 
 
 class RouteStatusResult(ToolResult):
     alert_id: str | None = None
     routes: list[RouteStatus] = Field(default_factory=list)
     qualifying_paths: int = 0
+    # qualifying paths on the account: those in the graph, plus those only a graph-only block cuts
+    open_on_account: int = 0
     truncated: bool = False
 
 
@@ -349,6 +358,9 @@ class RunState(StrEnum):
     FAILED = "failed"
     INTERRUPTED = "interrupted"  # the process running it is gone (found when a store opens)
     ABANDONED = "abandoned"  # an analyst run left waiting in a dashboard session that ended or timed out
+    # No qualifying path is left in the graph, but a block on an AWS-backed route was not applied on the
+    # account: planned in the graph only, the credentials still work on the account. Never containment.
+    GRAPH_ONLY = "graph_only"
 
     @property
     def terminal(self) -> bool:

@@ -120,7 +120,7 @@ def test_collect_plan_contain_audit_and_release_on_the_account(app, moto_account
     assert _key_status(moto_account, key) == "Inactive"  # on the account
     [row] = table(app, "api_verified", "graph_verified", "request id").to_dict("records")
     assert (row["route"], row["call"], row["in AWS"]) == (ROUTE, "iam:UpdateAccessKey", "applied")
-    assert (row["applied"], row["api_verified"], row["graph_verified"]) == (True, True, True)
+    assert (row["applied on the account"], row["api_verified"], row["graph_verified"]) == (True, True, True)
     assert row["request id"] != "—"
     assert "not applied in AWS" not in texts(app)
 
@@ -156,6 +156,19 @@ def test_without_a_respond_profile_the_dashboard_says_not_applied_in_aws(app, mo
     _start_run(app, alert_id)
     [row] = table(app, "api_verified", "graph_verified", "request id").to_dict("records")
     assert row["in AWS"] == "not applied in AWS" and row["api_verified"] is False and row["request id"] == "—"
+    assert row["applied on the account"] is False  # never an "applied" box beside "not applied in AWS"
+    # its own state, amber: planned in the graph, never contained or completed
+    assert not any("CONTAINED" in s.value or "completed" in s.value for s in app.success), texts(app)
+    banner = [plain(w.value) for w in app.warning if "PLANNED IN THE GRAPH ONLY" in w.value]
+    assert banner and "graph_only" in banner[0] and "the credentials still work on the account" in banner[0]
+    # the route reads "blocked in the graph only", and its path is still open on the account
+    route_note = [plain(w.value) for w in app.warning if "blocked in the graph only" in plain(w.value)]
+    assert any(ROUTE in n and "**1** qualifying path(s) are open on the account" in n for n in route_note), route_note
+    app.switch_page("pages/alerts.py").run()
+    assert not app.exception, app.exception
+    queue = table(app, "alert", "score").set_index("alert")
+    assert queue.loc[alert_id, "qualifying paths"] == "1 open on the account (blocked in the graph only)"
+    app.switch_page("pages/containment.py").run()
     verdict = [plain(w.value) for w in app.warning if "This run is not containment of the account" in plain(w.value)]
     assert verdict and ROUTE in verdict[0] and "the credentials still work on the account" in verdict[0]
     assert _key_status(moto_account, key) == "Active"  # the account was not touched
@@ -255,7 +268,7 @@ def test_revoke_role_sessions_on_the_dashboard_then_release_with_acknowledgement
     assert not app.exception, app.exception
     assert any("NOT CONTAINED — stopped" in w.value and "revoked and verified" in w.value for w in app.warning)
     [row] = table(app, "route", "call", "api_verified").to_dict("records")
-    assert (row["call"], row["applied"], row["api_verified"], row["graph_verified"]) == (
+    assert (row["call"], row["applied on the account"], row["api_verified"], row["graph_verified"]) == (
         "iam:PutRolePolicy", True, True, False,
     )  # fmt: skip
     assert row["request id"] != "—"

@@ -57,7 +57,8 @@ def _h2_run_prose(c: Context):
     if c.run is None:
         return
     done = c.run.state.value == "completed"
-    yield from both("The containment run ended as completed.", "The containment run ended as stopped.", done)
+    yield "The containment run ended as completed.", done
+    yield "The containment run ended as stopped.", c.run.state.value == "stopped"
 
 
 def _h2_count_phrases(c: Context):
@@ -155,7 +156,8 @@ def _h3_run_dash(c: Context):
     if c.run is None:
         return
     done = c.run.state.value == "completed"
-    yield from both("Final run status — completed", "Final run status — stopped", done)
+    yield "Final run status — completed", done
+    yield "Final run status — stopped", c.run.state.value == "stopped"
 
 
 def _h3_count_remaining(c: Context):
@@ -249,7 +251,8 @@ def _h4_run_sentence(c: Context):
         return
     state = c.run.state.value
     yield "This run ended with the alert contained.", state == "completed"
-    yield "This run stopped short of containment.", state == "stopped"
+    # a graph_only run stopped short of containing the account too
+    yield "This run stopped short of containment.", state in ("stopped", "graph_only")
 
 
 def _h4_count_total(c: Context):

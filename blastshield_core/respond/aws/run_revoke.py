@@ -140,5 +140,5 @@ def revoke_in_run(session: Any, candidate: RevocationCandidate) -> RunRecord:
         return session._finish(RunState.STOPPED, f"action rejected: {reason}", after.path_count)
     session._revoked[candidate.id] = candidate.arn
     if after.status is Status.NO_PATH:
-        return session._finish(RunState.COMPLETED, session._completed_reason(), 0)
+        return session._finish(session._no_path_state(), session._completed_reason(), 0)
     return session.run

@@ -41,7 +41,8 @@ def _run(moto_account, tmp_path, capsys, monkeypatch, *, respond: bool) -> tuple
     assert code == 0, opened
     alert_id = opened.get("alert", {}).get("id") or opened.get("alert_id") or opened["id"]
     code, run = _cli(capsys, "contain", alert_id, "--decider", "rules", "--confirm", "--data-dir", data)
-    assert run["state"] == "completed", run  # in the graph, both ways
+    # no path left in the graph either way; only the applied run is containment of the account
+    assert run["state"] == ("completed" if respond else "graph_only"), run
     return key, data, alert_id, run["run_id"]
 
 
@@ -62,6 +63,9 @@ def test_disabled_in_aws_is_false_on_a_graph_only_run(moto_account, tmp_path, ca
     assert _key_status(moto_account, key) == "Active"
     code, out = _check(capsys, tmp_path, data, alert_id, SENTENCE, "--run", run_id)
     assert code == 1 and out["run_id"] == run_id
+    # "the run completed" is false too: the run ended graph_only, not completed
+    code, done = _check(capsys, tmp_path, data, alert_id, "The containment run completed.", "--run", run_id)
+    assert code == 1 and [f["kind"] for f in done["flags"]] == ["false_containment"], done
     [flag] = out["flags"]
     assert flag["kind"] == "false_containment" and "not applied in AWS" in flag["evidence"]
     # the truthful sentence about the same run is clean, and the latest run is the default

@@ -122,8 +122,13 @@ def test_release_refuses_when_the_key_was_reactivated_elsewhere(moto_account, tm
 def test_without_a_respond_profile_the_run_says_not_applied_in_aws(moto_account, tmp_path, capsys, monkeypatch):
     key, data, result = _contained(moto_account, tmp_path, capsys, monkeypatch, respond=False)
     run = result["run"]
-    assert run["state"] == "completed"
+    # its own state and exit code: planned in the graph, the key still works on the account
+    assert (result["code"], run["state"]) == (6, "graph_only"), run
+    assert run["reason"].startswith("planned in the graph; the credentials still work on the account")
     assert "not applied in AWS" in run["reason"]
+    assert main(["run", run["run_id"], "--data-dir", data]) == 0
+    text = capsys.readouterr().out
+    assert "GRAPH_ONLY" in text and "PLANNED IN THE GRAPH ONLY: the credentials still work on the account" in text
     [action] = run["actions"]
     assert action["aws"]["applied_in_aws"] is False and action["api_verified"] is False
     assert "no respond profile" in action["aws"]["note"]
