@@ -294,7 +294,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(args.json, Status.INVALID_INPUT, str(exc), EXIT_INVALID)
     if args.command in READ_COMMANDS:
         return _read_command(args, settings)
-    if args.command in ("collect-aws", "contain", "release", "revoke-sessions"):
+    if args.command in ("collect-aws", "contain", "release", "revoke-sessions", "verify-account"):
         from .aws.cli import aws_command  # the AWS commands' handlers, imported only by them
 
         handled = aws_command(args, settings)

@@ -215,6 +215,14 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser | None:
         help="for a role session revocation: acknowledge that release re-enables the sessions it stopped",
     )
 
+    p = sub.add_parser(
+        "verify-account",
+        parents=[common],
+        help="re-read on the AWS account what BlastShield applied there; report and audit what was undone",
+    )
+    p.add_argument("alert_id", nargs="?", help="only the account actions of this alert's runs")
+    p.add_argument("--all", dest="all_alerts", action="store_true", help="every applied, unreleased account action")
+
     p = sub.add_parser("audit", parents=[common], help="check the audit's hash chain")
     p.add_argument(
         "audit_command", choices=("verify",), help="verify: recompute the chain and compare it with the anchor log"

@@ -37,6 +37,11 @@ class AccountEffector(Protocol):
         """Re-collect the principal's slice and re-sync it into the graph: '' or why not."""
         ...
 
+    def still_holds(self, plan: AccountPlan) -> tuple[bool | None, str]:
+        """Whether the account still holds what an applied plan set: (True, ''), (False, what
+        changed) or (None, why it could not be read). Reads only."""
+        ...
+
     def release(self, plan: AccountPlan) -> AccountRelease:
         """Restore the plan's before-image; raises when the live object is not what BlastShield set."""
         ...

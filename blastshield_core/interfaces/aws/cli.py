@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...results import Status
-from ..cli_output import EXIT_FAILED, EXIT_INVALID, EXIT_OK, EXIT_REPORT_INTERRUPTED, _emit, _fail, _lines
+from ..cli_output import EXIT_CODES, EXIT_FAILED, EXIT_INVALID, EXIT_OK, EXIT_REPORT_INTERRUPTED, _emit, _fail, _lines
 from ..terminal import signal_name
 from .account import (
     COLLECTIONS_FILE,
@@ -40,7 +40,53 @@ def aws_command(args: argparse.Namespace, settings: Any) -> int | None:
         return _release_command(args, settings)
     if args.command == "revoke-sessions":
         return _revoke_command(args, settings)
+    if args.command == "verify-account":
+        return _verify_command(args, settings)
     return None
+
+
+def _verify_command(args: argparse.Namespace, settings: Any) -> int:
+    """`verify-account [ALERT|--all]`: exit 0 when every applied action holds, 1 when one was undone
+    on the account or could not be read, 2 for bad input, 3 for an unknown alert, 4 for a query failure."""
+    from ...base.actor import local_actor
+    from ...graph.store import QueryFailed
+    from .verify import verify_account
+
+    if bool(args.alert_id) == bool(args.all_alerts):
+        return _fail(args.json, Status.INVALID_INPUT, "give an ALERT_ID or --all (one of them)", EXIT_INVALID)
+    services, failed = _open(args, settings)
+    if services is None:
+        return failed or EXIT_FAILED
+    try:
+        if args.alert_id:
+            known = services.tools.investigate_alert(args.alert_id)
+            if not known.status.is_answer:
+                return _fail(args.json, known.status, known.message, EXIT_CODES[known.status])
+        try:
+            payload = verify_account(services, args.alert_id or None, local_actor())
+        except ValueError as exc:
+            return _fail(args.json, Status.INVALID_INPUT, f"{exc}; nothing was read", EXIT_INVALID)
+        lines = [f"[verify-account] {payload['message']}"]
+        for row in payload["checked"]:
+            if row["state"] == "undone":
+                lines.append(
+                    f"  UNDONE ON THE ACCOUNT, seen at {row['seen_at']}: {row['route_id']} (run {row['run_id']},"
+                    f" alert {row['alert_id']}): {row['detail']}"
+                )
+                lines += [
+                    f"    {a['alert_id']}: {a['paths_before']} -> {a['paths_after']} qualifying path(s)"
+                    for a in row.get("alerts_reopened", [])
+                ]
+            elif row["state"] == "unreadable":
+                lines.append(f"  NOT READ: {row['route_id']} (run {row['run_id']}): {row['detail']}")
+            else:
+                lines.append(f"  holds: {row['route_id']} (run {row['run_id']}): {row['kind']} {row['subject']}")
+        _emit(payload, args.json, _lines(lines))
+        return EXIT_OK if not payload["undone"] and not payload["unreadable"] else 1
+    except QueryFailed as exc:
+        return _fail(args.json, Status.QUERY_FAILED, str(exc), EXIT_FAILED)
+    finally:
+        services.close()
 
 
 def _revoke_command(args: argparse.Namespace, settings: Any) -> int:

@@ -194,6 +194,18 @@ class AccountAction(ABC):
     def read_back(self, plan: AccountPlan) -> str:
         return "set"
 
+    def still_holds(self, plan: AccountPlan) -> tuple[bool | None, str]:
+        """One read of what an applied plan set: (True, '') while it holds, (False, what changed) when
+        the account no longer holds it (undone behind BlastShield's back), (None, why) when it
+        cannot be read. Reads only."""
+        try:
+            now = self.live(plan)
+        except AWS_ERRORS as exc:
+            return None, f"the {self.what} could not be read: {exc}"
+        if now == self.set_state(plan):
+            return True, ""
+        return False, self.drift(plan, now).removesuffix(": someone else changed it; nothing was done")
+
     # -- shared ----------------------------------------------------------------------
     def _outcome(self, plan: AccountPlan, **values: Any) -> AccountOutcome:
         return AccountOutcome(applied_in_aws=plan.applied_in_aws, plan=plan, **values)

@@ -197,6 +197,10 @@ class AccountResponder:
             return "no re-sync is configured"
         return self.resync_slice(plan.account, plan.user)
 
+    def still_holds(self, plan: AccountPlan) -> tuple[bool | None, str]:
+        """Whether the account still holds what an applied plan set (`AccountAction.still_holds`). Reads only."""
+        return self._action(plan.kind, plan.account).still_holds(plan)
+
     # -- release ---------------------------------------------------------------------
     def release(self, plan: AccountPlan) -> AccountRelease:
         """Restore the before-image of an applied plan. Raises DriftRefused when the live object is

@@ -1,0 +1,110 @@
+"""Noticing containment undone on the account: what BlastShield applied, compared with what the
+account holds now.
+
+`verify-account [ALERT|--all]` re-reads only the objects BlastShield changed (one read each, through
+the read profile: `AccountAction.still_holds`) for every account action a run applied and no release
+restored. An action the account no longer holds (a key made Active again, the deny-all policy deleted
+or edited) gives an audited `undone_on_account` event naming what changed and when it was seen; the
+principal's slice is then re-collected and re-synced, so the route reads as the account says
+(active), and the alerts whose qualifying paths came back are named. An action already reported
+undone is not reported again. An object that cannot be read is said so, never read as holding.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from ...results.account import AccountOutcome
+from .account import _account_action, account_releasable, responder_for
+
+__all__ = ["UNDONE", "undone_event", "verify_account"]
+
+UNDONE = "undone_on_account"
+
+
+def undone_event(services: Any, run_id: str, route_id: str) -> Any:
+    """The `undone_on_account` event of this run's action on this route, if one was recorded."""
+    return next((e for e in services.audit.events_for_run(run_id) if e.kind == UNDONE and e.route_id == route_id), None)
+
+
+def _runs_of(services: Any, alert_id: str | None) -> set[str] | None:
+    if alert_id is None:
+        return None
+    return {r.run_id for r in services.audit.list_runs() if r.alert_id == alert_id}
+
+
+def verify_account(services: Any, alert_id: str | None, actor: str) -> dict[str, Any]:
+    """Compare every applied, unreleased account action (of `alert_id`'s runs, or all) with the
+    account now. Raises ValueError for a profile that is not in the AWS config."""
+    effector = responder_for(services)
+    runs = _runs_of(services, alert_id)
+    checked: list[dict[str, Any]] = []
+    for entry in account_releasable(services):
+        if runs is not None and entry["run_id"] not in runs:
+            continue
+        found = _account_action(services, entry["route_id"])
+        if found is None:
+            continue
+        run, aws = found
+        holds, detail = effector.still_holds(aws.plan)
+        seen_at = datetime.now(UTC).isoformat(timespec="seconds")
+        row: dict[str, Any] = {
+            "route_id": entry["route_id"],
+            "run_id": run.run_id,
+            "alert_id": run.alert_id,
+            "kind": aws.plan.kind.value,
+            "subject": aws.plan.subject(),
+            "state": "holds" if holds else "undone" if holds is False else "unreadable",
+            "detail": detail,
+            "seen_at": seen_at,
+        }
+        if holds is False:
+            earlier = undone_event(services, run.run_id, entry["route_id"])
+            if earlier is not None:
+                row.update(seen_at=earlier.data.get("seen_at", ""), already_reported=True)
+            else:
+                row.update(_report_undone(services, effector, aws, row, actor))
+        checked.append(row)
+    undone = [r for r in checked if r["state"] == "undone"]
+    unreadable = [r for r in checked if r["state"] == "unreadable"]
+    return {
+        "status": "ok",
+        "alert_id": alert_id,
+        "checked": checked,
+        "undone": len(undone),
+        "unreadable": len(unreadable),
+        "message": f"{len(checked)} account action(s) re-read: {len(undone)} undone on the account,"
+        f" {len(unreadable)} could not be read",
+    }
+
+
+def _report_undone(
+    services: Any, effector: Any, aws: AccountOutcome, row: dict[str, Any], actor: str
+) -> dict[str, Any]:
+    """Audit the undone action, re-sync the principal's slice, and name the alerts whose paths came back."""
+    before = services.actions._path_counts()
+    event = services.audit.add_event(
+        UNDONE,
+        actor,
+        f"{row['route_id']} (run {row['run_id']}) undone on the account, seen at {row['seen_at']}: {row['detail']}",
+        {
+            "status": UNDONE,
+            "what_changed": row["detail"],
+            "seen_at": row["seen_at"],
+            "kind": aws.plan.kind.value,
+            "call": aws.call.text() if aws.call else "",
+            "aws": True,
+        },
+        graph=services.store.settings.graph,
+        run_id=row["run_id"],
+        route_id=row["route_id"],
+    )
+    why = effector.resync(aws.plan)
+    after = services.actions._path_counts()
+    reopened = [
+        {"alert_id": a, "paths_before": before.get(a, 0), "paths_after": n}
+        for a, n in sorted(after.items())
+        if n > before.get(a, 0)
+    ]
+    return {"event_id": event.event_id, "resync": why or "re-synced", "alerts_reopened": reopened}
