@@ -45,6 +45,28 @@ def aws_command(args: argparse.Namespace, settings: Any) -> int | None:
     return None
 
 
+def _verify_after_collection(settings: Any) -> dict[str, Any] | None:
+    """After a collection's import, what BlastShield applied on the account compared with what it
+    holds now (`verify-account --all`); None when nothing was applied there. Never fails the collection:
+    a check that cannot run says why."""
+    from ...base.actor import local_actor
+    from ...graph.store import QueryFailed
+    from ..service import open_services
+    from .verify import verify_account
+
+    try:
+        services = open_services(settings)
+    except QueryFailed as exc:
+        return {"status": "query_failed", "message": f"not verified: {exc}", "checked": []}
+    try:
+        payload = verify_account(services, None, local_actor())
+    except (ValueError, QueryFailed) as exc:
+        return {"status": "not_verified", "message": f"not verified: {exc}", "checked": []}
+    finally:
+        services.close()
+    return payload if payload["checked"] else None
+
+
 def _verify_command(args: argparse.Namespace, settings: Any) -> int:
     """`verify-account [ALERT|--all]`: exit 0 when every applied action holds, 1 when one was undone
     on the account or could not be read, 2 for bad input, 3 for an unknown alert, 4 for a query failure."""
@@ -364,6 +386,15 @@ def _collect(args: argparse.Namespace, settings: Any) -> int:
             f"  -> alert open {p.id} --title TEXT"
             for p in nxt.principals
         ]
+        verification = _verify_after_collection(settings)
+        if verification is not None:
+            report.imported["account_verification"] = verification
+            lines.append(f"verify-account: {verification['message']}")
+            lines += [
+                f"  UNDONE ON THE ACCOUNT, seen at {r['seen_at']}: {r['route_id']} (run {r['run_id']}): {r['detail']}"
+                for r in verification.get("checked", [])
+                if r["state"] == "undone"
+            ]
         if guard.pending is not None:  # the accounts are collected and imported: say so, then stop
             _emit({**report.to_dict(), "interrupted": signal_name(guard.pending)}, args.json, _lines(lines))
             print(f"interrupted ({signal_name(guard.pending)}): collected and imported", file=sys.stderr)

@@ -116,3 +116,20 @@ def test_a_deny_all_policy_deleted_behind_blastshield_is_noticed(moto_account, t
     assert row["alerts_reopened"] and row["alerts_reopened"][0]["alert_id"] == alert_id
     code, inv = _cli(capsys, "investigate", alert_id, "--data-dir", data)
     assert inv["status"] == "paths_found", inv
+
+
+def test_the_next_collection_notices_the_undone_key(moto_account, tmp_path, capsys, monkeypatch):
+    key, data, alert_id, run = _contained(moto_account, tmp_path, capsys, monkeypatch)
+    code, collected = _cli(capsys, "collect-aws", "--out", str(tmp_path / "c"), "--import", "--data-dir", data)
+    assert code == 0 and collected["imported"]["account_verification"]["undone"] == 0  # still Inactive: holds
+    moto_account.client("iam").update_access_key(UserName="alice", AccessKeyId=key, Status="Active")
+    code, collected = _cli(capsys, "collect-aws", "--out", str(tmp_path / "c"), "--import", "--data-dir", data)
+    assert code == 0, collected
+    verification = collected["imported"]["account_verification"]
+    [row] = verification["checked"]
+    assert (row["state"], row["route_id"], row["run_id"]) == ("undone", ROUTE, run["run_id"])
+    assert f"access key {key} of alice is Active on the account" in row["detail"] and row["event_id"]
+    # verify-account afterwards finds the same event, not a new one
+    code, again = _cli(capsys, "verify-account", alert_id, "--data-dir", data)
+    assert code == 1 and again["checked"][0]["already_reported"] is True
+    assert again["checked"][0]["seen_at"] == row["seen_at"]
