@@ -398,6 +398,43 @@ def account_releasable(services: Any) -> list[dict[str, Any]]:
     return out
 
 
+UNDONE = "undone_on_account"  # the audit event of an account action found undone (`verify.py`)
+
+
+def undone_event(services: Any, run_id: str, route_id: str) -> Any:
+    """The `undone_on_account` event of this run's action on this route, if one was recorded."""
+    return next((e for e in services.audit.events_for_run(run_id) if e.kind == UNDONE and e.route_id == route_id), None)
+
+
+def _forget_undone(
+    services: Any, run: RunRecord, route_id: str, reason: str, actor: str, *, undone: Any
+) -> dict[str, Any]:
+    """Acknowledge an action undone on the account and forget its block: nothing is called on the
+    account (it no longer holds what BlastShield set); the audit records the release as forgotten."""
+    seen_at = undone.data.get("seen_at", "")
+    summary = f"{actor} acknowledged that {route_id} was undone on the account (seen at {seen_at}) and forgot the block"
+    services.audit.add_event(
+        "release",
+        actor,
+        f"{summary}: {reason}",
+        {"status": "released", "reason": reason, "aws": True, "forgotten": True, "undone_event": undone.event_id},
+        graph=services.store.settings.graph,
+        run_id=run.run_id,
+        route_id=route_id,
+    )
+    return {
+        "status": "ok",
+        "state": "forgotten",
+        "route_id": route_id,
+        "blocked_by_run": run.run_id,
+        "actor": actor,
+        "reason": reason,
+        "aws": True,
+        "undone_seen_at": seen_at,
+        "message": summary + "; nothing was called on the account",
+    }
+
+
 def release_on_account(
     services: Any, route_id: str, reason: Any, confirm: Any, actor: str, *, acknowledge: Any = False
 ) -> dict[str, Any] | None:
@@ -421,6 +458,9 @@ def release_on_account(
     invalid = ActionService._release_input_error(route_id, reason, confirm, actor)
     if invalid:
         raise AccountRefused(invalid)
+    undone = undone_event(services, run.run_id, route_id)
+    if undone is not None:  # the account no longer holds it: nothing to restore, the block is forgotten
+        return _forget_undone(services, run, route_id, reason, actor, undone=undone)
     needs = release_needs_acknowledgement(aws.plan.kind)
     if needs and acknowledge is not True:
         raise AccountRefused(f"{needs}; nothing was done")

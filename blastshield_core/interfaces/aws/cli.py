@@ -251,6 +251,9 @@ def _release_command(args: argparse.Namespace, settings: Any) -> int:
             from ..cli_commands import _release
 
             return _release(services, args)
+        if payload["state"] == "forgotten":  # undone on the account: acknowledged, the block forgotten
+            _emit(payload, args.json, f"[forgotten] {payload['message']}")
+            return EXIT_OK
         why = "" if payload["resync"] == "re-synced" else payload["resync"]
         lines = [
             f"[released] {args.route_id} on the AWS account: {payload['call']['api']}"

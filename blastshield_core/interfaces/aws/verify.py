@@ -16,16 +16,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ...results.account import AccountOutcome
-from .account import _account_action, account_releasable, responder_for
+from .account import UNDONE, _account_action, account_releasable, responder_for, undone_event
 
 __all__ = ["UNDONE", "undone_event", "verify_account"]
-
-UNDONE = "undone_on_account"
-
-
-def undone_event(services: Any, run_id: str, route_id: str) -> Any:
-    """The `undone_on_account` event of this run's action on this route, if one was recorded."""
-    return next((e for e in services.audit.events_for_run(run_id) if e.kind == UNDONE and e.route_id == route_id), None)
 
 
 def _runs_of(services: Any, alert_id: str | None) -> set[str] | None:

@@ -133,3 +133,29 @@ def test_the_next_collection_notices_the_undone_key(moto_account, tmp_path, caps
     code, again = _cli(capsys, "verify-account", alert_id, "--data-dir", data)
     assert code == 1 and again["checked"][0]["already_reported"] is True
     assert again["checked"][0]["seen_at"] == row["seen_at"]
+
+
+def test_release_of_an_undone_action_acknowledges_and_forgets_it_or_contain_again(
+    moto_account, tmp_path, capsys, monkeypatch
+):
+    """Release is no longer a dead end: an undone action's release is acknowledged and forgotten
+    (nothing called on the account), and the alert can be contained again."""
+    key, data, alert_id, run = _contained(moto_account, tmp_path, capsys, monkeypatch)
+    iam = moto_account.client("iam")
+    iam.update_access_key(UserName="alice", AccessKeyId=key, Status="Active")
+    assert _cli(capsys, "verify-account", alert_id, "--data-dir", data)[0] == 1
+    # contain again: the route is active, so the rules take it once more and the key is Inactive again
+    code, again = _cli(capsys, "contain", alert_id, "--decider", "rules", "--confirm", "--data-dir", data)
+    assert (code, again["state"]) == (0, "completed"), again
+    keys = iam.list_access_keys(UserName="alice")["AccessKeyMetadata"]
+    assert [k["Status"] for k in keys] == ["Inactive"]
+    assert _cli(capsys, "verify-account", alert_id, "--data-dir", data)[0] == 0  # the new action holds
+    # undone a second time; this time the analyst acknowledges it and forgets the block
+    iam.update_access_key(UserName="alice", AccessKeyId=key, Status="Active")
+    assert _cli(capsys, "verify-account", alert_id, "--data-dir", data)[0] == 1
+    code, forgot = _cli(capsys, "release", ROUTE, "--reason", "owner re-enabled it", "--confirm", "--data-dir", data)
+    assert code == 0 and forgot["state"] == "forgotten", forgot
+    assert "nothing was called on the account" in forgot["message"]
+    assert [k["Status"] for k in iam.list_access_keys(UserName="alice")["AccessKeyMetadata"]] == ["Active"]
+    code, after = _cli(capsys, "verify-account", alert_id, "--data-dir", data)
+    assert (code, after["checked"]) == (0, []), after  # nothing BlastShield applied stands any more
