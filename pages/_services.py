@@ -303,6 +303,9 @@ def release_form(svc, route_ids: list[str], *, key: str) -> None:
                 except QueryFailed as exc:
                     show_status(Status.QUERY_FAILED, str(exc))
                     return
+                if done is not None and done["state"] == "forgotten":  # undone on the account: acknowledged
+                    st.session_state[f"{key}_release_notice"] = md_text(done["message"]) + "."
+                    st.rerun()
                 if done is not None:
                     reopened = ", ".join(
                         f"{md_text(a['alert_id'])} ({a['paths_before']} → {a['paths_after']})"

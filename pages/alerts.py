@@ -111,10 +111,15 @@ else:
     # what matters first (it stays within 1,400 px): the alert, its severity and score, its paths, its entity
     # paths a block in the graph only cuts are still open on the account: the count says so
     on_account = svc.open_on_account([a.id for a in result.alerts])
+    try:  # containment undone on the account behind BlastShield's back reopens the alert, with a badge
+        undone = {u["alert_id"] for u in svc.undone_on_account()}
+    except QueryFailed:
+        undone = set()
     rows = [
         {
             "alert": a.id,
-            "severity": SEVERITY_BADGE.get(a.severity or "", a.status.value),
+            "severity": SEVERITY_BADGE.get(a.severity or "", a.status.value)
+            + (" · ⚠ undone on the account" if a.id in undone else ""),
             "score": a.risk_score,
             "qualifying paths": (
                 f"{on_account[a.id]} open on the account (blocked in the graph only)"

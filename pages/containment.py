@@ -17,6 +17,7 @@ from blastshield_core.interfaces.service import (
     account_releasable,
     md_code,
     md_text,
+    release_on_account,
     release_revocation,
     responder_for,
     revocation_plans,
@@ -250,6 +251,34 @@ if releasable:
         )
     )
 release_form(svc, [b["route_id"] for b in releasable], key="contain")
+
+# Containment undone on the account behind BlastShield's back (verify-account, or a collection, saw it)
+try:
+    undone_here = [u for u in svc.undone_on_account() if u["alert_id"] == alert_id]
+except QueryFailed as exc:
+    undone_here = []
+    show_status(Status.QUERY_FAILED, str(exc))
+for i, u in enumerate(undone_here):
+    st.error(
+        f"**Undone on the account, seen at {md_text(u['seen_at'])}:** {md_code(u['route_id'])} (run"
+        f" {md_text(u['run_id'])}): {md_text(u['what_changed'])}. The route is active again and its paths are"
+        " open. Next: **contain again** (start a run below), or acknowledge and forget the block."
+    )
+    why = st.text_input("Reason (recorded in the audit)", key=f"contain_forget_reason_{i}", max_chars=500)
+    if st.button("Acknowledge and forget the block", key=f"contain_forget_{i}", disabled=not why.strip()) and require(
+        Permission.CONTAIN, "acknowledge an undone block"
+    ):
+        try:
+            done = release_on_account(svc, u["route_id"], why, True, page_actor())
+        except (AccountRefused, QueryFailed) as exc:
+            st.error(f"**Not recorded, nothing changed.** {md_text(exc)}")
+        else:
+            if done is not None:
+                st.session_state.contain_forget_notice = md_text(done["message"]) + "."
+            st.rerun()
+forget_notice = st.session_state.pop("contain_forget_notice", None)
+if forget_notice:
+    st.success(forget_notice)
 
 st.subheader("Run")
 gemini_ok, gemini_why = svc.gemini().availability()

@@ -166,6 +166,13 @@ class Services:
                 found[alert_id] = routes.open_on_account
         return found
 
+    def undone_on_account(self) -> list[dict[str, Any]]:
+        """Account actions found undone on the account and not contained again or forgotten
+        (`aws/verify.undone_standing`): route, run, alert, what changed, when it was seen."""
+        from .aws.verify import undone_standing
+
+        return undone_standing(self)
+
     @property
     def briefer(self) -> Briefer:
         """Briefings (model, checked, or the labelled fallback) and the briefing checker."""

@@ -336,3 +336,37 @@ def test_the_containment_page_shows_what_would_be_refused_and_starts_nothing(app
     assert any("Refused before any write" in plain(c.value) for c in app.caption), texts(app)
     assert iam.list_user_policies(UserName="alice")["PolicyNames"] == []
     assert iam.list_access_keys(UserName="alice")["AccessKeyMetadata"] == []
+
+
+def test_containment_undone_on_the_account_is_shown_with_its_next_steps(
+    app, moto_account, tmp_path, monkeypatch, capsys
+):
+    """The key is made Active again behind BlastShield's back (IAM User Guide, "Manage access keys for
+    IAM users": UpdateAccessKey re-enables an Inactive key); verify-account records it, the queue
+    badges the alert and the Containment page offers acknowledging and forgetting the block."""
+    monkeypatch.setenv("BLASTSHIELD_AWS_RESPOND_PROFILE", "respond")
+    key = user_with_key_to_critical_bucket(moto_account)
+    alert_id = _collect_and_open(app)
+    _start_run(app, alert_id)
+    assert any("CONTAINED — completed" in s.value for s in app.success), texts(app)
+    moto_account.client("iam").update_access_key(UserName="alice", AccessKeyId=key, Status="Active")
+    data = str(tmp_path / "data")
+    assert main(["verify-account", alert_id, "--data-dir", data, "--json"]) == 1
+    seen = json.loads(capsys.readouterr().out)["checked"][0]
+    assert seen["state"] == "undone"
+    app.switch_page("pages/alerts.py").run()
+    assert not app.exception, app.exception
+    queue = table(app, "alert", "score").set_index("alert")
+    assert queue.loc[alert_id, "severity"].endswith("⚠ undone on the account")
+    app.switch_page("pages/containment.py").run()
+    assert not app.exception, app.exception
+    shown = [plain(e.value) for e in app.error if "Undone on the account, seen at" in plain(e.value)]
+    assert shown and seen["seen_at"] in shown[0] and "is Active on the account" in shown[0], texts(app)
+    assert "contain again" in shown[0]
+    assert app.button(key="contain_forget_0").disabled  # a reason first
+    app.text_input(key="contain_forget_reason_0").set_value("the owner re-enabled it").run()
+    app.button(key="contain_forget_0").click().run()
+    assert not app.exception, app.exception
+    assert any("forgot the block" in plain(s.value) for s in app.success), texts(app)
+    assert not [e for e in app.error if "Undone on the account" in plain(e.value)]
+    assert _key_status(moto_account, key) == "Active"  # nothing was called on the account

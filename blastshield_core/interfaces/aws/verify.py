@@ -18,7 +18,7 @@ from typing import Any
 from ...results.account import AccountOutcome
 from .account import UNDONE, _account_action, account_releasable, responder_for, undone_event
 
-__all__ = ["UNDONE", "undone_event", "verify_account"]
+__all__ = ["UNDONE", "undone_event", "undone_standing", "verify_account"]
 
 
 def _runs_of(services: Any, alert_id: str | None) -> set[str] | None:
@@ -101,3 +101,27 @@ def _report_undone(
         if n > before.get(a, 0)
     ]
     return {"event_id": event.event_id, "resync": why or "re-synced", "alerts_reopened": reopened}
+
+
+def undone_standing(services: Any) -> list[dict[str, Any]]:
+    """The account actions recorded undone on the account and not yet contained again or forgotten
+    (the newest unreleased action on each route is the undone one): route, run, alert, what changed,
+    when it was seen. Reads the audit only."""
+    out: list[dict[str, Any]] = []
+    for entry in account_releasable(services):
+        found = _account_action(services, entry["route_id"])
+        if found is None:
+            continue
+        run, _aws = found
+        event = undone_event(services, run.run_id, entry["route_id"])
+        if event is not None:
+            out.append(
+                {
+                    "route_id": entry["route_id"],
+                    "run_id": run.run_id,
+                    "alert_id": run.alert_id,
+                    "what_changed": event.data.get("what_changed", ""),
+                    "seen_at": event.data.get("seen_at", ""),
+                }
+            )
+    return out

@@ -140,7 +140,7 @@ def test_release_of_an_undone_action_acknowledges_and_forgets_it_or_contain_agai
 ):
     """Release is no longer a dead end: an undone action's release is acknowledged and forgotten
     (nothing called on the account), and the alert can be contained again."""
-    key, data, alert_id, run = _contained(moto_account, tmp_path, capsys, monkeypatch)
+    key, data, alert_id, _run = _contained(moto_account, tmp_path, capsys, monkeypatch)
     iam = moto_account.client("iam")
     iam.update_access_key(UserName="alice", AccessKeyId=key, Status="Active")
     assert _cli(capsys, "verify-account", alert_id, "--data-dir", data)[0] == 1
