@@ -525,6 +525,14 @@ class RunSession:
         graph_only = self.graph_only_routes()
         if on_account:
             reason += f"; {on_account} applied and verified on the AWS account"
+        standing = [
+            s
+            for a in self.run.actions
+            if a.aws and a.aws.applied_in_aws and a.aws.applied and a.operation == "block_route"
+            for s in a.aws.plan.leaves_standing
+        ]
+        if standing:
+            reason += "; already-issued credentials left standing until they expire: " + "; ".join(standing)
         if graph_only:
             reason = (
                 f"planned in the graph; the credentials still work on the account: not applied in AWS:"

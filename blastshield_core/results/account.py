@@ -89,6 +89,9 @@ class AccountPlan(_Out):
     read_error: str = ""  # the account could not be read for the before-image: nothing will be called
     target: AccountTarget | None = None
     checks: list[AccountCheck] = Field(default_factory=list)
+    # Credentials already issued: which ones the action stops, and which keep working until they expire.
+    stops: list[str] = Field(default_factory=list)
+    leaves_standing: list[str] = Field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
@@ -112,6 +115,8 @@ class AccountPlan(_Out):
         lines = [head]
         lines += [f"    call {call.text()}" for call in self.calls]
         lines += [f"    side effect: {s}" for s in self.side_effects]
+        lines += [f"    stops: {s}" for s in self.stops]
+        lines += [f"    does not stop: {s}" for s in self.leaves_standing]
         if self.reversibility:
             lines.append(f"    reversibility: {self.reversibility}")
         if self.before_image:

@@ -410,6 +410,14 @@ class DeactivateAccessKey(AccountAction):
                 " (console password, other keys) keep working",
                 "the key is not deleted: its secret stays valid for reactivation",
             ],
+            stops=[f"new requests signed with access key {shown}, and new sessions requested with it"],
+            # IAM User Guide, "Disabling permissions for temporary security credentials": temporary
+            # credentials keep working until they expire; deactivating the key does not end them.
+            leaves_standing=[
+                f"sessions {user} already obtained with key {shown} through sts:GetSessionToken (up to 36 h)",
+                f"role sessions already assumed with key {shown} (sts:AssumeRole, up to the role's maximum"
+                " session duration, at most 12 h)",
+            ],
             reversibility="exact (release sets the key back to its before-image status)",
             before_image=before,
             read_error=read_error,
@@ -561,6 +569,13 @@ class DenyAllUserPolicy(InlinePolicyAction):
                 "role sessions the user assumed earlier keep the role's permissions until they expire",
                 "the login profile is kept (removing it is not recommended: restoring it needs a new password)",
             ],
+            stops=[
+                f"every request of {user}: console, access keys, and the sessions {user} obtained through"
+                " sts:GetSessionToken (they carry the user's permissions, and the Deny)"
+            ],
+            leaves_standing=[
+                f"role sessions {user} already assumed: they carry the role's permissions, not the user's"
+            ],
             reversibility="exact (release deletes the policy, or restores the document of that name it replaced)",
             before_image=before,
             read_error=read_error,
@@ -609,6 +624,8 @@ class RevokeRoleSessions(InlinePolicyAction):
                 " again, so the role's qualifying paths remain",
                 f"an earlier {REVOKE_POLICY_NAME} policy of the role is replaced (the before-image keeps it)",
             ],
+            stops=[f"every session of role {role} issued before {issued_before}, stolen or not"],
+            leaves_standing=[f"sessions of role {role} issued after the revocation"],
             reversibility=(
                 "exact, with an acknowledgement (release deletes the policy, or restores the one it replaced,"
                 " and so re-enables the sessions it stopped)"
