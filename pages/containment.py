@@ -152,7 +152,13 @@ if candidates.status is Status.OK and candidates.candidates:
                         )
                     for call in plan.calls:
                         st.code(call.text(), language=None)
-                    st.markdown("\n".join(f"- side effect: {md_text(e)}" for e in plan.side_effects))
+                    st.markdown(
+                        "\n".join(
+                            [f"- side effect: {md_text(e)}" for e in plan.side_effects]
+                            + [f"- stops: {md_text(e)}" for e in plan.stops]
+                            + [f"- **does not stop**: {md_text(e)}" for e in plan.leaves_standing]
+                        )
+                    )
                     st.markdown(f"**Reversibility:** {md_text(plan.reversibility)}")
                     if plan.read_error:
                         st.error(f"The before-image could not be read, so nothing would be called: "
@@ -189,7 +195,13 @@ for revoke in revocations:
             st.warning(f"**{NOT_APPLIED}**: {md_text(plan.note)}. Nothing would be changed on the account.")
         for call in plan.calls:
             st.code(call.text(), language=None)
-        st.markdown("\n".join(f"- side effect: {md_text(e)}" for e in plan.side_effects))
+        st.markdown(
+            "\n".join(
+                [f"- side effect: {md_text(e)}" for e in plan.side_effects]
+                + [f"- stops: {md_text(e)}" for e in plan.stops]
+                + [f"- **does not stop**: {md_text(e)}" for e in plan.leaves_standing]
+            )
+        )
         st.markdown(f"**Reversibility:** {md_text(plan.reversibility)}")
         if plan.read_error:
             st.error(f"The before-image could not be read, so nothing would be called: {md_text(plan.read_error)}")

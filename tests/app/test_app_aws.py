@@ -108,6 +108,9 @@ def test_collect_plan_contain_audit_and_release_on_the_account(app, moto_account
     confirm_at = next(i for i, e in enumerate(drawn) if getattr(e, "key", None) == "contain_confirm")
     assert plan_at < confirm_at
     assert any("Reversibility:" in plain(m.value) and "exact" in m.value for m in app.markdown)
+    # the sessions already issued with the key are named as not stopped by it
+    assert any(f"sessions alice already obtained with key {key} through sts:GetSessionToken" in plain(m.value)
+               and "does not stop" in m.value for m in app.markdown)  # fmt: skip
     # what BlastShield checks before it writes, as `contain --plan` lists it: every check holds here
     checklist = "\n".join(plain(m.value) for m in app.markdown if "Before any write" in m.value)
     for check in ("target", "respond profile's account: signs in to 123456789012", "live principal", "verification"):
