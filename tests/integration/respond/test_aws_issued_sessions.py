@@ -48,3 +48,10 @@ def test_a_key_plan_and_its_run_name_the_sessions_left_standing(moto_account, tm
     assert (
         "already-issued credentials left standing until they expire: sessions alice already obtained" in (run["reason"])
     )
+    # the incident report's verdict says it too
+    report = tmp_path / "report.md"
+    assert main(["report", run["run_id"], "--out", str(report), "--data-dir", data]) == 0
+    capsys.readouterr()
+    assert "already-issued credentials left standing until they expire" in report.read_text()
+    code, brief = _cli(capsys, "brief", alert_id, "--run", run["run_id"], "--data-dir", data)
+    assert code == 0 and "already-issued credentials left standing until they expire" in brief["markdown"]
