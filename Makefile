@@ -26,9 +26,11 @@ run: setup
 	$(PY) -m blastshield_core.interfaces.dashboard_start --port $(PORT)
 	$(PY) -m blastshield_core.interfaces.dashboard_run --server.headless true --server.port $(PORT) $(if $(ADDRESS),--server.address $(ADDRESS),)
 
+# The type checker runs over blastshield_core/ (pyproject.toml, [tool.mypy], with pydantic's plugin).
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 # The browser test drives Debian's Chromium through Playwright (Playwright's own
 # browser download needs the internet); install it once if it is missing.
@@ -49,4 +51,4 @@ bench: setup
 	$(PY) -m bench.aws_collect
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache
