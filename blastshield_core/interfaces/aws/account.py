@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ...results import Status
 
 if TYPE_CHECKING:
+    from ...base.settings import Settings
     from ...respond.aws.responder import AccountResponder
     from ...respond.effector import AccountEffector
     from ...results import CandidatesResult, RunAction, RunRecord
@@ -57,7 +58,7 @@ def collect_session(profile: str | None = None) -> Any:
     return _session(profile or os.environ.get("BLASTSHIELD_AWS_COLLECT_PROFILE") or None)
 
 
-def recorded_collections(settings: Any) -> dict[str, str]:
+def recorded_collections(settings: Settings) -> dict[str, str]:
     path = Path(settings.data_dir) / COLLECTIONS_FILE
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -66,7 +67,7 @@ def recorded_collections(settings: Any) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 
-def record_collections(settings: Any, folders: dict[str, str]) -> None:
+def record_collections(settings: Settings, folders: dict[str, str]) -> None:
     from ...base.privatefile import write_private
 
     known = recorded_collections(settings)
@@ -106,7 +107,7 @@ def respond_profiles(path: str) -> dict[str, tuple[str, str]]:
     return out
 
 
-def responder(services: Any, settings: Any) -> AccountResponder:
+def responder(services: Any, settings: Settings) -> AccountResponder:
     """The account responder: writes with BLASTSHIELD_AWS_RESPOND_PROFILE when it is set (else
     every AWS-backed route is blocked in the graph only, "not applied in AWS"), or with the profile
     the mapping file BLASTSHIELD_AWS_RESPOND_PROFILES names for the target's account (an account it
@@ -191,7 +192,7 @@ def responder(services: Any, settings: Any) -> AccountResponder:
     )
 
 
-def identify(settings: Any, account: str, principal: str, arn: str) -> tuple[AccountTarget, tuple[str, ...]] | str:
+def identify(settings: Settings, account: str, principal: str, arn: str) -> tuple[AccountTarget, tuple[str, ...]] | str:
     """The principal of `arn` as the recorded collection of `account` names it (its name, ARN and
     unique id) and, for a user, its listed access key ids; or why it is not known."""
     from ...results.account import AccountTarget
@@ -545,7 +546,7 @@ class CollectionJob:
     out: Path
     actor: str
     store: Any
-    settings: Any
+    settings: Settings
     events: queue.Queue = field(default_factory=queue.Queue)
     bounds: Any = None  # the collection's Bounds (None: the defaults)
     result: dict[str, Any] | None = None
@@ -601,7 +602,7 @@ class CollectionJob:
 
 
 def collect_and_import(
-    store: Any, settings: Any, *, profile: str, regions: list[str], out: Path, progress: Any, actor: str,
+    store: Any, settings: Settings, *, profile: str, regions: list[str], out: Path, progress: Any, actor: str,
     bounds: Any = None,
 ) -> dict[str, Any]:  # fmt: skip
     """`collect-aws --profile P --region R … --out OUT --import`: the collection report with the

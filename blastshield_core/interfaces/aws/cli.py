@@ -25,12 +25,14 @@ from .account import (
 )
 
 if TYPE_CHECKING:
+    from ...base.settings import Settings
     from ...respond.effector import AccountEffector
+    from ..service import Services
 
 __all__ = ["COLLECTIONS_FILE", "aws_command", "collect_session", "recorded_collections"]
 
 
-def aws_command(args: argparse.Namespace, settings: Any) -> int | None:
+def aws_command(args: argparse.Namespace, settings: Settings) -> int | None:
     """Handle the command when AWS is involved; None lets the command line handle it as before."""
     if args.command == "collect-aws":
         return _collect(args, settings)
@@ -45,7 +47,7 @@ def aws_command(args: argparse.Namespace, settings: Any) -> int | None:
     return None
 
 
-def _verify_after_collection(settings: Any) -> dict[str, Any] | None:
+def _verify_after_collection(settings: Settings) -> dict[str, Any] | None:
     """After a collection's import, what BlastShield applied on the account compared with what it
     holds now (`verify-account --all`); None when nothing was applied there. Never fails the collection:
     a check that cannot run says why."""
@@ -67,7 +69,7 @@ def _verify_after_collection(settings: Any) -> dict[str, Any] | None:
     return payload if payload["checked"] else None
 
 
-def _verify_command(args: argparse.Namespace, settings: Any) -> int:
+def _verify_command(args: argparse.Namespace, settings: Settings) -> int:
     """`verify-account [ALERT|--all]`: exit 0 when every applied action holds, 1 when one was undone
     on the account or could not be read, 2 for bad input, 3 for an unknown alert, 4 for a query failure."""
     from ...base.actor import local_actor
@@ -111,7 +113,7 @@ def _verify_command(args: argparse.Namespace, settings: Any) -> int:
         services.close()
 
 
-def _revoke_command(args: argparse.Namespace, settings: Any) -> int:
+def _revoke_command(args: argparse.Namespace, settings: Settings) -> int:
     """`revoke-sessions ALERT --plan`, or `--candidate ID --confirm`: the role's sessions on the account."""
     from ...base.actor import local_actor
     from ...graph.store import QueryFailed
@@ -147,7 +149,7 @@ def _revoke_command(args: argparse.Namespace, settings: Any) -> int:
         services.close()
 
 
-def _open(args: argparse.Namespace, settings: Any) -> tuple[Any, int | None]:
+def _open(args: argparse.Namespace, settings: Settings) -> tuple[Any, int | None]:
     from ...graph.store import QueryFailed
     from ..service import open_services
 
@@ -157,7 +159,7 @@ def _open(args: argparse.Namespace, settings: Any) -> tuple[Any, int | None]:
         return None, _fail(args.json, Status.QUERY_FAILED, str(exc), EXIT_FAILED)
 
 
-def _contain_command(args: argparse.Namespace, settings: Any) -> int:
+def _contain_command(args: argparse.Namespace, settings: Settings) -> int:
     from ...graph.store import QueryFailed
 
     services, failed = _open(args, settings)
@@ -186,7 +188,7 @@ def _contain_command(args: argparse.Namespace, settings: Any) -> int:
         services.close()
 
 
-def _plan(services: Any, effector: AccountEffector, args: argparse.Namespace) -> int:
+def _plan(services: Services, effector: AccountEffector, args: argparse.Namespace) -> int:
     """Each candidate's exact calls, side effects and reversibility; nothing is executed."""
     from ..cli_output import EXIT_CODES
     from .account import account_plans
@@ -218,7 +220,7 @@ def _plan(services: Any, effector: AccountEffector, args: argparse.Namespace) ->
     return EXIT_OK
 
 
-def _release_command(args: argparse.Namespace, settings: Any) -> int:
+def _release_command(args: argparse.Namespace, settings: Settings) -> int:
     from ...base.actor import local_actor
     from ...graph.store import QueryFailed
     from .account import AccountRefused, release_on_account
@@ -303,7 +305,7 @@ def progress_printer(json_mode: bool) -> Any:
     return progress
 
 
-def _collect(args: argparse.Namespace, settings: Any) -> int:
+def _collect(args: argparse.Namespace, settings: Settings) -> int:
     from ...sources.aws.collect.collector import CollectError, collect_accounts
     from ...sources.aws.collect.manifest import failure_line
     from ..terminal import one_line

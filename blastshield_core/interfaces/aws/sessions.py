@@ -11,6 +11,7 @@ from .account import AccountRefused, account_plans, responder_for, verified_reco
 if TYPE_CHECKING:
     from ...respond.aws.responder import AccountResponder
     from ...respond.effector import AccountEffector
+    from ..service import Services
 
 __all__ = [
     "prewrite_refusals",
@@ -23,14 +24,16 @@ __all__ = [
 MAX_ACTIONS = 10
 
 
-def _revoker(services: Any) -> AccountResponder:
+def _revoker(services: Services) -> AccountResponder:
     try:
         return responder_for(services)
     except ValueError as exc:
         raise AccountRefused(f"{exc}; nothing was done") from None
 
 
-def revocation_plans(services: Any, alert_id: str, effector: AccountEffector | None = None) -> list[dict[str, Any]]:
+def revocation_plans(
+    services: Services, alert_id: str, effector: AccountEffector | None = None
+) -> list[dict[str, Any]]:
     """The alert's server-derived revocation candidates, each with its plan under `plan` (an
     `AccountPlan`, with the account responder `effector`, else the configured one). Reads only."""
     from ...respond.aws.revoke import revocation_candidates
@@ -42,7 +45,7 @@ def revocation_plans(services: Any, alert_id: str, effector: AccountEffector | N
     return [{**c, "plan": revoker.plan_revocation(c)} for c in candidates]
 
 
-def prewrite_refusals(services: Any, alert_id: str, effector: AccountEffector) -> list[str]:
+def prewrite_refusals(services: Services, alert_id: str, effector: AccountEffector) -> list[str]:
     """Why a run on this alert would be refused before its first write on an account: each
     candidate's plan that would act on an account and whose checks (or before-image) do not hold.
     [] when every such plan holds, or none acts on an account. Reads only."""
@@ -59,7 +62,7 @@ def prewrite_refusals(services: Any, alert_id: str, effector: AccountEffector) -
 
 
 def revoke_role_sessions(
-    services: Any, alert_id: str, candidate_id: Any, *, confirm: Any, max_actions: Any, actor: str
+    services: Services, alert_id: str, candidate_id: Any, *, confirm: Any, max_actions: Any, actor: str
 ) -> dict[str, Any]:
     """Revoke the sessions of the role a candidate names. Refused (nothing changed) without
     confirmation, with a cap outside 1..10, or for anything but a current server-derived candidate."""
@@ -98,7 +101,7 @@ def revoke_role_sessions(
     )
 
 
-def _latest_revocation(services: Any, candidate_id: str) -> tuple[str, dict[str, Any]] | None:
+def _latest_revocation(services: Services, candidate_id: str) -> tuple[str, dict[str, Any]] | None:
     """The newest applied revocation of this candidate not released since (from the audit): its
     event id and data."""
     for event in services.audit.events(limit=200):  # newest first
@@ -111,7 +114,7 @@ def _latest_revocation(services: Any, candidate_id: str) -> tuple[str, dict[str,
     return None
 
 
-def revocations_in_force(services: Any, limit: int = 200) -> list[dict[str, Any]]:
+def revocations_in_force(services: Services, limit: int = 200) -> list[dict[str, Any]]:
     """Applied revocations not released since (newest first): candidate id and the applied event's data."""
     seen: set[str] = set()
     out: list[dict[str, Any]] = []
@@ -127,7 +130,7 @@ def revocations_in_force(services: Any, limit: int = 200) -> list[dict[str, Any]
 
 
 def release_revocation(
-    services: Any, candidate_id: str, reason: Any, confirm: Any, actor: str, *, acknowledge: Any
+    services: Services, candidate_id: str, reason: Any, confirm: Any, actor: str, *, acknowledge: Any
 ) -> dict[str, Any] | None:
     """Restore the before-image of the newest unreleased revocation (None: there is none).
     Refused without the acknowledgement, and on drift (audited); nothing changed then."""
