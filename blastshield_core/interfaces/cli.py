@@ -201,11 +201,16 @@ class _ReadOnly:
         self.tools = ReadTools(self.store)
 
     def graph_only_blocks(self) -> dict[str, str]:
-        """The routes blocked in the graph only (`respond.graph_only`), read from the graph and the audit."""
+        """The routes blocked in the graph only (`respond.graph_only`), read from the graph and the audit.
+        Without a block made by BlastShield there is none, and the audit is not opened: a read command
+        on a graph nobody contained loads nothing more than the read tools."""
+        blocks = self.store.read("blastshield_blocks")
+        if not blocks:
+            return {}
         from ..graph.audit import AuditLog
         from ..respond.graph_only import graph_only_blocks
 
-        return graph_only_blocks(self.store.read("blastshield_blocks"), AuditLog(self.store))
+        return graph_only_blocks(blocks, AuditLog(self.store))
 
     def close(self) -> None:
         self.store.close()
