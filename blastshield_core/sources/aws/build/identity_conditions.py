@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..iam import decision
 from ..iam.evaluate_input import Request, Rule, request_context, scan
 from ..iam.policy import ASSUME_ACTION, Decision, Effect, PolicyFormatError, Statement
 from .common import DATA_ACTIONS, _Principal
@@ -54,23 +55,15 @@ def identity_decision(identity: list[Rule], boundary: list[Rule] | None, request
     sides = [scan(identity, "identity_policies", request, context)]
     if boundary is not None:
         sides.append(scan(boundary, "permissions_boundary", request, context))
-
-    def decided(hopeful: bool) -> Effect:
-        for hits in sides:
-            if any(h.rule.effect == "Deny" and (h.result is True or not hopeful) for h in hits):
-                return Effect.DENY
-        for hits in sides:
-            if not any(h.rule.effect == "Allow" and (h.result is True or hopeful) for h in hits):
-                return Effect.NONE
-        return Effect.ALLOW
-
-    best, worst = decided(True), decided(False)
-    if best is not Effect.ALLOW:
-        return Decision(best)
-    if worst is Effect.ALLOW:
-        return Decision(Effect.ALLOW)
-    keys = sorted({k for hits in sides for h in hits if h.result is None for k in h.keys})
-    return Decision(Effect.ALLOW, True, tuple(keys))
+    tallies = [decision.Tally() for _ in sides]
+    for tally, hits in zip(tallies, sides, strict=True):
+        for position, hit in enumerate(hits):
+            tally.add(position, hit)
+    best = decision.every(t.outcome(True) for t in tallies)
+    worst = decision.every(t.outcome(False) for t in tallies)
+    keys = {k for t in tallies for k in t.keys(decision.Mode.CONTEXT)}
+    # evaluated in the snapshot's context, drawn in the graph: only an allow is conditional
+    return decision.settle(best, worst, keys, decision.Mode.UNDECIDED)
 
 
 def object_tests(bucket_arn: str, statements: list[Statement]) -> list[str]:

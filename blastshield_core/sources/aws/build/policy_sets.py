@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import Any
 
 from ....base.wildcard import compile_pattern
+from ..iam.decision import Tally as _Matched  # what `decide_matched` keeps of the statements that apply
 from ..iam.policy import (
     Decision,
     Effect,
@@ -239,48 +240,6 @@ class _PolicySet:
                 parts.append(summary)
             self._fixed.append(parts)
         return self._fixed
-
-
-class _Matched:
-    """What `decide_matched` keeps of the statements that apply, fed in any order with their positions:
-    an unconditional Deny, the first unconditional Allow, the first Allow, the conditional Denies' keys."""
-
-    __slots__ = ("allow", "deny", "deny_keys", "first")
-
-    def __init__(self) -> None:
-        self.deny = False
-        self.allow: tuple[int, Statement] | None = None  # the first unconditional Allow
-        self.first: tuple[int, Statement] | None = None  # the first Allow
-        self.deny_keys: set[str] = set()
-
-    def copy(self) -> _Matched:
-        other = _Matched()
-        other.deny, other.allow, other.first, other.deny_keys = self.deny, self.allow, self.first, set(self.deny_keys)
-        return other
-
-    def add(self, position: int, stmt: Statement) -> None:
-        if stmt.effect == "Deny":
-            if stmt.conditional:
-                self.deny_keys.update(stmt.condition_keys)
-            else:
-                self.deny = True
-        else:
-            if self.first is None or position < self.first[0]:
-                self.first = (position, stmt)
-            if not stmt.conditional and (self.allow is None or position < self.allow[0]):
-                self.allow = (position, stmt)
-
-    def decision(self) -> Decision:
-        """`decide_matched` of the statements added, in their positions' order."""
-        if self.deny:
-            return Decision(Effect.DENY)
-        chosen = self.allow or self.first
-        if chosen is None:
-            return Decision(Effect.NONE)
-        stmt = chosen[1]
-        if self.deny_keys:
-            return Decision(Effect.ALLOW, True, tuple(sorted(set(stmt.condition_keys) | self.deny_keys)))
-        return Decision(Effect.ALLOW, stmt.conditional, stmt.condition_keys)
 
 
 _UNSET: Any = object()

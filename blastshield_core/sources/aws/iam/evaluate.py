@@ -18,7 +18,9 @@ key (one the request says its context lacks, or a fact it cannot tell) may or ma
 The decision given is the one where every such statement helps the request (undecided Allows
 apply, undecided Denies do not); the answer is `conditional` when the decision with every
 such statement against the request differs, and then names the keys. An unknown key is never
-guessed; a key the context does not give, and does not say it lacks, is absent.
+guessed; a key the context does not give, and does not say it lacks, is absent. How a matched
+statement counts and how the two decisions become the answer is `decision.py`'s, in its
+`Mode.CONTEXT`: the graph's decisions (`policy.py`) are the same rules in `Mode.UNDECIDED`.
 
 `evaluate_request` is the pure entry point: a request (a mapping) in, an answer (a dict) out.
 Nothing here reads files or touches a store.
@@ -32,6 +34,7 @@ from typing import Any
 
 from .caller import Caller, Naming
 from .conditions import Context
+from .decision import Decision, Effect, Mode, counts, every, settle
 from .evaluate_input import Hit, Request, RequestError, Rule, parse_request, request_context, scan
 
 __all__ = [
@@ -135,21 +138,26 @@ class _Scanned:
 
 
 def _allows(hits: Iterable[Hit], hopeful: bool) -> list[Hit]:
-    return [h for h in hits if h.rule.effect == "Allow" and (h.result is True or (hopeful and h.result is None))]
+    return [h for h in hits if h.effect == "Allow" and counts(h.effect, h.result, hopeful)]
 
 
 def _denies(hits: Iterable[Hit], hopeful: bool) -> list[Hit]:
-    return [h for h in hits if h.rule.effect == "Deny" and (h.result is True or (not hopeful and h.result is None))]
+    return [h for h in hits if h.effect == "Deny" and counts(h.effect, h.result, hopeful)]
 
 
-def _decide(s: _Scanned, hopeful: bool) -> tuple[str, str, list[Any]]:
+# the answer's words for the decision's effects
+_WORDS = {Effect.ALLOW: ALLOWED, Effect.DENY: EXPLICITLY_DENIED, Effect.NONE: IMPLICITLY_DENIED}
+_EFFECTS = {word: effect for effect, word in _WORDS.items()}
+
+
+def _decide(s: _Scanned, hopeful: bool) -> tuple[Effect, str, list[Any]]:
     """The decision with undecided statements all for the request (`hopeful`) or all against it.
 
     Returns the decision, the reason, and what decided it (hits and notes)."""
     request, who = s.request, s.request.who
     denied = _denies(s.applicable(), hopeful)
     if denied:
-        return EXPLICITLY_DENIED, "an explicit Deny applies", denied
+        return Effect.DENY, "an explicit Deny applies", denied
     # RCPs deny only: AWS attaches RCPFullAWSAccess (allow everything) to every root, OU and account and
     # it cannot be detached, so a level with only Deny statements, or none, denies nothing by itself
     # (AWS Organizations User Guide, "Resource control policies"). SCPs: every level must allow.
@@ -157,13 +165,13 @@ def _decide(s: _Scanned, hopeful: bool) -> tuple[str, str, list[Any]]:
         for number, level in enumerate(s.scps):
             if not _allows(level, hopeful):
                 where = [{"policy": f"scps[{number}]", "allows": False}]
-                return IMPLICITLY_DENIED, f"no SCP at level {number} allows", where
+                return Effect.NONE, f"no SCP at level {number} allows", where
     grants = _allows(s.resource, hopeful)
     naming = max((h.naming for h in grants), default=Naming.NONE)
     if who.kind in ("anonymous", "service", "federated"):
         if grants:
-            return ALLOWED, "the resource policy allows the principal", grants
-        return IMPLICITLY_DENIED, "only a resource policy can allow this principal, and none does", []
+            return Effect.ALLOW, "the resource policy allows the principal", grants
+        return Effect.NONE, "only a resource policy can allow this principal, and none does", []
 
     boundary_ok = not s.has_boundary or bool(_allows(s.boundary, hopeful))
     if who.kind == "federated_user":
@@ -183,37 +191,37 @@ def _decide(s: _Scanned, hopeful: bool) -> tuple[str, str, list[Any]]:
     kms_key = request.service == "kms" and request.resource.split(":", 5)[2:3] == ["kms"]
     kms_key = kms_key and ":key/" in request.resource  # an alias has no policy of its own
     if trust and who.kind == "root":
-        return IMPLICITLY_DENIED, "the root user cannot assume a role", []
+        return Effect.NONE, "the root user cannot assume a role", []
     if trust or kms_key:
         what = "role trust policy" if trust else "key policy"
         if request.resource_policy is None:
-            return IMPLICITLY_DENIED, f"no {what}: identity policies alone never grant here", []
+            return Effect.NONE, f"no {what}: identity policies alone never grant here", []
         if naming == Naming.NONE:
-            return IMPLICITLY_DENIED, f"the {what} does not allow the principal", []
+            return Effect.NONE, f"the {what} does not allow the principal", []
         if request.same_account and direct_ok:
-            return ALLOWED, f"the {what} allows the principal itself", grants
+            return Effect.ALLOW, f"the {what} allows the principal itself", grants
         if identity_ok:
             return (
-                ALLOWED,
+                Effect.ALLOW,
                 f"the {what} allows the principal's account and its own policies allow",
                 grants + identity_why,
             )
-        return IMPLICITLY_DENIED, f"the {what} allows only through the principal's own policies, which do not", []
+        return Effect.NONE, f"the {what} allows only through the principal's own policies, which do not", []
     if request.same_account:
         if grants and direct_ok and naming >= Naming.ROLE:
-            return ALLOWED, "the resource policy allows the principal", grants
+            return Effect.ALLOW, "the resource policy allows the principal", grants
         if identity_ok:
-            return ALLOWED, "the principal's policies allow", identity_why
-        return IMPLICITLY_DENIED, _missing(identity, boundary_ok, session_ok, who.kind), []
+            return Effect.ALLOW, "the principal's policies allow", identity_why
+        return Effect.NONE, _missing(identity, boundary_ok, session_ok, who.kind), []
     if naming >= Naming.ACCOUNT and identity_ok:
         return (
-            ALLOWED,
+            Effect.ALLOW,
             "across accounts: the resource policy and the principal's policies both allow",
             grants + identity_why,
         )
     if naming == Naming.NONE:
-        return IMPLICITLY_DENIED, "across accounts: no resource policy statement allows the principal", []
-    return IMPLICITLY_DENIED, "across accounts: " + _missing(identity, boundary_ok, session_ok, who.kind), []
+        return Effect.NONE, "across accounts: no resource policy statement allows the principal", []
+    return Effect.NONE, "across accounts: " + _missing(identity, boundary_ok, session_ok, who.kind), []
 
 
 def _missing(identity: list[Hit], boundary_ok: bool, session_ok: bool, kind: str) -> str:
@@ -236,21 +244,25 @@ def _explain(decided: list[Any]) -> list[dict[str, Any]]:
 def _answer(request: Request) -> dict[str, Any]:
     """The answer for one resource: the decision, and whether unknown keys could change it."""
     scanned = _Scanned(request)
-    decision, reason, decided = _decide(scanned, hopeful=True)
+    best, reason, decided = _decide(scanned, hopeful=True)
     worst, _, _ = _decide(scanned, hopeful=False)
-    conditional = worst != decision
-    keys = sorted({k for h in scanned.applicable() if h.result is None for k in h.keys}) if conditional else []
-    if conditional and not keys:  # undecided statements in guardrails that do not apply cannot matter
-        keys = sorted({k for h in scanned.resource + scanned.identity for k in h.keys})
+    keys = {k for h in scanned.applicable() if h.result is None for k in h.keys} if best is not worst else set()
+    if best is not worst and not keys:  # undecided statements in guardrails that do not apply cannot matter
+        keys = {k for h in scanned.resource + scanned.identity for k in h.keys}
+    return _answered(settle(best, worst, keys, Mode.CONTEXT), worst, reason, _explain(decided))
+
+
+def _answered(decision: Decision, worst: Effect, reason: str, explanation: list[dict[str, Any]]) -> dict[str, Any]:
+    """The answer's fields for a decision (`worst`: the decision with every undecided statement against the request)."""
     answer: dict[str, Any] = {
-        "decision": decision,
-        "conditional": conditional,
-        "unknown_keys": keys,
+        "decision": _WORDS[decision.effect],
+        "conditional": decision.conditional,
+        "unknown_keys": list(decision.condition_keys),
         "reason": reason,
-        "explanation": _explain(decided),
+        "explanation": explanation,
     }
-    if conditional:
-        answer["if_keys_fail"] = worst
+    if decision.conditional:
+        answer["if_keys_fail"] = _WORDS[worst]
     return answer
 
 
@@ -274,9 +286,6 @@ def _before_policies(request: Request) -> dict[str, Any] | None:
     return None
 
 
-_ORDER = {ALLOWED: 0, IMPLICITLY_DENIED: 1, EXPLICITLY_DENIED: 2}
-
-
 def _both(request: Request) -> dict[str, Any]:
     """A KMS alias operation: allowed only when allowed on the alias (no resource policy: the identity
     side) and on each key it names (under the key policy, the request's `resource_policy`)."""
@@ -287,22 +296,15 @@ def _both(request: Request) -> dict[str, Any]:
         policy = request.resource_policy if key_policy is None else key_policy
         on_key = replace(request, resource=key, resource_account=account, resource_policy=policy, alias_keys=())
         sides.append((key, _answer(on_key)))
-    best = max((a["decision"] for _, a in sides), key=_ORDER.__getitem__)
-    worst = max((a.get("if_keys_fail", a["decision"]) for _, a in sides), key=_ORDER.__getitem__)
-    where, deciding = next((w, a) for w, a in sides if a["decision"] == best)
-    conditional = worst != best
-    answer: dict[str, Any] = {
-        "decision": best,
-        "conditional": conditional,
-        "unknown_keys": sorted({k for _, a in sides for k in a["unknown_keys"]}) if conditional else [],
-        "reason": ("on the alias: " if where == "alias" else f"on key {where}: ") + deciding["reason"],
-        "explanation": [
-            {**item, "resource": request.resource if w == "alias" else w} for w, a in sides for item in a["explanation"]
-        ],
-    }
-    if conditional:
-        answer["if_keys_fail"] = worst
-    return answer
+    best = every(_EFFECTS[a["decision"]] for _, a in sides)  # both sides must allow
+    worst = every(_EFFECTS[a.get("if_keys_fail", a["decision"])] for _, a in sides)
+    where, deciding = next((w, a) for w, a in sides if a["decision"] == _WORDS[best])
+    reason = ("on the alias: " if where == "alias" else f"on key {where}: ") + deciding["reason"]
+    explanation = [
+        {**item, "resource": request.resource if w == "alias" else w} for w, a in sides for item in a["explanation"]
+    ]
+    keys = {k for _, a in sides for k in a["unknown_keys"]}
+    return _answered(settle(best, worst, keys, Mode.CONTEXT), worst, reason, explanation)
 
 
 def decide(request: Request) -> dict[str, Any]:

@@ -93,6 +93,11 @@ class Hit:
     keys: set[str] = field(default_factory=set)
     naming: int = Naming.DIRECT
 
+    @property
+    def effect(self) -> str:
+        """The statement's effect (a hit is a `decision.Matched`, in `Mode.CONTEXT`)."""
+        return self.rule.effect
+
     def as_dict(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"policy": self.policy, "statement": self.rule.index}
         if self.rule.sid:

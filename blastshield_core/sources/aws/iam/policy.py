@@ -16,8 +16,10 @@ read that resource) offline, from the policy documents alone:
   the statement is *conditional* on those keys. A conditional Allow gives a
   conditional allow (with the condition keys); a conditional Deny cannot be proven
   to apply, so it does not deny but makes the answer conditional (its keys are
-  reported too). The graph build decides them again with the facts the snapshot
-  knows (`build/identity_conditions.py`), with the same evaluator;
+  reported too). The decision itself is `decision.py`'s, the one `evaluate.py` makes,
+  in its mode where every Condition is undecided (`Mode.UNDECIDED`). The graph build
+  decides them again with the facts the snapshot knows (`build/identity_conditions.py`),
+  with the same evaluator;
 * principal matching for trust policies: `*`, an account id, an account root
   ARN, an exact user/role ARN, an `assumed-role` session ARN (matches the role),
   a service or a federated provider.
@@ -31,13 +33,13 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote
 
 from ....base.wildcard import compile_pattern
-from .conditions import NOTHING_KNOWN, PolicyFormatError, check_condition, condition_holds
+from .conditions import NOTHING_KNOWN, PolicyFormatError, Tri, check_condition, condition_holds
+from .decision import Decision, Effect, combine, decide_matched
 
 __all__ = [
     "ASSUME_ACTION",
@@ -67,12 +69,6 @@ __all__ = [
 ]
 
 
-class Effect(StrEnum):
-    ALLOW = "allow"
-    DENY = "deny"  # an explicit Deny applies
-    NONE = "none"  # no statement allows: the implicit deny
-
-
 @dataclass(frozen=True)
 class Statement:
     """One policy statement, with every list normalised to a tuple."""
@@ -95,18 +91,14 @@ class Statement:
     def conditional(self) -> bool:
         return bool(self.condition_keys)
 
-
-@dataclass(frozen=True)
-class Decision:
-    """The answer for one (principal, action, resource): allow / deny / none, and whether it is conditional."""
-
-    effect: Effect
-    conditional: bool = False
-    condition_keys: tuple[str, ...] = field(default=())
+    @property
+    def result(self) -> Tri:
+        """As `decision.Matched` in `Mode.UNDECIDED`: a statement with a Condition is undecided."""
+        return None if self.condition_keys else True
 
     @property
-    def allowed(self) -> bool:
-        return self.effect is Effect.ALLOW
+    def keys(self) -> tuple[str, ...]:
+        return self.condition_keys
 
 
 @dataclass(frozen=True)
@@ -439,36 +431,6 @@ def decide(statements: Iterable[Statement], action: str, resource: str, who: Pri
     )
 
 
-def decide_matched(statements: Iterable[Statement]) -> Decision:
-    """`decide` for statements already known to apply (principal, action and resource matched), in order."""
-    allow: Decision | None = None
-    deny_keys: set[str] = set()
-    for stmt in statements:
-        if stmt.effect == "Deny":
-            if not stmt.conditional:
-                return Decision(Effect.DENY)
-            deny_keys.update(stmt.condition_keys)
-        elif allow is None or (allow.conditional and not stmt.conditional):
-            allow = Decision(Effect.ALLOW, stmt.conditional, stmt.condition_keys)
-    if allow is None:
-        return Decision(Effect.NONE)
-    if deny_keys:
-        return Decision(Effect.ALLOW, True, tuple(sorted(set(allow.condition_keys) | deny_keys)))
-    return allow
-
-
-def combine(*decisions: Decision) -> Decision:
-    """Every decision must allow: a deny anywhere denies, a missing allow is none, conditions add up."""
-    for d in decisions:
-        if d.effect is Effect.DENY:
-            return d
-    for d in decisions:
-        if d.effect is Effect.NONE:
-            return d
-    keys = sorted({k for d in decisions for k in d.condition_keys})
-    return Decision(Effect.ALLOW, any(d.conditional for d in decisions), tuple(keys))
-
-
 def evaluate(
     identity: Sequence[Statement],
     action: str,
@@ -483,10 +445,7 @@ def evaluate(
     decision = decide(identity, action, resource)
     if boundary is None:
         return decision
-    limit = decide(boundary, action, resource)
-    if decision.effect is Effect.DENY or limit.effect is Effect.DENY:
-        return Decision(Effect.DENY)
-    return combine(decision, limit)
+    return combine(decision, decide(boundary, action, resource))
 
 
 ASSUME_ACTION = "sts:AssumeRole"
