@@ -4,14 +4,17 @@ a briefing does not reach into the responder's folder for it."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .settings import Settings
+
+if TYPE_CHECKING:  # google-genai is imported when a client is built, not with this module
+    from google.genai import Client
 
 __all__ = ["gemini_client"]
 
 
-def gemini_client(settings: Settings) -> Any:
+def gemini_client(settings: Settings) -> Client:
     """A client with the configured key, base URL and timeout, and no retries (a caller with a
     key only: check `settings.gemini_api_key` first). google-genai is imported here, when a client
     is built."""

@@ -241,7 +241,7 @@ class GeminiDecider:
                 automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
                 temperature=0.0,
             )
-            contents: list[Any] = [types.Content(role="user", parts=[types.Part(text=self._prompt(ctx))])]
+            contents: list[types.Content] = [types.Content(role="user", parts=[types.Part(text=self._prompt(ctx))])]
 
             def stop(reason: str, turn: int) -> Decision:
                 return Decision(decider=self.name, reason=f"no valid proposal: {reason}", turns=turn, tool_calls=calls)
@@ -251,7 +251,8 @@ class GeminiDecider:
                     model=self.settings.gemini_model, contents=contents, config=config
                 )
                 function_calls = response.function_calls or []
-                if not function_calls:
+                reply = response.candidates[0].content if response.candidates else None
+                if not function_calls or reply is None:  # the calls are read from the first candidate's content
                     text = (response.text or "").strip() if response.candidates else ""
                     return stop(f"the model chose no candidate{': ' + text[:200] if text else ''}", turn)
                 if len(function_calls) > MAX_CALLS_PER_TURN:
@@ -274,7 +275,7 @@ class GeminiDecider:
                         calls.append({"tool": call.name, "args": _short(args), "outcome": "undeclared arguments"})
                         names = [str(k)[:80] for k in sorted(unknown)[:10]]
                         return stop(f"{call.name} was called with undeclared arguments {names}", turn)
-                contents.append(response.candidates[0].content)
+                contents.append(reply)
                 replies = []
                 for call in function_calls:
                     args = call.args if isinstance(call.args, dict) else {}
@@ -294,7 +295,7 @@ class GeminiDecider:
                         except ValidationError as exc:
                             record["outcome"] = "malformed"
                             return stop(f"malformed proposal ({exc.errors()[0]['msg']})", turn)
-                        result = await session.call_tool(call.name, args)
+                        result = await session.call_tool(tool.name, args)
                         record["outcome"] = "proposal"
                         record["result"] = _short(result.structured_content or {})
                         return Decision(
@@ -304,12 +305,12 @@ class GeminiDecider:
                             turns=turn,
                             tool_calls=calls,
                         )
-                    result = await session.call_tool(call.name, args)
+                    result = await session.call_tool(tool.name, args)
                     payload = result.structured_content or {
                         "error": " ".join(getattr(c, "text", "") for c in result.content)
                     }
                     record["outcome"] = payload.get("status", "error") if isinstance(payload, dict) else "error"
-                    replies.append(types.Part.from_function_response(name=call.name, response={"result": payload}))
+                    replies.append(types.Part.from_function_response(name=tool.name, response={"result": payload}))
                 contents.append(types.Content(role="user", parts=replies))
             return stop(f"no proposal within {self.settings.gemini_max_turns} turns", self.settings.gemini_max_turns)
 
