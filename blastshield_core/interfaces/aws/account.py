@@ -20,10 +20,15 @@ from ...results import Status
 
 if TYPE_CHECKING:
     from ...base.settings import Settings
+    from ...graph.audit import AuditEvent
+    from ...graph.store import Store
     from ...respond.aws.responder import AccountResponder
     from ...respond.effector import AccountEffector
     from ...results import CandidatesResult, RunAction, RunRecord
     from ...results.account import AccountOutcome, AccountPlan, AccountTarget, CandidatePlan
+    from ...sources.aws.collect.bounds import Bounds
+    from ...sources.aws.collect.collector import Progress
+    from .view import ServicesView
 
 __all__ = [
     "COLLECTIONS_FILE",
@@ -107,7 +112,7 @@ def respond_profiles(path: str) -> dict[str, tuple[str, str]]:
     return out
 
 
-def responder(services: Any, settings: Settings) -> AccountResponder:
+def responder(services: ServicesView, settings: Settings) -> AccountResponder:
     """The account responder: writes with BLASTSHIELD_AWS_RESPOND_PROFILE when it is set (else
     every AWS-backed route is blocked in the graph only, "not applied in AWS"), or with the profile
     the mapping file BLASTSHIELD_AWS_RESPOND_PROFILES names for the target's account (an account it
@@ -266,14 +271,14 @@ def collect_profiles() -> tuple[list[str], int | None, set[str]]:
     return profiles, None, writing
 
 
-def responder_for(services: Any) -> AccountResponder:
+def responder_for(services: ServicesView) -> AccountResponder:
     """The account responder over these services (see `responder`). Raises ValueError for
     a profile that is not in the AWS config."""
     return responder(services, services.store.settings)
 
 
 def account_plans(
-    services: Any, alert_id: str, effector: AccountEffector
+    services: ServicesView, alert_id: str, effector: AccountEffector
 ) -> tuple[CandidatesResult, list[CandidatePlan]]:
     """The alert's candidates and, for each, what blocking it does (`aws`: the account plan, or
     `graph_only`). Reads only: nothing is executed."""
@@ -298,7 +303,7 @@ def account_plans(
 
 
 def verified_record(
-    services: Any, effector: AccountResponder, candidate_id: str, plan: AccountPlan, record: str
+    services: ServicesView, effector: AccountResponder, candidate_id: str, plan: AccountPlan, record: str
 ) -> None:
     """Refuse a release (AccountRefused, nothing done) unless the audit's hash chain and anchor
     verify, and the record's target is the principal `candidate_id` names now (account, full ARN,
@@ -333,7 +338,7 @@ def verified_record(
         )
 
 
-def _other_blocks(services: Any, route_id: str) -> list[dict[str, Any]]:
+def _other_blocks(services: ServicesView, route_id: str) -> list[dict[str, Any]]:
     """BlastShield's unreleased deny-all policies on the user of `route_id` (made for another of the
     user's routes): while one holds, every credential route of that user stays blocked."""
     from ...respond.aws.responder import AccountResponder
@@ -370,7 +375,7 @@ def _releasable_here(action: RunAction) -> bool:
     return aws is not None and aws.applied_in_aws and aws.applied and action.operation != "revoke_role_sessions"
 
 
-def _account_action(services: Any, route_id: str) -> tuple[RunRecord, AccountOutcome] | None:
+def _account_action(services: ServicesView, route_id: str) -> tuple[RunRecord, AccountOutcome] | None:
     """The newest run action that changed the account for this route and is not released."""
     for run in services.audit.list_runs():
         for action in reversed(run.actions):
@@ -385,7 +390,7 @@ def _account_action(services: Any, route_id: str) -> tuple[RunRecord, AccountOut
     return None
 
 
-def account_releasable(services: Any) -> list[dict[str, Any]]:
+def account_releasable(services: ServicesView) -> list[dict[str, Any]]:
     """Routes a run changed on the account and no release has restored yet (newest first)."""
     seen: set[str] = set()
     out: list[dict[str, Any]] = []
@@ -402,13 +407,13 @@ def account_releasable(services: Any) -> list[dict[str, Any]]:
 UNDONE = "undone_on_account"  # the audit event of an account action found undone (`verify.py`)
 
 
-def undone_event(services: Any, run_id: str, route_id: str) -> Any:
+def undone_event(services: ServicesView, run_id: str, route_id: str) -> AuditEvent | None:
     """The `undone_on_account` event of this run's action on this route, if one was recorded."""
     return next((e for e in services.audit.events_for_run(run_id) if e.kind == UNDONE and e.route_id == route_id), None)
 
 
 def _forget_undone(
-    services: Any, run: RunRecord, route_id: str, reason: str, actor: str, *, undone: Any
+    services: ServicesView, run: RunRecord, route_id: str, reason: str, actor: str, *, undone: AuditEvent
 ) -> dict[str, Any]:
     """Acknowledge an action undone on the account and forget its block: nothing is called on the
     account (it no longer holds what BlastShield set); the audit records the release as forgotten."""
@@ -437,7 +442,7 @@ def _forget_undone(
 
 
 def release_on_account(
-    services: Any, route_id: str, reason: Any, confirm: Any, actor: str, *, acknowledge: Any = False
+    services: ServicesView, route_id: str, reason: object, confirm: object, actor: str, *, acknowledge: object = False
 ) -> dict[str, Any] | None:
     """Restore the before-image of the action a run made on the account for `route_id`.
 
@@ -457,8 +462,8 @@ def release_on_account(
         return None
     run, aws = found
     invalid = ActionService._release_input_error(route_id, reason, confirm, actor)
-    if invalid:
-        raise AccountRefused(invalid)
+    if invalid or not isinstance(reason, str):  # the input check refuses any reason but text
+        raise AccountRefused(invalid or "a release needs a reason")
     undone = undone_event(services, run.run_id, route_id)
     if undone is not None:  # the account no longer holds it: nothing to restore, the block is forgotten
         return _forget_undone(services, run, route_id, reason, actor, undone=undone)
@@ -545,10 +550,10 @@ class CollectionJob:
     regions: list[str]
     out: Path
     actor: str
-    store: Any
+    store: Store
     settings: Settings
-    events: queue.Queue = field(default_factory=queue.Queue)
-    bounds: Any = None  # the collection's Bounds (None: the defaults)
+    events: queue.Queue[dict[str, Any] | None] = field(default_factory=queue.Queue)
+    bounds: Bounds | None = None  # None: the defaults
     result: dict[str, Any] | None = None
     error: str = ""
     status: Status = Status.OK
@@ -602,8 +607,8 @@ class CollectionJob:
 
 
 def collect_and_import(
-    store: Any, settings: Settings, *, profile: str, regions: list[str], out: Path, progress: Any, actor: str,
-    bounds: Any = None,
+    store: Store, settings: Settings, *, profile: str, regions: list[str], out: Path, progress: Progress, actor: str,
+    bounds: Bounds | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """`collect-aws --profile P --region R … --out OUT --import`: the collection report with the
     import report under `imported`. Raises AccountRefused (with its status) on failure."""

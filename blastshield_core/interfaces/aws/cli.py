@@ -27,6 +27,8 @@ from .account import (
 if TYPE_CHECKING:
     from ...base.settings import Settings
     from ...respond.effector import AccountEffector
+    from ...sources.aws.collect.bounds import Bounds
+    from ...sources.aws.collect.collector import Progress
     from ..service import Services
 
 __all__ = ["COLLECTIONS_FILE", "aws_command", "collect_session", "recorded_collections"]
@@ -149,7 +151,7 @@ def _revoke_command(args: argparse.Namespace, settings: Settings) -> int:
         services.close()
 
 
-def _open(args: argparse.Namespace, settings: Settings) -> tuple[Any, int | None]:
+def _open(args: argparse.Namespace, settings: Settings) -> tuple[Services | None, int | None]:
     from ...graph.store import QueryFailed
     from ..service import open_services
 
@@ -275,7 +277,7 @@ def _release_command(args: argparse.Namespace, settings: Settings) -> int:
         services.close()
 
 
-def collect_bounds(args: argparse.Namespace) -> Any:
+def collect_bounds(args: argparse.Namespace) -> Bounds:
     """The collection's bounds from the command's options (ValueError: out of range)."""
     from ...sources.aws.collect.bounds import Bounds
 
@@ -291,7 +293,7 @@ def collect_bounds(args: argparse.Namespace) -> Any:
     return bounds
 
 
-def progress_printer(json_mode: bool) -> Any:
+def progress_printer(json_mode: bool) -> Progress:
     """Progress on stderr: one line per call, and for per-principal calls a count
     (`[ACCOUNT] ListAccessKeys 812/2000 (alice)`)."""
 

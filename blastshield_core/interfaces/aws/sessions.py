@@ -62,7 +62,7 @@ def prewrite_refusals(services: Services, alert_id: str, effector: AccountEffect
 
 
 def revoke_role_sessions(
-    services: Services, alert_id: str, candidate_id: Any, *, confirm: Any, max_actions: Any, actor: str
+    services: Services, alert_id: str, candidate_id: object, *, confirm: object, max_actions: object, actor: str
 ) -> dict[str, Any]:
     """Revoke the sessions of the role a candidate names. Refused (nothing changed) without
     confirmation, with a cap outside 1..10, or for anything but a current server-derived candidate."""
@@ -130,7 +130,7 @@ def revocations_in_force(services: Services, limit: int = 200) -> list[dict[str,
 
 
 def release_revocation(
-    services: Services, candidate_id: str, reason: Any, confirm: Any, actor: str, *, acknowledge: Any
+    services: Services, candidate_id: str, reason: object, confirm: object, actor: str, *, acknowledge: object
 ) -> dict[str, Any] | None:
     """Restore the before-image of the newest unreleased revocation (None: there is none).
     Refused without the acknowledgement, and on drift (audited); nothing changed then."""

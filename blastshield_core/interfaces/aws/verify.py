@@ -13,21 +13,25 @@ undone is not reported again. An object that cannot be read is said so, never re
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...results.account import AccountOutcome
 from .account import UNDONE, _account_action, account_releasable, responder_for, undone_event
 
+if TYPE_CHECKING:
+    from ...respond.aws.responder import AccountResponder
+    from .view import ServicesView
+
 __all__ = ["UNDONE", "undone_event", "undone_standing", "verify_account"]
 
 
-def _runs_of(services: Any, alert_id: str | None) -> set[str] | None:
+def _runs_of(services: ServicesView, alert_id: str | None) -> set[str] | None:
     if alert_id is None:
         return None
     return {r.run_id for r in services.audit.list_runs() if r.alert_id == alert_id}
 
 
-def verify_account(services: Any, alert_id: str | None, actor: str) -> dict[str, Any]:
+def verify_account(services: ServicesView, alert_id: str | None, actor: str) -> dict[str, Any]:
     """Compare every applied, unreleased account action (of `alert_id`'s runs, or all) with the
     account now. Raises ValueError for a profile that is not in the AWS config."""
     effector = responder_for(services)
@@ -73,7 +77,7 @@ def verify_account(services: Any, alert_id: str | None, actor: str) -> dict[str,
 
 
 def _report_undone(
-    services: Any, effector: Any, aws: AccountOutcome, row: dict[str, Any], actor: str
+    services: ServicesView, effector: AccountResponder, aws: AccountOutcome, row: dict[str, Any], actor: str
 ) -> dict[str, Any]:
     """Audit the undone action, re-sync the principal's slice, and name the alerts whose paths came back."""
     before = services.actions._path_counts()
@@ -103,7 +107,7 @@ def _report_undone(
     return {"event_id": event.event_id, "resync": why or "re-synced", "alerts_reopened": reopened}
 
 
-def undone_standing(services: Any) -> list[dict[str, Any]]:
+def undone_standing(services: ServicesView) -> list[dict[str, Any]]:
     """The account actions recorded undone on the account and not yet contained again or forgotten
     (the newest unreleased action on each route is the undone one): route, run, alert, what changed,
     when it was seen. Reads the audit only."""

@@ -147,6 +147,11 @@ def send(client: Any, call: AccountCall) -> dict[str, Any]:
     return getattr(client, xform_name(call.api.split(":", 1)[1]))(**call.params)
 
 
+# The state an action sets, as `live` reads it and `==` compares it: an access key's status, an inline
+# policy's document; None for an object that is gone or absent.
+AccountState = str | dict[str, Any] | None
+
+
 class AccountAction(ABC):
     """One kind of action on an account: plan, apply, verify, release."""
 
@@ -172,15 +177,15 @@ class AccountAction(ABC):
         """The exact call, its side effects, its reversibility and the before-image read now. Reads only."""
 
     @abstractmethod
-    def live(self, plan: AccountPlan) -> Any:
+    def live(self, plan: AccountPlan) -> AccountState:
         """One read of the state this action sets (None: the object is gone or absent)."""
 
     @abstractmethod
-    def set_state(self, plan: AccountPlan) -> Any:
+    def set_state(self, plan: AccountPlan) -> AccountState:
         """The state the plan's call sets, as `live` reads it."""
 
     @abstractmethod
-    def before_state(self, plan: AccountPlan) -> Any:
+    def before_state(self, plan: AccountPlan) -> AccountState:
         """The state of the before-image, as `live` reads it."""
 
     @abstractmethod
@@ -188,7 +193,7 @@ class AccountAction(ABC):
         """The call that puts the before-image back."""
 
     @abstractmethod
-    def drift(self, plan: AccountPlan, live: Any) -> str:
+    def drift(self, plan: AccountPlan, live: AccountState) -> str:
         """Why a release is refused when the live state is `live`, not what BlastShield set."""
 
     def read_back(self, plan: AccountPlan) -> str:
@@ -448,7 +453,7 @@ class DeactivateAccessKey(AccountAction):
             params={"UserName": user, "AccessKeyId": key_id, "Status": self.before_state(plan)},
         )
 
-    def drift(self, plan: AccountPlan, live: Any) -> str:
+    def drift(self, plan: AccountPlan, live: AccountState) -> str:
         user, key_id = self._user_and_key(plan)
         state = "gone" if live is None else live
         return (
@@ -514,7 +519,7 @@ class InlinePolicyAction(AccountAction):
             params={f"{self._title()}Name": name, "PolicyName": self.policy_name},
         )
 
-    def drift(self, plan: AccountPlan, live: Any) -> str:
+    def drift(self, plan: AccountPlan, live: AccountState) -> str:
         state = "absent" if live is None else "a different document"
         whose = self._name(plan) if self.principal == "user" else f"role {self._name(plan)}"
         return (

@@ -17,13 +17,16 @@ refuses when the live policy is not the one BlastShield set.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...graph.store import QueryFailed
 from ...read.candidates import REVOKE_PREFIX, revocation_candidates
 from ...results.account import NOT_APPLIED, AccountPlan
 from ..effector import AccountEffector
 from .actions import REVOKE_POLICY_NAME, revoke_document
+
+if TYPE_CHECKING:
+    from ...graph.audit import AuditLog
 
 __all__ = [
     "REVOKE_POLICY_NAME",
@@ -53,7 +56,7 @@ def revoke_with_audit(
     effector: AccountEffector,
     plan: AccountPlan,
     candidate: dict[str, Any],
-    audit: Any,
+    audit: AuditLog,
     *,
     graph: str,
     actor: str,

@@ -9,7 +9,7 @@ and a revocation cuts no path, so it never completes a run by itself.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...read.candidates import revocation_target
 from ...results import RevocationCandidate, RunAction, RunRecord, RunState, Status
@@ -18,10 +18,54 @@ from .actions import REVOKE_POLICY_NAME
 from .responder import AccountResponder
 from .revoke import RevocationAuditFailed, revoke_with_audit
 
-__all__ = ["revoke_in_run"]
+if TYPE_CHECKING:
+    from ...graph.audit import AuditLog
+    from ...read.tools import ReadTools
+    from ...results import InvestigationResult, RunStep
+    from ..effector import AccountEffector
+
+__all__ = ["RunInProgress", "revoke_in_run"]
 
 
-def revoke_in_run(session: Any, candidate: RevocationCandidate) -> RunRecord:
+class _Controller(Protocol):
+    @property
+    def effector(self) -> AccountEffector | None: ...  # None: nothing is applied on the account
+
+    @property
+    def audit(self) -> AuditLog: ...
+
+
+class RunInProgress(Protocol):
+    """What a revocation step uses of the run it is taken in (`loop.RunSession` is one; this module
+    cannot import it, as the controller imports this one): the run's record, read tools and latest
+    evidence, its steps and verdict, and the action pending between the call and its audit."""
+
+    run: RunRecord
+    latest: InvestigationResult | None
+    _decisions: int
+    _pending: RunAction | None
+    _revoked: dict[str, str]  # candidate id -> the role's ARN, once revoked and verified
+
+    @property
+    def controller(self) -> _Controller: ...
+
+    @property
+    def tools(self) -> ReadTools: ...
+
+    def _step(
+        self, kind: str, summary: str, data: dict[str, Any] | None = None, mark: int | None = None
+    ) -> RunStep: ...
+
+    def _update_audit(self, step: RunStep) -> None: ...
+
+    def _finish(self, state: RunState, reason: str, remaining: int | None) -> RunRecord: ...
+
+    def _no_path_state(self) -> RunState: ...
+
+    def _completed_reason(self) -> str: ...
+
+
+def revoke_in_run(session: RunInProgress, candidate: RevocationCandidate) -> RunRecord:
     """Revoke `candidate` within the run `session` (a `loop.RunSession`, which calls this once its
     decider chose the candidate and the choice was re-validated against fresh candidates)."""
     tools = session.tools
