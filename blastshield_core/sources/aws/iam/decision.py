@@ -98,13 +98,16 @@ def counts(effect: str, result: Tri, hopeful: bool) -> bool:
     return hopeful if effect == "Allow" else not hopeful
 
 
-_RANK = {Effect.ALLOW: 0, Effect.NONE: 1, Effect.DENY: 2}
-
-
 def every(effects: Iterable[Effect]) -> Effect:
     """Policies that must all allow: a Deny in any denies, else a missing Allow in any is the implicit
     deny, else allowed (no policy at all: allowed)."""
-    return max(effects, key=_RANK.__getitem__, default=Effect.ALLOW)
+    found = Effect.ALLOW
+    for effect in effects:
+        if effect is Effect.DENY:
+            return effect
+        if effect is Effect.NONE:
+            found = effect
+    return found
 
 
 def settle(best: Effect, worst: Effect, keys: Iterable[str], mode: Mode) -> Decision:
@@ -181,18 +184,18 @@ def decide_matched(statements: Iterable[Matched], mode: Mode = Mode.UNDECIDED) -
     return tally.decision(mode)
 
 
-def _worst(decision: Decision) -> Effect:
-    """What a graph decision becomes with its conditions all against the request (an allow's
-    conditions fail: not allowed)."""
-    return Effect.NONE if decision.conditional and decision.effect is Effect.ALLOW else decision.effect
-
-
 def combine(*decisions: Decision) -> Decision:
-    """Graph decisions (`Mode.UNDECIDED`) of policies that must all allow: a deny anywhere denies, a
-    missing allow is none, conditions add up."""
-    return settle(
-        every(d.effect for d in decisions),
-        every(_worst(d) for d in decisions),
-        (k for d in decisions for k in d.condition_keys),
-        Mode.UNDECIDED,
-    )
+    """Graph decisions (`Mode.UNDECIDED`) of policies that must all allow (`every`): a deny anywhere
+    denies, a missing allow is none, conditions add up. A conditional allow is not an allow when
+    its conditions fail, so with one the worst case is not allowed. (One pass: the build combines
+    the decisions of every principal and resource it relates.)"""
+    best = worst = Effect.ALLOW
+    for d in decisions:
+        if d.effect is Effect.DENY:
+            best = worst = Effect.DENY
+            break
+        if d.effect is Effect.NONE:
+            best = worst = Effect.NONE
+        elif d.conditional:
+            worst = every((worst, Effect.NONE))
+    return settle(best, worst, (k for d in decisions for k in d.condition_keys), Mode.UNDECIDED)
