@@ -33,6 +33,7 @@ from typing import Any
 
 from ..iam.caller import Caller, Naming
 from ..iam.conditions import Context
+from ..iam.decision import counts
 from ..iam.evaluate import RCP_SERVICES, anonymous_callable
 from ..iam.evaluate_input import Hit, Request, Rule, read_policy, request_context, scan
 from ..iam.policy import PolicyFormatError, as_list
@@ -236,11 +237,11 @@ def request_for(
 
 
 def _allows(hits: list[Hit], hopeful: bool) -> list[Hit]:
-    return [h for h in hits if h.rule.effect == "Allow" and (h.result is True or (hopeful and h.result is None))]
+    return [h for h in hits if h.effect == "Allow" and counts(h.effect, h.result, hopeful)]
 
 
 def _denies(hits: list[Hit], hopeful: bool) -> bool:
-    return any(h.rule.effect == "Deny" and (h.result is True or (not hopeful and h.result is None)) for h in hits)
+    return any(h.effect == "Deny" and counts(h.effect, h.result, hopeful) for h in hits)
 
 
 @dataclass(frozen=True)
