@@ -33,7 +33,7 @@ from typing import Any
 
 from ..iam.caller import Caller, Naming
 from ..iam.conditions import Context
-from ..iam.decision import counts
+from ..iam.decision import Effect, Mode, counts, settle
 from ..iam.evaluate import RCP_SERVICES, anonymous_callable
 from ..iam.evaluate_input import Hit, Request, Rule, read_policy, request_context, scan
 from ..iam.policy import PolicyFormatError, as_list
@@ -297,10 +297,11 @@ def decide_guarded(request: Request, side: Side, scps: list[list[list[Rule]]], r
         return "allow" if side.allow == "yes" or (hopeful and side.allow == "maybe") else "none"
 
     best, worst = decided(True), decided(False)
-    if best != "allow":
-        return Read(best)
-    keys = {k for level in levels for h in level.hits for k in h.keys} | set(side.keys) if worst != "allow" else set()
-    return Read("allow", worst != "allow", sorted(keys))
+    keys: set[str] = set()
+    if best == "allow" and worst != "allow":
+        keys = {k for level in levels for h in level.hits for k in h.keys} | set(side.keys)
+    found = settle(Effect(best), Effect(worst), keys, Mode.UNDECIDED)
+    return Read(found.effect.value, found.conditional, list(found.condition_keys))
 
 
 def decide_read(
@@ -357,14 +358,12 @@ def decide_read(
             return "allow", "identity and resource policy"
         return "none", ""
 
-    best, basis = decided(True)
+    best, basis = decided(True)  # basis: what allowed it, or what removed it (a guardrail, else the resource side)
     worst, _ = decided(False)
-    if best != "allow":
-        return Read(best, basis=basis)  # basis: what removed it (a guardrail, else the resource side)
-    conditional = worst != "allow"
     keys: set[str] = set()
-    if conditional:
+    if best == "allow" and worst != "allow":
         keys = {k for h in rp_hits for k in h.keys} | {k for level in levels for h in level.hits for k in h.keys}
         if side.allow == "maybe":
             keys |= set(side.keys)
-    return Read("allow", conditional, sorted(keys), basis)
+    found = settle(Effect(best), Effect(worst), keys, Mode.UNDECIDED)
+    return Read(found.effect.value, found.conditional, list(found.condition_keys), basis)

@@ -27,7 +27,9 @@ in what the answer reports:
 
 `evaluate.py` composes policy types request by request with these rules; the graph build decides
 one policy set with `decide_matched` (through `policy.decide`) or `Tally` (shared statements
-summed once), and limits it with `combine`. Nothing here reads files or touches a store.
+summed once), limits it with `combine`, and decides resource policies, guardrails and the
+conditions the snapshot knows (`build/resource_policies.py`, `build/identity_conditions.py`) with
+`counts` and `settle`. Nothing here reads files or touches a store.
 """
 
 from __future__ import annotations
