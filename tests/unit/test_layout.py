@@ -243,3 +243,37 @@ def test_only_the_collector_and_the_account_actions_import_boto3_or_botocore():
 
 def test_the_aws_rule_can_fail():
     assert _aws_offenders(("blastshield_core.sources.aws.collect",)), "respond/aws/ imports botocore"
+
+
+# The rooms of the AWS build whose parts are composed, never inherited: each read step and edge family is a
+# class given what it reads (the inventory, the edge sink, the evaluation cache, what earlier steps produced)
+# by the build's step table (`build/transform.py`), so no state is shared through a common base.
+BUILD_ROOMS = ("blastshield_core.sources.aws.build", "blastshield_core.sources.aws.escalation")
+
+
+def _inheritance_offenders(rooms: tuple[str, ...]) -> list[str]:
+    """Classes of the rooms with more than one base, or a base that is a class of the rooms themselves."""
+    files = [
+        p for p in _core_files() if any(_module_name(p) == r or _module_name(p).startswith(r + ".") for r in rooms)
+    ]
+    trees = {path: ast.parse(path.read_text(encoding="utf-8")) for path in files}
+    own = {n.name for tree in trees.values() for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
+    offenders = []
+    for path, tree in trees.items():
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            bases = [ast.unparse(b).rsplit(".", 1)[-1] for b in node.bases]
+            if len(bases) > 1 or any(b in own for b in bases):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} class {node.name}({', '.join(bases)})")
+    return offenders
+
+
+def test_the_builders_parts_are_composed_not_inherited():
+    """No class of `sources/aws/build/` or `sources/aws/escalation/` has two bases or extends another class of
+    them: the edge families are no mixins sharing the attributes of a common base."""
+    assert _inheritance_offenders(BUILD_ROOMS) == []
+
+
+def test_the_inheritance_rule_can_fail():
+    assert _inheritance_offenders(("blastshield_core.read",)), "read/tools.py's ReadTools extends ReachMixin"

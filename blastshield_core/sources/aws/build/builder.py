@@ -1,32 +1,46 @@
-"""The builder's base: its state in three parts (`state.py`: the inventory the read steps fill, the
-edge sink the edge families write to, the evaluation cache), and what every part of the build uses:
-the principals, the account of a file, and the evaluation shared between principals with the same
-policies."""
+"""What every part of the build uses: the evaluation shared between principals with the same policies
+(`Evaluation`, over the inventory and the evaluation cache of `state.py`), and the account of a file and a
+date read with a warning (for the read steps)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from ..iam.policy import Statement, statement_matches_action
 from .common import _MODELLED_ACTIONS, _date, _Principal
-from .get import AwsSources, SourceFile
+from .get import SourceFile
 from .policy_sets import _covered, _PolicySet, _sorted_matches
 from .report import AwsImportReport
-from .state import EdgeSink, EvaluationCache, Inventory
+from .state import EvaluationCache, Inventory
 
 
-class _BuilderBase:
-    """The builder's state and shared steps; the parts of `transform._Builder` extend it."""
+def default_account(inv: Inventory, source: SourceFile) -> str:
+    """The account of the GAAD in the same folder, else the only one, else the first."""
+    same = [f for f in inv.sources.of("gaad") if f.folder == source.folder]
+    for gaad in same:
+        for account, file in inv.accounts.items():
+            if file == gaad.name:
+                return account
+    return next(iter(inv.accounts))
 
-    def __init__(self, sources: AwsSources, sensitivity: Sequence[tuple[str, str]]):
-        self.inv = Inventory(sources, list(sensitivity))
-        self.sink = EdgeSink()
-        self.cache = EvaluationCache()
-        self.report = AwsImportReport(skipped=list(sources.skipped), skipped_beyond=sources.skipped_beyond)
-        self.gained: dict[tuple[str, ...], _Principal] = {}  # what escalation gains, evaluated as principals
 
-    # ------------------------------------------------------------ helpers
+def created(report: AwsImportReport, file: str, item: str, value: Any) -> str | None:
+    """A date as ISO text (None when empty); an unreadable one is a warning and None."""
+    try:
+        return _date(value)
+    except ValueError as exc:
+        report.warn(file, item, str(exc))
+        return None
+
+
+class Evaluation:
+    """The evaluation every edge family shares: answers kept in the evaluation cache, read from the frozen
+    inventory. It holds no state of its own."""
+
+    def __init__(self, inv: Inventory, cache: EvaluationCache):
+        self.inv = inv
+        self.cache = cache
 
     def role_named(self, arn: str) -> str:
         """The imported role's ARN, path included, for an ARN that names it without the path (as a session
@@ -35,32 +49,6 @@ class _BuilderBase:
             return arn
         account, name = (arn.split(":")[4], arn.rsplit("/", 1)[-1])
         return self.inv.role_names.get((account, name), arn)
-
-    def warn(self, file: str, item: str, message: str) -> None:
-        self.report.warn(file, item, message)
-
-    def created(self, file: str, item: str, value: Any) -> str | None:
-        try:
-            return _date(value)
-        except ValueError as exc:
-            self.warn(file, item, str(exc))
-            return None
-
-    def default_account(self, source: SourceFile) -> str:
-        """The account of the GAAD in the same folder, else the only one, else the first."""
-        same = [f for f in self.inv.sources.of("gaad") if f.folder == source.folder]
-        for gaad in same:
-            for account, file in self.inv.accounts.items():
-                if file == gaad.name:
-                    return account
-        return next(iter(self.inv.accounts))
-
-    # ------------------------------------------------------------ evaluation
-
-    def principals(self) -> list[_Principal]:
-        return (
-            [r.principal for r in self.inv.roles.values()] + list(self.inv.users.values()) + list(self.gained.values())
-        )
 
     def glob_cache(self, pattern: str) -> list[str]:
         """What a pattern matches among all role ARNs and bucket object ARNs, computed once per pattern.
@@ -118,3 +106,11 @@ class _BuilderBase:
             self.cache.policy_sets[key] = found
             self.cache.hold(*statements, boundary)
         return found
+
+
+def base_principals(inv: Inventory) -> list[_Principal]:
+    """The roles and the users' role-like principals, in the inventory's order."""
+    return [r.principal for r in inv.roles.values()] + list(inv.users.values())
+
+
+__all__ = ["Evaluation", "base_principals", "created", "default_account"]

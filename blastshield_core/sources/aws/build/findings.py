@@ -6,15 +6,24 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..iam.policy import as_list
-from .builder import _BuilderBase
 from .common import _obj, entity_id
 from .get import SourceFile
+from .report import AwsImportReport
+from .state import EdgeSink, Inventory
 
 
-class _FindingsMixin(_BuilderBase):
-    # ------------------------------------------------------------ findings
+class FindingReader:
+    """The last step: GuardDuty findings as alerts on the nodes the steps before made."""
 
-    def read_findings(self) -> None:
+    def __init__(self, inv: Inventory, sink: EdgeSink, report: AwsImportReport):
+        self.inv = inv
+        self.sink = sink
+        self.report = report
+
+    def warn(self, file: str, item: str, message: str) -> None:
+        self.report.warn(file, item, message)
+
+    def run(self) -> None:
         for source in self.inv.sources.of("findings"):
             for index, finding in enumerate(as_list(source.data.get("Findings"))):
                 item = f"Findings[{index}]"

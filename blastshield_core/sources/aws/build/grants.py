@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..iam.policy import Decision, Effect, Statement, as_list, resource_matches
-from .builder import _BuilderBase
+from .builder import Evaluation, created, default_account
 from .common import (
     _ARN_RE,
     DATA_ACTIONS,
@@ -22,6 +22,8 @@ from .common import (
     entity_id,
 )
 from .policy_sets import _data_services, _PolicySet, _sorted_matches
+from .report import AwsImportReport
+from .state import EdgeSink, Inventory
 
 # Secrets Manager appends "-" and six random characters to a secret's name in its ARN; AWS recommends
 # granting one secret as `secret:NAME-??????` (Secrets Manager User Guide, "Permissions reference for
@@ -49,28 +51,33 @@ def _suffix_named(pattern: str) -> str | None:
     return name if name and "*" not in name and "?" not in name else None
 
 
-class _GrantsMixin(_BuilderBase):
-    # ------------------------------------------------------------ buckets
+class DataReader:
+    """The read steps of buckets, secrets and KMS keys: what a grant or a resource policy may reach."""
+
+    def __init__(self, inv: Inventory, report: AwsImportReport):
+        self.inv = inv
+        self.report = report
+
+    def warn(self, file: str, item: str, message: str) -> None:
+        self.report.warn(file, item, message)
 
     def read_buckets(self) -> None:
         for source in self.inv.sources.of("buckets"):
-            account = self.default_account(source)
+            account = default_account(self.inv, source)
             self.inv.bucket_accounts.add(account)
             for bucket in as_list(source.data.get("Buckets")):
                 if not isinstance(bucket, dict) or not isinstance(bucket.get("Name"), str):
                     self.warn(source.name, "Buckets", "bucket without Name ignored")
                     continue
                 self.inv.buckets[account][bucket["Name"]] = _tags(bucket.get("Tags"))
-                self.created(source.name, f"bucket {bucket['Name']}", bucket.get("CreationDate"))
-
-    # ------------------------------------------------------------ secrets and keys
+                created(self.report, source.name, f"bucket {bucket['Name']}", bucket.get("CreationDate"))
 
     def read_secrets_and_keys(self) -> None:
         """Every secret of `list-secrets` (with its tags) and key of `list-keys`: a data asset of its own
         when a grant or its policy reaches it; the listing bounds what a wildcard grant reaches."""
         for kind, export, items, arn_key in _LISTINGS:
             for source in self.inv.sources.of(export):
-                account = self.default_account(source)
+                account = default_account(self.inv, source)
                 self.inv.listed_accounts[kind].add(account)
                 for index, entry in enumerate(as_list(source.data.get(items))):
                     arn = entry.get(arn_key) if isinstance(entry, dict) else None
@@ -83,6 +90,15 @@ class _GrantsMixin(_BuilderBase):
                     self.inv.listed_regions[(kind, owner)].add(arn.split(":")[3])
         for kind, found in self.inv.listed.items():
             self.inv.listed_sorted[kind] = sorted(found)
+
+
+class Assets:
+    """The data asset nodes, each made once with its sensitivity (for grants, and for what a resource policy
+    names)."""
+
+    def __init__(self, inv: Inventory, sink: EdgeSink):
+        self.inv = inv
+        self.sink = sink
 
     def listed_candidates(self, principal: _Principal, service: str, kind: str, pattern: str) -> list[tuple[str, str]]:
         """(asset node, ARN to evaluate) for a secret or key pattern: the listed ones of its account it
@@ -152,147 +168,6 @@ class _GrantsMixin(_BuilderBase):
                 return level, f"--sensitivity {pattern}"
         return DEFAULT_SENSITIVITY.get(kind, "medium"), "default"
 
-    # ------------------------------------------------------------ evaluation
-
-    def data_statements(self, statements: list[Statement]) -> dict[str, list[Statement]]:
-        """The statements that may grant a data-read action, by service (each statement classified once)."""
-        out: dict[str, list[Statement]] = {}
-        for stmt in statements:
-            services = self.cache.stmt_services.get(id(stmt))
-            if services is None:
-                services = self.cache.stmt_services[id(stmt)] = _data_services(stmt.actions, stmt.not_actions)
-                self.cache.hold(stmt)
-            for service in services:
-                out.setdefault(service, []).append(stmt)
-        return out
-
-    def can_read(self) -> None:
-        for principal in self.principals():
-            relevant = self.derived(principal, "read", lambda p: self.data_statements(p.statements))
-            for service, statements in relevant.items():
-                if not any(s.effect == "Allow" for s in statements):
-                    continue
-                kind, actions = DATA_ACTIONS[service]
-                policy_set = self.policy_set(statements, principal.boundary, actions)
-                key = ("read", principal.account)
-                found = policy_set.results.get(key)
-                if found is None:
-                    found = self.read_edges(principal, service, kind, statements, policy_set)
-                    policy_set.results[key] = found
-                self.sink.fan_out(principal.node, "CAN_READ", found)
-
-    def read_edges(
-        self, principal: _Principal, service: str, kind: str, statements: list[Statement], policy_set: _PolicySet
-    ) -> list[tuple[str, dict[str, Any]]]:
-        """(asset node, stored properties) for one policy set's reads in the principal's account."""
-        out: list[tuple[str, dict[str, Any]]] = []
-        answer, make = policy_set.answer_for, self.read_props
-        candidates = self.read_candidates(principal, service, kind, statements)
-        keys = policy_set.keys([test_arn for _, test_arn in candidates])
-        for (target, _), key in zip(candidates, keys, strict=True):
-            clean = answer(key, make)
-            if clean is not None:
-                out.append((target, clean))
-        return out
-
-    def read_props(self, actions: tuple[str, ...], decisions: tuple[Decision, ...]) -> dict[str, Any] | None:
-        """The stored properties of CAN_READ for the decisions on a data service's actions (None: no allow)."""
-        best: Decision | None = None
-        allowed: list[str] = []
-        for action, d in zip(actions, decisions, strict=True):
-            if d.effect is Effect.ALLOW:
-                allowed.append(action)
-                if best is None or (best.conditional and not d.conditional):
-                    best = d
-            elif d.effect is Effect.DENY and best is None:
-                best = d
-        if best is None:
-            return None
-        if best.effect is Effect.DENY and allowed:
-            best = decisions[actions.index(allowed[0])]
-        return self.sink.decision_props("CAN_READ", best, actions=allowed)
-
-    def read_candidates(
-        self, principal: _Principal, service: str, kind: str, statements: list[Statement]
-    ) -> list[tuple[str, str]]:
-        """(asset node, ARN to evaluate) for every asset an Allow statement may reach."""
-        lists = [self.statement_candidates(principal, service, kind, s) for s in statements if s.effect == "Allow"]
-        if len(lists) == 1:
-            return lists[0]
-        out: dict[str, str] = {}
-        for found in lists:
-            for asset, test in found:
-                out.setdefault(asset, test)
-        return list(out.items())
-
-    def statement_candidates(
-        self, principal: _Principal, service: str, kind: str, stmt: Statement
-    ) -> list[tuple[str, str]]:
-        """`read_candidates` for one Allow statement (kept per statement, service and account)."""
-        key = (id(stmt), service, principal.account)
-        out = self.cache.statement_candidates.get(key)
-        if out is not None:
-            return out
-        self.cache.hold(stmt)
-        merged: dict[str, str] = {}
-        for pattern in stmt.resources if stmt.not_resources is None else ("*",):
-            found = self.cache.pattern_candidates.get((pattern, service, kind, principal.account))
-            if found is None:
-                found = self.pattern_candidates(principal, service, kind, pattern)
-                self.cache.pattern_candidates[(pattern, service, kind, principal.account)] = found
-            for asset, test in found:
-                merged.setdefault(asset, test)
-        out = self.cache.statement_candidates[key] = list(merged.items())
-        return out
-
-    def pattern_candidates(self, principal: _Principal, service: str, kind: str, pattern: str) -> list[tuple[str, str]]:
-        """(asset node, ARN to evaluate), in order, for one Resource pattern of an Allow statement.
-
-        Depends only on the pattern, the service and the principal's account (kept per those).
-        """
-        out: list[tuple[str, str]] = []
-        if (
-            pattern != "*"
-            and not pattern.startswith(f"arn:aws:{service}:")
-            and not re.match(rf"^arn:[\w-]+:{service}:", pattern)
-        ):
-            return out
-        if service in _LISTED_SERVICES:
-            return self.listed_candidates(principal, service, kind, pattern)
-        if "*" not in pattern and "?" not in pattern:
-            asset = self.named_asset(principal, service, kind, pattern)
-            if asset:
-                out.append((asset, pattern))
-            return out
-        if service == "s3" and principal.account in self.inv.bucket_accounts:
-            own = self.inv.buckets[principal.account]
-            for test in self.glob_cache(pattern):
-                bucket = test[13:-2] if test.startswith("arn:aws:s3:::") else None
-                if bucket in own:
-                    out.append((self.bucket_node(principal.account, bucket, own[bucket]), test))
-            prefix = pattern[13:].split("/", maxsplit=1)[0] if pattern.startswith("arn:aws:s3:::") else ""
-            if prefix in own and "/" in pattern[13:]:  # a grant on a prefix of one bucket
-                out.append((self.bucket_node(principal.account, prefix, own[prefix]), pattern))
-            if pattern.startswith("arn:aws:s3:::") and "*" not in pattern[13:].split("/", maxsplit=1)[0]:
-                bucket = pattern[13:].split("/", maxsplit=1)[0]
-                if bucket and bucket not in self.inv.buckets[principal.account]:
-                    asset = self.named_asset(principal, service, kind, pattern)
-                    if asset:
-                        out.append((asset, pattern))
-            return out
-        if (
-            service == "s3"
-            and pattern.startswith("arn:aws:s3:::")
-            and "*" not in pattern[13:].split("/", maxsplit=1)[0]
-        ):
-            asset = self.named_asset(principal, service, kind, pattern)
-            if asset:
-                out.append((asset, pattern))
-            return out
-        account = _arn_account(pattern) or principal.account
-        out.append((self.wildcard_asset(account, service), pattern))
-        return out
-
     def bucket_node(self, account: str, bucket: str, tags: Mapping[str, str]) -> str:
         arn = f"arn:aws:s3:::{bucket}"
         node = entity_id(account, "bucket", bucket)
@@ -341,3 +216,158 @@ class _GrantsMixin(_BuilderBase):
                 wildcard=True,
             )
         return node
+
+
+def read_props(sink: EdgeSink, actions: tuple[str, ...], decisions: tuple[Decision, ...]) -> dict[str, Any] | None:
+    """The stored properties of CAN_READ for the decisions on a data service's actions (None: no allow)."""
+    best: Decision | None = None
+    allowed: list[str] = []
+    for action, d in zip(actions, decisions, strict=True):
+        if d.effect is Effect.ALLOW:
+            allowed.append(action)
+            if best is None or (best.conditional and not d.conditional):
+                best = d
+        elif d.effect is Effect.DENY and best is None:
+            best = d
+    if best is None:
+        return None
+    if best.effect is Effect.DENY and allowed:
+        best = decisions[actions.index(allowed[0])]
+    return sink.decision_props("CAN_READ", best, actions=allowed)
+
+
+class CanRead:
+    """The edge family of `CAN_READ` from identity policies: each principal's data reads in its account."""
+
+    def __init__(self, inv: Inventory, sink: EdgeSink, ev: Evaluation, assets: Assets):
+        self.inv = inv
+        self.sink = sink
+        self.ev = ev
+        self.cache = ev.cache
+        self.assets = assets
+
+    def data_statements(self, statements: list[Statement]) -> dict[str, list[Statement]]:
+        """The statements that may grant a data-read action, by service (each statement classified once)."""
+        out: dict[str, list[Statement]] = {}
+        for stmt in statements:
+            services = self.cache.stmt_services.get(id(stmt))
+            if services is None:
+                services = self.cache.stmt_services[id(stmt)] = _data_services(stmt.actions, stmt.not_actions)
+                self.cache.hold(stmt)
+            for service in services:
+                out.setdefault(service, []).append(stmt)
+        return out
+
+    def run(self, principals: list[_Principal]) -> None:
+        """`CAN_READ` for `principals` (the imported ones and what escalation gains)."""
+        for principal in principals:
+            relevant = self.ev.derived(principal, "read", lambda p: self.data_statements(p.statements))
+            for service, statements in relevant.items():
+                if not any(s.effect == "Allow" for s in statements):
+                    continue
+                kind, actions = DATA_ACTIONS[service]
+                policy_set = self.ev.policy_set(statements, principal.boundary, actions)
+                key = ("read", principal.account)
+                found = policy_set.results.get(key)
+                if found is None:
+                    found = self.read_edges(principal, service, kind, statements, policy_set)
+                    policy_set.results[key] = found
+                self.sink.fan_out(principal.node, "CAN_READ", found)
+
+    def read_edges(
+        self, principal: _Principal, service: str, kind: str, statements: list[Statement], policy_set: _PolicySet
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """(asset node, stored properties) for one policy set's reads in the principal's account."""
+        out: list[tuple[str, dict[str, Any]]] = []
+        answer, make = policy_set.answer_for, self.read_props
+        candidates = self.read_candidates(principal, service, kind, statements)
+        keys = policy_set.keys([test_arn for _, test_arn in candidates])
+        for (target, _), key in zip(candidates, keys, strict=True):
+            clean = answer(key, make)
+            if clean is not None:
+                out.append((target, clean))
+        return out
+
+    def read_props(self, actions: tuple[str, ...], decisions: tuple[Decision, ...]) -> dict[str, Any] | None:
+        return read_props(self.sink, actions, decisions)
+
+    def read_candidates(
+        self, principal: _Principal, service: str, kind: str, statements: list[Statement]
+    ) -> list[tuple[str, str]]:
+        """(asset node, ARN to evaluate) for every asset an Allow statement may reach."""
+        lists = [self.statement_candidates(principal, service, kind, s) for s in statements if s.effect == "Allow"]
+        if len(lists) == 1:
+            return lists[0]
+        out: dict[str, str] = {}
+        for found in lists:
+            for asset, test in found:
+                out.setdefault(asset, test)
+        return list(out.items())
+
+    def statement_candidates(
+        self, principal: _Principal, service: str, kind: str, stmt: Statement
+    ) -> list[tuple[str, str]]:
+        """`read_candidates` for one Allow statement (kept per statement, service and account)."""
+        key = (id(stmt), service, principal.account)
+        out = self.cache.statement_candidates.get(key)
+        if out is not None:
+            return out
+        self.cache.hold(stmt)
+        merged: dict[str, str] = {}
+        for pattern in stmt.resources if stmt.not_resources is None else ("*",):
+            found = self.cache.pattern_candidates.get((pattern, service, kind, principal.account))
+            if found is None:
+                found = self.pattern_candidates(principal, service, kind, pattern)
+                self.cache.pattern_candidates[(pattern, service, kind, principal.account)] = found
+            for asset, test in found:
+                merged.setdefault(asset, test)
+        out = self.cache.statement_candidates[key] = list(merged.items())
+        return out
+
+    def pattern_candidates(self, principal: _Principal, service: str, kind: str, pattern: str) -> list[tuple[str, str]]:
+        """(asset node, ARN to evaluate), in order, for one Resource pattern of an Allow statement.
+
+        Depends only on the pattern, the service and the principal's account (kept per those).
+        """
+        out: list[tuple[str, str]] = []
+        if (
+            pattern != "*"
+            and not pattern.startswith(f"arn:aws:{service}:")
+            and not re.match(rf"^arn:[\w-]+:{service}:", pattern)
+        ):
+            return out
+        if service in _LISTED_SERVICES:
+            return self.assets.listed_candidates(principal, service, kind, pattern)
+        if "*" not in pattern and "?" not in pattern:
+            asset = self.assets.named_asset(principal, service, kind, pattern)
+            if asset:
+                out.append((asset, pattern))
+            return out
+        if service == "s3" and principal.account in self.inv.bucket_accounts:
+            own = self.inv.buckets[principal.account]
+            for test in self.ev.glob_cache(pattern):
+                bucket = test[13:-2] if test.startswith("arn:aws:s3:::") else None
+                if bucket in own:
+                    out.append((self.assets.bucket_node(principal.account, bucket, own[bucket]), test))
+            prefix = pattern[13:].split("/", maxsplit=1)[0] if pattern.startswith("arn:aws:s3:::") else ""
+            if prefix in own and "/" in pattern[13:]:  # a grant on a prefix of one bucket
+                out.append((self.assets.bucket_node(principal.account, prefix, own[prefix]), pattern))
+            if pattern.startswith("arn:aws:s3:::") and "*" not in pattern[13:].split("/", maxsplit=1)[0]:
+                bucket = pattern[13:].split("/", maxsplit=1)[0]
+                if bucket and bucket not in self.inv.buckets[principal.account]:
+                    asset = self.assets.named_asset(principal, service, kind, pattern)
+                    if asset:
+                        out.append((asset, pattern))
+            return out
+        if (
+            service == "s3"
+            and pattern.startswith("arn:aws:s3:::")
+            and "*" not in pattern[13:].split("/", maxsplit=1)[0]
+        ):
+            asset = self.assets.named_asset(principal, service, kind, pattern)
+            if asset:
+                out.append((asset, pattern))
+            return out
+        account = _arn_account(pattern) or principal.account
+        out.append((self.assets.wildcard_asset(account, service), pattern))
+        return out

@@ -10,7 +10,7 @@ request: who asks (`aws:PrincipalArn`, `aws:PrincipalAccount`, `aws:PrincipalTyp
 Every other key stays unknown. The relationship then becomes unconditional, a deny, or is
 gone; when an unknown key still matters it stays conditional with only those keys named.
 
-Runs before `policy_edges.follow_policies`, which decides resource policies and guardrails on
+Runs before `policy_edges.FollowPolicies`, which decides resource policies and guardrails on
 the identity side found here. The mapping choices are in docs/aws-import.md ("Conditions the
 snapshot decides").
 """
@@ -23,8 +23,11 @@ from ..iam import decision
 from ..iam.evaluate_input import Request, Rule, request_context, scan
 from ..iam.policy import ASSUME_ACTION, Decision, Effect, PolicyFormatError, Statement
 from .common import DATA_ACTIONS, _Principal
-from .policy_edges import _ResourcePolicyMixin
+from .facts import Requests
+from .grants import read_props
+from .report import AwsImportReport
 from .resource_policies import request_for
+from .state import EdgeSink, EvaluationCache, Inventory
 
 _KIND_SERVICE = {kind: service for service, (kind, _) in DATA_ACTIONS.items()}
 # the keys the snapshot may know (lower case; a prefix ends with "/")
@@ -89,11 +92,23 @@ def best_of(decisions: list[Decision]) -> Decision:
     return next((d for d in decisions if d.effect is Effect.DENY), Decision(Effect.NONE))
 
 
-class _IdentityConditionsMixin(_ResourcePolicyMixin):
-    def decide_identity_conditions(self) -> None:
+class IdentityConditions:
+    """The edge family that decides again the conditional `CAN_READ` and `CAN_ASSUME` the families before
+    it wrote, by the snapshot's facts."""
+
+    def __init__(
+        self, inv: Inventory, sink: EdgeSink, cache: EvaluationCache, report: AwsImportReport, requests: Requests
+    ):
+        self.inv = inv
+        self.sink = sink
+        self.cache = cache
+        self.report = report
+        self.requests = requests
+
+    def run(self, principals: list[_Principal]) -> None:
         """Decide again each conditional CAN_READ and CAN_ASSUME whose principal's policies test a
         key the snapshot may know; count what changed."""
-        by_node = {p.node: p for p in self.principals()}
+        by_node = {p.node: p for p in principals}
         counts = self.report.policy_counts
         for key, props in list(self.sink.edges.items()):
             source, rel, target = key
@@ -150,7 +165,7 @@ class _IdentityConditionsMixin(_ResourcePolicyMixin):
     def _context_for(self, principal: _Principal, tags: dict[str, str] | None) -> dict[str, Any]:
         statements = principal.statements + (principal.boundary or [])
         keys = frozenset(k.lower() for s in statements for k in s.condition_keys)
-        return self._facts(principal, keys, tags)
+        return self.requests.facts(principal, keys, tags)
 
     # ------------------------------------------------------------ reads and assumptions
 
@@ -161,9 +176,9 @@ class _IdentityConditionsMixin(_ResourcePolicyMixin):
         service = _KIND_SERVICE.get(str(asset.properties.get("aws_kind") or ""))
         if service is None:
             return props
-        resource, account, tags = self._test_arn(target)
+        resource, account, tags = self.requests.test_arn(target)
         facts = self._context_for(principal, tags)
-        who = self._caller(principal)
+        who = self.requests.caller(principal)
         cache = ("read", target, id(props), tuple(map(id, principal.statements)), id(principal.boundary), who.arn)
         answers = self.cache.identity_answers
         if cache in answers:
@@ -186,7 +201,7 @@ class _IdentityConditionsMixin(_ResourcePolicyMixin):
         except (PolicyFormatError, ValueError, TypeError):
             answers[cache] = props  # a Condition the operators cannot read: left as it was
             return props
-        new = self.read_props(actions, tuple(decisions))
+        new = read_props(self.sink, actions, tuple(decisions))
         if new is not None and new == props:
             new = props
         answers[cache] = new
@@ -200,7 +215,7 @@ class _IdentityConditionsMixin(_ResourcePolicyMixin):
             return props
         role_arn, account = role.principal.arn, role.principal.account
         facts = self._context_for(principal, self.inv.principal_tags.get(role_arn))
-        who = self._caller(principal)
+        who = self.requests.caller(principal)
         try:
             trust = self._rules_of(role.trust) or []
             request = Request(

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..iam.caller import Caller, parse_caller
+from ..iam.caller import Caller
 from ..iam.evaluate_input import Rule
-from ..iam.policy import ASSUME_ACTION, Effect, as_list, decide, statement_matches_action
+from ..iam.policy import ASSUME_ACTION, Effect, as_list, decide
+from .builder import default_account
 from .common import DATA_ACTIONS, _Principal, _tags, entity_id
+from .facts import Requests
 from .get import SourceFile
-from .grants import _GrantsMixin
+from .grants import Assets
 from .organizations import read_organization
+from .report import AwsImportReport
 from .resource_policies import (
     Level,
     Read,
@@ -29,6 +32,7 @@ from .resource_policies import (
     referenced_keys,
     request_for,
 )
+from .state import EdgeSink, EvaluationCache, Inventory
 
 _KIND_SERVICE = {kind: service for service, (kind, _) in DATA_ACTIONS.items()}
 ANYONE = "any-aws-principal"
@@ -43,12 +47,19 @@ def _signature(props: dict[str, Any]) -> str:
     return repr(sorted(props.items()))
 
 
-class _ResourcePolicyMixin(_GrantsMixin):
-    # ------------------------------------------------------------ reading
+class ResourcePolicyReader:
+    """The read step of resource policies, the organisation and the principals' tags."""
 
-    def read_resource_policies(self) -> None:
+    def __init__(self, inv: Inventory, report: AwsImportReport):
+        self.inv = inv
+        self.report = report
+
+    def warn(self, file: str, item: str, message: str) -> None:
+        self.report.warn(file, item, message)
+
+    def run(self) -> None:
         self.inv.organization = read_organization(self.inv.sources, self.warn)
-        found = read_resource_policies(self.inv.sources, self._bucket_owner, self.default_account, self.warn)
+        found = read_resource_policies(self.inv.sources, self._bucket_owner, self._default_account, self.warn)
         for (account, kind, name), policy in found.items():
             self.inv.resource_policies[entity_id(account, kind, name)] = policy
         for source in self.inv.sources.of("gaad"):
@@ -78,52 +89,38 @@ class _ResourcePolicyMixin(_GrantsMixin):
 
     def _bucket_owner(self, bucket: str, source: SourceFile) -> str:
         owner = next((a for a, b in self.inv.buckets.items() if bucket in b), None)
-        return owner or self.default_account(source)
+        return owner or default_account(self.inv, source)
 
-    # ------------------------------------------------------------ facts
+    def _default_account(self, source: SourceFile) -> str:
+        return default_account(self.inv, source)
 
-    def _facts(
-        self, principal: _Principal | None, keys: frozenset[str], resource_tags: dict[str, str] | None
-    ) -> dict[str, Any]:
-        """The context the snapshot decides: the organisation, the principal's and the resource's tags
-        (a tag not among exported tags is known absent; without exported tags, unknown)."""
-        facts: dict[str, Any] = {}
-        org = self.inv.organization
-        if principal is None:  # anyone: no organisation, no tags
-            for key in keys:
-                if key.startswith(("aws:principalorgid", "aws:principalorgpaths", "aws:principaltag/")):
-                    facts[key] = None
-        else:
-            if org is not None and org.id and principal.account in org.members:
-                facts["aws:PrincipalOrgID"] = org.id
-            tags = self.inv.principal_tags.get(principal.arn)
-            if tags is not None and not self._takes_session_tags(principal):
-                for key in keys:
-                    if key.startswith("aws:principaltag/"):
-                        facts[key] = tags.get(key.split("/", 1)[1])
-        if resource_tags is not None:
-            lowered = {k.lower(): v for k, v in resource_tags.items()}
-            for key in keys:
-                if key.startswith("aws:resourcetag/"):
-                    facts[key] = lowered.get(key.split("/", 1)[1])
-        return facts
 
-    def _takes_session_tags(self, principal: _Principal) -> bool:
-        """A role whose trust policy allows `sts:TagSession`: whoever assumes it may pass session tags,
-        which add to and override the role's tags as `aws:PrincipalTag`, so its tags do not decide."""
-        if principal.kind != "role":
-            return False
-        role = self.inv.roles.get(principal.arn)
-        return role is not None and any(
-            s.effect == "Allow" and statement_matches_action(s, "sts:TagSession") for s in role.trust
-        )
+class FollowPolicies:
+    """The edge family that decides again each `CAN_READ` and `CAN_ASSUME` a resource policy or guardrail
+    bears on, adds the reads resource policies grant on their own, and links public grants to anyone."""
 
-    # ------------------------------------------------------------ edges
+    def __init__(
+        self,
+        inv: Inventory,
+        sink: EdgeSink,
+        cache: EvaluationCache,
+        report: AwsImportReport,
+        *,
+        requests: Requests,
+        assets: Assets,
+    ):
+        self.inv = inv
+        self.sink = sink
+        self.cache = cache
+        self.report = report
+        self.requests = requests
+        self.assets = assets
+        self._guarded = False  # the last answer was a guardrail's (set with each answer, read right after)
 
-    def follow_policies(self) -> None:
+    def run(self, principals: list[_Principal]) -> None:
         """Decide again each read and assumption a resource policy or guardrail bears on; add what
         resource policies grant on their own; count what changed."""
-        by_node = {p.node: p for p in self.principals()}
+        by_node = {p.node: p for p in principals}
         self._guarded = False
         counts = self.report.policy_counts
         org = self.inv.organization
@@ -154,16 +151,6 @@ class _ResourcePolicyMixin(_GrantsMixin):
                     counts["edges_identity_policy_only"] += 1
         self._grants_of_resource_policies(by_node)
 
-    def _caller(self, principal: _Principal) -> Caller:
-        who = self.cache.callers.get(principal.arn)
-        if who is None:
-            try:
-                who = parse_caller(principal.arn)
-            except ValueError:  # an ARN real exports get wrong (no account): the principal as the GAAD holds it
-                who = Caller(principal.kind, principal.arn, principal.account, "aws", principal.name)
-            self.cache.callers[principal.arn] = who
-        return who
-
     def _levels(self, account: str, kind: str) -> list[list[list[Rule]]]:
         return self.inv.organization.guardrails(account, kind) if self.inv.organization is not None else []
 
@@ -187,7 +174,7 @@ class _ResourcePolicyMixin(_GrantsMixin):
             principal.kind,
             principal.arn if per_principal or principal.arn in (policy.named if policy else ()) else "",
             self._bounds(principal, target, service),  # what the boundary allows here, not which boundary
-            self._caller(principal).service_linked,
+            self.requests.caller(principal).service_linked,
         )
         if cache not in self.cache.answers:
             answer = self._read_props(principal, target, service, props=props, policy=policy, scps=scps, rcps=rcps)
@@ -208,7 +195,7 @@ class _ResourcePolicyMixin(_GrantsMixin):
             principal.kind,
             principal.arn if named or self.inv.guardrails_per_principal else "",
             self._bounds(principal, target, _KIND_SERVICE[policy.kind]),
-            self._caller(principal).service_linked,
+            self.requests.caller(principal).service_linked,
         )
         if cache not in self.cache.answers:
             service = _KIND_SERVICE[policy.kind]
@@ -244,20 +231,11 @@ class _ResourcePolicyMixin(_GrantsMixin):
         key = (id(boundary), "" if anywhere else target, service)
         found = memo.get(key)
         if found is None:
-            resource = self._test_arn(target)[0]
+            resource = self.requests.test_arn(target)[0]
             found = memo[key] = tuple(
                 decide(boundary, action, resource).effect is Effect.ALLOW for action in DATA_ACTIONS[service][1]
             )
         return found
-
-    def _test_arn(self, target: str) -> tuple[str, str, dict[str, str] | None]:
-        """The ARN a read of the asset is decided on, its account, and its exported tags."""
-        props = self.sink.nodes[target].properties
-        arn, account = str(props["arn"]), str(props["account"])
-        if props.get("aws_kind") == "bucket":  # an object read: any object of the bucket
-            return f"{arn}/*", account, self.inv.buckets.get(account, {}).get(arn.split(":::", 1)[-1]) or None
-        policy = self.inv.resource_policies.get(target)
-        return arn, account, policy.tags if policy else None
 
     def _read_props(
         self,
@@ -271,10 +249,10 @@ class _ResourcePolicyMixin(_GrantsMixin):
         rcps: list[list[list[Rule]]],
     ) -> dict[str, Any] | None:
         """The stored properties of CAN_READ after both sides (None: no relationship)."""
-        resource, account, tags = self._test_arn(target)
-        who = Caller("anonymous", "*") if principal is None else self._caller(principal)
+        resource, account, tags = self.requests.test_arn(target)
+        who = Caller("anonymous", "*") if principal is None else self.requests.caller(principal)
         keys = (policy.keys if policy else frozenset()) | self.inv.guardrail_keys
-        facts = self._facts(principal, keys, tags)
+        facts = self.requests.facts(principal, keys, tags)
         allowed = set((props or {}).get("actions", ()))
         side_allow = "maybe" if (props or {}).get("conditional") else "yes"
         side_keys = tuple((props or {}).get("condition_keys", ()))
@@ -352,7 +330,7 @@ class _ResourcePolicyMixin(_GrantsMixin):
         scps, rcps = self._levels(principal.account, "scp"), self._levels(account, "rcp")
         if not (scps or rcps):
             return props
-        who = self._caller(principal)
+        who = self.requests.caller(principal)
         cache = (
             self._signature(props),
             "assume",
@@ -363,7 +341,7 @@ class _ResourcePolicyMixin(_GrantsMixin):
             who.service_linked,
         )
         if cache not in self.cache.answers:
-            facts = self._facts(principal, self.inv.guardrail_keys, None)
+            facts = self.requests.facts(principal, self.inv.guardrail_keys, None)
             side = Side("maybe" if props.get("conditional") else "yes", False, tuple(props.get("condition_keys", ())))
             request = request_for(who, ASSUME_ACTION, str(role.properties["arn"]), account, facts=facts, bounded=False)
             read = decide_guarded(request, side, scps, rcps)
@@ -380,8 +358,6 @@ class _ResourcePolicyMixin(_GrantsMixin):
             self.cache.answers[cache] = new
         found = self.cache.answers[cache]
         return props if found is _SAME else found
-
-    # ------------------------------------------------------------ what resource policies grant alone
 
     def _grants_of_resource_policies(self, by_node: dict[str, _Principal]) -> None:
         counts = self.report.policy_counts
@@ -426,14 +402,15 @@ class _ResourcePolicyMixin(_GrantsMixin):
         if target in self.sink.nodes:
             return
         if policy.kind == "bucket":
-            self.bucket_node(policy.account, policy.name, self.inv.buckets.get(policy.account, {}).get(policy.name, {}))
+            tags = self.inv.buckets.get(policy.account, {}).get(policy.name, {})
+            self.assets.bucket_node(policy.account, policy.name, tags)
             return
         listed = self.inv.listed.get(policy.kind, {}).get(policy.arn)
         if listed is not None:  # the listing's name and tags
             name, tags = listed[1], listed[2]
         else:
             name, tags = policy.name, {k.lower(): v for k, v in (policy.tags or {}).items()}
-        self.resource_node(policy.kind, policy.account, policy.arn, name, tags, key=policy.name)
+        self.assets.resource_node(policy.kind, policy.account, policy.arn, name, tags, key=policy.name)
 
     def _anyone(self, account: str) -> str:
         """The role-like node of the chain that stands for anyone (as trust.py makes it for `*`)."""

@@ -115,7 +115,7 @@ class _PolicySet:
 
     `evaluate` looks at a resource only through which statements' Resource matches it, so the
     answers are kept by that set of statements: resources no specific statement names share one
-    answer, and principals with the same policies share this object (see `_BuilderBase.policy_set`).
+    answer, and principals with the same policies share this object (see `builder.Evaluation.policy_set`).
     """
 
     def __init__(

@@ -16,9 +16,11 @@ from ..iam.bounds import is_aws_managed, policy_bound_error
 from ..iam.deny_all import denies_everything
 from ..iam.policy import PolicyFormatError, Statement, as_list, parse_policy
 from .access_keys import listed_access_keys
-from .builder import _BuilderBase
+from .builder import created, default_account
 from .common import _arn_account, _date, _obj, _Principal, _Role, _tags, entity_id
 from .get import SourceFile
+from .report import AwsImportReport
+from .state import EdgeSink, Inventory
 
 
 def _contradicts(entry: Mapping[str, Any], name_key: str) -> bool:
@@ -34,8 +36,40 @@ def _contradiction(entry: Mapping[str, Any], name_key: str) -> str:
     )
 
 
-class _PrincipalsMixin(_BuilderBase):
-    _listed_keys: dict[tuple[str, str], list[dict[str, Any]]] | None = None
+class GaadReader:
+    """The read step of the GAADs: principals, groups and policies into the inventory, their nodes into
+    the sink."""
+
+    def __init__(self, inv: Inventory, sink: EdgeSink, report: AwsImportReport):
+        self.inv = inv
+        self.sink = sink
+        self.report = report
+
+    def warn(self, file: str, item: str, message: str) -> None:
+        self.report.warn(file, item, message)
+
+    def run(self) -> None:
+        """Every GAAD: the managed policies of all first (a principal of one file may attach a policy of
+        another), then each file's principals under the account in their own ARN."""
+        gaads = self.inv.sources.of("gaad")
+        for source in gaads:
+            self.read_policies(source)
+        exported: set[str] = set()  # the accounts a file is the export of (re-synced by the load)
+        for source in gaads:
+            accounts = self.gaad_accounts(source)
+            if not accounts:
+                self.warn(source.name, "document", "no ARN with an account id: the file was ignored")
+                continue
+            account = accounts[0]
+            if account in exported:
+                self.warn(source.name, "document", f"account {account} is also in {self.inv.accounts[account]}: merged")
+            else:
+                self.inv.accounts[account] = source.name  # its own export, even if another file named it first
+            exported.add(account)
+            for other in accounts:  # principals of other accounts are filed under their own account
+                self.inv.accounts.setdefault(other, source.name)
+            self.read_gaad(source, account)
+        self.report.accounts = sorted(exported)
 
     # ------------------------------------------------------------ GAAD
 
@@ -208,7 +242,7 @@ class _PrincipalsMixin(_BuilderBase):
             account=account,
             aws_snapshot=account,
             path=entry.get("Path"),
-            created=self.created(source.name, item, entry.get("CreateDate")),
+            created=created(self.report, source.name, item, entry.get("CreateDate")),
             trusted_services=services,
             permissions_boundary=_obj(entry.get("PermissionsBoundary")).get("PermissionsBoundaryArn"),
             owner=tags.get("owner"),
@@ -248,7 +282,7 @@ class _PrincipalsMixin(_BuilderBase):
             name,
             aws_kind="user",
             groups=member_of,
-            created=self.created(source.name, item, entry.get("CreateDate")),
+            created=created(self.report, source.name, item, entry.get("CreateDate")),
             **common,
         )
         api = entity_id(account, "user", name, "api")
@@ -258,9 +292,19 @@ class _PrincipalsMixin(_BuilderBase):
         )
         self.sink.edge(api, "RUNS_AS", role_node)
 
-    # ------------------------------------------------------------ credentials
 
-    def read_credential_reports(self) -> None:
+class CredentialReader:
+    """The read step of the credential reports: one session per credential of the users the GAADs hold."""
+
+    def __init__(self, inv: Inventory, sink: EdgeSink, report: AwsImportReport):
+        self.inv = inv
+        self.sink = sink
+        self.report = report
+
+    def warn(self, file: str, item: str, message: str) -> None:
+        self.report.warn(file, item, message)
+
+    def run(self) -> None:
         reported: set[str] = set()
         for source in self.inv.sources.of("credential_report"):
             text = source.data["Content"]
@@ -328,7 +372,7 @@ class _PrincipalsMixin(_BuilderBase):
                         key.get("Status") == "Active",
                         access_key_id=str(key["AccessKeyId"]),
                         last_used=date(f"access_key_{n}_last_used_date"),
-                        last_rotated=self.created(file, item, key.get("CreateDate")),
+                        last_rotated=created(self.report, file, item, key.get("CreateDate")),
                     )
                 continue
             active = row.get(f"access_key_{n}_active") == "true"
@@ -349,9 +393,10 @@ class _PrincipalsMixin(_BuilderBase):
             self.sink.nodes[identity].properties["mfa_active"] = row["mfa_active"] == "true"
 
     def listed_keys(self) -> dict[tuple[str, str], list[dict[str, Any]]]:
-        if self.inv.listed_keys is None:
-            self.inv.listed_keys = listed_access_keys(self.inv.sources, self.default_account)
-        return self.inv.listed_keys
+        inv = self.inv
+        if inv.listed_keys is None:
+            inv.listed_keys = listed_access_keys(inv.sources, lambda source: default_account(inv, source))
+        return inv.listed_keys
 
     def session(
         self, user: _Principal, slug: str, kind: str, active: bool, *, assumed: bool = False, **extra: Any

@@ -192,10 +192,10 @@ class EvaluationCache:
         self.stmt_services: dict[int, tuple[str, ...]] = {}  # id(statement) -> data services it may grant
         self.stmt_actions: dict[int, frozenset[str]] = {}  # id(statement) -> the modelled actions it covers
         self.policy_sets: dict[tuple[Any, ...], _PolicySet] = {}
-        self.derived: dict[tuple[Any, ...], Any] = {}  # see `_BuilderBase.derived`
+        self.derived: dict[tuple[Any, ...], Any] = {}  # see `builder.Evaluation.derived`
         self.pattern_candidates: dict[tuple[str, str, str, str], list[tuple[str, str]]] = {}
         self.statement_candidates: dict[tuple[int, str, str], list[tuple[str, str]]] = {}
-        self.assume_props: dict[tuple[Any, ...], dict[str, Any] | None] = {}  # see trust.can_assume
+        self.assume_props: dict[tuple[Any, ...], dict[str, Any] | None] = {}  # see trust.CanAssume
         self.hits: dict[tuple[int, str], set[str]] = {}  # (id(statement), workload kind) -> ARNs it names
         self.pattern_hits: dict[tuple[str, str], set[str]] = {}  # (pattern, workload kind) -> ARNs it matches
         self.granted: dict[tuple[str, str], tuple[set[str], list[str]]] = {}  # (pattern, account) -> pool, ARNs

@@ -14,16 +14,18 @@ The mapping and the reason for each choice are in docs/aws-import.md. In short:
 * `CAN_ESCALATE` links a principal to what a privilege-escalation method lets it gain;
 * GuardDuty findings become alerts.
 
-The builder is made of parts, one module each: principals.py (GAAD and credential
-report), workloads.py (instances, functions, `CAN_ACCESS`), trust.py (`CAN_ASSUME`),
-grants.py (buckets, secrets, keys and other data assets, `CAN_READ`), identity_conditions.py and policy_edges.py
-(conditions, resource policies and guardrails decided again), escalation/edges.py and
-escalation/chains.py (`CAN_ESCALATE`, from the catalogue in escalation/catalogue.py, to a
-fixpoint) and findings.py (alerts), on
-builder.py (what every part uses) and state.py (the state: the inventory, read then frozen; the
-edge sink; the evaluation cache). `READ_STEPS` and `EDGE_STEPS` below run them in order, each with
-why it comes where it does; policy_sets.py prepares the policies once for principals alike, and
-common.py holds what they all share.
+The build is made of parts, one class each, in one module per concern: principals.py (`GaadReader`,
+`CredentialReader`), workloads.py (`WorkloadReader`, `CanAccess`), trust.py (`CanAssume`), grants.py
+(`DataReader`, `Assets`, `CanRead`: buckets, secrets, keys and other data assets), identity_conditions.py
+(`IdentityConditions`) and policy_edges.py (`ResourcePolicyReader`, `FollowPolicies`: conditions, resource
+policies and guardrails decided again, with facts.py's `Requests`), escalation/edges.py and
+escalation/chains.py (`Escalations`: `CAN_ESCALATE`, from the catalogue in escalation/catalogue.py, to a
+fixpoint) and findings.py (`FindingReader`: alerts). Each is given what it reads and writes when it is
+made: the state of state.py (the inventory, read then frozen; the edge sink; the evaluation cache), the
+evaluation over both (builder.py's `Evaluation`), the report, and what earlier steps produced (the
+principals escalation gains); none inherits from another. `READ_STEPS` and `EDGE_STEPS` below run them
+in order, each with why it comes where it does; policy_sets.py prepares the policies once for principals
+alike, and common.py holds what they all share.
 """
 
 from __future__ import annotations
@@ -35,17 +37,20 @@ from typing import Any
 
 from ....graph.ingest import paused_gc
 from ....graph.model import BuiltDocument, EdgeRow, GraphDocument, RelType
-from ..escalation.chains import _ChainsMixin
-from .common import ACCESS_ACTIONS, DATA_ACTIONS, DEFAULT_SENSITIVITY, LEVELS, entity_id
-from .findings import _FindingsMixin
+from ..escalation.chains import Escalations
+from .builder import Evaluation, base_principals
+from .common import ACCESS_ACTIONS, DATA_ACTIONS, DEFAULT_SENSITIVITY, LEVELS, _Principal, entity_id
+from .facts import Requests
+from .findings import FindingReader
 from .get import AwsSources
-from .grants import _GrantsMixin
-from .identity_conditions import _IdentityConditionsMixin
-from .policy_edges import _ResourcePolicyMixin
-from .principals import _PrincipalsMixin
+from .grants import Assets, CanRead, DataReader
+from .identity_conditions import IdentityConditions
+from .policy_edges import FollowPolicies, ResourcePolicyReader
+from .principals import CredentialReader, GaadReader
 from .report import AwsImportReport
-from .trust import _TrustMixin
-from .workloads import _WorkloadsMixin
+from .state import EdgeSink, EvaluationCache, Inventory
+from .trust import CanAssume
+from .workloads import CanAccess, WorkloadReader
 
 __all__ = [
     "ACCESS_ACTIONS",
@@ -78,8 +83,8 @@ def _edge_rows(edges: Mapping[tuple[str, str, str], dict[str, Any]]) -> list[Edg
 
 @dataclass(frozen=True)
 class Step:
-    """One step of the build: the builder method it runs, why it comes where it does, and the
-    relationship types it may add, change or remove (a test holds each step to them)."""
+    """One step of the build: the `_Builder` method that makes its part and runs it, why it comes where it
+    does, and the relationship types it may add, change or remove (a test holds each step to them)."""
 
     name: str
     why: str
@@ -136,43 +141,76 @@ EDGE_STEPS: tuple[Step, ...] = (
 )
 
 
-class _Builder(
-    _PrincipalsMixin,
-    _WorkloadsMixin,
-    _ChainsMixin,
-    _TrustMixin,
-    _IdentityConditionsMixin,
-    _ResourcePolicyMixin,
-    _GrantsMixin,
-    _FindingsMixin,
-):
-    """One transform: the parts read the exports and evaluate the policies; `build` runs them in the order
-    of `READ_STEPS` and `EDGE_STEPS`."""
+class _Builder:
+    """One transform: the state (the inventory, the edge sink, the evaluation cache, the report) and the steps
+    of `READ_STEPS` and `EDGE_STEPS`, one method each, run by `build` in the tables' order. Each step makes
+    its part with what it reads passed in (the inventory, the sink, the cache or the evaluation over both, and
+    what earlier steps produced: the escalation family and the principals it gains) and runs it; the parts
+    share no state but the sink, the cache and the report they are given."""
 
-    # ------------------------------------------------------------ all
+    def __init__(self, sources: AwsSources, sensitivity: Sequence[tuple[str, str]]):
+        self.inv = Inventory(sources, list(sensitivity))
+        self.sink = EdgeSink()
+        self.cache = EvaluationCache()
+        self.report = AwsImportReport(skipped=list(sources.skipped), skipped_beyond=sources.skipped_beyond)
+        self.ev = Evaluation(self.inv, self.cache)
+        # what earlier steps produce for later ones (set by `escalations`)
+        self.escalation: Escalations | None = None
+        self.principals: list[_Principal] = []  # the imported principals and those escalation gains
+
+    # ------------------------------------------------------------ the read steps
 
     def read_gaads(self) -> None:
-        """Every GAAD: the managed policies of all first (a principal of one file may attach a policy of
-        another), then each file's principals under the account in their own ARN."""
-        gaads = self.inv.sources.of("gaad")
-        for source in gaads:
-            self.read_policies(source)
-        exported: set[str] = set()  # the accounts a file is the export of (re-synced by the load)
-        for source in gaads:
-            accounts = self.gaad_accounts(source)
-            if not accounts:
-                self.warn(source.name, "document", "no ARN with an account id: the file was ignored")
-                continue
-            account = accounts[0]
-            if account in exported:
-                self.warn(source.name, "document", f"account {account} is also in {self.inv.accounts[account]}: merged")
-            else:
-                self.inv.accounts[account] = source.name  # its own export, even if another file named it first
-            exported.add(account)
-            for other in accounts:  # principals of other accounts are filed under their own account
-                self.inv.accounts.setdefault(other, source.name)
-            self.read_gaad(source, account)
-        self.report.accounts = sorted(exported)
+        GaadReader(self.inv, self.sink, self.report).run()
+
+    def read_credential_reports(self) -> None:
+        CredentialReader(self.inv, self.sink, self.report).run()
+
+    def read_instances(self) -> None:
+        WorkloadReader(self.inv, self.sink, self.report).read_instances()
+
+    def read_functions(self) -> None:
+        WorkloadReader(self.inv, self.sink, self.report).read_functions()
+
+    def read_buckets(self) -> None:
+        DataReader(self.inv, self.report).read_buckets()
+
+    def read_secrets_and_keys(self) -> None:
+        DataReader(self.inv, self.report).read_secrets_and_keys()
+
+    def read_resource_policies(self) -> None:
+        ResourcePolicyReader(self.inv, self.report).run()
+
+    # ------------------------------------------------------------ the edge families
+
+    def escalations(self) -> None:
+        self.escalation = Escalations(self.inv, self.sink, self.ev)
+        self.principals = base_principals(self.inv) + self.escalation.run()
+
+    def can_assume(self) -> None:
+        CanAssume(self.inv, self.sink, self.ev, self.report).run(self.principals)
+
+    def can_read(self) -> None:
+        CanRead(self.inv, self.sink, self.ev, Assets(self.inv, self.sink)).run(self.principals)
+
+    def decide_identity_conditions(self) -> None:
+        requests = Requests(self.inv, self.sink, self.cache)
+        IdentityConditions(self.inv, self.sink, self.cache, self.report, requests).run(self.principals)
+
+    def follow_policies(self) -> None:
+        requests, assets = Requests(self.inv, self.sink, self.cache), Assets(self.inv, self.sink)
+        family = FollowPolicies(self.inv, self.sink, self.cache, self.report, requests=requests, assets=assets)
+        family.run(self.principals)
+
+    def escalations_finish(self) -> None:
+        assert self.escalation is not None, "escalations runs first"
+        self.escalation.finish()
+
+    def can_access(self) -> None:
+        CanAccess(self.inv, self.sink, self.ev).run()
+
+    def read_findings(self) -> None:
+        FindingReader(self.inv, self.sink, self.report).run()
 
     def build(self) -> BuiltDocument:
         """The read steps, the inventory frozen, then the edge families, in the order of `STEPS`."""

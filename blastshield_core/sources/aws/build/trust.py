@@ -19,9 +19,11 @@ from ..iam.policy import (
     role_key,
     statement_matches_action,
 )
-from .builder import _BuilderBase
-from .common import _ACCOUNT_RE, _arn_account, _Role, entity_id
+from .builder import Evaluation
+from .common import _ACCOUNT_RE, _arn_account, _Principal, _Role, entity_id
 from .policy_sets import _UNSET
+from .report import AwsImportReport
+from .state import EdgeSink, Inventory
 
 
 @dataclass
@@ -36,10 +38,22 @@ class _TrustIndex:
     outside: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
 
 
-class _TrustMixin(_BuilderBase):
-    # ------------------------------------------------------------ evaluation
+class CanAssume:
+    """The edge family of `CAN_ASSUME`: trust and identity policies of every principal it is given, and the
+    chains of the principals outside the export that trust policies name."""
 
-    def can_assume(self) -> None:
+    def __init__(self, inv: Inventory, sink: EdgeSink, ev: Evaluation, report: AwsImportReport):
+        self.inv = inv
+        self.sink = sink
+        self.ev = ev
+        self.cache = ev.cache
+        self.report = report
+
+    def warn(self, file: str, item: str, message: str) -> None:
+        self.report.warn(file, item, message)
+
+    def run(self, principals: list[_Principal]) -> None:
+        """`CAN_ASSUME` for `principals` (the imported ones and what escalation gains)."""
         # a session's ARN names its role without the path: those entries are indexed by `role_key`
         index = _TrustIndex(known=set(self.inv.roles) | set(self.inv.users) | {role_key(arn) for arn in self.inv.roles})
         by_arn, by_account, anyone = index.by_arn, index.by_account, index.anyone
@@ -56,9 +70,9 @@ class _TrustMixin(_BuilderBase):
         anyone_set = set(anyone)
         # roles trusting an account or anyone, by account (one set per account, shared by its principals)
         shared = {account: set(arns) | anyone_set for account, arns in by_account.items()}
-        for principal in self.principals():
-            assume = self.derived(
-                principal, "assume", lambda p: [s for s in p.statements if self.covers(s, ASSUME_ACTION)]
+        for principal in principals:
+            assume = self.ev.derived(
+                principal, "assume", lambda p: [s for s in p.statements if self.ev.covers(s, ASSUME_ACTION)]
             )
             wants = any(s.effect == "Allow" for s in assume)
             key = role_key(principal.arn)
@@ -75,7 +89,7 @@ class _TrustMixin(_BuilderBase):
                 candidates.update(self.granted(assume, principal.account, pool))
             if not candidates:
                 continue
-            policy_set = self.policy_set(assume, principal.boundary, (ASSUME_ACTION,))
+            policy_set = self.ev.policy_set(assume, principal.boundary, (ASSUME_ACTION,))
             who = principal.who
             found: list[tuple[str, dict[str, Any]]] = []
             ordered = sorted(candidates)
@@ -134,7 +148,7 @@ class _TrustMixin(_BuilderBase):
                     key = (pattern, account)
                     found = self.cache.granted.get(key)
                     if found is None or found[0] is not pool:
-                        found = (pool, [a for a in self.glob_cache(pattern) if a in pool])
+                        found = (pool, [a for a in self.ev.glob_cache(pattern) if a in pool])
                         self.cache.granted[key] = found
                     out.update(found[1])
                 elif pattern in pool:

@@ -8,10 +8,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..iam.policy import Decision, Effect, Statement, as_list, statement_matches_resource
-from .builder import _BuilderBase
+from .builder import Evaluation, default_account
 from .common import _ACCOUNT_RE, ACCESS_ACTIONS, _arn_account, _obj, _Principal, _tags, entity_id
 from .get import SourceFile
 from .policy_sets import _PolicySet, _sorted_matches
+from .report import AwsImportReport
+from .state import EdgeSink, Inventory
 
 
 class _Targets:
@@ -25,8 +27,16 @@ class _Targets:
             self.places[arn].append(index)
 
 
-class _WorkloadsMixin(_BuilderBase):
-    # ------------------------------------------------------------ workloads
+class WorkloadReader:
+    """The read steps of instances and functions: their nodes, and `RUNS_AS` their GAAD role."""
+
+    def __init__(self, inv: Inventory, sink: EdgeSink, report: AwsImportReport):
+        self.inv = inv
+        self.sink = sink
+        self.report = report
+
+    def warn(self, file: str, item: str, message: str) -> None:
+        self.report.warn(file, item, message)
 
     def read_instances(self) -> None:
         for source in self.inv.sources.of("instances"):
@@ -44,7 +54,10 @@ class _WorkloadsMixin(_BuilderBase):
         iid = inst["InstanceId"]
         profile = _obj(inst.get("IamInstanceProfile")).get("Arn")
         profile = profile if isinstance(profile, str) else None
-        account = owner if _ACCOUNT_RE.match(owner) else (_arn_account(profile or "") or self.default_account(source))
+        if _ACCOUNT_RE.match(owner):
+            account = owner
+        else:
+            account = _arn_account(profile or "") or default_account(self.inv, source)
         zone = str(_obj(inst.get("Placement")).get("AvailabilityZone") or "")
         region = zone[:-1] if zone else ""
         arn = f"arn:aws:ec2:{region}:{account}:instance/{iid}"
@@ -77,7 +90,7 @@ class _WorkloadsMixin(_BuilderBase):
                     self.warn(source.name, "Functions", "function without FunctionName ignored")
                     continue
                 arn = fn.get("FunctionArn") or ""
-                account = _arn_account(arn) or _arn_account(fn.get("Role") or "") or self.default_account(source)
+                account = _arn_account(arn) or _arn_account(fn.get("Role") or "") or default_account(self.inv, source)
                 node = self.sink.node(
                     entity_id(account, "function", fn["FunctionName"]),
                     "Workload",
@@ -99,7 +112,15 @@ class _WorkloadsMixin(_BuilderBase):
                         source.name, f"function {fn['FunctionName']}", f"execution role {role} is not in the GAAD"
                     )
 
-    # ------------------------------------------------------------ evaluation
+
+class CanAccess:
+    """The edge family of `CAN_ACCESS`: what each user's credentials may do to the workloads."""
+
+    def __init__(self, inv: Inventory, sink: EdgeSink, ev: Evaluation):
+        self.inv = inv
+        self.sink = sink
+        self.ev = ev
+        self.cache = ev.cache
 
     def statement_hits(self, stmt: Statement, kind: str, sorted_arns: Sequence[str]) -> set[str]:
         """The ARNs among `sorted_arns` (the workloads of one kind) the statement's Resource covers, found once.
@@ -127,7 +148,7 @@ class _WorkloadsMixin(_BuilderBase):
             found = self.cache.pattern_hits[key] = set(_sorted_matches(pattern, sorted_arns))
         return found
 
-    def can_access(self) -> None:
+    def run(self) -> None:
         if not self.inv.workloads:
             return
         targets = {
@@ -137,10 +158,10 @@ class _WorkloadsMixin(_BuilderBase):
         for user in self.inv.users.values():
             sessions = self.inv.user_sessions.get(user.arn, [])
             for kind, actions in ACCESS_ACTIONS.items():
-                statements = self.derived(user, kind, self._touching(frozenset(actions)))
+                statements = self.ev.derived(user, kind, self._touching(frozenset(actions)))
                 if not any(s.effect == "Allow" for s in statements):
                     continue
-                policy_set = self.policy_set(statements, user.boundary, actions)
+                policy_set = self.ev.policy_set(statements, user.boundary, actions)
                 found = policy_set.results.get(("access", kind))
                 if found is None:
                     found = self.access_edges(kind, targets[kind], policy_set)
@@ -154,7 +175,7 @@ class _WorkloadsMixin(_BuilderBase):
 
     def _touching(self, actions: frozenset[str]) -> Callable[[_Principal], list[Statement]]:
         """What `derived` makes for one kind of access: a principal's statements that name any of `actions`."""
-        return lambda p: [s for s in p.statements if not actions.isdisjoint(self.actions_of(s))]
+        return lambda p: [s for s in p.statements if not actions.isdisjoint(self.ev.actions_of(s))]
 
     def access_props(self, actions: tuple[str, ...], decisions: tuple[Decision, ...]) -> dict[str, Any] | None:
         """The stored properties of CAN_ACCESS for the decisions on a workload's actions (None: no allow);

@@ -12,7 +12,7 @@ group's policies), with the method, its actions and `via` (the principal making 
 is held at once, so the loop runs until nothing new is written. Conditions add up along the way.
 
 The gains it may need are made before `can_assume` and `can_read` (`prepare_chain_gains`), so they
-are evaluated like every principal; those nothing leads to are dropped by `escalations_finish`.
+are evaluated like every principal; those nothing leads to are dropped by `Escalations.finish`.
 """
 
 from __future__ import annotations
@@ -20,10 +20,12 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from collections.abc import Callable
 
+from ..build.builder import Evaluation
 from ..build.common import _Principal
+from ..build.state import EdgeSink, Inventory
 from ..iam.policy import Decision, Effect, combine
 from .catalogue import Method
-from .edges import _EscalateMixin, _escalation_actions, _methods_allowed
+from .edges import Escalation, _escalation_actions, _methods_allowed
 
 _UNCONDITIONAL = Decision(Effect.ALLOW)
 # the methods that change another principal: what they act on, and what its holder gains
@@ -44,31 +46,43 @@ def _better(best: Decision | None, found: Decision) -> bool:
     return best is None or (best.conditional and not found.conditional)
 
 
-class _ChainsMixin(_EscalateMixin):
-    """Escalation with the fixpoint: phase 1 also escalates from what is gained and makes the gains the
-    fixpoint may need; the finish runs the fixpoint before the unused gains are dropped. The fixpoint's
-    state lives in its call."""
+class Escalations:
+    """The escalation family, two steps of the build: `run` (phase 1, edges.py, which also escalates from what
+    is gained and makes the gains the fixpoint may need) returns the gained principals the next families
+    evaluate; `finish` runs the role family, the fixpoint and the administrator's links before the unused gains
+    are dropped. Phase 1's state is its `Escalation`'s; the fixpoint's lives in its call."""
 
-    def escalations(self) -> None:
-        super().escalations()
+    def __init__(self, inv: Inventory, sink: EdgeSink, ev: Evaluation):
+        self.inv = inv
+        self.sink = sink
+        self.ev = ev
+        self.cache = ev.cache
+        self.phase = Escalation(inv, sink, ev)
+
+    def run(self) -> list[_Principal]:
+        """Phase 1 and the gains; the gained principals (to evaluate with the imported ones)."""
+        self.phase.run()
         for p in [r.principal for r in self.inv.roles.values()] + list(self.inv.users.values()):
             self.prepare_chain_gains(p)
         done: set[str] = set()
-        while todo := [g for k, g in self.gained.items() if k[0] != "admin" and g.node not in done]:
+        while todo := [g for k, g in self.phase.gained.items() if k[0] != "admin" and g.node not in done]:
             for p in todo:  # what is gained escalates too (the gains it makes are evaluated in turn)
                 done.add(p.node)
-                statements = self.derived(
+                statements = self.ev.derived(
                     p, "escalate", lambda q: [s for s in q.statements if _escalation_actions(s.actions, s.not_actions)]
                 )
                 if any(s.effect == "Allow" for s in statements):
-                    self.escalate_from(p, statements, shared_only=True)
+                    self.phase.escalate_from(p, statements, shared_only=True)
                 self.prepare_chain_gains(p)
+        return list(self.phase.gained.values())
 
-    def escalations_finish(self) -> None:
-        self.role_family()
+    def finish(self) -> None:
+        """After the assumptions are decided: the role family, the fixpoint, the administrator's links, and the
+        gains nothing leads to dropped."""
+        self.phase.role_family()
         self.escalation_chains()
-        self.admin_acts_as_named()
-        self.drop_unused_gains()
+        self.phase.admin_acts_as_named()
+        self.phase.drop_unused_gains()
 
     def changers(self, p: _Principal) -> tuple[Method, ...]:
         """The methods of the principal's policies (and its boundary's) that change another principal."""
@@ -84,7 +98,7 @@ class _ChainsMixin(_EscalateMixin):
                     denied |= _escalation_actions(s.actions, s.not_actions)
             return tuple(m for m in methods if m.name in CHANGES_OTHERS and m.needs[0].action not in denied)
 
-        found: tuple[Method, ...] = self.derived(p, "chain_methods", make)
+        found: tuple[Method, ...] = self.ev.derived(p, "chain_methods", make)
         return found
 
     # ------------------------------------------------------------ before can_assume
@@ -95,7 +109,7 @@ class _ChainsMixin(_EscalateMixin):
         administrator-equivalent access unconditionally: whoever holds it holds that, which covers every
         gain (`covered`)."""
         methods = self.changers(p)
-        admin = self._admin_of.get(p.node)
+        admin = self.phase.admin_of.get(p.node)
         if not methods or (admin is not None and not admin.conditional):
             return
         allows = [s for s in p.statements if s.effect == "Allow"]
@@ -103,24 +117,24 @@ class _ChainsMixin(_EscalateMixin):
             action = method.needs[0].action
             gains = ON_USER.get(method.name) or ON_ROLE.get(method.name) or "admin"
             if method.name == ADD_TO_GROUP:
-                for arn in self.named(p, allows, action, "group"):
-                    self.gain_group(arn)
+                for arn in self.phase.named(p, allows, action, "group"):
+                    self.phase.gain_group(arn)
                 continue
             if method.name in ON_MEMBER:
                 members = self.members()
-                named = self.named(p, allows, action, "group")
+                named = self.phase.named(p, allows, action, "group")
                 targets = [self.inv.users[u] for g in named for u in members.get(g, ())]
             elif method.name in ON_USER:
-                targets = [self.inv.users[arn] for arn in self.named(p, allows, action, "user")]
+                targets = [self.inv.users[arn] for arn in self.phase.named(p, allows, action, "user")]
             else:
-                targets = [self.inv.roles[arn].principal for arn in self.named(p, allows, action, "role")]
+                targets = [self.inv.roles[arn].principal for arn in self.phase.named(p, allows, action, "role")]
             seen: set[int] = set()
             for t in targets:
                 if gains == "unbounded":
-                    self.gain_unbounded(t)
+                    self.phase.gain_unbounded(t)
                 elif id(t.boundary) not in seen:
                     seen.add(id(t.boundary))
-                    self.gain_admin(t)
+                    self.phase.gain_admin(t)
 
     def members(self) -> dict[str, list[str]]:
         """group ARN -> its users' ARNs (kept)."""
@@ -152,10 +166,10 @@ class _ChainsMixin(_EscalateMixin):
     def chain_round(self) -> int:
         by_node: dict[str, _Principal] = {r.principal.node: r.principal for r in self.inv.roles.values()}
         by_node.update((u.node, u) for u in self.inv.users.values())
-        by_node.update((g.node, g) for k, g in self.gained.items() if k[0] != "admin")  # admin holds it all
+        by_node.update((g.node, g) for k, g in self.phase.gained.items() if k[0] != "admin")  # admin holds it all
         changers = {}
         for node, p in by_node.items():
-            admin = self._admin_of.get(node)
+            admin = self.phase.admin_of.get(node)
             if admin is not None and not admin.conditional:
                 continue  # whoever holds it holds unbounded administrator-equivalent access: covers every gain
             methods = self.changers(p)
@@ -168,7 +182,7 @@ class _ChainsMixin(_EscalateMixin):
             if rel in _HOLD and props.get("permission") == "allow" and props.get("status") == "active":
                 way = Decision(Effect.ALLOW, bool(props.get("conditional")), tuple(props.get("condition_keys") or ()))
                 back[target].append((source, way))
-        admins = [g.node for k, g in self.gained.items() if k[0] == "admin" and len(k) == 2]
+        admins = [g.node for k, g in self.phase.gained.items() if k[0] == "admin" and len(k) == 2]
         to_admin = self.reach(admins, back) if admins else {}
         done = frozenset(n for n, way in to_admin.items() if not way.conditional)
         reached: dict[str, dict[str, Decision]] = {}
@@ -193,12 +207,12 @@ class _ChainsMixin(_EscalateMixin):
             p = by_node[via]
             via_holders = holders(via)
             for method in changers[via]:
-                need = self.need_set(p, p.statements, method, method.needs[0])
+                need = self.phase.need_set(p, p.statements, method, method.needs[0])
                 if method.name == ADD_TO_GROUP:  # the holder adds itself (a user) to the group
-                    for group in self.named(
+                    for group in self.phase.named(
                         p, [s for s in p.statements if s.effect == "Allow"], method.needs[0].action, "group"
                     ):
-                        made = self.gained.get(("group", group))
+                        made = self.phase.gained.get(("group", group))
                         own = need.decisions(group)[0]
                         if made is None or not own.allowed:
                             continue
@@ -235,9 +249,9 @@ class _ChainsMixin(_EscalateMixin):
             current = edges.get((origin, "CAN_ESCALATE", gain))
             if current is not None and (not current.get("conditional") or decision.conditional):
                 continue
-            props = self.escalation_props(method, decision, via="" if via == origin else via, by=by_node[via])
+            props = self.phase.escalation_props(method, decision, via="" if via == origin else via, by=by_node[via])
             self.sink.put_edge(origin, "CAN_ESCALATE", gain, props)
-            self._escalated_to.add(gain)
+            self.phase.escalated_to.add(gain)
             new += 1
         return new
 
@@ -278,19 +292,19 @@ class _ChainsMixin(_EscalateMixin):
         action = method.needs[0].action
         out: list[tuple[_Principal, str, str | None]] = []
         if method.name in ON_USER:
-            for arn in self.named(p, allows, action, "user"):
+            for arn in self.phase.named(p, allows, action, "user"):
                 t = self.inv.users[arn]
                 if held(t.node):
                     out.append((t, arn, self.gain_for(t, ON_USER[method.name])))
         elif method.name in ON_MEMBER:
             members = self.members()
-            for group in self.named(p, allows, action, "group"):
+            for group in self.phase.named(p, allows, action, "group"):
                 for user in members.get(group, ()):
                     t = self.inv.users[user]
                     if held(t.node):
                         out.append((t, group, self.gain_for(t, "admin")))
         else:
-            for arn in self.named(p, allows, action, "role"):
+            for arn in self.phase.named(p, allows, action, "role"):
                 t = self.inv.roles[arn].principal
                 if held(t.node, True):
                     out.append((t, arn, self.gain_for(t, ON_ROLE[method.name])))
@@ -300,10 +314,10 @@ class _ChainsMixin(_EscalateMixin):
         """The node of what changing `t` gives (made before can_assume; None: nothing, or not made)."""
         if gains == "admin":
             if t.boundary is None:
-                found = self.gained.get(("admin", t.account))
+                found = self.phase.gained.get(("admin", t.account))
             else:
                 bound = self.inv.boundary_arns.get(id(t.boundary), "boundary")
-                found = self.gained.get(("admin", t.account, bound))
+                found = self.phase.gained.get(("admin", t.account, bound))
         else:
-            found = self.gained.get(("unbounded", t.arn)) if t.boundary is not None else None
+            found = self.phase.gained.get(("unbounded", t.arn)) if t.boundary is not None else None
         return found.node if found is not None else None

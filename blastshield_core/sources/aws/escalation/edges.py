@@ -8,8 +8,8 @@ What a principal gains is a node the rest of the transform evaluates like any pr
 `gain`): administrator-equivalent access in an account, a principal's policies without its
 boundary, a group's policies, or a policy set with another policy version as default.
 
-`escalations` runs before `can_assume` and `can_read` (so the gained principals are evaluated
-with the others); `escalations_finish` runs after them: the role family needs `CAN_ASSUME`,
+`Escalation.run` runs before `can_assume` and `can_read` (so the gained principals are evaluated
+with the others); the finish (chains.py, `Escalations.finish`) runs after them: the role family needs `CAN_ASSUME`,
 the administrator node reads every data asset of its account, and gained principals nothing
 leads to are dropped.
 """
@@ -21,9 +21,10 @@ from collections import defaultdict
 from functools import lru_cache
 from typing import Any
 
-from ..build.builder import _BuilderBase
+from ..build.builder import Evaluation
 from ..build.common import _arn_account, _Principal, entity_id
 from ..build.policy_sets import _sorted_matches
+from ..build.state import EdgeSink, Inventory
 from ..iam.policy import (
     ASSUME_ACTION,
     Decision,
@@ -76,20 +77,35 @@ def _better(best: Decision, found: Decision) -> Decision:
     return best
 
 
-class _EscalateMixin(_BuilderBase):
+class Escalation:
+    """Phase 1 of the escalation family, what is gained, and the role family after `CAN_ASSUME`; its state
+    (the gains, each principal's way to administrator-equivalent access, the pending role family) is its
+    own, read by the fixpoint that drives it (chains.py)."""
+
+    def __init__(self, inv: Inventory, sink: EdgeSink, ev: Evaluation):
+        self.inv = inv
+        self.sink = sink
+        self.ev = ev
+        self.cache = ev.cache
+        self.gained: dict[tuple[str, ...], _Principal] = {}  # what escalation gains, evaluated as principals
+        self.pending: list[tuple[_Principal, Method, dict[str, tuple[Decision, str]]]] = []
+        self.admin_of: dict[str, Decision] = {}  # principal node -> its best way to unbounded admin
+        self.escalated_to: set[str] = set()  # every CAN_ESCALATE target written
+        self._pools: dict[tuple[str, str], list[str]] = defaultdict(list)  # (kind, account) -> sorted ARNs
+        self._function_role: dict[str, tuple[str, str]] = {}
+        self._esc_globs: dict[tuple[str, str, str], set[str]] = {}
+        self._service_trust: dict[tuple[str, str], Decision] = {}
+        self._with_profile: set[str] = set()
+
     # ------------------------------------------------------------ phase 1
 
-    def escalations(self) -> None:
-        self._pending: list[tuple[_Principal, Method, dict[str, tuple[Decision, str]]]] = []
-        self._admin_of: dict[str, Decision] = {}  # principal node -> its best way to unbounded admin
-        self._escalated_to: set[str] = set()  # every CAN_ESCALATE target written
-        self._pools: dict[tuple[str, str], list[str]] = defaultdict(list)  # (kind, account) -> sorted ARNs
+    def run(self) -> None:
+        """Phase 1: each imported principal's escalations (the targets that need `CAN_ASSUME` wait in `pending`)."""
         for kind, arns in (("user", self.inv.users), ("role", self.inv.roles), ("group", self.inv.groups)):
             for arn in arns:
                 account = _arn_account(arn)
                 if account:
                     self._pools[(kind, account)].append(arn)
-        self._function_role: dict[str, tuple[str, str]] = {}
         for node, arn, role in self.inv.function_roles:
             account = _arn_account(arn)
             if account:
@@ -97,11 +113,9 @@ class _EscalateMixin(_BuilderBase):
                 self._function_role[arn] = (node, role)
         for pool in self._pools.values():
             pool.sort()
-        self._esc_globs: dict[tuple[str, str, str], set[str]] = {}
-        self._service_trust: dict[tuple[str, str], Decision] = {}
         self._with_profile = set(self.inv.profiles.values())
         for principal in [r.principal for r in self.inv.roles.values()] + list(self.inv.users.values()):
-            statements = self.derived(
+            statements = self.ev.derived(
                 principal,
                 "escalate",
                 lambda p: [s for s in p.statements if _escalation_actions(s.actions, s.not_actions)],
@@ -115,7 +129,7 @@ class _EscalateMixin(_BuilderBase):
         allows = [s for s in statements if s.effect == "Allow"]
         admin = entity_id(p.account, "admin")
         # the methods that gain administrator-equivalent access first: what they give covers the others
-        for method in self.derived(p, "escalate_methods", lambda _p: _methods_allowed(allows)):
+        for method in self.ev.derived(p, "escalate_methods", lambda _p: _methods_allowed(allows)):
             if shared_only and method.target not in _SHARED:
                 continue
             if method.gains != "admin":
@@ -127,14 +141,14 @@ class _EscalateMixin(_BuilderBase):
                 if target != admin and self.dominated(p, decision):
                     continue
                 self.sink.put_edge(p.node, "CAN_ESCALATE", target, self.escalation_props(method, decision, by=p))
-                self._escalated_to.add(target)
+                self.escalated_to.add(target)
                 if target == admin:
-                    self._admin_of[p.node] = _better(self._admin_of.get(p.node, _NONE), decision)
+                    self.admin_of[p.node] = _better(self.admin_of.get(p.node, _NONE), decision)
 
     def dominated(self, p: _Principal, decision: Decision) -> bool:
         """The principal already gains unbounded administrator-equivalent access in its account, on no more
         conditions than `decision`: that node reaches everything another escalation in the account would."""
-        admin = self._admin_of.get(p.node)
+        admin = self.admin_of.get(p.node)
         if admin is None:
             return False
         return not admin.conditional or set(admin.condition_keys) <= set(decision.condition_keys)
@@ -145,7 +159,7 @@ class _EscalateMixin(_BuilderBase):
         the conditional Deny statements that apply to every resource, include the administrator's. (An allow's
         conditions are its statement's plus every applying conditional Deny's, and combining decisions adds
         conditions up; the boundary can only add more.)"""
-        admin = self._admin_of.get(p.node)
+        admin = self.admin_of.get(p.node)
         if admin is None:
             return False
         keys = set(admin.condition_keys)
@@ -197,7 +211,7 @@ class _EscalateMixin(_BuilderBase):
     def need_set(self, p: _Principal, statements: list[Statement], method: Method | None, need: Need) -> Any:
         """The prepared policy set for one need of a method (`need_statements`)."""
         found, boundary = self.need_statements(p, statements, method, need)
-        return self.policy_set(found, boundary, (need.action,))
+        return self.ev.policy_set(found, boundary, (need.action,))
 
     def need_statements(
         self, p: _Principal, statements: list[Statement], method: Method | None, need: Need
@@ -331,7 +345,7 @@ class _EscalateMixin(_BuilderBase):
     ) -> list[tuple[str, Decision]]:
         """`method_targets` for the targets found from the policies alone: looked up once per policy set and
         account, then the principal itself is left out (and, for the role family, other roles wait for
-        `CAN_ASSUME`: see `escalations_finish`)."""
+        `CAN_ASSUME`: see `role_family`)."""
         assert p.ids is not None
         key = ("targets", p.ids, method.name, p.account)
         found: list[tuple[str, str, Decision, str]] | None = self.cache.derived.get(key)
@@ -348,7 +362,7 @@ class _EscalateMixin(_BuilderBase):
             elif arn != p.arn:
                 out.append((node, decision))
         if later:
-            self._pending.append((p, method, later))
+            self.pending.append((p, method, later))
         return out
 
     def find_shared_targets(
@@ -428,7 +442,7 @@ class _EscalateMixin(_BuilderBase):
             if role.named is None:
                 role.named = arns_named(role.trust)
             for named in role.named[0]:
-                arn = self.role_named(named)
+                arn = self.ev.role_named(named)
                 admin = admins.get(_arn_account(arn) or "")
                 if admin is None:
                     continue
@@ -549,15 +563,10 @@ class _EscalateMixin(_BuilderBase):
 
     # ------------------------------------------------------------ phase 2
 
-    def escalations_finish(self) -> None:
-        self.role_family()
-        self.admin_acts_as_named()
-        self.drop_unused_gains()
-
     def role_family(self) -> None:
         """The role family: the principal must act as the role (CAN_ASSUME, found by can_assume)."""
         edges = self.sink.edges
-        for p, method, later in self._pending:
+        for p, method, later in self.pending:
             for role_node, (own, gained) in later.items():
                 assume = edges.get((p.node, "CAN_ASSUME", role_node))
                 if assume is None or assume.get("permission") != "allow":
@@ -569,7 +578,7 @@ class _EscalateMixin(_BuilderBase):
                 self.sink.put_edge(
                     p.node, "CAN_ESCALATE", gained, self.escalation_props(method, decision, ASSUME_ACTION, by=p)
                 )
-                self._escalated_to.add(gained)
+                self.escalated_to.add(gained)
 
     def drop_unused_gains(self) -> None:
         """Drop the gained nodes nothing leads to (and what only they led to), then let administrator-equivalent
@@ -578,7 +587,7 @@ class _EscalateMixin(_BuilderBase):
         while True:
             gained = {g.node for g in self.gained.values()}
             reached = {t for (s, rel, t) in edges if rel == "CAN_ESCALATE" and t in gained and s != t}
-            unused = gained - (reached & self._escalated_to)
+            unused = gained - (reached & self.escalated_to)
             if not unused:
                 break
             for key in [k for k in edges if k[0] in unused]:

@@ -14,9 +14,11 @@ import pytest
 
 from blastshield_core.graph.ingest import paused_gc
 from blastshield_core.sources.aws import read_sources
+from blastshield_core.sources.aws.build.grants import Assets, CanRead
 from blastshield_core.sources.aws.build.policy_sets import _resource_filter
 from blastshield_core.sources.aws.build.transform import ACCESS_ACTIONS, DATA_ACTIONS, _Builder, build_from_sources
-from blastshield_core.sources.aws.build.trust import _TrustIndex
+from blastshield_core.sources.aws.build.trust import CanAssume, _TrustIndex
+from blastshield_core.sources.aws.build.workloads import CanAccess
 from blastshield_core.sources.aws.iam.policy import (
     ASSUME_ACTION,
     Decision,
@@ -31,10 +33,10 @@ from blastshield_core.sources.aws.iam.policy import (
 from blastshield_core.sources.aws.synthetic.generate import AwsGenerateOptions, write_aws_collection
 
 
-class _Reference(_Builder):
-    """The evaluation without any sharing: one `evaluate` per principal, action and resource."""
+class _ReferenceAssume(CanAssume):
+    """`CAN_ASSUME` without any sharing: one `may_assume` per principal and candidate role."""
 
-    def can_assume(self) -> None:
+    def run(self, principals) -> None:
         index = _TrustIndex(known=set(self.inv.roles) | set(self.inv.users))
         for role_arn, role in self.inv.roles.items():
             for stmt in role.trust:
@@ -45,7 +47,7 @@ class _Reference(_Builder):
                 for kind, entries in (stmt.principals or {}).items():
                     for entry in entries:
                         self.index_trust(role, kind, entry, index)
-        for principal in self.principals():
+        for principal in principals:
             candidates = set(index.by_arn.get(principal.arn, ()))
             if any(s.effect == "Allow" and statement_matches_action(s, ASSUME_ACTION) for s in principal.statements):
                 pool = set(index.by_account.get(principal.account, ())) | set(index.anyone)
@@ -76,8 +78,12 @@ class _Reference(_Builder):
             for s in statements
         )
 
-    def can_read(self) -> None:
-        for principal in self.principals():
+
+class _ReferenceRead(CanRead):
+    """`CAN_READ` without any sharing: one `evaluate` per principal, action and candidate asset."""
+
+    def run(self, principals) -> None:
+        for principal in principals:
             for service, (kind, actions) in DATA_ACTIONS.items():
                 statements = [s for s in principal.statements if any(statement_matches_action(s, a) for a in actions)]
                 if not any(s.effect == "Allow" for s in statements):
@@ -99,7 +105,11 @@ class _Reference(_Builder):
                         best = evaluate(principal.statements, allowed[0], test_arn, boundary=principal.boundary)
                     self.sink.decision_edge(principal.node, "CAN_READ", target, best, actions=allowed)
 
-    def can_access(self) -> None:
+
+class _ReferenceAccess(CanAccess):
+    """`CAN_ACCESS` without any sharing: one `evaluate` per user, action and workload."""
+
+    def run(self) -> None:
         for user in self.inv.users.values():
             for kind, actions in ACCESS_ACTIONS.items():
                 for node, wkind, arn in self.inv.workloads:
@@ -124,6 +134,19 @@ class _Reference(_Builder):
                             conditional=best.conditional or None,
                             condition_keys=list(best.condition_keys),
                         )
+
+
+class _Reference(_Builder):
+    """The build with the three reference families in place of the shared evaluation."""
+
+    def can_assume(self) -> None:
+        _ReferenceAssume(self.inv, self.sink, self.ev, self.report).run(self.principals)
+
+    def can_read(self) -> None:
+        _ReferenceRead(self.inv, self.sink, self.ev, Assets(self.inv, self.sink)).run(self.principals)
+
+    def can_access(self) -> None:
+        _ReferenceAccess(self.inv, self.sink, self.ev).run()
 
 
 def _sets(doc) -> tuple[set[str], set[str]]:
