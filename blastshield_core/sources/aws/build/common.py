@@ -72,18 +72,6 @@ def entity_id(*parts: str) -> str:
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
-def _built(cls: type[Any], **values: Any) -> Any:
-    """A model instance from values the transform built valid (what model_construct does, minus its
-    model_post_init re-check, which cost more than the evaluation on a large account). A test
-    validates a whole built document through the model."""
-    obj = object.__new__(cls)
-    object.__setattr__(obj, "__dict__", values)
-    object.__setattr__(obj, "__pydantic_fields_set__", set(values))
-    object.__setattr__(obj, "__pydantic_extra__", None)
-    object.__setattr__(obj, "__pydantic_private__", None)
-    return obj
-
-
 def _text(value: str, limit: int = MAX_STRING) -> str:
     """Text as the model accepts it: no control characters, at most `limit` characters."""
     if _CONTROL.search(value):

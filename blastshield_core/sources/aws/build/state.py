@@ -21,7 +21,7 @@ from ....graph.model import Label, NodeSpec
 from ..iam.caller import Caller
 from ..iam.evaluate_input import Rule
 from ..iam.policy import Decision, Effect, Statement
-from .common import _built, _clean_props, _Principal, _Role, _text
+from .common import _clean_props, _Principal, _Role, _text
 from .get import AwsSources
 from .organizations import Organization
 from .policy_sets import _PolicySet
@@ -105,7 +105,10 @@ class EdgeSink:
             self.nodes[node_id].properties.update(clean)
         else:
             text = _text(name, 256) or node_id
-            self.nodes[node_id] = _built(NodeSpec, id=node_id, label=Label(label), name=text, properties=clean)
+            # built through the model's public constructor from values already valid (the id from `entity_id`,
+            # the name and properties cleaned): the model's own checks of the name and properties run on it
+            # (`model_post_init`); properties added later are cleaned the same way (`_clean_props`)
+            self.nodes[node_id] = NodeSpec.model_construct(id=node_id, label=Label(label), name=text, properties=clean)
         return node_id
 
     def edge(self, source: str, rel: str, target: str, **props: Any) -> None:

@@ -134,3 +134,32 @@ def test_the_builder_holds_every_statement_its_caches_name(sources):
     keyed = set(cache.stmt_actions) | set(cache.stmt_services) | {k[0] for k in cache.hits}
     keyed |= {k[0] for k in cache.statement_candidates} | set(cache.rules)
     assert keyed and keyed <= held
+
+
+def test_nodes_are_built_through_the_models_public_constructor():
+    """The sink builds each node with `NodeSpec.model_construct`, so the model's own checks of the name and
+    properties run on it (a property name or a DataAsset the model refuses is refused when built), and no
+    module of the build sets a pydantic field by hand."""
+    from pathlib import Path
+
+    from blastshield_core.graph.model import NodeSpec
+    from blastshield_core.sources import aws
+
+    sink = EdgeSink()
+    sink.node("111122223333:user:alice", "Identity", "alice", arn="arn:aws:iam::111122223333:user/alice")
+    node = sink.nodes["111122223333:user:alice"]
+    assert isinstance(node, NodeSpec) and node.model_fields_set == {"id", "label", "name", "properties"}
+    assert NodeSpec.model_validate(node.model_dump(mode="json")) == node
+    with pytest.raises(ValueError, match="property name 'bad-key'"):
+        sink.node("111122223333:user:bob", "Identity", "bob", **{"bad-key": "x"})
+    with pytest.raises(ValueError, match=r"needs properties\.sensitivity"):
+        sink.node("111122223333:bucket:b", "DataAsset", "b")
+    assert "111122223333:user:bob" not in sink.nodes and "111122223333:bucket:b" not in sink.nodes
+    root = Path(aws.__file__).parent
+    by_hand = [
+        str(path.relative_to(root))
+        for folder in ("build", "escalation")
+        for path in sorted((root / folder).glob("*.py"))
+        if "__pydantic_" in path.read_text(encoding="utf-8") or "object.__new__" in path.read_text(encoding="utf-8")
+    ]
+    assert by_hand == []
