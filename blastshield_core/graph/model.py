@@ -65,6 +65,7 @@ PROPERTY_KEY_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"
 _ID_RE = re.compile(ENTITY_ID_PATTERN)
 # Control characters other than tab and newline are refused in stored text.
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_PROPERTY_KEY_RE = re.compile(PROPERTY_KEY_PATTERN)
 
 MAX_STRING = 4096
 MAX_LIST = 256
@@ -174,21 +175,22 @@ def _check_text(what: str, value: str) -> str:
 
 def _check_properties(props: dict[str, Any], reserved: set[str]) -> dict[str, Any]:
     for key, value in props.items():
-        if not re.fullmatch(PROPERTY_KEY_PATTERN, key):
+        if not _PROPERTY_KEY_RE.fullmatch(key):
             raise ValueError(f"property name {key!r} is not allowed (letters, digits, _; at most 64)")
         if key in reserved:
             raise ValueError(f"property {key!r} is reserved and cannot be set in 'properties'")
-        values = value if isinstance(value, list) else [value]
-        for item in values:
-            if isinstance(item, str) and len(item) > MAX_STRING:
-                raise ValueError(f"property {key!r} is longer than {MAX_STRING} characters")
-            if isinstance(item, float) and not math.isfinite(item):
-                raise ValueError(f"property {key!r} must be a finite number")
-            if isinstance(item, float) and float(f"{item:.15g}") != item:
-                # FalkorDB answers doubles with 15 significant digits: this value would read back changed.
-                raise ValueError(f"property {key!r} has more than 15 significant digits ({item!r})")
-            if isinstance(item, str) and _CONTROL_RE.search(item):
-                raise ValueError(f"property {key!r} contains control characters")
+        for item in value if isinstance(value, list) else (value,):
+            if isinstance(item, str):
+                if len(item) > MAX_STRING:
+                    raise ValueError(f"property {key!r} is longer than {MAX_STRING} characters")
+                if _CONTROL_RE.search(item):
+                    raise ValueError(f"property {key!r} contains control characters")
+            elif isinstance(item, float):
+                if not math.isfinite(item):
+                    raise ValueError(f"property {key!r} must be a finite number")
+                if float(f"{item:.15g}") != item:
+                    # FalkorDB answers doubles with 15 significant digits: this value would read back changed.
+                    raise ValueError(f"property {key!r} has more than 15 significant digits ({item!r})")
     return props
 
 
