@@ -163,3 +163,24 @@ def test_nodes_are_built_through_the_models_public_constructor():
         if "__pydantic_" in path.read_text(encoding="utf-8") or "object.__new__" in path.read_text(encoding="utf-8")
     ]
     assert by_hand == []
+
+
+def test_an_edge_family_evaluates_the_principals_it_is_given(sources):
+    """The edge families read what they are given, not a shared attribute: `CanRead.run` over one principal
+    writes that principal's reads and no other's, exactly those the build's `can_read` step wrote for it."""
+    from blastshield_core.sources.aws.build.grants import Assets, CanRead
+
+    ran: list = []
+    _recording(ran)(sources, []).build()
+    after_can_read = next(after for name, _, _, after in ran if name == "can_read")
+    builder = _Builder(sources, [])
+    for step in READ_STEPS:
+        getattr(builder, step.name)()
+    builder.inv.freeze()
+    principal = next(
+        p for p in builder.inv.users.values() if any(k[0] == p.node and k[1] == "CAN_READ" for k in after_can_read)
+    )
+    expected = {k: v for k, v in after_can_read.items() if k[0] == principal.node and k[1] == "CAN_READ"}
+    CanRead(builder.inv, builder.sink, builder.ev, Assets(builder.inv, builder.sink)).run([principal])
+    written = {k: v for k, v in builder.sink.edges.items() if k[1] == "CAN_READ"}
+    assert written == expected
