@@ -289,6 +289,7 @@ class CanRead:
         return out
 
     def read_props(self, actions: tuple[str, ...], decisions: tuple[Decision, ...]) -> dict[str, Any] | None:
+        """`read_props` into this family's sink (what a policy set's answer is made with)."""
         return read_props(self.sink, actions, decisions)
 
     def read_candidates(

@@ -30,7 +30,7 @@ from .resource_policies import ResourcePolicy
 
 @dataclass
 class Inventory:
-    """What the exports say, read once (the read steps of `transform.STEPS`), then frozen."""
+    """What the exports say, read once (the read steps of `transform.READ_STEPS`), then frozen."""
 
     sources: AwsSources
     sensitivity: list[tuple[str, str]]
