@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -27,6 +28,7 @@ from .evidence import EvidenceSummary, EvidenceUnavailable
 
 __all__ = [
     "REPORT_FORMAT",
+    "AccountExposure",
     "AuditChainHead",
     "IncidentReport",
     "Reporter",
@@ -66,6 +68,18 @@ class AuditChainHead(BaseModel):
     anchored: bool = False  # compared with the anchor log outside the database
 
 
+class AccountExposure(BaseModel):
+    """The alert's exposure on the AWS account, computed when the report was made: routes blocked in
+    the graph only (not applied on the account) cut nothing there, so the paths they cut count as open
+    on the account."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    graph_only_routes: list[str] = Field(default_factory=list)
+    qualifying_paths: int = 0  # in the graph
+    open_on_account: int = 0  # in the graph, plus those only a graph-only block cuts
+
+
 class IncidentReport(BaseModel):
     """An incident report (the JSON download); the Markdown is rendered from it."""
 
@@ -89,6 +103,7 @@ class IncidentReport(BaseModel):
     releases: list[RouteRelease] = Field(default_factory=list)  # later releases of routes the run blocked
     audit_chain_head: AuditChainHead | None = None  # only when the chain verified
     audit_chain_problem: str | None = None  # why there is no verified head
+    account: AccountExposure | None = None  # only when a route of the alert is blocked in the graph only
 
 
 def run_evidence(run: RunRecord) -> RunEvidence:
@@ -118,9 +133,32 @@ def run_evidence(run: RunRecord) -> RunEvidence:
 class Reporter:
     """Builds incident reports; `report(target)` takes a run id or an alert id."""
 
-    def __init__(self, tools: ReadTools, briefer: Briefer):
+    def __init__(
+        self, tools: ReadTools, briefer: Briefer, graph_only: Callable[[], Mapping[str, str]] | None = None
+    ) -> None:
+        """`graph_only` gives the routes blocked in the graph only (route id -> run), read when a report
+        is made; without it no block is known to be one."""
         self.tools = tools
         self.briefer = briefer
+        self.graph_only = graph_only
+
+    def _account(self, alert_id: str) -> dict[str, Any]:
+        """The alert's exposure on the account when a route of its paths is blocked in the graph only.
+        Raises EvidenceUnavailable when the routes cannot be read: a report never reads as contained
+        on a failed query."""
+        blocks = self.graph_only() if self.graph_only is not None else {}
+        if not blocks:
+            return {}
+        routes = self.tools.get_containment_route_statuses(alert_id, blocks)
+        if not routes.status.is_answer:
+            raise EvidenceUnavailable(routes.status, f"routes: {routes.message}")
+        mine = sorted(r.route_id for r in routes.routes if r.graph_only and r.status == "blocked")
+        if not mine:
+            return {}
+        exposure = AccountExposure(
+            graph_only_routes=mine, qualifying_paths=routes.qualifying_paths, open_on_account=routes.open_on_account
+        )
+        return {"account": exposure}
 
     def report(self, target: str) -> IncidentReport:
         if re.fullmatch(RUN_ID_PATTERN, target or ""):
@@ -146,6 +184,7 @@ class Reporter:
             actor=run.actor or None,
             releases=run.releases,
             **self._chain_head(),
+            **self._account(run.alert_id),
         )
 
     def _chain_head(self) -> dict[str, Any]:
@@ -172,6 +211,7 @@ class Reporter:
             candidates=candidates,
             briefing=briefing,
             trace=self.tools.tracer.since(mark),
+            **self._account(alert_id),
         )
 
 
@@ -203,6 +243,18 @@ def _account_lines(action: RunAction) -> str:
     )
 
 
+def _account_exposure(account: AccountExposure | None) -> list[str]:
+    """The header line on the account's exposure, when a route is blocked in the graph only."""
+    if account is None:
+        return []
+    routes = ", ".join(f"`{r}`" for r in account.graph_only_routes)
+    return [
+        f"- on the AWS account, computed now: **{account.open_on_account} qualifying path(s) open on the account**"
+        f" ({account.qualifying_paths} in the graph); {routes} blocked in the graph only: the credentials still"
+        " work on the account"
+    ]
+
+
 def render_markdown(report: IncidentReport) -> str:
     """The report as Markdown (the same facts as the JSON)."""
     ev = report.evidence
@@ -224,6 +276,7 @@ def render_markdown(report: IncidentReport) -> str:
     after_label = "after the run, computed now" if report.kind == "run" else "computed now"
     lines += [
         f"- {after_label}: score {ev.risk_score}/100, severity {ev.severity} ({ev.rule_set})",
+        *_account_exposure(report.account),
         f"- generated: {report.generated_at.isoformat(timespec='seconds')}",
     ]
     if report.kind == "run":
