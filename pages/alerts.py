@@ -109,8 +109,8 @@ if not result.alerts:
         st.info("No alerts in the graph. Import a document below or reset the built-in scenarios.")
 else:
     # what matters first (it stays within 1,400 px): the alert, its severity and score, its paths, its entity
-    # paths a block in the graph only cuts are still open on the account: the count says so
-    on_account = svc.open_on_account([a.id for a in result.alerts])
+    # paths a block in the graph only (or one undone on the account) cuts are still open on the account: the
+    # core ranks the alert by them and their score, and the row shows them, never the graph's "0 paths"
     try:  # containment undone on the account behind BlastShield's back reopens the alert, with a badge
         undone = {u["alert_id"] for u in svc.undone_on_account()}
     except QueryFailed:
@@ -118,12 +118,15 @@ else:
     rows = [
         {
             "alert": a.id,
-            "severity": SEVERITY_BADGE.get(a.severity or "", a.status.value)
+            "severity": SEVERITY_BADGE.get(
+                (a.account_severity if a.open_on_account is not None else a.severity) or "", a.status.value
+            )
             + (" · ⚠ undone on the account" if a.id in undone else ""),
-            "score": a.risk_score,
+            "score": a.queue_score(),
             "qualifying paths": (
-                f"{on_account[a.id]} open on the account (blocked in the graph only)"
-                if a.id in on_account
+                f"{a.open_on_account} open on the account"
+                + (" (undone on the account)" if a.id in undone else " (blocked in the graph only)")
+                if a.open_on_account is not None
                 else a.path_count
                 if not a.truncated
                 else f"{a.path_count}+"
@@ -176,8 +179,9 @@ else:
     st.session_state.selected_alert = choice
     chosen = next(a for a in result.alerts if a.id == choice)
     st.caption(
-        f"Selected **{md_text(chosen.id)}** — entity `{chosen.entity_id}`, {chosen.path_count} qualifying path(s), "
-        f"score {chosen.risk_score} ({chosen.severity}, {chosen.rule_set}). Open **Path graph** or **Containment**."
+        f"Selected **{md_text(chosen.id)}** — entity `{chosen.entity_id}`, {chosen.path_count} qualifying path(s)"
+        + (f" in the graph, **{chosen.open_on_account} open on the account**" if chosen.open_on_account else "")
+        + f", score {chosen.risk_score} ({chosen.severity}, {chosen.rule_set}). Open **Path graph** or **Containment**."
     )
 
     st.subheader("Several alerts together")

@@ -35,6 +35,7 @@ REQUIRED = frozenset(
         "alert_evidence",
         "list_alerts",
         "alert_path_ends",
+        "alert_path_ends_on_account",
         "queue_alerts",
         "expand_frontier",
         "expand_frontier_nodes",

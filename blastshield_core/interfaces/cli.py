@@ -97,10 +97,17 @@ def _render(result: ToolResult) -> str:
     lines += _analysis_text(data)
     for alert_row in data.get("alerts", []):
         score = "-" if alert_row["risk_score"] is None else alert_row["risk_score"]
+        on_account = alert_row.get("open_on_account")
         lines.append(
             f"  {alert_row['id']:<22} {alert_row['severity'] or alert_row['status']!s:<9} {score!s:>3}"
             f"  paths {alert_row['path_count'] if alert_row['path_count'] is not None else '-':<4}"
             f" entity {alert_row['entity_id']:<22} {alert_row['title']}"
+            + (
+                f" | OPEN ON THE ACCOUNT: {on_account} path(s), score {alert_row['account_risk_score']}"
+                f" {alert_row['account_severity']} (blocked in the graph only or undone on the account)"
+                if on_account is not None
+                else ""
+            )
         )
     return _lines(lines)
 
@@ -136,7 +143,7 @@ def _tool_result(services: Services, args: argparse.Namespace) -> ToolResult:
     tools = services.tools
     match args.command:
         case "alerts":
-            result = tools.list_alerts()
+            result = tools.list_alerts(frozenset(services.account_open_blocks()))
             if result.status is Status.OK and not result.alerts:
                 result.message = "no alerts in the graph (load the scenarios with `seed`, or `import` a document)"
             return result
@@ -211,6 +218,18 @@ class _ReadOnly:
         from ..respond.graph_only import graph_only_blocks
 
         return graph_only_blocks(blocks, AuditLog(self.store))
+
+    def account_open_blocks(self) -> dict[str, str]:
+        """Routes blocked in the graph that the account does not hold blocked (in the graph only, or
+        undone there; `respond.graph_only.account_open_blocks`); the audit is opened only when
+        BlastShield blocked a route."""
+        blocks = self.store.read("blastshield_blocks")
+        if not blocks:
+            return {}
+        from ..graph.audit import AuditLog
+        from ..respond.graph_only import account_open_blocks
+
+        return account_open_blocks(blocks, AuditLog(self.store))
 
     def close(self) -> None:
         self.store.close()

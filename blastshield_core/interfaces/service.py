@@ -22,7 +22,6 @@ from ..read.trace import Tracer
 from ..respond.act import ActionService
 from ..respond.loop import ContainmentController, WaitingRuns
 from ..respond.proposals import ProposalLog
-from ..results import Status
 
 if TYPE_CHECKING:  # imported where used: the MCP stack, briefings and reports cost a read command ~1 s to import
     from ..brief.briefing import Briefer
@@ -145,26 +144,22 @@ class Services:
         """The alert queue: summaries cached by graph version, sorted, filtered and paged in the core."""
         from ..read.queue import AlertQueue
 
-        return AlertQueue(self.tools)
+        return AlertQueue(self.tools, lambda: frozenset(self.account_open_blocks()))
 
     def graph_only_blocks(self) -> dict[str, str]:
         """The routes blocked in the graph only (not applied on the account): route id -> run id."""
         from ..respond.graph_only import graph_only_blocks
 
-        return graph_only_blocks(self.actions.blocked_routes(), self.audit)
+        blocks = self.actions.blocked_routes()
+        return graph_only_blocks(blocks, self.audit) if blocks else {}
 
-    def open_on_account(self, alert_ids: list[str]) -> dict[str, int]:
-        """For each alert whose paths a block in the graph only cuts: its paths open on the account
-        (the graph's, plus those the graph-only blocks cut). Other alerts are not listed."""
-        blocks = self.graph_only_blocks()
-        if not blocks:
-            return {}
-        found: dict[str, int] = {}
-        for alert_id in alert_ids:
-            routes = self.tools.get_containment_route_statuses(alert_id, blocks)
-            if routes.status is Status.OK and routes.open_on_account > routes.qualifying_paths:
-                found[alert_id] = routes.open_on_account
-        return found
+    def account_open_blocks(self) -> dict[str, str]:
+        """Routes blocked in the graph that the account does not hold blocked: route id -> "graph_only"
+        or "undone" (`respond.graph_only.account_open_blocks`). No audit read without a block."""
+        from ..respond.graph_only import account_open_blocks
+
+        blocks = self.actions.blocked_routes()
+        return account_open_blocks(blocks, self.audit) if blocks else {}
 
     def undone_on_account(self) -> list[dict[str, Any]]:
         """Account actions found undone on the account and not contained again or forgotten
@@ -185,7 +180,7 @@ class Services:
         """Incident reports (run or alert) as `IncidentReport`; `render_markdown` for the Markdown."""
         from ..brief.report import Reporter
 
-        return Reporter(self.tools, self.briefer)
+        return Reporter(self.tools, self.briefer, self.graph_only_blocks)
 
     def decider(self, name: str, choices: list[str] | None = None) -> Decider:
         """The decider chosen by name; each is an explicit choice, never a substitute."""

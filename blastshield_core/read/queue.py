@@ -13,6 +13,7 @@ in chunks), not one investigation per alert.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Collection
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
@@ -55,42 +56,56 @@ class QueuePage(BaseModel):
 
 
 def _sort_key(sort: str):
+    # an alert whose paths are open on the account ranks by those paths and their score, never as the
+    # graph's "0 paths": a block in the graph only contains nothing on the account
     if sort == "risk":
-        return lambda a: (a.risk_score is not None, a.risk_score or 0, a.path_count or 0, a.id)
+        return lambda a: (a.queue_score() is not None, a.queue_score() or 0, a.queue_paths() or 0, a.id)
     if sort == "paths":
-        return lambda a: (a.path_count is not None, a.path_count or 0, a.risk_score or 0, a.id)
+        return lambda a: (a.queue_paths() is not None, a.queue_paths() or 0, a.queue_score() or 0, a.id)
     if sort == "title":
         return lambda a: (a.title.casefold(), a.id)
     return lambda a: a.id
 
 
-class AlertQueue:
-    """Pages of the alert queue over `tools`, cached by (graph, graph version)."""
+def _no_open_routes() -> frozenset[str]:
+    return frozenset()
 
-    def __init__(self, tools: ReadTools) -> None:
+
+class AlertQueue:
+    """Pages of the alert queue over `tools`, cached by (graph, graph version, routes open on the account).
+
+    `open_routes` names the routes blocked in the graph that the account does not hold blocked (in
+    the graph only, or undone there; `respond/graph_only.account_open_blocks`), asked on every page:
+    those marks live in the audit, which can change without the graph's version."""
+
+    def __init__(self, tools: ReadTools, open_routes: Callable[[], Collection[str]] = _no_open_routes) -> None:
         self._tools = tools
+        self._open_routes = open_routes
         self._lock = threading.Lock()
-        self._cached: tuple[str, int, list[AlertSummary]] | None = None
+        self._cached: tuple[str, int, frozenset[str], list[AlertSummary]] | None = None
         self._views: dict[tuple, list[AlertSummary]] = {}
         self.computed = 0  # how many times every alert was summarised (for tests and benchmarks)
 
-    def _summaries(self) -> tuple[int, list[AlertSummary] | None, str, Status]:
+    def _summaries(self) -> tuple[tuple[int, frozenset[str]], list[AlertSummary] | None, str, Status]:
         store = self._tools.store
         graph = store.settings.graph
         version = store.graph_version()
+        open_routes = frozenset(self._open_routes())
         with self._lock:
             cached = self._cached
-        if cached is not None and cached[:2] == (graph, version):
-            return version, cached[2], "", Status.OK
-        result = self._tools.list_alerts()
+        if cached is not None and cached[:3] == (graph, version, open_routes):
+            return (version, open_routes), cached[3], "", Status.OK
+        result = self._tools.list_alerts(open_routes)
         if result.status is not Status.OK:
-            return version, None, result.message, result.status
+            return (version, open_routes), None, result.message, result.status
         with self._lock:
-            self._cached = (graph, version, result.alerts)
+            self._cached = (graph, version, open_routes, result.alerts)
             self.computed += 1
-        return version, result.alerts, "", Status.OK
+        return (version, open_routes), result.alerts, "", Status.OK
 
-    def _view(self, version: int, alerts: list[AlertSummary], query: QueueQuery) -> list[AlertSummary]:
+    def _view(
+        self, version: tuple[int, frozenset[str]], alerts: list[AlertSummary], query: QueueQuery
+    ) -> list[AlertSummary]:
         """The alerts `query` filters, in its order: kept for the version (at most MAX_VIEWS
         orders), so a rerun or another page of the same view does not sort again."""
         key = (self._tools.store.settings.graph, version, query.sort, query.descending, query.severity, query.text)
@@ -119,7 +134,8 @@ class AlertQueue:
     def page(self, query: QueueQuery | None = None) -> QueuePage:
         """The page `query` asks for (`QueueQuery()` by default: highest risk first, 50 rows)."""
         query = query or QueueQuery()
-        version, alerts, message, status = self._summaries()
+        seen, alerts, message, status = self._summaries()
+        version = seen[0]
         if alerts is None:
             return QueuePage(
                 status=status,
@@ -130,7 +146,7 @@ class AlertQueue:
                 offset=query.offset,
                 limit=query.limit,
             )
-        rows = self._view(version, alerts, query)
+        rows = self._view(seen, alerts, query)
         return QueuePage(
             status=Status.OK,
             version=version,

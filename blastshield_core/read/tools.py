@@ -8,7 +8,7 @@ it succeeded, failed or was refused.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -215,18 +215,23 @@ class ReadTools(ReachMixin):
             found.update(part)
         return found
 
-    def _path_end_chunks(self, entity_ids: Iterable[str]) -> Iterator[dict[str, list[PathEnd]]]:
+    def _path_end_chunks(
+        self, entity_ids: Iterable[str], open_routes: Collection[str] = ()
+    ) -> Iterator[dict[str, list[PathEnd]]]:
         """`path_ends` chunk by chunk, each as soon as it is read (in order), so a caller can
-        work on one while the server reads the next.
+        work on one while the server reads the next. With `open_routes`, as the account sees
+        them: a relationship blocked in the graph whose route is among them still qualifies.
 
         Raises QueryFailed if a chunk fails."""
         ids = sorted(set(entity_ids))
         chunks = [ids[i : i + QUEUE_CHUNK] for i in range(0, len(ids), QUEUE_CHUNK)]
+        params: dict[str, Any] = {"sensitivities": SENSITIVE, "limit": self.path_cap + 1}
+        template = "alert_path_ends"
+        if open_routes:
+            template, params["open_routes"] = "alert_path_ends_on_account", sorted(open_routes)
 
         def chunk(part: list[str]) -> dict[str, list[PathEnd]]:
-            rows = self.store.read(
-                "alert_path_ends", {"entity_ids": part, "sensitivities": SENSITIVE, "limit": self.path_cap + 1}
-            )
+            rows = self.store.read(template, {"entity_ids": part, **params})
             return {row["entity_id"]: [PathEnd(int(h), a, str(s)) for h, a, s in row["ends"]] for row in rows}
 
         if len(chunks) <= 1:
@@ -234,23 +239,34 @@ class ReadTools(ReachMixin):
             return
         yield from _side_reads().map(chunk, chunks)
 
-    def list_alerts(self) -> AlertsResult:
+    def list_alerts(self, open_routes: Collection[str] = ()) -> AlertsResult:
         """Every alert with its computed score and count of qualifying paths.
 
         The same summary an investigation of each alert gives (`investigate_alert`: status,
         path count, truncation, score, severity, rule set), read for all alerts in a few
         batched queries: each distinct entity's path ends once (`path_ends`), its evidence
         rules' points once, worked out chunk by chunk while the server reads the next chunk,
-        each distinct set of signals once, and the rows validated in one call."""
+        each distinct set of signals once, and the rows validated in one call.
+
+        `open_routes` are routes blocked in the graph that the account does not hold blocked (in
+        the graph only, or undone on the account): an alert with more qualifying paths when they
+        count as open gets them as `open_on_account`, scored by the same rules
+        (`account_risk_score`, `account_severity`)."""
 
         def body(_: None) -> AlertsResult:
             rows = self.store.read("queue_alerts")
             cap = self.path_cap
             evidence: dict[str, tuple[int, int, bool]] = {}  # entity: evidence points, path count, truncated
+            on_account: dict[str, tuple[int, int]] = {}  # entity: evidence points, path count on the account
             if rows:
                 for part in self._path_end_chunks(row["entity_id"] or "" for row in rows):
                     for entity_id, ends in part.items():
                         evidence[entity_id] = (evidence_points(ends[:cap]), min(len(ends), cap), len(ends) > cap)
+                if open_routes:
+                    for part in self._path_end_chunks((row["entity_id"] or "" for row in rows), open_routes):
+                        for entity_id, ends in part.items():
+                            if min(len(ends), cap) > evidence.get(entity_id, (0, 0, False))[1]:
+                                on_account[entity_id] = (evidence_points(ends[:cap]), min(len(ends), cap))
             signal_rules: dict[str | None, tuple[str, int]] = {}  # raw signals: rule set, signal points
             specs: list[dict[str, Any]] = []
             for row in rows:
@@ -281,6 +297,14 @@ class ReadTools(ReachMixin):
                         truncated=truncated,
                         status=Status.PATHS_FOUND if path_count else Status.NO_PATH,
                     )
+                    if entity_id in on_account:
+                        account_points, open_paths = on_account[entity_id]
+                        account_score, account_severity = score_for(account_points + signal_points)
+                        spec.update(
+                            open_on_account=open_paths,
+                            account_risk_score=account_score,
+                            account_severity=account_severity,
+                        )
                 specs.append(spec)
             return AlertsResult(tool="list_alerts", status=Status.OK, alerts=_summary_list().validate_python(specs))
 

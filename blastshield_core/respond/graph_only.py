@@ -11,18 +11,30 @@ is the world's, and it is never graph-only."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from ..results import RunRecord
 
-__all__ = ["GRAPH_ONLY_TEXT", "graph_only_blocks", "graph_only_in_run"]
+__all__ = ["GRAPH_ONLY_TEXT", "UNDONE_EVENT", "account_open_blocks", "graph_only_blocks", "graph_only_in_run"]
 
 GRAPH_ONLY_TEXT = "blocked in the graph only"
+UNDONE_EVENT = "undone_on_account"  # the audit event of an account action found undone on the account
+
+
+class _Event(Protocol):
+    @property
+    def kind(self) -> str: ...
+    @property
+    def route_id(self) -> str: ...
 
 
 class _Runs(Protocol):
     def get(self, run_id: str) -> RunRecord | None: ...
+
+
+class _RunsAndEvents(_Runs, Protocol):
+    def events_for_run(self, run_id: str) -> Sequence[_Event]: ...
 
 
 def graph_only_in_run(run: RunRecord) -> list[str]:
@@ -48,4 +60,25 @@ def graph_only_blocks(blocks: Iterable[Mapping[str, Any]], audit: _Runs) -> dict
         run = runs[run_id]
         if run is not None and block["route_id"] in graph_only_in_run(run):
             found[str(block["route_id"])] = run_id
+    return found
+
+
+def account_open_blocks(blocks: Iterable[Mapping[str, Any]], audit: _RunsAndEvents) -> dict[str, str]:
+    """Of the routes BlastShield blocked in the graph, those the account does not hold blocked: route
+    id -> "graph_only" (never applied on the account) or "undone" (applied, then found undone on the
+    account, `undone_on_account`, and the graph's block not yet re-synced). Their paths are open on
+    the account; the alert queue ranks them as such.
+
+    Reads the runs and their events; raises QueryFailed as those reads do."""
+    rows = list(blocks)
+    found = {route: "graph_only" for route in graph_only_blocks(rows, audit)}
+    events: dict[str, set[str]] = {}
+    for block in rows:
+        route, run_id = str(block["route_id"]), str(block["blocked_by_run"])
+        if route in found:
+            continue
+        if run_id not in events:
+            events[run_id] = {e.route_id for e in audit.events_for_run(run_id) if e.kind == UNDONE_EVENT}
+        if route in events[run_id]:
+            found[route] = "undone"
     return found

@@ -192,6 +192,20 @@ class AlertSummary(_Out):
     path_count: int | None
     truncated: bool = False
     status: Status
+    # Set only when routes blocked in the graph are not blocked on the account (in the graph only, or
+    # undone there) and more qualifying paths are open on the account than in the graph: those paths,
+    # and the same rules' score and severity over them.
+    open_on_account: int | None = None
+    account_risk_score: int | None = None
+    account_severity: str | None = None
+
+    def queue_paths(self) -> int | None:
+        """The paths the queue ranks by: those open on the account when more are than in the graph."""
+        return self.open_on_account if self.open_on_account is not None else self.path_count
+
+    def queue_score(self) -> int | None:
+        """The score the queue ranks by: over the paths open on the account when they are more."""
+        return self.account_risk_score if self.open_on_account is not None else self.risk_score
 
 
 class AlertsResult(ToolResult):
