@@ -23,12 +23,14 @@ QUIET_COLOR = "#A0A0A0"
 BLOCKED_COLOR = "#7F7F7F"
 DENIED_COLOR = "#FF9F1C"
 WHATIF_COLOR = "#6A3D9A"
+GRAPH_ONLY_COLOR = "#FFB000"
 
 LEGEND = (
     "Blue dot: Identity · teal diamond: Session · orange square: Workload · purple hexagon: IAMRole · "
     "green triangle: DataAsset (red with ★: critical) — "
     "**thick red**: on a qualifying path · thin grey: allowed, not on a path · "
-    "dashed grey: **blocked** · dotted orange: **denied** · dashed purple: blocked in a what-if · "
+    "dashed grey: **blocked** · dashed amber: **blocked in the graph only** (not on the account: its paths are "
+    "open there) · dotted orange: **denied** · dashed purple: blocked in a what-if · "
     "dash-dot, labelled with its method: **privilege escalation** (`CAN_ESCALATE`; hover for the actions)"
 )
 ESCALATION_DASHES = [14, 5, 3, 5]
@@ -75,10 +77,12 @@ def short_label(node) -> str:
     return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
 
 
-def edge_state(rel) -> str:
+def edge_state(rel, graph_only: frozenset[str] | set[str] = frozenset()) -> str:
+    """How a relationship is drawn: `graph-only` for a block the account does not hold (its route in
+    `graph_only`), `blocked`, `denied`, on a qualifying `path`, or merely `allowed`."""
     props = rel.properties
     if props.get("status") == "blocked":
-        return "blocked"
+        return "graph-only" if props.get("route_id") in graph_only else "blocked"
     if props.get("permission") == "deny":
         return "denied"
     return "path" if getattr(rel, "on_path", True) else "allowed"
@@ -109,10 +113,14 @@ def build(
     highlight: set[tuple[str, str, str]] | None = None,
     start: str | None = None,
     what_if: set[str] | None = None,
+    *,
+    graph_only: set[str] | None = None,
 ):
-    """agraph nodes and edges; `what_if` route ids are drawn as 'would be blocked'."""
+    """agraph nodes and edges; `what_if` route ids are drawn as 'would be blocked', `graph_only` route
+    ids as 'blocked in the graph only' (a block the account does not hold)."""
     highlight = highlight or set()
     what_if = what_if or set()
+    graph_only = graph_only or set()
     level = levels(nodes, relationships, start)
     accounts = account_colors(nodes)
     node_account = {n.id: aws_account(n.properties) for n in nodes if aws_account(n.properties)}
@@ -151,10 +159,10 @@ def build(
         drawn_nodes.append(Node(id=node.id, label=label, title=title, **{**style, **aws}))
     drawn_edges = []
     for rel in relationships:
-        state = edge_state(rel)
+        state = edge_state(rel, graph_only)
         key = (rel.source, rel.type, rel.target)
         route = rel.properties.get("route_id")
-        if route in what_if and state != "blocked":
+        if route in what_if and state not in ("blocked", "graph-only"):
             state = "what-if"
         label = rel.type + (f"\n{route}" if route else "")
         style = {
@@ -163,9 +171,12 @@ def build(
             "blocked": {"color": BLOCKED_COLOR, "width": 2, "dashes": True},
             "denied": {"color": DENIED_COLOR, "width": 2, "dashes": [2, 6]},
             "what-if": {"color": WHATIF_COLOR, "width": 3, "dashes": [8, 4]},
+            "graph-only": {"color": GRAPH_ONLY_COLOR, "width": 3, "dashes": [10, 4]},
         }[state]
         if state in ("blocked", "denied", "what-if"):
             label += f"\n({state})"
+        elif state == "graph-only":
+            label += "\n(blocked in the graph only)"
         method = rel.properties.get("method") if rel.type == "CAN_ESCALATE" else None
         if method:
             label = f"{label}\nescalation: {method}"
@@ -196,9 +207,11 @@ def build(
     return drawn_nodes, drawn_edges
 
 
-def draw(nodes, relationships, *, graph_id: str, highlight=None, start=None, height: int = 460, what_if=None):
+def draw(
+    nodes, relationships, *, graph_id: str, highlight=None, start=None, height: int = 460, what_if=None, graph_only=None
+):
     """Draw the graph; `graph_id` keeps two drawings on one page distinct."""
-    drawn_nodes, drawn_edges = build(nodes, relationships, highlight, start, what_if)
+    drawn_nodes, drawn_edges = build(nodes, relationships, highlight, start, what_if, graph_only=graph_only)
     config = Config(
         width="100%",
         height=height,

@@ -2,7 +2,15 @@
 
 import streamlit as st
 
-from blastshield_core.interfaces.service import ChokePointsSeen, EvidenceSeen, Status, WhatIfSeen, md_text
+from blastshield_core.interfaces.service import (
+    ChokePointsSeen,
+    EvidenceSeen,
+    QueryFailed,
+    Status,
+    WhatIfSeen,
+    md_code,
+    md_text,
+)
 from pages._graphview import AWS_LEGEND, LEGEND, aws_account, draw, path_rows
 from pages._services import alert_picker, get_services, init_state, query_state, record_seen, show_briefing, show_status
 
@@ -21,6 +29,21 @@ if alert_id is not None:
     depth = st.slider("Depth (max relationships per path)", 1, 6, key="graph_depth")
     graph = svc.tools.get_evidence_graph(alert_id, depth)
     show_status(graph.status, graph.message, depth)
+    # A block on an AWS-backed route made in the graph only changed nothing on the account: it is drawn and
+    # counted as such, and the paths it cuts stay open on the account (depth 6, as the queue counts them).
+    try:
+        graph_only = svc.graph_only_blocks()
+    except QueryFailed as exc:
+        graph_only = {}
+        st.error(f"Could not read which blocks are in the graph only ({md_text(exc)}): every block is drawn plain.")
+    routes = svc.tools.get_containment_route_statuses(alert_id, graph_only)
+    mine_graph_only = sorted(r.route_id for r in routes.routes if r.graph_only and r.status == "blocked")
+    if graph.status in (Status.PATHS_FOUND, Status.NO_PATH) and mine_graph_only:
+        st.warning(
+            f"**Blocked in the graph only:** {', '.join(md_code(r) for r in mine_graph_only)} — not applied on the"
+            f" account; the credentials still work there. **{routes.open_on_account}** qualifying path(s) are open on"
+            f" the account (depth 6), {routes.qualifying_paths} in the graph."
+        )
     if graph.status in (Status.PATHS_FOUND, Status.NO_PATH):
         rows = path_rows(graph.paths)
         highlight: set = set()
@@ -46,7 +69,7 @@ if alert_id is not None:
                 path = graph.paths[chosen - 1]
                 highlight = {(r.source, r.type, r.target) for r in path.relationships}
         draw(graph.nodes, graph.relationships, graph_id=f"evidence-{alert_id}-{depth}", highlight=highlight,
-             start=graph.entity_id)  # fmt: skip
+             start=graph.entity_id, graph_only=set(mine_graph_only))  # fmt: skip
         st.caption(LEGEND)
         if any(aws_account(n.properties) for n in graph.nodes):
             st.caption(AWS_LEGEND)
@@ -95,7 +118,6 @@ if alert_id is not None:
         show_status(chokes.status, chokes.message, 6)
 
     st.subheader("What if: try blocking routes without writing anything (depth 6)")
-    routes = svc.tools.get_containment_route_statuses(alert_id)
     active = [r.route_id for r in routes.routes if r.status == "active"] if routes.status is Status.OK else []
     if not active:
         st.caption("No active session route on this alert's paths.")
@@ -116,7 +138,8 @@ if alert_id is not None:
                     )
                 remaining = {(r.source, r.type, r.target) for p in result.paths for r in p.relationships}
                 draw(graph.nodes, graph.relationships, graph_id=f"whatif-{alert_id}-{'-'.join(trial)}",
-                     highlight=remaining, start=graph.entity_id, what_if=set(trial), height=360)  # fmt: skip
+                     highlight=remaining, start=graph.entity_id, what_if=set(trial), height=360,
+                     graph_only=set(mine_graph_only))  # fmt: skip
                 record_seen(WhatIfSeen.from_result(result))
             else:
                 show_status(result.status, result.message)
