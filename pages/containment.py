@@ -20,6 +20,7 @@ from blastshield_core.interfaces.service import (
     release_on_account,
     release_revocation,
     responder_for,
+    reverify_account,
     revocation_plans,
     revocations_in_force,
 )
@@ -231,6 +232,37 @@ if in_force:
                         f"{md_text(out['request_id'])}); re-read through the API: {read}."
                     )
 
+# What BlastShield applied on the account for this alert is read again there on every opening, in the
+# background and bounded (`reverify_account`): an undone action is found and audited before the routes
+# below are shown; a slow or unreachable account is said so, and nothing below reads it as holding.
+try:
+    reverified = reverify_account(svc, alert_id, page_actor())
+except QueryFailed as exc:
+    reverified = None
+    show_status(Status.QUERY_FAILED, f"which account actions to re-verify: {exc}")
+if reverified is not None and reverified.state in ("timed_out", "failed"):
+    last = (
+        f"last verified at {md_text(reverified.last_verified_at)} ({md_text(reverified.last_verified_by)})"
+        if reverified.last_verified_at
+        else "never verified on the account"
+    )
+    st.warning(
+        f"**Could not re-verify on the account:** {md_text(reverified.error)}; {last}. Until it answers, nothing"
+        " here says the account still holds what BlastShield applied."
+    )
+elif reverified is not None and reverified.state == "verified":
+    for row in reverified.result.get("checked", []):
+        if row["state"] == "holds":
+            st.caption(
+                f"Re-verified on the account at {md_text(row['seen_at'])}: {md_code(row['route_id'])}"
+                f" ({md_text(row['subject'])}) holds."
+            )
+        elif row["state"] == "unreadable":
+            st.warning(
+                f"**Could not re-verify** {md_code(row['route_id'])} on the account: {md_text(row['detail'])}"
+                + (f"; last verified at {md_text(reverified.last_verified_at)}" if reverified.last_verified_at else "")
+                + "."
+            )
 try:
     graph_only = svc.graph_only_blocks()
 except QueryFailed:
@@ -400,7 +432,17 @@ if run_id and session is None:
         st.stop()
     st.divider()
     remaining = "unknown" if run.remaining_paths is None else run.remaining_paths
-    if run.state is RunState.COMPLETED:
+    on_account = {a.route_id for a in run.actions if a.aws is not None and a.aws.applied_in_aws and a.applied}
+    checked = {r["route_id"]: r["state"] for r in (reverified.result.get("checked", []) if reverified else [])}
+    if run.state is RunState.COMPLETED and on_account and not all(checked.get(r) == "holds" for r in on_account):
+        # a run that acted on the account reads "contained" only while a fresh read of the account says so
+        st.warning(
+            f"### COMPLETED in the graph — the account does not confirm it now\n{md_text(run.reason)}. Re-read on"
+            " the account now: "
+            + ", ".join(f"{md_code(r)} {checked.get(r, 'not re-read')}" for r in sorted(on_account))
+            + ". Not shown as contained until the account answers that it holds."
+        )
+    elif run.state is RunState.COMPLETED:
         st.success(f"### CONTAINED — completed\n{md_text(run.reason)}. Remaining qualifying paths: **0**.")
     elif run.state is RunState.STOPPED:
         st.warning(f"### NOT CONTAINED — stopped\n{md_text(run.reason)}. Remaining qualifying paths: **{remaining}**.")

@@ -89,6 +89,8 @@ _PAGE_NAMES = {
     "aws_regions": "..interfaces.aws.account",
     "release_on_account": "..interfaces.aws.account",
     "responder_for": "..interfaces.aws.account",
+    "REVERIFY_BOUND_S": "..interfaces.aws.reverify",
+    "reverify_account": "..interfaces.aws.reverify",
     "release_revocation": "..interfaces.aws.sessions",
     "revocation_plans": "..interfaces.aws.sessions",
     "revocations_in_force": "..interfaces.aws.sessions",
