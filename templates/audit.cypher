@@ -137,6 +137,14 @@ WHERE e.chain_seq IS NOT NULL
 RETURN properties(e) AS event
 ORDER BY e.chain_seq
 
+// name: audit_events_of_kind
+// description: the admin events of kind $kind, newest first, at most $limit
+MATCH (e:Event {kind: $kind})
+WHERE e.chain_seq IS NOT NULL
+RETURN properties(e) AS event
+ORDER BY e.chain_seq DESC
+LIMIT $limit
+
 // name: audit_list_events
 // description: admin events (imports, resets, releases), newest first, at most $limit
 MATCH (e:Event)

@@ -321,6 +321,11 @@ class AuditLog:
     def events(self, limit: int = 200) -> list[AuditEvent]:
         return [self._event(r["event"]) for r in self.store.read_audit("audit_list_events", {"limit": limit})]
 
+    def events_of_kind(self, kind: str, limit: int = 50) -> list[AuditEvent]:
+        """Events of one kind, newest first, at most `limit`."""
+        rows = self.store.read_audit("audit_events_of_kind", {"kind": kind, "limit": limit})
+        return [self._event(r["event"]) for r in rows]
+
     def events_for_run(self, run_id: str) -> list[AuditEvent]:
         """Events naming a run: releases of the routes it blocked."""
         return [self._event(r["event"]) for r in self.store.read_audit("audit_events_for_run", {"run_id": run_id})]

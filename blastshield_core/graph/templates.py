@@ -69,6 +69,7 @@ REQUIRED = frozenset(
         "audit_run_last",
         "audit_events_for_run",
         "audit_list_events",
+        "audit_events_of_kind",
         "audit_chain_page",
         "audit_unchained",
         "audit_run_index",

@@ -79,6 +79,15 @@ def _org_policies(data: Mapping[str, Any]) -> bool:
     return isinstance(policies, list) and all(isinstance(p, dict) and "Type" in p and "Id" in p for p in policies)
 
 
+def _cloudtrail(data: Mapping[str, Any]) -> bool:
+    """A CloudTrail log file (`Records`, each naming its `eventName`) or `lookup-events` output (`Events`,
+    each naming its `EventName`): read for who undid a containment action (`cloudtrail.py`)."""
+    records, events = data.get("Records"), data.get("Events")
+    if isinstance(records, list):
+        return all(isinstance(r, dict) and "eventName" in r for r in records)
+    return isinstance(events, list) and all(isinstance(e, dict) and "EventName" in e for e in events)
+
+
 _RESOURCE_NAMES = {
     "bucket_policy": "bucket",
     "secret_policy": "secret",
@@ -123,6 +132,8 @@ EXPORTS: tuple[Export, ...] = (
     Export("secrets", "aws secretsmanager list-secrets", "secretsmanager-list-secrets.json",
            ("secretsmanager:ListSecrets",), _list("SecretList")),
     Export("kms_keys", "aws kms list-keys", "kms-list-keys.json", ("kms:ListKeys",), _list("Keys")),
+    # not collected (no action): CloudTrail events the analyst exports and adds to the import
+    Export("cloudtrail", "aws cloudtrail lookup-events", "cloudtrail-lookup-events.json", (), _cloudtrail),
     Export("organization", "aws organizations describe-organization", "organizations-describe-organization.json",
            ("organizations:DescribeOrganization",), lambda data: isinstance(data.get("Organization"), dict)),
     Export("org_roots", "aws organizations list-roots", "organizations-list-roots.json", ("organizations:ListRoots",),

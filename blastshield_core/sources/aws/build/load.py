@@ -18,6 +18,7 @@ from ....graph.ingest import ImportReport, import_document, paused_gc, snapshot_
 from ....graph.inplace import principal_slice, replace_slice
 from ....graph.model import BuiltDocument, DocumentError
 from ....graph.store import Store
+from ..cloudtrail import CLOUDTRAIL_EVENT, IamChange, iam_changes
 from .common import entity_id
 from .get import AwsInputError, AwsSources, read_sources
 from .report import AwsImportReport
@@ -75,6 +76,7 @@ def import_aws(
     # stays paused until they are gone (see `ingest.paused_gc`), or its next collections walk them all.
     with paused_gc():
         sources = read_sources(items)
+        changes, records = iam_changes(f.data for f in sources.of("cloudtrail"))
         parsed = time.perf_counter()
         doc, report = build_document(sources, sensitivity=sensitivity)
         warn_missing_parts(sources, report)
@@ -91,7 +93,23 @@ def import_aws(
     report.preserved_blocks = list(result.preserved_blocks)
     report.blocks_gone = list(result.blocks_gone)
     report.actor = result.actor
+    if records:
+        _record_cloudtrail(store, changes, records, result.actor)
     return report
+
+
+def _record_cloudtrail(store: Store, changes: list[IamChange], records: int, actor: str | None) -> None:
+    """Keep, in the audit, the IAM changes of the imported CloudTrail events that can undo a containment
+    action (`cloudtrail.py`): `verify-account` names from them who undid one."""
+    from ....graph.audit import AuditLog
+
+    AuditLog(store).add_event(
+        CLOUDTRAIL_EVENT,
+        actor or "",
+        f"CloudTrail: {records} event(s) read, {len(changes)} IAM change(s) that can undo containment kept",
+        {"records": records, "changes": [c.to_dict() for c in changes]},
+        graph=store.settings.graph,
+    )
 
 
 def warn_missing_parts(sources: AwsSources, report: AwsImportReport) -> None:

@@ -35,6 +35,7 @@ SAMPLES = {
     "access_keys": {"AccessKeyMetadata": []},
     "secrets": {"SecretList": []},
     "kms_keys": {"Keys": []},
+    "cloudtrail": {"Events": [{"EventName": "UpdateAccessKey", "CloudTrailEvent": "{}"}], "NextToken": "x"},
     "organization": {"Organization": {"Id": "o-1"}},
     "org_roots": {"Roots": []},
     "org_policies": {"Policies": [{"Id": "p-1", "Type": "SERVICE_CONTROL_POLICY"}]},
