@@ -305,7 +305,9 @@ except QueryFailed as exc:
 for i, u in enumerate(undone_here):
     st.error(
         f"**Undone on the account, seen at {md_text(u['seen_at'])}:** {md_code(u['route_id'])} (run"
-        f" {md_text(u['run_id'])}): {md_text(u['what_changed'])}. The route is active again and its paths are"
+        f" {md_text(u['run_id'])}): {md_text(u['what_changed'])}; by {md_text(u.get('caller') or 'caller unknown')}"
+        + (f" ({md_text(u['caller_event'])} at {md_text(u['caller_event_time'])})" if u.get("caller_event") else "")
+        + ". The route is active again and its paths are"
         " open. Next: **contain again** (start a run below), or acknowledge and forget the block."
     )
     why = st.text_input("Reason (recorded in the audit)", key=f"contain_forget_reason_{i}", max_chars=500)

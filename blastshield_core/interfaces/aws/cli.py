@@ -71,6 +71,12 @@ def _verify_after_collection(settings: Settings) -> dict[str, Any] | None:
     return payload if payload["checked"] else None
 
 
+def _caller_text(row: dict[str, Any]) -> str:
+    """Who undid an action, as CloudTrail recorded it (`aws/callers.py`), or why that is unknown."""
+    caller = str(row.get("caller") or "caller unknown")
+    return caller + (f" ({row['caller_event']} at {row['caller_event_time']})" if row.get("caller_event") else "")
+
+
 def _verify_command(args: argparse.Namespace, settings: Settings) -> int:
     """`verify-account [ALERT|--all]`: exit 0 when every applied action holds, 1 when one was undone
     on the account or could not be read, 2 for bad input, 3 for an unknown alert, 4 for a query failure."""
@@ -97,7 +103,7 @@ def _verify_command(args: argparse.Namespace, settings: Settings) -> int:
             if row["state"] == "undone":
                 lines.append(
                     f"  UNDONE ON THE ACCOUNT, seen at {row['seen_at']}: {row['route_id']} (run {row['run_id']},"
-                    f" alert {row['alert_id']}): {row['detail']}"
+                    f" alert {row['alert_id']}): {row['detail']}; by {_caller_text(row)}"
                 )
                 lines += [
                     f"    {a['alert_id']}: {a['paths_before']} -> {a['paths_after']} qualifying path(s)"
@@ -399,6 +405,7 @@ def _collect(args: argparse.Namespace, settings: Settings) -> int:
             lines.append(f"verify-account: {verification['message']}")
             lines += [
                 f"  UNDONE ON THE ACCOUNT, seen at {r['seen_at']}: {r['route_id']} (run {r['run_id']}): {r['detail']}"
+                f"; by {_caller_text(r)}"
                 for r in verification.get("checked", [])
                 if r["state"] == "undone"
             ]

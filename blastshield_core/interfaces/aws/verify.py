@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from ...results.account import AccountOutcome
 from .account import UNDONE, _account_action, account_releasable, responder_for, undone_event
+from .callers import undone_by
+
+CALLER_FIELDS = ("caller", "caller_event", "caller_event_time")  # who undid it, from CloudTrail (`callers.py`)
 
 if TYPE_CHECKING:
     from ...respond.aws.responder import AccountResponder
@@ -60,7 +63,9 @@ def verify_account(services: ServicesView, alert_id: str | None, actor: str) -> 
             earlier = undone_event(services, run.run_id, entry["route_id"])
             if earlier is not None:
                 row.update(seen_at=earlier.data.get("seen_at", ""), already_reported=True)
+                row.update({k: earlier.data[k] for k in CALLER_FIELDS if k in earlier.data})
             else:
+                row.update(undone_by(services, run, entry["route_id"], aws.plan))
                 row.update(_report_undone(services, effector, aws, row, actor))
         checked.append(row)
     undone = [r for r in checked if r["state"] == "undone"]
@@ -84,11 +89,14 @@ def _report_undone(
     event = services.audit.add_event(
         UNDONE,
         actor,
-        f"{row['route_id']} (run {row['run_id']}) undone on the account, seen at {row['seen_at']}: {row['detail']}",
+        f"{row['route_id']} (run {row['run_id']}) undone on the account, seen at {row['seen_at']}: {row['detail']}"
+        f"; by {row['caller']}"
+        + (f" ({row['caller_event']} at {row['caller_event_time']})" if "caller_event" in row else ""),
         {
             "status": UNDONE,
             "what_changed": row["detail"],
             "seen_at": row["seen_at"],
+            **{k: row[k] for k in CALLER_FIELDS if k in row},
             "kind": aws.plan.kind.value,
             "call": aws.call.text() if aws.call else "",
             "aws": True,
@@ -126,6 +134,7 @@ def undone_standing(services: ServicesView) -> list[dict[str, Any]]:
                     "alert_id": run.alert_id,
                     "what_changed": event.data.get("what_changed", ""),
                     "seen_at": event.data.get("seen_at", ""),
+                    **{k: event.data[k] for k in CALLER_FIELDS if k in event.data},
                 }
             )
     return out
