@@ -15,6 +15,7 @@ from blastshield_core.interfaces.service import (
     Status,
     account_plans,
     account_releasable,
+    applied_on_account,
     md_code,
     md_text,
     release_on_account,
@@ -235,10 +236,13 @@ if in_force:
 # What BlastShield applied on the account for this alert is read again there on every opening, in the
 # background and bounded (`reverify_account`): an undone action is found and audited before the routes
 # below are shown; a slow or unreachable account is said so, and nothing below reads it as holding.
+reverified = None
 try:
-    reverified = reverify_account(svc, alert_id, page_actor())
+    if current_access().can(Permission.CONTAIN):
+        reverified = reverify_account(svc, alert_id, page_actor())
+    elif applied_on_account(svc, alert_id):  # what it finds undone is recorded and re-synced: a write
+        st.caption("Re-verifying this alert's actions on the AWS account runs for responders and admins.")
 except QueryFailed as exc:
-    reverified = None
     show_status(Status.QUERY_FAILED, f"which account actions to re-verify: {exc}")
 if reverified is not None and reverified.state in ("timed_out", "failed"):
     last = (

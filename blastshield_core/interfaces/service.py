@@ -91,6 +91,7 @@ _PAGE_NAMES = {
     "responder_for": "..interfaces.aws.account",
     "REVERIFY_BOUND_S": "..interfaces.aws.reverify",
     "reverify_account": "..interfaces.aws.reverify",
+    "applied_on_account": "..interfaces.aws.reverify",
     "release_revocation": "..interfaces.aws.sessions",
     "revocation_plans": "..interfaces.aws.sessions",
     "revocations_in_force": "..interfaces.aws.sessions",

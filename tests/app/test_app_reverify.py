@@ -21,7 +21,7 @@ from blastshield_core.base.settings import load_settings
 from blastshield_core.interfaces.cli import main
 from blastshield_core.interfaces.service import open_services
 from tests.app.test_app import ROOT, _close_cached_services, plain
-from tests.app.test_app_access import texts
+from tests.app.test_app_access import ROLES, signed_in, texts
 from tests.app.test_app_aws import ALICE, ROUTE, _collect_and_open, _key_status, _start_run, app
 from tests.helpers import aws_fake, aws_live
 from tests.helpers.aws_live import MotoAccount, user_with_key_to_critical_bucket
@@ -120,3 +120,31 @@ def test_a_hung_account_is_bounded_and_never_read_as_contained(slow_app, fake_en
     assert stale and "an earlier re-verification is still waiting for it" in stale[0], texts(app)
     assert fake_endpoint.seen["ListAccessKeys"] == seen + 1
     assert not any("CONTAINED" in s.value for s in app.success)
+
+
+def test_a_viewer_opening_the_page_records_nothing(app, moto_account, tmp_path, monkeypatch, capsys):
+    """What a re-verification finds undone is audited and re-synced (writes): it runs for the roles that
+    may contain; a viewer is told so, and nothing is recorded."""
+    monkeypatch.setenv("BLASTSHIELD_AWS_RESPOND_PROFILE", "respond")
+    (tmp_path / "roles.toml").write_text(ROLES)
+    monkeypatch.setenv("BLASTSHIELD_ROLES_FILE", str(tmp_path / "roles.toml"))
+    key = user_with_key_to_critical_bucket(moto_account)
+    data = str(tmp_path / "data")
+    assert main(["collect-aws", "--out", str(tmp_path / "c"), "--import", "--data-dir", data, "--json"]) == 0
+    capsys.readouterr()
+    assert main(["alert", "open", ALICE, "--title", "t", "--data-dir", data, "--json"]) == 0
+    alert_id = json.loads(capsys.readouterr().out)["alert_id"]
+    assert main(["contain", alert_id, "--decider", "rules", "--confirm", "--data-dir", data, "--json"]) == 0
+    run_id = json.loads(capsys.readouterr().out)["run_id"]
+    moto_account.client("iam").update_access_key(UserName="alice", AccessKeyId=key, Status="Active")
+    signed_in(app, "viewer@example.com").run()
+    app.switch_page("pages/containment.py").run()
+    app.selectbox(key="contain_alert").set_value(alert_id).run()
+    assert not app.exception, app.exception
+    assert any("runs for responders and admins" in c.value for c in app.caption), texts(app)
+    assert not [e for e in app.error if "Undone on the account" in plain(e.value)]
+    services = open_services(load_settings(data_dir=data))
+    try:
+        assert not [e for e in services.audit.events_for_run(run_id) if e.kind == "undone_on_account"]
+    finally:
+        services.close()
