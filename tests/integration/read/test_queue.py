@@ -54,3 +54,35 @@ def test_sort_filter_and_page_in_the_core(services):
     page = services.queue.page(QueueQuery(severity="high", limit=1, offset=1))
     assert (page.total, page.matched, len(page.alerts)) == (4, len(high), 1)
     assert page.alerts[0].id == sorted(high, key=lambda a: (a.risk_score, a.path_count, a.id), reverse=True)[1].id
+
+
+def test_a_block_undone_on_the_account_that_the_graph_still_holds_ranks_the_alert_open(services):
+    """A route whose block was found undone on the account (`undone_on_account`) while the graph still
+    holds it blocked (its re-sync could not run) cuts nothing on the account: the queue ranks the alert
+    by the paths open there and their score, the same as before the run, never as "0 paths"."""
+    alert = "BH-CONTAINMENT-4001"
+    before = {a.id: a for a in services.queue.page(QueueQuery(limit=500)).alerts}
+    session = services.controller.start(alert, "rules", 3, True, actor="tester")
+    while not session.run.state.terminal:
+        session.advance(services.decider("rules"))
+    assert session.run.state.value == "completed"
+    contained = {a.id: a for a in services.queue.page(QueueQuery(limit=500)).alerts}
+    assert (contained[alert].path_count, contained[alert].open_on_account) == (0, None)
+    assert services.account_open_blocks() == {}  # blocks in the world of the scenarios: held
+    # the audit records the first route's block undone on the account; the graph still holds it
+    route = session.run.actions[0].route_id
+    services.audit.add_event(
+        "undone_on_account", "tester", f"{route} undone", {"status": "undone_on_account", "seen_at": "now"},
+        graph=services.store.settings.graph, run_id=session.run.run_id, route_id=route,
+    )  # fmt: skip
+    assert services.account_open_blocks() == {route: "undone"}
+    page = services.queue.page(QueueQuery(limit=500))
+    reopened = next(a for a in page.alerts if a.id == alert)
+    assert reopened.path_count == 0  # the graph's answer is unchanged
+    assert reopened.open_on_account == 1  # the path through the undone block is open on the account
+    assert reopened.queue_score() == reopened.account_risk_score > contained[alert].risk_score
+    assert reopened.account_risk_score <= before[alert].risk_score
+    order = [a.id for a in page.alerts]
+    assert order == [a.id for a in sorted(page.alerts, key=lambda a: (a.queue_score(), a.queue_paths(), a.id),
+                                          reverse=True)]  # fmt: skip
+    assert order.index(alert) < order.index("BH-1042")  # ranked by the account's score, no longer last
