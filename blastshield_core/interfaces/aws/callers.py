@@ -12,11 +12,14 @@ from __future__ import annotations
 
 from dataclasses import fields
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ...results import RunRecord
 from ...results.account import AccountPlan
 from ...sources.aws.cloudtrail import CLOUDTRAIL_EVENT, IamChange, undoing_change
+
+if TYPE_CHECKING:
+    from .view import ServicesView
 
 __all__ = ["NOT_IN_CLOUDTRAIL", "NO_CLOUDTRAIL", "undone_by"]
 
@@ -35,7 +38,7 @@ def _policy_name(plan: AccountPlan) -> str:
     return next((c.params["PolicyName"] for c in plan.calls if "PolicyName" in c.params), "")
 
 
-def undone_by(services: Any, run: RunRecord, route_id: str, plan: AccountPlan) -> dict[str, str]:
+def undone_by(services: ServicesView, run: RunRecord, route_id: str, plan: AccountPlan) -> dict[str, str]:
     """The undone event's `caller`, `caller_event` and `caller_event_time` (the change CloudTrail
     recorded), or `caller` saying why it is unknown. Reads the audit."""
     imports = services.audit.events_of_kind(CLOUDTRAIL_EVENT, IMPORTS_READ)

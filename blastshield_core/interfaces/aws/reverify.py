@@ -17,10 +17,13 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ...base.pools import track
 from .account import account_releasable
+
+if TYPE_CHECKING:
+    from .view import ServicesView
 
 __all__ = ["REVERIFY_BOUND_S", "Reverification", "applied_on_account", "reverify_account"]
 
@@ -57,7 +60,7 @@ class Reverification:
         )
 
 
-def applied_on_account(services: Any, alert_id: str) -> list[dict[str, Any]]:
+def applied_on_account(services: ServicesView, alert_id: str) -> list[dict[str, Any]]:
     """The alert's actions applied on the account and not released (route, run, kind). Reads the audit."""
     runs = {r.run_id for r in services.audit.list_runs() if r.alert_id == alert_id}
     return [entry for entry in account_releasable(services) if entry["run_id"] in runs]
@@ -71,7 +74,7 @@ def _executor() -> ThreadPoolExecutor:
         return _pool
 
 
-def _verify(services: Any, alert_id: str, actor: str, key: tuple[str, str]) -> dict[str, Any]:
+def _verify(services: ServicesView, alert_id: str, actor: str, key: tuple[str, str]) -> dict[str, Any]:
     from .verify import verify_account
 
     result = verify_account(services, alert_id, actor)
@@ -80,7 +83,9 @@ def _verify(services: Any, alert_id: str, actor: str, key: tuple[str, str]) -> d
     return result
 
 
-def reverify_account(services: Any, alert_id: str, actor: str, bound_s: float = REVERIFY_BOUND_S) -> Reverification:
+def reverify_account(
+    services: ServicesView, alert_id: str, actor: str, bound_s: float = REVERIFY_BOUND_S
+) -> Reverification:
     """Re-verify on the account the alert's applied actions, waiting at most `bound_s` seconds.
 
     Raises QueryFailed when the audit cannot be read (which actions to re-verify is then unknown)."""
@@ -108,7 +113,7 @@ def reverify_account(services: Any, alert_id: str, actor: str, bound_s: float = 
     return Reverification("verified", result=result, **_last_seen(services, key, applied))
 
 
-def _last_seen(services: Any, key: tuple[str, str], applied: list[dict[str, Any]]) -> dict[str, Any]:
+def _last_seen(services: ServicesView, key: tuple[str, str], applied: list[dict[str, Any]]) -> dict[str, Any]:
     """When the account last answered for this alert: a re-verification, else the newest time a run
     applied and verified one of its actions there."""
     with _lock:
