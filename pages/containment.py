@@ -333,7 +333,7 @@ if forget_notice:
 st.subheader("Run")
 gemini_ok, gemini_why = svc.gemini().availability()
 labels = {
-    "rules": "Rules playbook (rules-v3)",
+    "rules": "Rules playbook (rules-v4)",
     "analyst": "Analyst — you choose each action",
     "gemini": f"Gemini ({md_text(gemini_why)})" if gemini_ok else f"Gemini — unavailable: {md_text(gemini_why)}",
 }
@@ -491,7 +491,7 @@ if run_id and session is None:
             width="stretch",
             key="contain_aws_actions",
         )
-        if any(a.operation == "revoke_role_sessions" for a in aws_actions):
+        if any(a.operation in ("revoke_role_sessions", "revoke_user_sessions") for a in aws_actions):
             st.caption(
                 "A session revocation is verified on the account only (`graph_verified` is false): it stops the "
                 "sessions issued before it and cuts no qualifying path, so it never contains the paths."

@@ -392,6 +392,14 @@ RETURN DISTINCT i.id AS id, labels(i) AS labels, properties(i) AS props
 ORDER BY id
 LIMIT $limit
 
+// name: role_assumers
+// description: the principals and workloads that may assume role $id now (an active, allowed CAN_ASSUME or RUNS_AS into it), the first $limit by id
+MATCH (p:Entity)-[r:CAN_ASSUME|RUNS_AS]->(t:Entity {id: $id})
+WHERE coalesce(r.status, 'active') <> 'blocked' AND coalesce(r.permission, 'allow') <> 'deny'
+RETURN DISTINCT p.id AS id, labels(p) AS labels, properties(p) AS props
+ORDER BY id
+LIMIT $limit
+
 // name: export_nodes
 // description: one page of entities for export, ordered by id: skip $skip, at most $limit
 MATCH (n:Entity)

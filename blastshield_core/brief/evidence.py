@@ -126,13 +126,13 @@ class EvidenceSummary(_Model):
 
     @property
     def revocations(self) -> dict[str, bool]:
-        """The run's role session revocations: candidate id -> applied on the AWS account."""
+        """The run's session revocations (a role's or a user's): candidate id -> applied on the AWS account."""
         if self.run is None:
             return {}
         return {
             runview.route_of(a): runview.action_applied(a)
             for a in self.run.actions
-            if runview.operation(a) == "revoke_role_sessions"
+            if runview.account_kind(a) == "revocation"
         }
 
 

@@ -22,6 +22,7 @@ from ..base.safetext import safe_markdown
 from ..graph.audit import RUN_ID_PATTERN
 from ..read.tools import ReadTools
 from ..results import CandidatesResult, RouteRelease, RunAction, RunRecord, RunStep, TraceEntry
+from ..results.account import REVOCATION_OPERATIONS
 from . import runview
 from .briefing import Briefer, Briefing
 from .evidence import EvidenceSummary, EvidenceUnavailable
@@ -307,8 +308,8 @@ def render_markdown(report: IncidentReport) -> str:
         lines += [
             f"{a.step}. `{a.candidate_id}` ("
             + (
-                "revoke the role's active sessions on the AWS account; cuts no path"
-                if runview.operation(a) == "revoke_role_sessions"
+                "revoke the active sessions of the user or role on the AWS account; cuts no path"
+                if runview.operation(a) in REVOCATION_OPERATIONS
                 else f"route `{a.route_id}`"
             )
             + f"): {a.status}, verified **{a.verified}**;"

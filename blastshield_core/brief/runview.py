@@ -71,6 +71,7 @@ ACCOUNT_KINDS = {
     "deactivate_access_key": "key",
     "deny_all_inline_policy": "policy",
     "revoke_role_sessions": "revocation",
+    "revoke_user_sessions": "revocation",
 }
 
 
@@ -85,7 +86,7 @@ def _aws(action: Action) -> Mapping[str, Any]:
 
 
 def operation(action: Action) -> str:
-    """block_route or revoke_role_sessions."""
+    """block_route, revoke_role_sessions or revoke_user_sessions."""
     return str(_get(action, "operation") or "block_route")
 
 
@@ -125,7 +126,7 @@ def graph_only(action: Action) -> bool:
 
 def account_kind(action: Action) -> str:
     """key | policy | revocation | '' (what the action does on the account, whether or not it was applied)."""
-    if operation(action) == "revoke_role_sessions":
+    if ACCOUNT_KINDS.get(operation(action)) == "revocation":
         return "revocation"
     plan = _aws(action).get("plan") or {}
     kind = str(plan.get("kind") or "") if isinstance(plan, Mapping) else ""

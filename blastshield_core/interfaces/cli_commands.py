@@ -68,7 +68,9 @@ def _aws_text(action: Any) -> str:
     if aws is None:
         return ""
     if not aws.applied_in_aws:
-        where = "nothing changed" if action.operation == "revoke_role_sessions" else "graph only"
+        from ..results.account import REVOCATION_OPERATIONS
+
+        where = "nothing changed" if action.operation in REVOCATION_OPERATIONS else "graph only"
         return f"; not applied in AWS ({where})"
     api = aws.call.api if aws.call is not None else aws.plan.kind.value
     return (

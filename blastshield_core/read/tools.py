@@ -38,7 +38,7 @@ from ..results import (
     Status,
     ToolResult,
 )
-from .candidates import build_candidates, candidate_id
+from .candidates import build_candidates, candidate_id, role_session_collateral
 from .paths import (
     BLAST_LABELS,
     SENSITIVE,
@@ -571,18 +571,42 @@ class ReadTools(ReachMixin):
         raw = {"alert_id": alert_id, "depth": depth}
         return self._run("get_evidence_graph", EvidenceGraphResult, InvestigateInput, raw, body)
 
+    def _cut_at_credentials(self, ev: Evidence) -> list[AccessPath]:
+        """For an alert on an imported AWS user: its qualifying paths cut only at credential routes
+        (every blocked relationship on them a session route: a key made inactive, a deny-all policy, a
+        block). Sessions issued along them before the cut (role sessions assumed with a key deactivated
+        since) keep working until they expire. [] for other alerts."""
+        props = ev.entity.properties
+        if ev.entity.label != "Identity" or props.get("aws_kind") != "user":
+            return []
+        every, _ = self._paths("sensitive", MAX_DEPTH, {"source_id": ev.entity.id}, include_blocked=True)
+        live = path_signature(ev.paths)
+        return [
+            p
+            for p in every
+            if p.node_ids not in live
+            and all(
+                r.properties.get("route_id")
+                for r in p.relationships
+                if r.properties.get("status", "active") == "blocked"
+            )
+        ]
+
     def get_response_candidates(self, alert_id: Any) -> CandidatesResult:
         """Allowlisted actions the current evidence supports: block one active session route,
         each with its collateral (what other identities would lose)."""
 
         def body(inp: AlertInput) -> CandidatesResult:
             ev = self.evidence(inp.alert_id)
-            result = build_candidates(ev, self.path_cap)
+            result = build_candidates(ev, self.path_cap, self._cut_at_credentials(ev))
             baseline: dict[str, list[Reached]] = {}
             for cand in result.candidates:
                 cand.collateral = self.candidate_collateral(
                     cand.route_id, ev.alert.entity_id, baseline, relationship=cand.relationship
                 )
+            for revocation in result.revocations:
+                if revocation.principal == "role":
+                    revocation.collateral = role_session_collateral(self.store, revocation, ev.entity)
             return result
 
         return self._run("get_response_candidates", CandidatesResult, AlertInput, {"alert_id": alert_id}, body)

@@ -2,10 +2,13 @@
 
 A run needs explicit confirmation and has an action cap (default 3, 1..10). An action is one of
 the two allowlisted kinds the candidates offer: block a session route (the action service, and on
-an AWS credential the account responder), or revoke the active sessions of the AWS role the alert
-names (`run_revoke`, offered once a run; it cuts no path, so it never completes a run by itself).
-After every action the graph is asked again, and only a fresh `no_path` with
-every action verified completes a run. Terminal states:
+an AWS credential the account responder), or revoke sessions already issued, of an AWS role or of an
+AWS user (`run_revoke`, each offered once a run; it cuts no path, so it never completes a run by
+itself). After every action the graph is asked again, and only a fresh `no_path` with
+every action verified completes a run. When no path is left but the run cut a credential on the
+account that issued sessions (a key deactivated: its GetSessionToken sessions and the role sessions
+assumed with it keep working), the revocations stopping them are offered first, within the cap
+(`issued.followups`); the verdict names the issued credentials left standing (`issued.left_standing`). Terminal states:
 
 - `completed`: a fresh query returned `no_path` and every action was verified
   (an alert with no path at the start completes with zero actions);
@@ -73,6 +76,7 @@ from .act import ActionService
 from .decide import Decider, DecisionContext, validate_proposal
 from .effector import AccountEffector
 from .graph_only import graph_only_in_run
+from .issued import followups, left_standing, revoked_sessions
 
 __all__ = [
     "ANALYST_WAIT_LIMIT_S",
@@ -174,6 +178,10 @@ class RunSession:
         return step
 
     def _finish(self, state: RunState, reason: str, remaining: int | None) -> RunRecord:
+        # Whatever ends the run, its verdict names the issued credentials its account actions left standing.
+        issued = self._issued_note()
+        if issued and issued not in reason:
+            reason += issued
         self.run.state = state
         self.run.reason = reason
         self.run.remaining_paths = remaining
@@ -275,6 +283,8 @@ class RunSession:
         remaining = self.latest.path_count
         applied = sum(1 for a in self.run.actions if a.status == "applied")
         if applied >= self.run.max_actions:
+            if remaining == 0:  # the cap spent on revocations after the paths were cut
+                return self._finish(self._no_path_state(), self._completed_reason(), 0)
             return self._finish(
                 RunState.STOPPED,
                 f"action cap ({self.run.max_actions}) reached with {remaining} path(s) remaining"
@@ -296,8 +306,13 @@ class RunSession:
         )
         if not candidates.status.is_answer:
             return self._finish(RunState.FAILED, f"candidates {candidates.status.value}: {candidates.message}", None)
-        if candidates.qualifying_paths == 0:
-            return self._finish(self._no_path_state(), self._completed_reason(), 0)
+        no_path = candidates.qualifying_paths == 0
+        if no_path:
+            # No path is left; what the run's credentials already issued may still be stopped.
+            pending = followups(self.run.actions, candidates.revocations)
+            if not pending:
+                return self._finish(self._no_path_state(), self._completed_reason(), 0)
+            candidates = candidates.model_copy(update={"candidates": [], "revocations": pending})
         if not candidates.ids():
             return self._finish(
                 RunState.STOPPED,
@@ -325,10 +340,14 @@ class RunSession:
             mark,
         )
         if proposal is None:
+            if no_path:  # no revocation chosen: the run ends on its fresh no_path
+                return self._finish(self._no_path_state(), self._completed_reason(), 0)
             return self._finish(RunState.STOPPED, decision.reason or "no valid proposal", remaining)
 
         mark = tools.tracer.mark()
         fresh = self.offered(tools.get_response_candidates(alert_id))
+        if fresh.status.is_answer and fresh.qualifying_paths == 0:
+            fresh = fresh.model_copy(update={"revocations": followups(self.run.actions, fresh.revocations)})
         if not fresh.status.is_answer:
             self._step(
                 "validation", f"re-deriving candidates {fresh.status.value}", {"status": fresh.status.value}, mark
@@ -440,6 +459,8 @@ class RunSession:
         if result.status == "applied" and not verified:
             return self._finish(RunState.FAILED, f"the block of {route_id} could not be verified", after.path_count)
         if after.status is Status.NO_PATH:
+            if self._may_stop_issued():  # the next cycle offers the revocations of what the credential issued
+                return self.run
             return self._finish(self._no_path_state(), self._completed_reason(), 0)
         if result.status != "applied":
             return self._finish(RunState.STOPPED, f"action rejected: {result.reason}", after.path_count)
@@ -453,6 +474,18 @@ class RunSession:
             f"; the active sessions of {roles} were revoked and verified on the AWS account, which stops"
             " sessions issued before it and cuts no qualifying path"
         )
+
+    def _may_stop_issued(self) -> bool:
+        """Whether the run cut a credential on the account whose issued sessions stand, with actions left."""
+        applied = sum(1 for a in self.run.actions if a.status == "applied")
+        return applied < self.run.max_actions and bool(left_standing(self.run.actions))
+
+    def _issued_note(self) -> str:
+        """What the run's account actions left standing of the credentials already issued ('' for nothing)."""
+        standing = left_standing(self.run.actions)
+        if not standing:
+            return ""
+        return "; already-issued credentials left standing until they expire: " + "; ".join(standing)
 
     def _act_on_account(
         self, effector: AccountEffector, plan: AccountPlan, alert_id: str, route_id: str, mark: int
@@ -525,14 +558,12 @@ class RunSession:
         graph_only = self.graph_only_routes()
         if on_account:
             reason += f"; {on_account} applied and verified on the AWS account"
-        standing = [
-            s
-            for a in self.run.actions
-            if a.aws and a.aws.applied_in_aws and a.aws.applied and a.operation == "block_route"
-            for s in a.aws.plan.leaves_standing
-        ]
-        if standing:
-            reason += "; already-issued credentials left standing until they expire: " + "; ".join(standing)
+        revoked = revoked_sessions(self.run.actions)
+        if revoked:
+            reason += (
+                f"; sessions issued before the revocation stopped (verified on the account) for {', '.join(revoked)}"
+            )
+        reason += self._issued_note()
         if graph_only:
             reason = (
                 f"planned in the graph; the credentials still work on the account: not applied in AWS:"
@@ -571,6 +602,8 @@ class RunSession:
             return self.run
         remaining = self.latest.path_count if self.latest else None
         try:
+            if remaining == 0 and self.run.actions:  # ended while offered revocations after the paths were cut
+                return self._finish(self._no_path_state(), self._completed_reason(), 0)
             return self._finish(RunState.STOPPED, reason, remaining)
         except AuditWriteFailed as exc:
             return self._audit_failed(exc)

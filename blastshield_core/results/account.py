@@ -15,6 +15,8 @@ from pydantic import Field, field_validator
 from .core import _Out
 
 __all__ = [
+    "REVOCATION_KINDS",
+    "REVOCATION_OPERATIONS",
     "AccountActionKind",
     "AccountCall",
     "AccountCheck",
@@ -34,6 +36,13 @@ class AccountActionKind(StrEnum):
     DEACTIVATE_ACCESS_KEY = "deactivate_access_key"
     DENY_ALL_INLINE_POLICY = "deny_all_inline_policy"
     REVOKE_ROLE_SESSIONS = "revoke_role_sessions"
+    REVOKE_USER_SESSIONS = "revoke_user_sessions"
+
+
+# The session revocations: they stop temporary credentials issued before them and cut no path. A run
+# records each as an action whose `operation` is its kind's value (a route block's is `block_route`).
+REVOCATION_KINDS = frozenset({AccountActionKind.REVOKE_ROLE_SESSIONS, AccountActionKind.REVOKE_USER_SESSIONS})
+REVOCATION_OPERATIONS = frozenset(kind.value for kind in REVOCATION_KINDS)
 
 
 class AccountCall(_Out):
@@ -108,7 +117,7 @@ class AccountPlan(_Out):
         return [c for c in self.checks if not c.ok]
 
     def text(self) -> str:
-        graph_only = "nothing is changed" if self.kind is AccountActionKind.REVOKE_ROLE_SESSIONS else "graph only"
+        graph_only = "nothing is changed" if self.kind in REVOCATION_KINDS else "graph only"
         head = f"{self.route_id}: " + (
             "on the account" if self.applied_in_aws else f"{NOT_APPLIED} ({graph_only}): {self.note}"
         )

@@ -6,7 +6,7 @@ scripts rely on them (`status`, `alert.risk_score`, `paths[].nodes[].id`, ...).
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
@@ -287,21 +287,34 @@ class Candidate(_Out):
     collateral: CandidateCollateral | None = None
 
 
+class SessionCollateral(_Out):
+    """Who else loses sessions to a revocation: for a role's, every other principal or workload the
+    graph lets assume the role (their sessions of it issued before the revocation fail too)."""
+
+    others: list[str] = Field(default_factory=list)  # entity ids, the first 20 by id
+    other_count: int = 0
+    summary: str = ""
+
+
 class RevocationCandidate(_Out):
-    """The second allowlisted action kind: revoke the active sessions of the AWS role an alert
-    names (an inline Deny on `aws:TokenIssueTime` earlier than now, as the console's "Revoke
-    active sessions"). It stops sessions issued before it, stolen ones included, and cuts no
-    qualifying path: whoever may assume the role gets new sessions."""
+    """The second allowlisted action kind: revoke sessions already issued, with an inline Deny on
+    `aws:TokenIssueTime` earlier than now. Of an AWS role (`revoke_role_sessions`, as the console's
+    "Revoke active sessions"): the role's sessions, for an alert on the role or on a user whose
+    qualifying paths pass through it. Of an AWS user (`revoke_user_sessions`): the sessions the
+    user's keys obtained through sts:GetSessionToken. It stops sessions issued before it, stolen
+    ones included, and cuts no qualifying path."""
 
     id: str
-    action: str = "revoke_role_sessions"
+    action: str = "revoke_role_sessions"  # or revoke_user_sessions
+    principal: Literal["role", "user"] = "role"
     entity_id: str
-    role: str
+    role: str  # the principal's name: the role's, or for a user revocation the user's
     arn: str
     account: str = ""
     paths_cut: int = 0
     remaining_if_applied: int = 0
     reason: str
+    collateral: SessionCollateral | None = None
 
 
 class CandidatesResult(ToolResult):

@@ -98,7 +98,7 @@ class RunAction(_Out):
     api_verified: bool | None = None
     graph_verified: bool | None = None
     aws: AccountOutcome | None = None
-    operation: str = "block_route"  # or revoke_role_sessions
+    operation: str = "block_route"  # or a revocation: revoke_role_sessions, revoke_user_sessions
 
 
 class RunStep(_Out):

@@ -371,8 +371,10 @@ def _order_text(route_id: str, blocking: list[dict[str, Any]]) -> str:
 def _releasable_here(action: RunAction) -> bool:
     """A run action this release restores: a route change applied on the account. A session
     revocation is released through `sessions.release_revocation` (with its acknowledgement)."""
+    from ...results.account import REVOCATION_OPERATIONS
+
     aws = action.aws
-    return aws is not None and aws.applied_in_aws and aws.applied and action.operation != "revoke_role_sessions"
+    return aws is not None and aws.applied_in_aws and aws.applied and action.operation not in REVOCATION_OPERATIONS
 
 
 def _account_action(services: ServicesView, route_id: str) -> tuple[RunRecord, AccountOutcome] | None:

@@ -216,7 +216,7 @@ def _plan(services: Services, effector: AccountEffector, args: argparse.Namespac
 
     revocations = revocation_plans(services, args.alert_id, effector)
     for revocation in revocations:
-        lines.append(f"  {revocation['id']}: revoke_role_sessions {revocation['arn']} (cuts no path)")
+        lines.append(f"  {revocation['id']}: {revocation['kind']} {revocation['arn']} (cuts no path)")
         lines.append("  " + revocation["plan"].text().replace("\n", "\n  "))
     payload = {
         "status": "ok",

@@ -31,14 +31,21 @@ def _revoker(services: Services) -> AccountResponder:
         raise AccountRefused(f"{exc}; nothing was done") from None
 
 
+def _revocation_candidates(services: Services, alert_id: str) -> list[dict[str, Any]]:
+    """The alert's session revocations as the server derives them for a run (`get_response_candidates`),
+    each as the revoker plans it; [] for an alert without any, an unknown one, or a failed read."""
+    from ...read.candidates import revocation_target
+
+    found = services.tools.get_response_candidates(alert_id)
+    return [revocation_target(r) for r in found.revocations] if found.status.is_answer else []
+
+
 def revocation_plans(
     services: Services, alert_id: str, effector: AccountEffector | None = None
 ) -> list[dict[str, Any]]:
     """The alert's server-derived revocation candidates, each with its plan under `plan` (an
     `AccountPlan`, with the account responder `effector`, else the configured one). Reads only."""
-    from ...respond.aws.revoke import revocation_candidates
-
-    candidates = revocation_candidates(services.store, alert_id)
+    candidates = _revocation_candidates(services, alert_id)
     if not candidates:  # most alerts: no AWS session is opened
         return []
     revoker = effector if effector is not None else _revoker(services)
@@ -66,13 +73,13 @@ def revoke_role_sessions(
 ) -> dict[str, Any]:
     """Revoke the sessions of the role a candidate names. Refused (nothing changed) without
     confirmation, with a cap outside 1..10, or for anything but a current server-derived candidate."""
-    from ...respond.aws.revoke import revocation_candidates, revoke_with_audit
+    from ...respond.aws.revoke import revoke_with_audit
 
     if confirm is not True:
         raise AccountRefused("revoking a role's sessions needs explicit confirmation; nothing was done")
     if not isinstance(max_actions, int) or isinstance(max_actions, bool) or not 1 <= max_actions <= MAX_ACTIONS:
         raise AccountRefused(f"the action cap must be 1 to {MAX_ACTIONS}; nothing was done")
-    candidates = {c["id"]: c for c in revocation_candidates(services.store, alert_id)}
+    candidates = {c["id"]: c for c in _revocation_candidates(services, alert_id)}
     if candidate_id not in candidates:
         raise AccountRefused(
             f"{candidate_id!r} is not among the current candidates of {alert_id!r}"

@@ -6,7 +6,7 @@ applies, verifies and releases. Plans and outcomes are the typed models of `resu
 The responder's documented policy (docs/aws-live.md) and `RESPONDER_WRITES` / `ACCOUNT_READS`
 are derived from this registry, and a test holds every action's calls against moto to them.
 
-Inline policies (the deny-all of a user, the revocation of a role's sessions) share one
+Inline policies (the deny-all of a user, the revocation of a role's or a user's sessions) share one
 apply/verify/release: put a document, re-read it, and on release put back the document it
 replaced or delete it, refused when the live document is no longer the one BlastShield set.
 """
@@ -44,12 +44,14 @@ __all__ = [
     "REGISTRY",
     "RESPONDER_WRITES",
     "REVOKE_POLICY_NAME",
+    "USER_REVOKE_POLICY_NAME",
     "AccountAction",
     "AccountSessions",
     "DeactivateAccessKey",
     "DenyAllUserPolicy",
     "DriftRefused",
     "RevokeRoleSessions",
+    "RevokeUserSessions",
     "action_for",
     "responder_policy",
     "revoke_document",
@@ -63,6 +65,7 @@ DENY_ALL = {
     "Statement": [{"Sid": "BlastShieldContainment", "Effect": "Deny", "Action": "*", "Resource": "*"}],
 }
 REVOKE_POLICY_NAME = "AWSRevokeOlderSessions"  # the name the console uses
+USER_REVOKE_POLICY_NAME = "BlastShieldRevokeUserSessions"  # a user's: no console name, so one of its own
 
 
 class DriftRefused(ValueError):
@@ -631,6 +634,73 @@ class RevokeRoleSessions(InlinePolicyAction):
             ],
             stops=[f"every session of role {role} issued before {issued_before}, stolen or not"],
             leaves_standing=[f"sessions of role {role} issued after the revocation"],
+            reversibility=(
+                "exact, with an acknowledgement (release deletes the policy, or restores the one it replaced,"
+                " and so re-enables the sessions it stopped)"
+            ),
+            before_image=before,
+            read_error=read_error,
+        )
+
+
+@register
+class RevokeUserSessions(InlinePolicyAction):
+    """A user's own temporary credentials revoked: the sessions its access keys obtained through
+    sts:GetSessionToken (or sts:GetFederationToken), which deactivating a key does not end (IAM User
+    Guide, "Disabling permissions for temporary security credentials"). As the console's role
+    revocation (IAM User Guide, "Revoking IAM role temporary security credentials"), an inline policy
+    denies every action when `aws:TokenIssueTime` is earlier than now; that key is present only in
+    requests signed with temporary credentials (IAM User Guide, "AWS global condition context keys"),
+    so the user's access keys and console password are not stopped by it. It cuts no path."""
+
+    kind = AccountActionKind.REVOKE_USER_SESSIONS
+    principal = "user"
+    writes = ("iam:PutUserPolicy", "iam:DeleteUserPolicy")
+    reads = ("iam:GetUser", "iam:GetUserPolicy")
+    needs_recollection = False
+    what = "user policy"
+    policy_name = USER_REVOKE_POLICY_NAME
+    set_what = "session revocation"
+    release_acknowledgement = (
+        "releasing a session revocation re-enables the user's sessions issued before it, stolen ones included"
+    )
+
+    def plan(self, route_id: str, target: AccountTarget, *, detail: str = "") -> AccountPlan:
+        user = target.name
+        issued_before = self.sessions.now().strftime("%Y-%m-%dT%H:%M:%SZ")
+        before: dict[str, Any] = {}
+        read_error = ""
+        if self.sessions.reader is not None and user:
+            try:
+                document = self.document(user)
+            except AWS_ERRORS as exc:
+                read_error = f"iam:GetUserPolicy {user} {USER_REVOKE_POLICY_NAME} failed: {exc}"
+            else:
+                before = {"kind": "user_policy", "user": user, "policy_name": USER_REVOKE_POLICY_NAME,
+                          "existed": document is not None, "document": document}  # fmt: skip
+        return self._plan(
+            route_id,
+            target,
+            calls=[self.put_call(user, revoke_document(issued_before))],
+            side_effects=[
+                f"every session {user} obtained through sts:GetSessionToken or sts:GetFederationToken before"
+                f" {issued_before} is denied every action (aws:TokenIssueTime earlier than the revocation), stolen"
+                " ones and legitimate ones alike",
+                f"requests signed with {user}'s access keys or console password carry no aws:TokenIssueTime: this"
+                " policy does not stop them (deactivating the key does)",
+                f"sessions {user} obtains after it keep the user's permissions: while a key is active it can"
+                " obtain new ones, so the user's qualifying paths remain",
+                f"an earlier {USER_REVOKE_POLICY_NAME} policy of the user is replaced (the before-image keeps it)",
+            ],
+            stops=[
+                f"every session {user} obtained through sts:GetSessionToken (or sts:GetFederationToken) before"
+                f" {issued_before}, with any of its keys, stolen or not"
+            ],
+            leaves_standing=[
+                f"role sessions {user} already assumed: they carry the role's permissions, not the user's"
+                " (revoking the role's sessions stops them)",
+                f"sessions {user} obtains after {issued_before}, and requests signed with its access keys",
+            ],
             reversibility=(
                 "exact, with an acknowledgement (release deletes the policy, or restores the one it replaced,"
                 " and so re-enables the sessions it stopped)"

@@ -4,8 +4,9 @@ A route whose session stands for an AWS credential (`aws_kind` `access_key`, `co
 `credential`, imported from a collection) is contained on the account by one of the registered
 account actions (`actions.py`): an access key becomes `Inactive` (`DeactivateAccessKey`); a console
 password, or a user without a credential report, gets the deny-all inline policy
-(`DenyAllUserPolicy`). A session revocation of a role (`RevokeRoleSessions`) is planned through the
-same responder (`plan_revocation`). The steps, each in the run's audit:
+(`DenyAllUserPolicy`). A session revocation of a role (`RevokeRoleSessions`), or of a user's own
+sessions (`RevokeUserSessions`), is planned through the same responder (`plan_revocation`). The
+steps, each in the run's audit:
 
 1. plan: the exact call, its side effects and its reversibility; the before-image read now;
 2. intent (with the plan and the before-image) before the call; the AWS request id after it;
@@ -160,10 +161,13 @@ class AccountResponder:
         return self._checked(plan, why)
 
     def plan_revocation(self, candidate: dict[str, Any]) -> AccountPlan:
-        """The plan revoking the sessions of the role a revocation candidate names. Reads only."""
+        """The plan revoking the sessions of the role, or the user's own sessions, a revocation
+        candidate names (its `principal`). Reads only."""
         account = str(candidate["account"])
-        target, _, why = self.target(account, "role", str(candidate.get("arn") or ""))
-        plan = self._action(AccountActionKind.REVOKE_ROLE_SESSIONS, account).plan(candidate["id"], target)
+        user = candidate.get("principal") == "user"
+        kind = AccountActionKind.REVOKE_USER_SESSIONS if user else AccountActionKind.REVOKE_ROLE_SESSIONS
+        target, _, why = self.target(account, "user" if user else "role", str(candidate.get("arn") or ""))
+        plan = self._action(kind, account).plan(candidate["id"], target)
         return self._checked(plan, why)
 
     def principal_of(self, candidate_id: str) -> AccountTarget | str:
@@ -174,8 +178,10 @@ class AccountResponder:
                 rows = self.store.read("entity_by_id", {"id": candidate_id.removeprefix(REVOKE_PREFIX)})
             except QueryFailed as exc:
                 return f"the graph could not be read: {exc}"
-            props = rows[0]["props"] if rows and "IAMRole" in rows[0]["labels"] else None
-            principal = "role"
+            labels = rows[0]["labels"] if rows else []
+            # A role's revocation, or a user's own sessions revoked (the user's Identity).
+            principal = "user" if "Identity" in labels else "role"
+            props = rows[0]["props"] if rows and ("IAMRole" in labels or "Identity" in labels) else None
         else:
             props = self.session_props(candidate_id)
             principal = "user"

@@ -1,4 +1,5 @@
-"""Revoking an AWS role's active sessions, as the console's "Revoke active sessions" does.
+"""Revoking an AWS role's active sessions, as the console's "Revoke active sessions" does (and a
+user's own sessions the same way: `actions.RevokeUserSessions`).
 
 IAM User Guide, "Revoking IAM role temporary security credentials": the console attaches to the
 role an inline policy named `AWSRevokeOlderSessions` that denies every action when
@@ -20,7 +21,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ...graph.store import QueryFailed
-from ...read.candidates import REVOKE_PREFIX, revocation_candidates
+from ...read.candidates import REVOKE_PREFIX
 from ...results.account import NOT_APPLIED, AccountPlan
 from ..effector import AccountEffector
 from .actions import REVOKE_POLICY_NAME, revoke_document
@@ -32,7 +33,6 @@ __all__ = [
     "REVOKE_POLICY_NAME",
     "REVOKE_PREFIX",
     "RevocationAuditFailed",
-    "revocation_candidates",
     "revoke_document",
     "revoke_with_audit",
 ]
@@ -49,6 +49,10 @@ class RevocationAuditFailed(QueryFailed):
 REVOCATION_NOTE = (
     "a revocation stops sessions issued before it and does not cut the role's qualifying paths: whoever may"
     " assume the role can do so again, so this is not containment of the paths"
+)
+USER_REVOCATION_NOTE = (
+    "a revocation stops the user's sessions issued before it and does not cut the user's qualifying paths: an"
+    " active key can obtain new sessions, so this is not containment of the paths"
 )
 
 
@@ -69,11 +73,12 @@ def revoke_with_audit(
     re-read. `remaining()` asks the graph again after the call. The command `revoke-sessions` and a
     containment run (`run_id`) both revoke through this, so `release` finds either one."""
     candidate_id = candidate["id"]
+    whose = f"{candidate.get('principal') or 'role'} {candidate['arn']}"
     try:
         audit.add_event(
             "revoke_sessions",
             actor,
-            f"{actor} is revoking the sessions of role {candidate['arn']} (alert {alert_id})"
+            f"{actor} is revoking the sessions of {whose} (alert {alert_id})"
             + ("" if plan.applied_in_aws else f": {plan.note}"),
             {"status": "intended", "alert_id": alert_id, "plan": plan.to_dict(), "before_image": plan.before_image,
              "aws": True},
@@ -95,7 +100,7 @@ def revoke_with_audit(
         **outcome.model_dump(mode="json"),
         "graph_verified": False,
         "remaining_paths": remaining(),
-        "note": REVOCATION_NOTE,
+        "note": USER_REVOCATION_NOTE if candidate.get("principal") == "user" else REVOCATION_NOTE,
     }
     if run_id is not None:
         payload["run_id"] = run_id
@@ -105,7 +110,7 @@ def revoke_with_audit(
         audit.add_event(
             "revoke_sessions",
             actor,
-            f"revocation of role {candidate['arn']}'s sessions: "
+            f"revocation of {whose}'s sessions: "
             + (f"applied (request {outcome.request_id}), re-read {outcome.read_back}" if outcome.applied
                else f"not applied ({outcome.error})"),
             {**payload, "status": "applied" if outcome.applied else "not_applied"},

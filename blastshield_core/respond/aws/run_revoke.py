@@ -1,4 +1,5 @@
-"""A containment run's second action kind: revoke the alert role's active sessions on the account.
+"""A containment run's second action kind: revoke sessions already issued on the account, a role's
+(the alert's role, or a role on the alert user's paths) or a user's own (`candidate.action`).
 
 The intent step with the plan and the before-image is in the run's audit before anything is called;
 the call sits between its two `revoke_sessions` audit events (`revoke.revoke_with_audit`, as the
@@ -12,9 +13,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...read.candidates import revocation_target
-from ...results import RevocationCandidate, RunAction, RunRecord, RunState, Status
+from ...results import RevocationCandidate, RunAction, RunRecord, RunState
 from ...results.account import AccountOutcome
-from .actions import REVOKE_POLICY_NAME
 from .responder import AccountResponder
 from .revoke import RevocationAuditFailed, revoke_with_audit
 
@@ -74,15 +74,17 @@ def revoke_in_run(session: RunInProgress, candidate: RevocationCandidate) -> Run
     effector = session.controller.effector or AccountResponder(tools.store)
     target = revocation_target(candidate)
     plan = effector.plan_revocation(target)
+    operation = plan.kind.value  # revoke_role_sessions or revoke_user_sessions
+    whose = f"{candidate.principal} {candidate.arn}"
     on_account = plan.applied_in_aws
     before = session.latest.path_count if session.latest is not None else None
     # Intent before effect: if this step cannot be written, nothing is called.
     session._step(
         "intent",
-        f"about to revoke_role_sessions of {candidate.arn} (candidate {candidate.id}) as {session.run.actor}"
+        f"about to {operation} of {whose} (candidate {candidate.id}) as {session.run.actor}"
         + (" on the AWS account" if on_account else f" ({plan.note}: not applied in AWS)"),
         {
-            "operation": "revoke_role_sessions",
+            "operation": operation,
             "route_id": candidate.id,
             "candidate_id": candidate.id,
             "aws_plan": plan.to_dict(),
@@ -121,9 +123,8 @@ def revoke_in_run(session: RunInProgress, candidate: RevocationCandidate) -> Run
             {"route_id": candidate.id, **account.model_dump(mode="json")},
         )
     status = "applied" if applied else ("failed" if on_account else "rejected")
-    reason = (
-        f"{api} {REVOKE_POLICY_NAME} on {candidate.role} (request {account.request_id})" if applied else account.error
-    )
+    policy = call.params.get("PolicyName", "") if call is not None else ""
+    reason = f"{api} {policy} on {whose} (request {account.request_id})" if applied else account.error
     action = RunAction(
         step=session._decisions,
         candidate_id=candidate.id,
@@ -137,14 +138,14 @@ def revoke_in_run(session: RunInProgress, candidate: RevocationCandidate) -> Run
         api_verified=account.api_verified,
         graph_verified=False,
         aws=account,
-        operation="revoke_role_sessions",
+        operation=operation,
     )
     if applied:
         session._pending = action
     session._step(
         "action",
-        f"revoke_role_sessions {candidate.id}: {status} ({reason})",
-        {"operation": "revoke_role_sessions", "route_id": candidate.id, "status": status, "reason": reason},
+        f"{operation} {candidate.id}: {status} ({reason})",
+        {"operation": operation, "route_id": candidate.id, "status": status, "reason": reason},
     )
     if status == "failed":
         session._pending = None
@@ -183,6 +184,6 @@ def revoke_in_run(session: RunInProgress, candidate: RevocationCandidate) -> Run
     if not applied:
         return session._finish(RunState.STOPPED, f"action rejected: {reason}", after.path_count)
     session._revoked[candidate.id] = candidate.arn
-    if after.status is Status.NO_PATH:
-        return session._finish(session._no_path_state(), session._completed_reason(), 0)
+    # No path left (a key deactivated earlier in the run cut them): the next cycle ends the run, or
+    # first revokes what else the run's credentials issued.
     return session.run

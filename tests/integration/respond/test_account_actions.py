@@ -9,7 +9,8 @@ documented policy (docs/aws-live.md) must be the one the registry derives.
 
 AWS documentation cited: IAM User Guide, "Managing access keys for IAM users" (UpdateAccessKey sets
 a key Inactive and back), "Revoking IAM role temporary security credentials" (the console's
-AWSRevokeOlderSessions inline role policy), and the Service Authorization Reference, "Actions
+AWSRevokeOlderSessions inline role policy; BlastShield puts the same document on a user to revoke the
+user's own sessions), and the Service Authorization Reference, "Actions
 defined by AWS Identity and Access Management" (each operation is authorised as the IAM action of
 the same name, on the user or role it names). moto does not enforce these policies here: the tests
 assert the state each call leaves, as boto3 reads it back.
@@ -149,6 +150,8 @@ def test_each_action_refuses_to_release_what_someone_else_changed(moto_account, 
         iam.update_access_key(UserName="alice", AccessKeyId=target.access_key_id, Status="Active")
     elif kind is AccountActionKind.DENY_ALL_INLINE_POLICY:
         iam.delete_user_policy(UserName="alice", PolicyName="BlastShieldDenyAll")
+    elif kind is AccountActionKind.REVOKE_USER_SESSIONS:
+        iam.delete_user_policy(UserName="alice", PolicyName="BlastShieldRevokeUserSessions")
     else:
         iam.delete_role_policy(RoleName="ops-role", PolicyName="AWSRevokeOlderSessions")
     state = _state(moto_account)

@@ -82,7 +82,7 @@ def test_rules_run_revokes_the_role_sessions_verified_on_the_account_and_stops(
     }  # fmt: skip
     proposal = next(s for s in run["steps"] if s["kind"] == "proposal")
     assert proposal["data"]["proposal"]["candidate_id"] == candidate
-    assert proposal["data"]["proposal"]["rationale"].startswith("rules-v3: no session route cuts")
+    assert proposal["data"]["proposal"]["rationale"].startswith("rules-v4: no session route cuts")
     # offered once: the second decision had no candidate left, so nothing was revoked twice
     assert [s["data"]["candidates"] for s in run["steps"] if s["kind"] == "candidates"] == [[candidate], []]
 

@@ -1,4 +1,4 @@
-"""The rules playbook rules-v3: containment in the minimum number of actions."""
+"""The rules playbook rules-v4: containment in the minimum number of actions."""
 
 from __future__ import annotations
 
@@ -50,4 +50,4 @@ def test_rules_rationale_names_the_minimum_set(services):
     """The first rules proposal for BH-CONTAINMENT-4001 says it comes from the two-route minimum set."""
     run = services.controller.run("BH-CONTAINMENT-4001", RulesDecider(), 1, True)
     proposal = next(s for s in run.steps if s.kind == "proposal")
-    assert "rules-v3: one of 2 route(s) in the minimum set" in proposal.data["proposal"]["rationale"]
+    assert "rules-v4: one of 2 route(s) in the minimum set" in proposal.data["proposal"]["rationale"]
