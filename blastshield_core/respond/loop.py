@@ -560,9 +560,7 @@ class RunSession:
             reason += f"; {on_account} applied and verified on the AWS account"
         revoked = revoked_sessions(self.run.actions)
         if revoked:
-            reason += (
-                f"; sessions issued before the revocation stopped (verified on the account) for {', '.join(revoked)}"
-            )
+            reason += f"; sessions issued before the revocation stopped (verified on the account): {', '.join(revoked)}"
         reason += self._issued_note()
         if graph_only:
             reason = (
