@@ -343,9 +343,11 @@ def test_a_respond_profile_per_account_acts_only_in_its_account(moto_account, tm
     home_before = _state(moto_account)
     code, run = _cli(capsys, "contain", alert_id, "--decider", "rules", "--confirm", "--data-dir", data)
     assert code == 0 and run["state"] == "completed", run
-    [action] = run["actions"]
+    action, revocation = run["actions"]  # the key, then the user's sessions it issued, both in OTHER
     assert action["aws"]["applied_in_aws"] and action["api_verified"] and action["graph_verified"]
     assert action["aws"]["plan"]["target"]["account"] == OTHER
+    assert revocation["operation"] == "revoke_user_sessions" and revocation["api_verified"]
+    assert revocation["aws"]["plan"]["target"]["account"] == OTHER
     other_keys = other.client("iam").list_access_keys(UserName="alice")["AccessKeyMetadata"]
     assert [k["Status"] for k in other_keys] == ["Inactive"]
     assert _state(moto_account) == home_before  # 123456789012's alice keeps her key Active

@@ -54,7 +54,9 @@ def test_contain_deactivates_the_key_verifies_then_release_restores_it(moto_acco
     assert result["code"] == 0, run
     assert run["state"] == "completed"
     assert _key_status(moto_account, key) == "Inactive"  # on the account, and never deleted
-    [action] = run["actions"]
+    # the key, then the sessions it already issued (rules-v4): the user's own GetSessionToken sessions
+    assert [a["operation"] for a in run["actions"]] == ["block_route", "revoke_user_sessions"], run
+    action = run["actions"][0]
     assert action["route_id"] == ROUTE
     assert (action["applied"], action["api_verified"], action["graph_verified"], action["verified"]) == (
         True, True, True, True,

@@ -155,7 +155,10 @@ def test_no_candidate_for_a_user_and_not_applied_without_a_respond_profile(moto_
     assert code == 0, opened
     on_bob = opened.get("alert", {}).get("id") or opened.get("alert_id") or opened["id"]
     code, plan = _cli(capsys, "revoke-sessions", on_bob, "--plan", "--data-dir", data)
-    assert code == 0 and plan["plans"] == []  # a user is not a role: no revocation candidate
+    # a user is not a role: its only revocation is of its own sessions, never of the alert's role
+    assert code == 0 and [(p["id"], p["kind"]) for p in plan["plans"]] == [
+        (f"revoke-sessions:{ACCOUNT}:user:bob", "revoke_user_sessions")
+    ], plan
     code, refused = _cli(capsys, "revoke-sessions", on_bob, "--candidate", candidate, "--confirm", "--data-dir", data)
     assert code == 2 and "not among the current candidates" in refused["message"]
 
