@@ -95,7 +95,8 @@ def _aws_context(account: MotoAccount, root: Path, respond: bool) -> tuple[Conte
         _cli("collect-aws", "--out", str(root / "c"), "--import", "--data-dir", data)
         opened = _cli("alert", "open", f"{ACCOUNT}:user:alice", "--title", "alice's key", "--data-dir", data)
         alert_id = opened.get("alert", {}).get("id") or opened.get("alert_id") or opened["id"]
-        run = _cli("contain", alert_id, "--decider", "rules", "--confirm", "--data-dir", data)
+        # the key alone (cap 1): the context is a key's containment, not the revocations that may follow it
+        run = _cli("contain", alert_id, "--decider", "rules", "--max-actions", "1", "--confirm", "--data-dir", data)
     assert run["state"] == ("completed" if respond else "graph_only")
     services = open_services(load_settings(data_dir=data))
     key = "aws/applied" if respond else "aws/graph-only"

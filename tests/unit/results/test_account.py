@@ -105,5 +105,5 @@ def test_a_kind_outside_the_enum_is_refused():
     with pytest.raises(ValidationError, match="kind"):
         AccountPlan.model_validate(bad)
     assert {k.value for k in AccountActionKind} == {
-        "deactivate_access_key", "deny_all_inline_policy", "revoke_role_sessions",
+        "deactivate_access_key", "deny_all_inline_policy", "revoke_role_sessions", "revoke_user_sessions",
     }  # fmt: skip
