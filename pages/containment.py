@@ -184,15 +184,19 @@ if candidates.status is Status.OK and candidates.revocations:
     refusals += [f"{r['id']}: {c.name}: {c.detail}" for r in revocations if r["plan"].applied_in_aws
                  for c in r["plan"].refusals]  # fmt: skip
 for revoke in revocations:
-    st.subheader("Revoke the role's active sessions")
+    own = revoke.get("principal") == "user"
+    st.subheader("Revoke the user's own issued sessions" if own else "Revoke the role's active sessions")
     st.caption(
-        "A candidate of the run below (the rules playbook takes it when no route can be blocked; as the analyst you "
-        "choose it; Gemini may choose it), with the run's confirmation and cap. Nothing is executed here; the run "
-        "plans it again when it executes it, with the revocation time then and the before-image read then."
+        "A candidate of the run below (the rules playbook takes it when no route can be blocked on a role's alert, "
+        "or after a user's key was deactivated; as the analyst you choose it; Gemini may choose it), with the run's "
+        "confirmation and cap. Nothing is executed here; the run plans it again when it executes it, with the "
+        "revocation time then and the before-image read then."
     )
     plan = revoke["plan"]
     with st.container(border=True):
         st.markdown(f"**{md_text(revoke['id'])}** · {md_text(revoke['reason'])}")
+        if revoke.get("collateral"):
+            st.markdown(f"Collateral: {md_text(revoke['collateral']['summary'])}")
         if not plan.applied_in_aws:
             st.warning(f"**{NOT_APPLIED}**: {md_text(plan.note)}. Nothing would be changed on the account.")
         for call in plan.calls:

@@ -102,7 +102,12 @@ def test_collect_plan_contain_audit_and_release_on_the_account(app, moto_account
     app.switch_page("pages/containment.py").run()
     assert not app.exception, app.exception
     call = f"iam:UpdateAccessKey(UserName=alice, AccessKeyId={key}, Status=Inactive)"
-    assert [c.value for c in app.code] == [call]
+    # the key's call, then the revocation of the user's own issued sessions (a candidate of its own)
+    codes = [c.value for c in app.code]
+    assert codes[0] == call and len(codes) == 2, codes
+    assert codes[1].startswith("iam:PutUserPolicy(UserName=alice, PolicyName=BlastShieldRevokeUserSessions"), codes
+    assert "aws:TokenIssueTime" in codes[1]
+    assert "Revoke the user's own issued sessions" in [h.value for h in app.subheader]
     drawn = _in_order(app.main)
     plan_at = next(i for i, e in enumerate(drawn) if e.type == "code" and e.value == call)
     confirm_at = next(i for i, e in enumerate(drawn) if getattr(e, "key", None) == "contain_confirm")
@@ -121,7 +126,9 @@ def test_collect_plan_contain_audit_and_release_on_the_account(app, moto_account
     _start_run(app, alert_id)
     assert any("CONTAINED — completed" in s.value for s in app.success), texts(app)
     assert _key_status(moto_account, key) == "Inactive"  # on the account
-    [row] = table(app, "api_verified", "graph_verified", "request id").to_dict("records")
+    # the key, then (rules-v4) the user's sessions it already issued, revoked and re-read on the account
+    row, revoked = table(app, "api_verified", "graph_verified", "request id").to_dict("records")
+    assert (revoked["call"], revoked["api_verified"], revoked["graph_verified"]) == ("iam:PutUserPolicy", True, False)
     assert (row["route"], row["call"], row["in AWS"]) == (ROUTE, "iam:UpdateAccessKey", "applied")
     assert (row["applied on the account"], row["api_verified"], row["graph_verified"]) == (True, True, True)
     assert row["request id"] != "—"
@@ -130,7 +137,7 @@ def test_collect_plan_contain_audit_and_release_on_the_account(app, moto_account
     # the Audit page: the before-image and the request id, then a release restores the key
     app.switch_page("pages/audit.py").run()
     assert not app.exception, app.exception
-    [audited] = table(app, "before-image", "request id").to_dict("records")
+    [audited] = [r for r in table(app, "route", "before-image", "request id").to_dict("records") if r["route"] == ROUTE]
     assert json.loads(audited["before-image"]) == {
         "access_key_id": key, "kind": "access_key", "status": "Active", "user": "alice",
     }  # fmt: skip
@@ -142,8 +149,9 @@ def test_collect_plan_contain_audit_and_release_on_the_account(app, moto_account
     assert not app.exception, app.exception
     assert any("on the AWS account" in plain(s.value) and alert_id in plain(s.value) for s in app.success), texts(app)
     assert _key_status(moto_account, key) == "Active"
-    releases = table(app, "status", "request id", "before-image").to_dict("records")
-    assert sorted(r["status"] for r in releases) == ["intended", "released"]
+    events = table(app, "route", "call", "status", "request id", "before-image").to_dict("records")
+    releases = [r for r in events if r["route"] == ROUTE]  # beside them, the run's revocation events
+    assert sorted(r["status"] for r in releases) == ["intended", "released"], events
     done = next(r for r in releases if r["status"] == "released")
     assert done["call"] == "iam:UpdateAccessKey" and done["request id"] != "—" and done["api_verified"] is True
     assert json.loads(done["before-image"])["status"] == "Active"
@@ -197,7 +205,9 @@ def test_only_responders_and_admins_execute_a_plan(app, moto_account, tmp_path, 
     app.switch_page("pages/containment.py").run()
     assert not app.exception, app.exception
     app.selectbox(key="contain_alert").set_value(alert_id).run()
-    assert [c.value for c in app.code] == [f"iam:UpdateAccessKey(UserName=alice, AccessKeyId={key}, Status=Inactive)"]
+    codes = [c.value for c in app.code]  # the key's call, then the revocation of the user's issued sessions
+    assert codes[0] == f"iam:UpdateAccessKey(UserName=alice, AccessKeyId={key}, Status=Inactive)", codes
+    assert codes[1].startswith("iam:PutUserPolicy(UserName=alice, PolicyName=BlastShieldRevokeUserSessions"), codes
     app.radio(key="contain_decider").set_value("rules").run()
     app.checkbox(key="contain_confirm").check().run()
     app.button(key="contain_start").click().run()
