@@ -144,7 +144,10 @@ def _h3_account_iam(c: Context):
 
 def _h3_account_revocation(c: Context):
     revoked = c.run is not None and any(
-        a.operation in ("revoke_role_sessions", "revoke_user_sessions") and a.applied is True and a.aws is not None and a.aws.applied_in_aws
+        a.operation in ("revoke_role_sessions", "revoke_user_sessions")
+        and a.applied is True
+        and a.aws is not None
+        and a.aws.applied_in_aws
         for a in c.run.actions
     )
     yield from both(
