@@ -71,8 +71,10 @@ _DESCRIPTIONS = {
     "get_response_candidates": "The allowlisted response actions the current evidence supports. candidates: "
     "block one active session route, each with a stable id (block-route:ROUTE), the paths it would cut, "
     "why, and its collateral (identities other than the alert's entity that would lose access, and what). "
-    "revocations: when the alert names an AWS role, revoke that role's active sessions (revoke-sessions:ENTITY; "
-    "stops sessions issued before now, cuts no path). Derived from a fresh query on every call.",
+    "revocations: when the alert names an AWS role, revoke that role's active sessions; when it names an AWS "
+    "user, revoke the user's own GetSessionToken sessions and the sessions of each role on its paths, each with "
+    "its collateral (who else may assume the role) (revoke-sessions:ENTITY; stops sessions issued before now, "
+    "cuts no path). Derived from a fresh query on every call.",
     SELECT_TOOL_NAME: "Propose one response candidate for the alert, by the candidate id that "
     "get_response_candidates returned, with a short rationale. This only records a proposal: the server "
     "re-checks it against fresh candidates, and a separate service performs any action. Nothing is written "
