@@ -115,6 +115,7 @@ def path_role_revocations(
                 arn=arn,
                 account=str(node.properties.get("account") or ""),
                 remaining_if_applied=total,
+                on_paths=True,
                 reason=(
                     f"role {arn} is on {count} of the qualifying path(s) of alert {alert_id}'s user"
                     f" {entity.properties.get('arn')}: its sessions issued before now (those assumed with the user's"

@@ -82,19 +82,20 @@ def left_standing(actions: Sequence[RunAction]) -> list[str]:
 def followups(actions: Sequence[RunAction], revocations: Sequence[RevocationCandidate]) -> list[RevocationCandidate]:
     """Of the alert's revocation candidates, those stopping sessions a credential the run cut on the
     account issued: the user's own sessions after a key of the user was deactivated (a deny-all
-    policy already stops them), and each role's on the user's paths after a key was deactivated or
-    the user denied everything. [] when the run changed nothing on the account."""
+    policy already stops them), and each role's on the user's paths, in an account where the run
+    cut a credential, after a key was deactivated or the user denied everything. [] when the run
+    changed nothing on the account."""
     plans = [p for p in _on_account(actions) if p.kind in (_KEY, _DENY)]
     if not plans:
         return []
     keys_of = {_who(p) for p in plans if p.kind is _KEY}
     denied = {_who(p) for p in plans if p.kind is _DENY}
-    cut = keys_of | denied
+    accounts = {p.account for p in plans}  # where the run could write: a role elsewhere is left to the analyst
     out = []
     for r in revocations:
         if r.principal == "user":
             if r.arn in keys_of and r.arn not in denied:
                 out.append(r)
-        elif cut:
+        elif r.account in accounts:
             out.append(r)
     return out

@@ -315,6 +315,9 @@ class RevocationCandidate(_Out):
     remaining_if_applied: int = 0
     reason: str
     collateral: SessionCollateral | None = None
+    # A role on the alert user's qualifying paths (not the alert's own principal): offered after the
+    # user's key was cut, and never a reason to refuse the run before its first write.
+    on_paths: bool = False
 
 
 class CandidatesResult(ToolResult):

@@ -58,7 +58,12 @@ def prewrite_refusals(services: Services, alert_id: str, effector: AccountEffect
     [] when every such plan holds, or none acts on an account. Reads only."""
     _, plans = account_plans(services, alert_id, effector)
     on_account = [p.aws for p in plans if p.aws is not None and p.aws.applied_in_aws]
-    on_account += [r["plan"] for r in revocation_plans(services, alert_id, effector) if r["plan"].applied_in_aws]
+    # the revocations of the alert's own principal; a role on a user's paths is checked when it is chosen
+    on_account += [
+        r["plan"]
+        for r in revocation_plans(services, alert_id, effector)
+        if r["plan"].applied_in_aws and not r.get("on_paths")
+    ]
     refused: list[str] = []
     for plan in on_account:
         why = [f"{c.name}: {c.detail}" for c in plan.refusals]

@@ -130,6 +130,7 @@ def test_the_plan_names_the_issued_sessions_and_offers_both_revocations(moto_acc
     user, role = by_id[USER_CANDIDATE], by_id[ROLE_CANDIDATE]
     assert (user["kind"], user["principal"], user["arn"]) == ("revoke_user_sessions", "user", ALICE)
     assert (role["kind"], role["principal"], role["arn"]) == ("revoke_role_sessions", "role", OPS)
+    assert (user["on_paths"], role["on_paths"]) == (False, True)  # the role is on alice's path, not her alert's own
     # the role's collateral: bob may assume ops-role too, and loses his sessions of it
     assert role["collateral"]["other_count"] == 1 and role["collateral"]["others"] == [
         f"arn:aws:iam::{ACCOUNT}:user/bob"

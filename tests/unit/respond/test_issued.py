@@ -39,7 +39,8 @@ def _candidate(arn: str) -> RevocationCandidate:
     user = ":user/" in arn
     return RevocationCandidate(
         id=f"revoke-sessions:{arn}", action="revoke_user_sessions" if user else "revoke_role_sessions",
-        principal="user" if user else "role", entity_id=arn, role=arn.rsplit("/", 1)[-1], arn=arn, reason="r",
+        principal="user" if user else "role", entity_id=arn, role=arn.rsplit("/", 1)[-1], arn=arn,
+        account=arn.split(":")[4], reason="r", on_paths=not user,
     )  # fmt: skip
 
 
@@ -92,3 +93,6 @@ def test_followups_after_a_key_are_the_users_sessions_and_the_roles_after_a_deny
     assert [c.arn for c in followups([_action(DENY)], offered)] == [OPS]  # the deny-all already stops alice's own
     bob = f"arn:aws:iam::{ACCOUNT}:user/bob"  # another user's key cut says nothing of alice's sessions
     assert [c.arn for c in followups([_action(KEY, arn=bob)], [_candidate(ALICE)])] == []
+    elsewhere = "arn:aws:iam::999988887777:role/partner"  # a role in an account the run wrote nothing to
+    assert [c.arn for c in followups([_action(KEY)], [*offered, _candidate(elsewhere)])] == [ALICE, OPS]
+    assert "of any role but" not in left_standing([_action(KEY)])[1]  # its sessions stay named as standing
