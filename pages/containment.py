@@ -349,7 +349,12 @@ if decider == "gemini" and not gemini_ok:
 st.session_state.setdefault("contain_cap", 3)  # the default through the state: `?cap=` sets it (see graph.py)
 cap = st.number_input("Action cap (1-10)", min_value=1, max_value=10, step=1, key="contain_cap")
 confirm_text = "I confirm: this run may block session routes in the graph"
-if revocations:
+if any(r.get("principal") == "user" for r in revocations):
+    confirm_text += (
+        " and revoke sessions already issued on the AWS account, the user's own and those of the roles above"
+        " (every such session issued before now stops)"
+    )
+elif revocations:
     confirm_text += " and revoke the role's active sessions on the AWS account (every session issued before now stops)"
 confirm = st.checkbox(confirm_text, key="contain_confirm")
 if not current_access().can(Permission.CONTAIN):

@@ -108,6 +108,9 @@ def test_collect_plan_contain_audit_and_release_on_the_account(app, moto_account
     assert codes[1].startswith("iam:PutUserPolicy(UserName=alice, PolicyName=BlastShieldRevokeUserSessions"), codes
     assert "aws:TokenIssueTime" in codes[1]
     assert "Revoke the user's own issued sessions" in [h.value for h in app.subheader]
+    assert (
+        "revoke sessions already issued on the AWS account, the user's own" in app.checkbox(key="contain_confirm").label
+    )
     drawn = _in_order(app.main)
     plan_at = next(i for i, e in enumerate(drawn) if e.type == "code" and e.value == call)
     confirm_at = next(i for i, e in enumerate(drawn) if getattr(e, "key", None) == "contain_confirm")
