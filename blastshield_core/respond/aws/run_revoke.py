@@ -44,7 +44,7 @@ class RunInProgress(Protocol):
     latest: InvestigationResult | None
     _decisions: int
     _pending: RunAction | None
-    _revoked: dict[str, str]  # candidate id -> the role's ARN, once revoked and verified
+    _revoked: dict[str, str]  # candidate id -> the role's or user's ARN, once revoked and verified
 
     @property
     def controller(self) -> _Controller: ...
@@ -59,10 +59,6 @@ class RunInProgress(Protocol):
     def _update_audit(self, step: RunStep) -> None: ...
 
     def _finish(self, state: RunState, reason: str, remaining: int | None) -> RunRecord: ...
-
-    def _no_path_state(self) -> RunState: ...
-
-    def _completed_reason(self) -> str: ...
 
 
 def revoke_in_run(session: RunInProgress, candidate: RevocationCandidate) -> RunRecord:
