@@ -217,6 +217,8 @@ def _plan(services: Services, effector: AccountEffector, args: argparse.Namespac
     revocations = revocation_plans(services, args.alert_id, effector)
     for revocation in revocations:
         lines.append(f"  {revocation['id']}: {revocation['kind']} {revocation['arn']} (cuts no path)")
+        if revocation.get("collateral"):
+            lines.append(f"      collateral: {revocation['collateral']['summary']}")
         lines.append("  " + revocation["plan"].text().replace("\n", "\n  "))
     payload = {
         "status": "ok",

@@ -153,6 +153,7 @@ def test_the_plan_names_the_issued_sessions_and_offers_both_revocations(moto_acc
     assert main(["contain", alert_id, "--decider", "rules", "--plan", "--data-dir", data]) == 0
     text = capsys.readouterr().out
     assert f"{USER_CANDIDATE}: revoke_user_sessions {ALICE} (cuts no path)" in text
+    assert "collateral: 1 other principal(s) or workload(s) may assume ops-role and lose their sessions" in text
     assert f"does not stop: sessions alice already obtained with key {key} through sts:GetSessionToken" in text
     assert _policies(moto_account) == before  # a plan writes nothing
 
@@ -304,3 +305,36 @@ def _respond_elsewhere(moto_account, monkeypatch) -> None:
             f"aws_session_token = {creds['SessionToken']}\n"
         )
     monkeypatch.setenv("BLASTSHIELD_AWS_RESPOND_PROFILE", "respond-elsewhere")
+
+
+def test_a_run_stopped_at_the_cap_names_what_the_key_left_standing(moto_account, tmp_path, capsys, monkeypatch):
+    """alice holds two keys (two routes to cut); with a cap of one the run stops after the first key,
+    and its verdict still names the sessions that key already issued."""
+    data, alert_id, key = _collected(moto_account, tmp_path, capsys, monkeypatch)
+    second = moto_account.client("iam").create_access_key(UserName="alice")["AccessKey"]["AccessKeyId"]
+    code, out = _cli(capsys, "collect-aws", "--out", str(tmp_path / "c"), "--import", "--data-dir", data)
+    assert code == 0, out
+    code, run = _cli(capsys, "contain", alert_id, "--decider", "rules", "--max-actions", "1", "--confirm",
+                     "--data-dir", data)  # fmt: skip
+    assert (code, run["state"]) == (1, "stopped"), run
+    [action] = run["actions"]
+    cut = action["aws"]["plan"]["target"]["access_key_id"]
+    assert cut in (key, second) and action["applied"] and action["api_verified"]
+    assert run["reason"].startswith("action cap (1) reached with 1 path(s) remaining"), run["reason"]
+    assert (
+        f"already-issued credentials left standing until they expire: sessions alice already obtained with key {cut}"
+        " through sts:GetSessionToken (up to 36 h)"
+    ) in run["reason"]
+
+
+def test_an_analyst_chooses_the_key_then_the_users_sessions(moto_account, tmp_path, capsys, monkeypatch):
+    """The analyst's choices in order: the key cuts the path, then the revocation of alice's own sessions
+    is still offered and taken; no further choice ends the run completed on its fresh no_path."""
+    data, alert_id, key = _collected(moto_account, tmp_path, capsys, monkeypatch)
+    code, run = _cli(capsys, "contain", alert_id, "--decider", "analyst", "--choose", f"block-route:{KEY_ROUTE}",
+                     "--choose", USER_CANDIDATE, "--confirm", "--data-dir", data)  # fmt: skip
+    assert (code, run["state"]) == (0, "completed"), run
+    assert [a["candidate_id"] for a in run["actions"]] == [f"block-route:{KEY_ROUTE}", USER_CANDIDATE]
+    assert f"role sessions already assumed with key {key} (sts:AssumeRole" in run["reason"]  # ops-role's: not revoked
+    assert "BlastShieldRevokeUserSessions" in _policies(moto_account)["user/alice"]["policies"]
+    assert "AWSRevokeOlderSessions" not in _policies(moto_account)["role/ops-role"]["policies"]
