@@ -197,7 +197,10 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser | None:
     p.add_argument("--plan", action="store_true", help="show the AWS calls each candidate would make; run nothing")
 
     p = sub.add_parser(
-        "revoke-sessions", parents=[common], help="revoke the active sessions of the AWS role an alert names"
+        "revoke-sessions",
+        parents=[common],
+        help="revoke sessions already issued: of the AWS role an alert names, or of the AWS user it names and"
+        " the roles on the user's paths",
     )
     p.add_argument("alert_id")
     p.add_argument("--candidate", default="", metavar="CANDIDATE_ID", help="the server-derived candidate to act on")
@@ -212,7 +215,8 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser | None:
     p.add_argument(
         "--acknowledge-stolen-sessions",
         action="store_true",
-        help="for a role session revocation: acknowledge that release re-enables the sessions it stopped",
+        help="for a session revocation (a role's or a user's): acknowledge that release re-enables the sessions"
+        " it stopped",
     )
 
     p = sub.add_parser(

@@ -1,6 +1,7 @@
-"""Role session revocation on the account, audited: plan, intent with the before-image, the call
-and its request id, the re-read; release only with the acknowledgement that it re-enables the
-sessions the revocation stopped. Shared by the command line (`revoke-sessions`, `release`)."""
+"""Session revocation on the account (a role's, or a user's own), audited: plan, intent with the
+before-image, the call and its request id, the re-read; release only with the acknowledgement that
+it re-enables the sessions the revocation stopped. Shared by the command line (`revoke-sessions`,
+`release`)."""
 
 from __future__ import annotations
 
