@@ -447,7 +447,12 @@ if run_id and session is None:
         st.stop()
     st.divider()
     remaining = "unknown" if run.remaining_paths is None else run.remaining_paths
-    on_account = {a.route_id for a in run.actions if a.aws is not None and a.aws.applied_in_aws and a.applied}
+    # the route actions the containment rests on (a session revocation cuts no path; verify-account re-reads routes)
+    on_account = {
+        a.route_id
+        for a in run.actions
+        if a.aws is not None and a.aws.applied_in_aws and a.applied and a.operation == "block_route"
+    }
     checked = {r["route_id"]: r["state"] for r in (reverified.result.get("checked", []) if reverified else [])}
     if run.state is RunState.COMPLETED and on_account and not all(checked.get(r) == "holds" for r in on_account):
         # a run that acted on the account reads "contained" only while a fresh read of the account says so
