@@ -338,3 +338,28 @@ def test_an_analyst_chooses_the_key_then_the_users_sessions(moto_account, tmp_pa
     assert f"role sessions already assumed with key {key} (sts:AssumeRole" in run["reason"]  # ops-role's: not revoked
     assert "BlastShieldRevokeUserSessions" in _policies(moto_account)["user/alice"]["policies"]
     assert "AWSRevokeOlderSessions" not in _policies(moto_account)["role/ops-role"]["policies"]
+
+
+def test_an_analyst_who_ends_the_run_after_the_key_has_it_completed(moto_account, tmp_path, capsys, monkeypatch):
+    """Through the service, as the dashboard drives an analyst run: after the key cuts the path the run
+    waits with the revocations of what it issued on offer; ending it then completes it on its no_path,
+    naming the sessions left standing."""
+    from blastshield_core.base.settings import load_settings
+    from blastshield_core.interfaces.aws.account import responder_for
+    from blastshield_core.interfaces.service import AnalystDecider, open_services
+
+    data, alert_id, key = _collected(moto_account, tmp_path, capsys, monkeypatch)
+    services = open_services(load_settings(data_dir=data))
+    try:
+        services.controller.effector = responder_for(services)
+        session = services.controller.start(alert_id, "analyst", 3, True, actor="analyst-1")
+        session.advance(AnalystDecider([f"block-route:{KEY_ROUTE}"]))
+        assert not session.run.state.terminal and session.latest is not None and session.latest.path_count == 0
+        offered = session.offered(services.tools.get_response_candidates(alert_id))
+        assert [r.id for r in offered.revocations] == [USER_CANDIDATE, ROLE_CANDIDATE]
+        run = session.end()
+    finally:
+        services.close()
+    assert run.state.value == "completed" and run.remaining_paths == 0, run.reason
+    assert f"sessions alice already obtained with key {key} through sts:GetSessionToken" in run.reason
+    assert "BlastShieldRevokeUserSessions" not in _policies(moto_account)["user/alice"]["policies"]
