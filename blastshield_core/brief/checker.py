@@ -28,6 +28,7 @@ from ..graph.store import QueryFailed
 from ..read.rules import AWS_RULE_NAMES, AWS_RULE_SET, RULE_SET, SIGNAL_POINTS
 from ..read.tools import ReadTools
 from ..results import RunState, Status
+from .coverage import Vocabulary, about_alert, strangers
 from .evidence import (
     ContainmentState,
     EvidenceSummary,
@@ -37,9 +38,11 @@ from .evidence import (
     gather_evidence,
 )
 from .judge import judge_account, judge_link, judge_link_state, judge_member, judge_on_path, judge_through
+from .known_words import VOCABULARY
 from .lexicon import CLOSE_FORMS
+from .names import DATE_RE, REL_LIKE_RE, REL_PREFIX_RE, UNIT_RE, VERSION_RE, distance, reads_as_id
 from .normalise import normalise
-from .prose import ProseClaim, read_prose
+from .prose import ProseClaim, read_prose, sentences
 
 __all__ = [
     "MAX_TEXT_CHARS",
@@ -57,6 +60,7 @@ __all__ = [
     "check_text",
     "check_text_outcome",
     "gather_evidence",
+    "read_sentences",
 ]
 
 MAX_TEXT_CHARS = 20_000
@@ -124,55 +128,29 @@ class Flag(_Model):
 # -- text parsing ------------------------------------------------------------------
 
 _TOKEN_RE = re.compile(r"(?<![A-Za-z0-9_.:@-])[A-Za-z0-9][A-Za-z0-9_.:@-]*[A-Za-z0-9]")
-_REL_LIKE_RE = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$|^[a-z]+(?:_[a-z]+)+$")
-_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}")
-_VERSION_RE = re.compile(r"^v?\d+(?:\.\d+)+[a-z]?$")
-_UNIT_RE = re.compile(r"^\d+[-.]?[A-Za-z]{1,6}$")  # 5-hop, 24h, 2nd
 _EXPOSE_WORDS = frozenset({"active", "open", "live"})
 # An ARN as written in prose (its resource part may hold "/" and ":"), without trailing punctuation.
 _ARN_RE = re.compile(r"(?<![\w:/-])arn:aws[\w-]*:[\w-]*:[\w-]*:\d*:[\w+=,.@:/*-]*[\w+=@/*-]")
-
-
-def _split(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_REL_PREFIX_RE = re.compile(r"^(?:can|has|have|runs?|may|owns?|member|assumes?|reads?|writes?|admin|is)_")
-# Last parts that make a hyphenated name read as a resource id ("billing-db"), first parts that make it an
-# id ("sess-..."), and English prefixes that make it a word ("multi-role", "cross-account").
-_RESOURCE_WORDS = _split(
-    "db vault role gw svc api bucket ledger pii console runner worker cache reader cluster lake sso vpn admin "
-    "poweruser bastion queue topic database vm"
-)
-_ID_PREFIXES = _split("sess route arn svc iam vpc sg subnet prod")
-_ENGLISH_PREFIXES = _split(
-    "multi cross non pre post re co sub self anti semi over under inter intra de un super single dual least "
-    "full read write any all per same other third first low high mid role"
-)
-
-
-def _distance(a: str, b: str, limit: int = 2) -> int:
-    """Levenshtein distance, stopping early above `limit`."""
-    if abs(len(a) - len(b)) > limit:
-        return limit + 1
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i]
-        for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
-        if min(cur) > limit:
-            return limit + 1
-        prev = cur
-    return prev[-1]
 
 
 def _has_closing(clause: str) -> bool:
     return any(w in CLOSE_FORMS for w in re.findall(r"[a-z]+", clause.lower()))
 
 
+_PATTERN_CLAIMS = frozenset(["relationship", "score", "severity", "unverified"])
+
+
 class _Checker:
-    def __init__(self, evidence: EvidenceSummary, tools: ReadTools | None, extra_allowed: set[str]):
+    def __init__(
+        self,
+        evidence: EvidenceSummary,
+        tools: ReadTools | None,
+        extra_allowed: set[str],
+        vocabulary: Vocabulary | None = VOCABULARY,
+    ):
         self.ev = evidence
+        self.vocabulary = vocabulary  # the words a judged clause may hold (None: every clause is judged)
+        self._strange: dict[str, bool] = {}  # sentence -> whether it holds a word the reading does not account for
         self.tools = tools
         self.flags: list[Flag] = []
         self.known = evidence.known_ids
@@ -240,8 +218,8 @@ class _Checker:
     def _near(self, token: str) -> str | None:
         if len(token) < 5:
             return None
-        best = min(self.known, key=lambda k: _distance(token.lower(), k.lower()), default=None)
-        if best is not None and _distance(token.lower(), best.lower()) <= 2:
+        best = min(self.known, key=lambda k: distance(token.lower(), k.lower()), default=None)
+        if best is not None and distance(token.lower(), best.lower()) <= 2:
             return best
         return None
 
@@ -356,15 +334,45 @@ class _Checker:
     # -- free text -------------------------------------------------------------------
     def text(self, text: str) -> list[ProseClaim]:
         """Check free text; returns the claims read from it (for the self-consistency check)."""
-        lines = [line for line in text.splitlines() if not self._quotes_title(line)]
-        text = _ARN_RE.sub(self._arn, "\n".join(lines))
-        text = normalise(text, self.ev.names_lower, self.known_lower)
+        text = self.prepare(text)
         for m in _TOKEN_RE.finditer(text):
             self._id(m.group(0), self._sentence_at(text, m.start()))
-        claims = read_prose(text, self.id_kind, self.route_words, self.allowed)
-        for claim in claims:
+        judged: list[ProseClaim] = []
+        gate = None if self.vocabulary is None else self._unread_clause
+        for claim in read_prose(text, self.id_kind, self.route_words, self.allowed, gate):
+            if self._unread(claim):
+                if claim.clause not in self.unverified:
+                    self.unverified.append(claim.clause)
+                continue
             self.prose_claim(claim)
-        return claims
+            judged.append(claim)
+        return judged
+
+    def prepare(self, text: str) -> str:
+        """The text as the grammar reads it: the briefing's heading dropped, ARNs and names as ids, contractions,
+        markers and quotations in full (`normalise`)."""
+        lines = [line for line in text.splitlines() if not self._quotes_title(line)]
+        text = _ARN_RE.sub(self._arn, "\n".join(lines))
+        return normalise(text, self.ev.names_lower, self.known_lower)
+
+    def _unread_clause(self, clause: str, sentence: str) -> bool:
+        """A clause that made no claim, about the alert, in a sentence the reading does not account for."""
+        if not self._unread(ProseClaim("state", None, "", clause, sentence=sentence)):
+            return False
+        return about_alert(clause, self.id_kind)
+
+    def _unread(self, claim: ProseClaim) -> bool:
+        """A claim whose clause holds a word the reading does not account for: neither flagged nor passed.
+
+        Values read from a fixed pattern beside their noun (a relationship type, a score, a severity) are judged
+        wherever they are; claims whose meaning is the clause's structure (state, polarity, quantity, relation,
+        what was done) only when the sentence is accounted for."""
+        if self.vocabulary is None or claim.kind in _PATTERN_CLAIMS:
+            return False
+        text = claim.sentence or claim.clause
+        if text not in self._strange:
+            self._strange[text] = bool(strangers(text, self.vocabulary, self.id_kind))
+        return self._strange[text]
 
     def _arn(self, m: re.Match[str]) -> str:
         """A known ARN reads as its entity's id; another is flagged whole and reads as no id at all."""
@@ -394,11 +402,11 @@ class _Checker:
     def _id(self, token: str, clause: str) -> None:
         if token in self.known or token in self.allowed or len(token) < 4:
             return
-        if _REL_LIKE_RE.match(token) and (token.isupper() or _REL_PREFIX_RE.match(token)):
+        if REL_LIKE_RE.match(token) and (token.isupper() or REL_PREFIX_RE.match(token)):
             return  # a relationship type: read by the prose grammar
         if token[0].isupper() and token[0].lower() + token[1:] in self.known:
             return  # a known id capitalised at the start of a sentence
-        if _DATE_RE.match(token) or _UNIT_RE.match(token) or _VERSION_RE.match(token):
+        if DATE_RE.match(token) or UNIT_RE.match(token) or VERSION_RE.match(token):
             return
         if re.fullmatch(RUN_ID_PATTERN, token):
             return
@@ -414,7 +422,7 @@ class _Checker:
         if not re.search(r"[_.:@-]", token):
             # a separator swapped for a letter ("paymentsxvault"): one edit from a known id
             near = self._near(token) if len(token) >= 6 else None
-            if near is not None and _distance(token.lower(), near.lower()) <= 1:
+            if near is not None and distance(token.lower(), near.lower()) <= 1:
                 self.entity(token, clause)
             return
         strong = "_" in token or (re.search(r"\d", token) is not None)
@@ -422,35 +430,7 @@ class _Checker:
             self.entity(token, clause)
 
     def _reads_as_id(self, token: str) -> bool:
-        """A name that reads as an entity id although no known id is one edit away.
-
-        Narrowly: ARN-like text; a known id extended by whole parts ("customer-db-replica",
-        "prod-customer-db", "payments-vault.internal"); or a hyphenated name whose first part is an id prefix
-        ("sess-...", "route-...") or whose last part is a resource word ("billing-db", "ledger-admin"), unless
-        its first part is an English prefix ("multi-role", "cross-account"). A known id cut short
-        ("build-runner") and ordinary hyphenated English ("off-hours", "read-only") are not ids.
-        """
-        low = token.lower()
-        if low.startswith("arn:"):
-            return True
-        parts = [p for p in re.split(r"[-_.:/]+", low) if p]
-        if len(parts) < 2:
-            return False
-        whole = tuple(parts)
-        variant = False
-        for known in self._known_parts:
-            n = len(known)
-            if len(parts) > n and known in {whole[i : i + n] for i in range(len(parts) - n + 1)}:
-                return True  # a known id with parts added
-            if len(parts) <= n and whole in {known[i : i + len(parts)] for i in range(n - len(parts) + 1)}:
-                return False  # a known id cut short
-            # a known id with its last or first part swapped ("build-runner-prod")
-            variant = variant or (min(len(parts), n) >= 3 and (whole[:2] == known[:2] or whole[-2:] == known[-2:]))
-        if variant:
-            return True
-        if parts[0] in _ENGLISH_PREFIXES:
-            return False
-        return parts[0] in _ID_PREFIXES or parts[-1] in _RESOURCE_WORDS
+        return reads_as_id(token, self._known_parts)
 
     def prose_claim(self, claim: ProseClaim) -> None:
         ev = self.ev
@@ -700,6 +680,11 @@ class CheckOutcome(_Model):
         return bool(self.flags)
 
 
+def read_sentences(text: str, evidence: EvidenceSummary) -> list[str]:
+    """The sentences of a text as the grammar reads them (what the gate's vocabulary is learned from)."""
+    return sentences(_Checker(evidence, None, set(), None).prepare(_strip_run_reason(text[:MAX_TEXT_CHARS], evidence)))
+
+
 def check_text(
     text: str, evidence: EvidenceSummary, tools: ReadTools | None = None, allowed: set[str] | None = None
 ) -> list[Flag]:
@@ -708,10 +693,16 @@ def check_text(
 
 
 def check_text_outcome(
-    text: str, evidence: EvidenceSummary, tools: ReadTools | None = None, allowed: set[str] | None = None
+    text: str,
+    evidence: EvidenceSummary,
+    tools: ReadTools | None = None,
+    allowed: set[str] | None = None,
+    vocabulary: Vocabulary | None = VOCABULARY,
 ) -> CheckOutcome:
-    """Flags and unverified clauses for a free-text briefing against the evidence."""
-    checker = _Checker(evidence, tools, allowed or set())
+    """Flags and unverified clauses for a free-text briefing against the evidence.
+
+    `vocabulary` is the gate of `coverage.py` (None judges every clause the grammar reads: measurement only)."""
+    checker = _Checker(evidence, tools, allowed or set(), vocabulary)
     checker.text(_strip_run_reason(text[:MAX_TEXT_CHARS], evidence))
     return CheckOutcome(flags=checker.flags, unverified=checker.unverified)
 
@@ -749,10 +740,14 @@ def check_claims(
 
 
 def check_claims_outcome(
-    claims: BriefingClaims, evidence: EvidenceSummary, tools: ReadTools | None = None, allowed: set[str] | None = None
+    claims: BriefingClaims,
+    evidence: EvidenceSummary,
+    tools: ReadTools | None = None,
+    allowed: set[str] | None = None,
+    vocabulary: Vocabulary | None = VOCABULARY,
 ) -> CheckOutcome:
     """Flags and unverified clauses for structured claims and their prose."""
-    checker = _Checker(evidence, tools, allowed or set())
+    checker = _Checker(evidence, tools, allowed or set(), vocabulary)
     for entity_id in claims.entity_ids:
         checker.entity(entity_id, "entity_ids")
     for rel_type in claims.relationship_types:

@@ -79,6 +79,7 @@ class ProseClaim:
     depth: int | None = None
     qualifier: str = ""
     action: str = ""  # "revocation": a state claim made by saying a role's sessions were revoked
+    sentence: str = ""  # the whole sentence the clause is part of (what the checker's gate reads)
 
 
 _NUM_WORDS = (
@@ -296,13 +297,22 @@ def _tokens(segment: str, id_kind: IdKind) -> list[_Tok]:
 
 
 class _Reader:
-    def __init__(self, id_kind: IdKind, route_words: dict[str, str], allowed: set[str]):
+    def __init__(
+        self,
+        id_kind: IdKind,
+        route_words: dict[str, str],
+        allowed: set[str],
+        unread: Callable[[str, str], bool] | None,
+    ):
         self.id_kind = id_kind
+        self.unread = unread  # a clause about the alert in a sentence the reading does not account for
+        self.current = ""  # the sentence being read
         self.route_words = route_words  # id -> its words ("route-c11-primary" -> "c11 primary")
         self.allowed = allowed
         self.claims: list[ProseClaim] = []
 
     def add(self, kind: str, value: object, text: str, clause: str, **extra: object) -> None:
+        extra.setdefault("sentence", self.current[:600])
         self.claims.append(ProseClaim(kind, value, text.strip()[:160], clause.strip()[:300], **extra))  # type: ignore[arg-type]
 
     # -- sentences ---------------------------------------------------------------------------
@@ -310,6 +320,7 @@ class _Reader:
         sentence = _MARKUP_RE.sub("", raw).strip()
         if not sentence:
             return
+        self.current = sentence
         self.relationships(sentence)
         question = "?" in sentence
         first = sentence.split(None, 1)[0].lower().strip(",") if sentence.split() else ""
@@ -420,7 +431,11 @@ class _Reader:
                 for text, completed in self.run_done(toks, segment):
                     self.add("run_state", "completed" if completed else "not_completed", text, clause)
         hedged = bool(words & (MODALS - {"can"}))  # "would count as contained": readable, and no claim
-        if not (quiet or question or hedged) and len(self.claims) == before and has_vocabulary(clause):
+        if (
+            not (quiet or question or hedged)
+            and len(self.claims) == before
+            and (has_vocabulary(clause) or (self.unread is not None and self.unread(clause, self.current)))
+        ):
             self.add("unverified", None, clause, clause)
 
     @staticmethod
@@ -742,10 +757,27 @@ class _Reader:
                 self.add(kind, value, m.group(0), clause, qualifier="qualifying")
 
 
-def read_prose(text: str, id_kind: IdKind, route_words: dict[str, str], allowed: set[str]) -> list[ProseClaim]:
-    """Every claim the prose makes, in order."""
-    reader = _Reader(id_kind, route_words, allowed)
-    for line in restructure(text).splitlines():
-        for sentence in _SENTENCE_RE.split(_MARKUP_RE.sub("", line)):
-            reader.sentence(sentence)
+def read_prose(
+    text: str,
+    id_kind: IdKind,
+    route_words: dict[str, str],
+    allowed: set[str],
+    unread: Callable[[str, str], bool] | None = None,
+) -> list[ProseClaim]:
+    """Every claim the prose makes, in order; a clause that makes none is `unverified` when it speaks of state
+    or action, or when `unread` says it is about the alert in words the reading does not account for."""
+    reader = _Reader(id_kind, route_words, allowed, unread)
+    for sentence in sentences(text):
+        reader.sentence(sentence)
     return reader.claims
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences the grammar reads, tables and headings restructured, markup stripped."""
+    out = []
+    for line in restructure(text).splitlines():
+        for raw in _SENTENCE_RE.split(_MARKUP_RE.sub("", line)):
+            sentence = _MARKUP_RE.sub("", raw).strip()
+            if sentence:
+                out.append(sentence)
+    return out

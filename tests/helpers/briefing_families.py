@@ -31,15 +31,18 @@ from blastshield_core.results import RunRecord
 __all__ = [
     "Context",
     "Family",
+    "Part",
     "Score",
     "Sentence",
     "both",
+    "first_contact",
     "generate",
     "measure",
     "on_paths",
     "pairs",
     "paths_at_start",
     "reaches",
+    "score",
     "table",
     "words",
 ]
@@ -125,6 +128,30 @@ class Family:
     make: Template
 
 
+@dataclass(frozen=True)
+class Part:
+    """A part of the corpus: the tuning part or one held-out set, with the file of its first measurement.
+
+    A held-out set is measured once with the checker as it is when the set is added (its `first` file,
+    written by the measurement test under `UPDATE_BRIEFING_FIGURES=1` when it does not exist yet, and never
+    rewritten); after that it is tuning data like the rest."""
+
+    key: str  # as kept in corpus.jsonl ("tuning", "held-out", "held-out-2", ...)
+    title: str  # "Fifth held-out set"
+    families: frozenset[str]
+    first: str = ""  # the file of its first measurement, "" for the tuning part
+    written: str = ""  # how the set was written, said at the top of its first measurement
+
+
+def first_contact(part: Part, scores: dict[str, Score], wrong: str) -> str:
+    """The text of a held-out set's first measurement (like fifth_first.md)."""
+    return (
+        f"# {part.title}: its first measurement\n\n{part.written}\n\n"
+        "Measured once, with the checker as it was when the set was added, before any change for it.\n\n"
+        f"{table(scores)}\n\n## Sentences judged wrongly\n\n{wrong}"
+    )
+
+
 def both(text_true_claim: str, text_negated: str, truth: bool) -> list[tuple[str, bool]]:
     """A claim and its negation: the first is truthful when the claim holds, the second when it does not."""
     return [(text_true_claim, truth), (text_negated, not truth)]
@@ -194,6 +221,14 @@ class Score:
         return self.caught / self.false_total if self.false_total else 1.0
 
     @property
+    def false_unmarked(self) -> int:
+        """False claims shown as checked: neither flagged nor marked unverified."""
+        return self.false_total - self.caught - self.false_unverified
+
+    def __add__(self, other: Score) -> Score:
+        return Score(*(getattr(self, f) + getattr(other, f) for f in self.__dataclass_fields__))
+
+    @property
     def false_flag_rate(self) -> float:
         return self.false_flags / self.true_total if self.true_total else 0.0
 
@@ -222,16 +257,26 @@ def measure(
     return scores, wrong
 
 
-def table(scores: dict[str, Score]) -> str:
-    """The per-family table quoted in docs/briefings.md and BENCHMARKS.md."""
+def score(sentences: list[Sentence], check: Callable[[Sentence], CheckOutcome]) -> Score:
+    """The whole score of some sentences."""
+    return measure(sentences, check)[0].get("all", Score())
+
+
+def table(scores: dict[str, Score], first: str = "family", order: list[str] | None = None) -> str:
+    """The per-family (or per-part) table quoted in docs/briefings.md and BENCHMARKS.md.
+
+    Strict recall counts only flagged false claims; a false claim marked unverified is neither caught
+    nor shown as checked, and "false shown unmarked" are those passed as checked."""
     rows = [
-        "| family | false flagged (recall) | false unverified | truthful flagged (false flags) | truthful unverified |",
-        "|---|---|---|---|---|",
+        f"| {first} | false flagged (strict recall) | false unverified | false shown unmarked |"
+        " truthful flagged (false flags) | truthful unverified |",
+        "|---|---|---|---|---|---|",
     ]
-    for name in [*sorted(k for k in scores if k != "all"), "all"]:
+    for name in order or [*sorted(k for k in scores if k != "all"), "all"]:
         sc = scores[name]
         rows.append(
             f"| {name} | {sc.recall:.1%} ({sc.caught}/{sc.false_total}) | {sc.false_unverified} |"
-            f" {sc.false_flag_rate:.1%} ({sc.false_flags}/{sc.true_total}) | {sc.true_unverified} |"
+            f" {sc.false_unmarked} | {sc.false_flag_rate:.1%} ({sc.false_flags}/{sc.true_total}) |"
+            f" {sc.true_unverified} |"
         )
     return "\n".join(rows)

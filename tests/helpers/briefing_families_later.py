@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import itertools
 
-from tests.helpers.briefing_families import Context, Family, both, on_paths, pairs, reaches, words
+from tests.helpers.briefing_families import Context, Family, Part, both, on_paths, pairs, reaches, words
 from tests.helpers.briefing_families_first import FIRST_FAMILIES, FIRST_HELD_OUT
 
-__all__ = ["FAMILIES", "FIFTH", "FOURTH", "HELD_OUT", "SECOND", "THIRD"]
+__all__ = ["FAMILIES", "FIFTH", "FOURTH", "HELD_OUT", "PARTS", "SECOND", "THIRD"]
 
 
 # -- the second held-out set (written after the first held-out measurement and the changes it led to) ------
@@ -475,3 +475,23 @@ THIRD = frozenset(f.name for f in THIRD_HELD_OUT)
 FOURTH = frozenset(f.name for f in FOURTH_HELD_OUT)
 FIFTH = frozenset(f.name for f in FIFTH_HELD_OUT)
 HELD_OUT = FIRST_HELD_OUT | SECOND | THIRD | FOURTH | FIFTH
+
+# The parts in the order they were written. To add a set: write its families in a module of its own,
+# add them to FAMILIES and HELD_OUT, and append its Part here with the name of its first-measurement file;
+# `UPDATE_BRIEFING_FIGURES=1` then measures it once and writes that file (tests/integration/brief/
+# test_briefing_families.py).
+_AFTER = "Written after the {} measurement and the changes it led to, by someone who had not seen the checker's rules."
+PARTS: tuple[Part, ...] = (
+    Part("tuning", "Tuning part", frozenset(f.name for f in FIRST_FAMILIES) - FIRST_HELD_OUT),
+    Part(
+        "held-out",
+        "Held-out part (first set)",
+        FIRST_HELD_OUT,
+        "held_out_first.md",
+        "Every second family of each claim kind, fixed before the first measurement.",
+    ),
+    Part("held-out-2", "Second held-out set", SECOND, "second_first.md", _AFTER.format("first held-out")),
+    Part("held-out-3", "Third held-out set", THIRD, "third_first.md", _AFTER.format("second held-out set's")),
+    Part("held-out-4", "Fourth held-out set", FOURTH, "fourth_first.md", _AFTER.format("third held-out set's")),
+    Part("held-out-5", "Fifth held-out set", FIFTH, "fifth_first.md", _AFTER.format("fourth held-out set's")),
+)

@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 
 from blastshield_core.base.settings import load_settings
-from blastshield_core.brief.checker import check_text_outcome
+from blastshield_core.brief.checker import check_text_outcome, read_sentences
+from blastshield_core.brief.known_words import VOCABULARY
 from blastshield_core.graph.export import export_document
 from blastshield_core.graph.seeds import seed
 from blastshield_core.interfaces.cli import main
@@ -31,13 +32,15 @@ from blastshield_core.interfaces.service import Services, build_services, open_s
 from blastshield_core.respond.decide import RulesDecider
 from tests.helpers import aws_live
 from tests.helpers.aws_live import ACCOUNT, MotoAccount, user_with_key_to_critical_bucket
-from tests.helpers.briefing_families import Context, generate, measure, table
-from tests.helpers.briefing_families_later import FAMILIES, FIFTH, FOURTH, HELD_OUT, SECOND, THIRD
+from tests.helpers.briefing_crossval import cross_validate, earlier_rounds, learn, module_text, verdicts
+from tests.helpers.briefing_families import Context, first_contact, generate, measure, table
+from tests.helpers.briefing_families_later import FAMILIES, HELD_OUT, PARTS
 
 moto_server = aws_live.moto_server  # the fixture
 
 ALERTS = ("BH-1042", "BH-IAM-2001", "BH-WORKLOAD-3001", "BH-CONTAINMENT-4001")
 DATA = Path(__file__).resolve().parents[2] / "data" / "briefing_families"
+KNOWN_WORDS = Path(__file__).resolve().parents[3] / "blastshield_core" / "brief" / "known_words.py"
 GOAL_RECALL, GOAL_FALSE_FLAGS = 0.95, 0.02
 
 
@@ -144,39 +147,35 @@ def _alias(c: Context, text: str) -> str:
 
 @pytest.fixture(scope="module")
 def measured(contexts):
-    """The corpus, and its figures on each part."""
+    """The corpus; each part's figures with the checker as it is, without the gate, and cross-validated."""
     by_key = {c.key: (c, services) for c, services in contexts}
     corpus = generate([c for c, _ in contexts], FAMILIES, HELD_OUT)
+    parts = {p.key: [s for s in corpus if s.family in p.families] for p in PARTS}
 
-    def check(s):
+    def check(s, vocabulary=VOCABULARY):
         c, services = by_key[s.context]
-        return check_text_outcome(s.text, c.ev, services.tools)
+        return check_text_outcome(s.text, c.ev, services.tools, vocabulary=vocabulary)
 
-    tuning = measure([s for s in corpus if not s.held_out], check)
-    held = measure([s for s in corpus if s.held_out and s.family not in SECOND | THIRD | FOURTH | FIFTH], check)
-    second = measure([s for s in corpus if s.family in SECOND], check)
-    third = measure([s for s in corpus if s.family in THIRD], check)
-    fourth = measure([s for s in corpus if s.family in FOURTH], check)
-    fifth = measure([s for s in corpus if s.family in FIFTH], check)
-    return by_key, corpus, tuning, held, second, third, fourth, fifth
+    now = {key: measure(sentences, check) for key, sentences in parts.items()}
+    plain = {id(s): check(s, None) for s in corpus}  # every clause the grammar reads judged: no gate
+    read = {id(s): read_sentences(s.text, by_key[s.context][0].ev) for s in corpus}
+    ungated = {key: verdicts(ss, lambda s: plain[id(s)], lambda s: read[id(s)]) for key, ss in parts.items()}
+    evidence = {(a, state): by_key[f"{a}/{state}"][0].ev for a in ALERTS for state in ("exposed", "after-run")}
+    others = {a: [evidence[(o, "exposed")].assets[0] for o in ALERTS if o != a] for a in ALERTS}
+    tools = by_key["BH-1042/exposed"][1].tools
+    earlier = earlier_rounds(evidence, others, lambda text, ev: check_text_outcome(text, ev, tools, vocabulary=None))
+    crossed = cross_validate(parts, earlier, ungated, check)
+    learned = learn([*earlier, *(item for items in ungated.values() for item in items)])
+    return by_key, corpus, now, crossed, learned, plain
 
 
 def _kept(by_key, corpus) -> str:
+    key = {f: p.key for p in PARTS for f in p.families}
     return "".join(
         json.dumps(
             {
                 "family": s.family,
-                "part": "held-out-5"
-                if s.family in FIFTH
-                else "held-out-4"
-                if s.family in FOURTH
-                else "held-out-3"
-                if s.family in THIRD
-                else "held-out-2"
-                if s.family in SECOND
-                else "held-out"
-                if s.held_out
-                else "tuning",
+                "part": key[s.family],
                 "context": s.context,
                 "text": _alias(by_key[s.context][0], s.text),
                 "truthful": s.truthful,
@@ -188,60 +187,94 @@ def _kept(by_key, corpus) -> str:
     )
 
 
-def _wrong(part) -> str:
+def _wrong(part, by_key) -> str:
     return "".join(
-        f"- [{s.family}] {s.context}: {'truthful' if s.truthful else 'false'}: {s.text!r}"
+        f"- [{s.family}] {s.context}: {'truthful' if s.truthful else 'false'}: {_alias(by_key[s.context][0], s.text)!r}"
         f" -> {[f.kind.value for f in o.flags] or ('unverified' if o.unverified else 'clean')}\n"
         for s, o in part[1]
     )
 
 
-def _figures(tuning, *sets) -> str:
-    """The tuning part's table, then each held-out set's, then the sentences each set has wrong."""
-    held, second, third, fourth, fifth = sets
+def _figures(now, crossed, by_key) -> str:
+    """Each part's table with the checker as it is (fitted: every part has been seen), the leave-one-part-out
+    estimate, then the sentences each part has wrong."""
+    order = [p.key for p in PARTS]
     return (
-        "## Tuning part\n\n" + table(tuning[0]) + "\n\n"
-        "## Held-out part (first set; its first measurement is in held_out_first.md)\n\n" + table(held[0]) + "\n\n"
-        "## Second held-out set (its first measurement is in second_first.md)\n\n" + table(second[0]) + "\n\n"
-        "## Third held-out set (its first measurement is in third_first.md)\n\n" + table(third[0]) + "\n\n"
-        "## Fourth held-out set (its first measurement is in fourth_first.md)\n\n" + table(fourth[0]) + "\n\n"
-        "## Fifth held-out set (no change was made for it)\n\n" + table(fifth[0]) + "\n\n"
-        "## Held-out sentences judged wrongly (first set)\n\n" + _wrong(held) + "\n"
-        "## Held-out sentences judged wrongly (second set)\n\n" + _wrong(second) + "\n"
-        "## Held-out sentences judged wrongly (third set)\n\n" + _wrong(third) + "\n"
-        "## Held-out sentences judged wrongly (fourth set)\n\n" + _wrong(fourth) + "\n"
-        "## Held-out sentences judged wrongly (fifth set)\n\n" + _wrong(fifth)
+        "".join(f"## {p.title}\n\n" + table(now[p.key][0]) + "\n\n" for p in PARTS)
+        + "## Leave one part out (the gate's vocabulary learned from the other parts)\n\n"
+        + table(crossed, "part left out", [*order, "all"])
+        + "\n\n"
+        + "".join(
+            f"## Sentences judged wrongly ({p.title.lower()})\n\n" + _wrong(now[p.key], by_key) + "\n" for p in PARTS
+        )
     )
 
 
 def test_corpus_and_figures_are_the_ones_kept(measured):
-    """The corpus generated now, its split and its figures equal the ones in tests/data/briefing_families/."""
-    by_key, corpus, tuning, held, second, third, fourth, fifth = measured
-    corpus_text, figures = _kept(by_key, corpus), _figures(tuning, held, second, third, fourth, fifth)
+    """The corpus generated now, its split, its figures and the gate's vocabulary equal the ones kept
+    (tests/data/briefing_families/, blastshield_core/brief/known_words.py)."""
+    by_key, corpus, now, crossed, learned, _ = measured
+    corpus_text, figures, vocabulary = _kept(by_key, corpus), _figures(now, crossed, by_key), module_text(learned)
     if os.environ.get("UPDATE_BRIEFING_FIGURES") == "1":
         DATA.mkdir(parents=True, exist_ok=True)
         (DATA / "corpus.jsonl").write_text(corpus_text, encoding="utf-8")
         (DATA / "figures.md").write_text(figures, encoding="utf-8")
+        KNOWN_WORDS.write_text(vocabulary, encoding="utf-8")
     assert (DATA / "corpus.jsonl").read_text(encoding="utf-8") == corpus_text
     assert (DATA / "figures.md").read_text(encoding="utf-8") == figures
+    assert KNOWN_WORDS.read_text(encoding="utf-8") == vocabulary, "the gate's vocabulary is not the one learned"
+
+
+def test_every_held_out_set_has_its_first_measurement(measured):
+    """A held-out set is measured once, with the checker as it is when the set is added (the vocabulary kept,
+    before it learns from the set): `UPDATE_BRIEFING_FIGURES=1` writes its file when there is none yet."""
+    by_key, _, now, *_ = measured
+    for part in PARTS:
+        if not part.first:
+            continue
+        path = DATA / part.first
+        if not path.exists() and os.environ.get("UPDATE_BRIEFING_FIGURES") == "1":
+            path.write_text(first_contact(part, now[part.key][0], _wrong(now[part.key], by_key)), encoding="utf-8")
+        assert path.exists(), f"{part.title} has no first measurement: run with UPDATE_BRIEFING_FIGURES=1"
+        assert path.read_text(encoding="utf-8").startswith("# "), path
 
 
 def test_corpus_covers_every_family_context_and_label(measured):
-    """Every family yields sentences; both parts hold every claim kind, truthful and false sentences."""
+    """Every family yields sentences and belongs to one part; both the tuning part and the held-out sets hold
+    every claim kind, truthful and false sentences."""
     by_key, corpus, *_ = measured
     assert {s.family for s in corpus} == {f.name for f in FAMILIES}
     assert {s.context for s in corpus} == set(by_key) and len(by_key) == 11
-    assert HELD_OUT and HELD_OUT < {f.name for f in FAMILIES}
+    assert sorted(f for p in PARTS for f in p.families) == sorted(f.name for f in FAMILIES)
+    assert HELD_OUT == {f for p in PARTS if p.first for f in p.families}
     for part in (True, False):
         kinds = {f.kind for f in FAMILIES if (f.name in HELD_OUT) == part}
         assert kinds >= {"state", "route", "account", "count", "link", "through", "name"}
         mine = [s for s in corpus if s.held_out == part]
         assert {s.truthful for s in mine} == {True, False} and len(mine) >= 400
-    assert not {s.family for s in corpus if s.held_out} & {s.family for s in corpus if not s.held_out}
 
 
-def test_tuning_part_meets_the_goal(measured):
-    """On the part the checker was tuned on: at least 95% of false claims flagged, at most 2% truthful flagged."""
-    tuning = measured[2]
-    whole = tuning[0]["all"]
-    assert whole.recall >= GOAL_RECALL and whole.false_flag_rate <= GOAL_FALSE_FLAGS, table(tuning[0])
+def test_the_gate_withholds_verdicts_and_adds_no_flag(measured):
+    """The gate only withholds: with the vocabulary learned without the fifth set, a sentence of that set flagged
+    with the gate is flagged without it, and one flagged without it and not with it lists the clause it did not
+    judge. Within the false-flag goal fitted and cross-validated."""
+    by_key, corpus, now, crossed, _, plain = measured
+    last = PARTS[-1]
+    read = {id(s): read_sentences(s.text, by_key[s.context][0].ev) for s in corpus}
+    items = verdicts(
+        [s for s in corpus if s.family not in last.families], lambda s: plain[id(s)], lambda s: read[id(s)]
+    )
+    vocabulary = learn(items).vocabulary
+    withheld = 0
+    for s in corpus:
+        if s.family not in last.families:
+            continue
+        c, services = by_key[s.context]
+        gated = check_text_outcome(s.text, c.ev, services.tools, vocabulary=vocabulary)
+        assert {f.kind for f in gated.flags} <= {f.kind for f in plain[id(s)].flags}, s
+        if plain[id(s)].flags and not gated.flags:
+            withheld += 1
+            assert gated.unverified, s
+    assert withheld > 0
+    assert now["tuning"][0]["all"].false_flag_rate <= GOAL_FALSE_FLAGS, table(now["tuning"][0])
+    assert crossed["all"].false_flag_rate <= GOAL_FALSE_FLAGS, table(crossed, "part left out")
