@@ -105,12 +105,14 @@ _NUMBER_WORDS = frozenset(
     )
 )
 ID, NUMBER = "<id>", "<n>"  # what an id and a number count as
+_MARKS = frozenset([":", "—", "–", "|", "(", ")", '"', "“", "”"])
 # The words that change what the words around them claim: negations, quantifiers, numbers and the marks that
 # set a value beside its subject. Their neighbours are checked as pairs.
 STRUCTURE = (
     NEGATIONS
     | frozenset(_w("no none nor neither all every both either any some only each half most few"))
-    | frozenset([":", "—", "–", "|", "(", ")", '"', "“", "”", NUMBER])
+    | _MARKS
+    | frozenset([NUMBER])
 )
 
 
@@ -122,7 +124,9 @@ def units_of(text: str, id_kind: IdKind | None = None, pairs: bool = False) -> l
     for m in _TOKEN.finditer(text):
         token = m.group(0)
         low = token.lower().replace("’", "'")
-        if low.isdigit() or low in _NUMBER_WORDS or re.fullmatch(r"\d+(?:\.\d+)?%?", low):
+        if low in _MARKS:
+            words.append(low)
+        elif low.isdigit() or low in _NUMBER_WORDS or re.fullmatch(r"\d+(?:\.\d+)?%?", low):
             words.append(NUMBER)
         elif (id_kind is not None and id_kind(token) is not None) or _ID_CHARS.search(low):
             words.append(ID)

@@ -19,7 +19,7 @@ def _entries(text: str) -> Vocabulary:
 
 LEARNED: Vocabulary = _entries(
     """
-(, ), <id>, <n>, a, able, about, access, according, account, achieved, action, actions, active,
+(, ), :, <id>, <n>, a, able, about, access, according, account, achieved, action, actions, active,
 adds, admin, after, again, alert, all, allowed, already, also, alternate, although, an, analyst,
 and, any, anymore, api, appears, applied, applies, are, as, assessment, asset, assets, assume,
 assumed, assumes, assumesrole, at, attached, attack, attacker, avenue, away, aws, barred, be, been,

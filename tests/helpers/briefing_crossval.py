@@ -34,7 +34,7 @@ __all__ = ["Learned", "Setting", "cross_validate", "earlier_rounds", "learn", "m
 MIN_FAMILIES = 1  # a word is learned when sentences of at least this many families hold it
 MAX_ERROR = 1.0  # and unreliable when more than this share of the judged sentences holding it were wrong (never)
 MIN_WRONG = 2  # (and at least this many were)
-PAIRS = False  # the neighbours of negations, quantifiers, numbers and marks are learned (and checked) as pairs
+PAIRS = False  # off: the neighbours of negations, quantifiers, numbers and marks learned (and checked) as pairs
 
 
 @dataclass(frozen=True)
