@@ -278,3 +278,9 @@ def test_the_gate_withholds_verdicts_and_adds_no_flag(measured):
     assert withheld > 0
     assert now["tuning"][0]["all"].false_flag_rate <= GOAL_FALSE_FLAGS, table(now["tuning"][0])
     assert crossed["all"].false_flag_rate <= GOAL_FALSE_FLAGS, table(crossed, "part left out")
+
+
+def test_tuning_part_meets_the_goal(measured):
+    """On the part the checker was tuned on: at least 95% of false claims flagged, at most 2% truthful flagged."""
+    whole = measured[2]["tuning"][0]["all"]
+    assert whole.recall >= GOAL_RECALL and whole.false_flag_rate <= GOAL_FALSE_FLAGS, table(measured[2]["tuning"][0])
