@@ -138,6 +138,17 @@ def _has_closing(clause: str) -> bool:
 
 
 _PATTERN_CLAIMS = frozenset(["relationship", "score", "severity", "unverified"])
+_FRAME_MARK = re.compile(r"[:\"“”]")
+
+
+def _frame(sentence: str, clause: str) -> str:
+    """The text that introduces a clause through a colon or a quote mark ("" when there is none), or the whole
+    sentence when the clause is not in it as written (the grammar rewrote it: "X — blocked" read as a verdict)."""
+    at = sentence.find(clause[:40].strip()) if clause.strip() and sentence else 0
+    if at < 0:
+        return sentence
+    head = sentence[:at]
+    return head if _FRAME_MARK.search(head) else ""
 
 
 class _Checker:
@@ -356,20 +367,23 @@ class _Checker:
         return normalise(text, self.ev.names_lower, self.known_lower)
 
     def _unread_clause(self, clause: str, sentence: str) -> bool:
-        """A clause that made no claim, about the alert, in a sentence the reading does not account for."""
+        """A clause that made no claim, about the alert, that the reading does not account for."""
         if not self._unread(ProseClaim("state", None, "", clause, sentence=sentence)):
             return False
         return about_alert(clause, self.id_kind)
 
     def _unread(self, claim: ProseClaim) -> bool:
-        """A claim whose clause holds a word the reading does not account for: neither flagged nor passed.
+        """A claim whose clause, or the frame that introduces it, holds a word the reading does not account for:
+        neither flagged nor passed.
 
+        The frame is the sentence's text before the clause when a colon or a quote mark sets the clause after it
+        ("The user insisted: ...", "Status: ..."), and the whole sentence when the grammar rewrote the clause.
         Values read from a fixed pattern beside their noun (a relationship type, a score, a severity) are judged
         wherever they are; claims whose meaning is the clause's structure (state, polarity, quantity, relation,
-        what was done) only when the sentence is accounted for."""
+        what was done) only when it is accounted for."""
         if self.vocabulary is None or claim.kind in _PATTERN_CLAIMS:
             return False
-        text = claim.sentence or claim.clause
+        text = claim.clause + " " + _frame(claim.sentence, claim.clause)
         if text not in self._strange:
             self._strange[text] = bool(strangers(text, self.vocabulary, self.id_kind))
         return self._strange[text]

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from blastshield_core.brief import coverage
 from blastshield_core.brief.checker import CheckOutcome, EvidenceSummary, read_sentences
 from blastshield_core.brief.coverage import CLOSED_CLASS, LEXICON, Vocabulary, units_of
+from blastshield_core.interfaces.walkthrough import SAMPLE_BRIEFINGS
 from tests.helpers.briefing_corpus import generate as generate_round1
 from tests.helpers.briefing_corpus import generate_round3
 from tests.helpers.briefing_families import Score, Sentence, score
@@ -150,11 +151,13 @@ def earlier_rounds(
     for alert, state, text, kind in PARAPHRASES:
         got = {f.kind for f in check(text, evidence[(alert, state)]).flags}
         out.append(("hand-paraphrase", read(text, evidence[(alert, state)]), kind in got if kind else not got))
-    # the product tests' sentences (their own tests hold the verdicts; here only their words are learned)
+    # the product tests' sentences and the walkthrough's sample briefings (their own tests hold the verdicts;
+    # here only their words are learned)
     product = [(alert, "exposed", b if isinstance(b, str) else b.prose) for alert, b in TRUTHFUL]
     product += [(alert, "exposed", b if isinstance(b, str) else b.prose) for alert, b, _ in PLANTED]
     product += [(alert, "after-run", text) for alert, text, _ in RUN_SENTENCES]
     product += [("BH-CONTAINMENT-4001", "after-run", text) for text in EXPOSED_AFTER_RUN]
+    product += [("BH-CONTAINMENT-4001", "exposed", sample.text) for sample in SAMPLE_BRIEFINGS]
     for alert, state, text in product:
         out.append(("hand-product", read(text, evidence[(alert, state)]), True))
     return out
