@@ -98,6 +98,9 @@ LEXICON: Vocabulary = (
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@/'’-]*[A-Za-z0-9]|[A-Za-z0-9]|[:—–|()\"“”]")
 _ID_CHARS = re.compile(r"[0-9_.:@/]|[a-z]-[a-z0-9]", re.I)
+# An AWS access key id (IAM User Guide, "Understanding unique ID prefixes": AKIA long-term, ASIA
+# temporary), an id whether or not its random part happens to hold a digit.
+_ACCESS_KEY_ID = re.compile(r"(?:AKIA|ASIA)[A-Z0-9]{16}")
 _NUMBER_WORDS = frozenset(
     _w(
         "zero one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty sixty "
@@ -128,7 +131,11 @@ def units_of(text: str, id_kind: IdKind | None = None, pairs: bool = False) -> l
             words.append(low)
         elif low.isdigit() or low in _NUMBER_WORDS or re.fullmatch(r"\d+(?:\.\d+)?%?", low):
             words.append(NUMBER)
-        elif (id_kind is not None and id_kind(token) is not None) or _ID_CHARS.search(low):
+        elif (
+            (id_kind is not None and id_kind(token) is not None)
+            or _ID_CHARS.search(low)
+            or _ACCESS_KEY_ID.fullmatch(token)
+        ):
             words.append(ID)
         else:
             words += [p for p in re.split(r"'+", low) if len(p) > 1 or p in ("a", "i") or not p.isalpha()]

@@ -16,6 +16,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -140,9 +141,14 @@ def contexts(embedded_store, moto_server, tmp_path_factory) -> Iterator[list[tup
                 view.command("GRAPH.DELETE", name)
 
 
+_KEY_ID = re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b")
+
+
 def _alias(c: Context, text: str) -> str:
-    """The text as kept in the repo: an analyst alert's id (random) as ALERT."""
-    return text.replace(c.ev.alert_id, "ALERT") if c.ev.alert_id.startswith("AN-") else text
+    """The text as kept in the repo: an analyst alert's id (random) as ALERT, an access key id moto made
+    (random) as AKIA-KEY."""
+    text = text.replace(c.ev.alert_id, "ALERT") if c.ev.alert_id.startswith("AN-") else text
+    return _KEY_ID.sub("AKIA-KEY", text)
 
 
 @pytest.fixture(scope="module")

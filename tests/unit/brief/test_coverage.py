@@ -47,3 +47,12 @@ def test_only_sentences_about_the_alert_are_unverified_for_want_of_a_reading():
 def test_the_kept_vocabulary_holds_the_closed_class_and_the_grammars_lexicon():
     """The learned vocabulary adds words; the closed-class words and the lexicon stay accounted for."""
     assert CLOSED_CLASS <= VOCABULARY and LEXICON <= VOCABULARY and len(VOCABULARY) > len(CLOSED_CLASS | LEXICON)
+
+
+def test_an_access_key_id_is_an_id_whether_or_not_its_random_part_holds_a_digit():
+    # IAM User Guide, "Understanding unique ID prefixes": AKIA (access key), ASIA (temporary key).
+    from blastshield_core.brief.coverage import ID, units_of
+
+    for key in ("AKIARZPUZDIKEYYPQUCX", "AKIARZPUZDIKEYYP24UC", "ASIAABCDEFGHIJKLMNOP"):
+        assert units_of(f"alice's access key {key} is still Active")[3] == ID, key
+    assert units_of("AKIAWORD is a word")[0] != ID
