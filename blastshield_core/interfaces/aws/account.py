@@ -46,6 +46,7 @@ __all__ = [
     "release_on_account",
     "responder",
     "responder_for",
+    "revocation_undone_event",
 ]
 
 
@@ -412,6 +413,22 @@ UNDONE = "undone_on_account"  # the audit event of an account action found undon
 def undone_event(services: ServicesView, run_id: str, route_id: str) -> AuditEvent | None:
     """The `undone_on_account` event of this run's action on this route, if one was recorded."""
     return next((e for e in services.audit.events_for_run(run_id) if e.kind == UNDONE and e.route_id == route_id), None)
+
+
+UNDONE_READ = 500  # the newest undone events searched for a revocation's
+
+
+def revocation_undone_event(services: ServicesView, candidate_id: str, applied_event: str) -> AuditEvent | None:
+    """The `undone_on_account` event of the revocation applied by the audit event `applied_event`
+    (a revocation made again later is another applied event, re-read afresh), if one was recorded."""
+    return next(
+        (
+            e
+            for e in services.audit.events_of_kind(UNDONE, UNDONE_READ)
+            if e.route_id == candidate_id and e.data.get("applied_event") == applied_event
+        ),
+        None,
+    )
 
 
 def _forget_undone(

@@ -3,9 +3,10 @@
 `import-aws` keeps, in the audit, the IAM changes of the CloudTrail events it read that can undo an
 action (`sources/aws/cloudtrail.py`, events `cloudtrail_import`). When `verify-account` finds an action
 undone, its `undone_on_account` event names the first such change after the action was made on the
-same target (the key made Active with `UpdateAccessKey`; the deny policy deleted or rewritten with
-`DeleteUserPolicy`/`DeleteRolePolicy`/`Put…Policy`): the caller's `userIdentity.arn` and the event's
-time. Without CloudTrail data imported, or none of it naming the change, it says so: it never guesses.
+same target (the key made Active with `UpdateAccessKey`; the deny-all policy, or a session
+revocation's policy, deleted or rewritten with `DeleteUserPolicy`/`DeleteRolePolicy`/`Put…Policy`):
+the caller's `userIdentity.arn` and the event's time.
+Without CloudTrail data imported, or none of it naming the change, it says so: it never guesses.
 """
 
 from __future__ import annotations
@@ -21,14 +22,14 @@ from ...sources.aws.cloudtrail import CLOUDTRAIL_EVENT, IamChange, undoing_chang
 if TYPE_CHECKING:
     from .view import ServicesView
 
-__all__ = ["NOT_IN_CLOUDTRAIL", "NO_CLOUDTRAIL", "undone_by"]
+__all__ = ["NOT_IN_CLOUDTRAIL", "NO_CLOUDTRAIL", "action_time", "undone_by"]
 
 NO_CLOUDTRAIL = "caller unknown (no CloudTrail data imported)"
 NOT_IN_CLOUDTRAIL = "caller unknown (the CloudTrail data imported names no such change)"
 IMPORTS_READ = 50  # the newest CloudTrail imports searched
 
 
-def _action_time(run: RunRecord, route_id: str) -> datetime:
+def action_time(run: RunRecord, route_id: str) -> datetime:
     """When the run acted on the route (its `action` step), else when the run started."""
     times = [s.at for s in run.steps if s.kind == "action" and s.data.get("route_id") == route_id]
     return times[0] if times else run.started_at
@@ -38,9 +39,10 @@ def _policy_name(plan: AccountPlan) -> str:
     return next((c.params["PolicyName"] for c in plan.calls if "PolicyName" in c.params), "")
 
 
-def undone_by(services: ServicesView, run: RunRecord, route_id: str, plan: AccountPlan) -> dict[str, str]:
-    """The undone event's `caller`, `caller_event` and `caller_event_time` (the change CloudTrail
-    recorded), or `caller` saying why it is unknown. Reads the audit."""
+def undone_by(services: ServicesView, plan: AccountPlan, after: datetime) -> dict[str, str]:
+    """The undone event's `caller`, `caller_event` and `caller_event_time` (the first change CloudTrail
+    recorded after `after`, when BlastShield applied `plan`), or `caller` saying why it is unknown.
+    Reads the audit."""
     imports = services.audit.events_of_kind(CLOUDTRAIL_EVENT, IMPORTS_READ)
     if not imports:
         return {"caller": NO_CLOUDTRAIL}
@@ -60,7 +62,7 @@ def undone_by(services: ServicesView, run: RunRecord, route_id: str, plan: Accou
         name=target.name if target else plan.user,
         access_key_id=plan.subject(),
         policy_name=_policy_name(plan),
-        after=_action_time(run, route_id),
+        after=after,
     )
     if change is None:
         return {"caller": NOT_IN_CLOUDTRAIL}

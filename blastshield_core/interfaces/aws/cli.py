@@ -77,6 +77,11 @@ def _caller_text(row: dict[str, Any]) -> str:
     return caller + (f" ({row['caller_event']} at {row['caller_event_time']})" if row.get("caller_event") else "")
 
 
+def _again_text(row: dict[str, Any]) -> str:
+    """What an undone session revocation lets work again."""
+    return f"; sessions issued before {row['issued_before']} work again" if row.get("issued_before") else ""
+
+
 def _verify_command(args: argparse.Namespace, settings: Settings) -> int:
     """`verify-account [ALERT|--all]`: exit 0 when every applied action holds, 1 when one was undone
     on the account or could not be read, 2 for bad input, 3 for an unknown alert, 4 for a query failure."""
@@ -102,17 +107,17 @@ def _verify_command(args: argparse.Namespace, settings: Settings) -> int:
         for row in payload["checked"]:
             if row["state"] == "undone":
                 lines.append(
-                    f"  UNDONE ON THE ACCOUNT, seen at {row['seen_at']}: {row['route_id']} (run {row['run_id']},"
-                    f" alert {row['alert_id']}): {row['detail']}; by {_caller_text(row)}"
+                    f"  UNDONE ON THE ACCOUNT, seen at {row['seen_at']}: {row['route_id']} (run {row['run_id'] or '—'},"
+                    f" alert {row['alert_id']}): {row['detail']}{_again_text(row)}; by {_caller_text(row)}"
                 )
                 lines += [
                     f"    {a['alert_id']}: {a['paths_before']} -> {a['paths_after']} qualifying path(s)"
                     for a in row.get("alerts_reopened", [])
                 ]
             elif row["state"] == "unreadable":
-                lines.append(f"  NOT READ: {row['route_id']} (run {row['run_id']}): {row['detail']}")
+                lines.append(f"  NOT READ: {row['route_id']} (run {row['run_id'] or '—'}): {row['detail']}")
             else:
-                lines.append(f"  holds: {row['route_id']} (run {row['run_id']}): {row['kind']} {row['subject']}")
+                lines.append(f"  holds: {row['route_id']} (run {row['run_id'] or '—'}): {row['kind']} {row['subject']}")
         _emit(payload, args.json, _lines(lines))
         return EXIT_OK if not payload["undone"] and not payload["unreadable"] else 1
     except QueryFailed as exc:
@@ -249,6 +254,9 @@ def _release_command(args: argparse.Namespace, settings: Settings) -> int:
                 )  # fmt: skip
                 if payload is None:
                     return _fail(args.json, Status.INVALID_INPUT, f"no revocation of {args.route_id} to release", 2)
+                if payload["state"] == "forgotten":  # undone on the account: acknowledged, the revocation forgotten
+                    _emit(payload, args.json, f"[forgotten] {payload['message']}")
+                    return EXIT_OK
                 read = "verified" if payload["api_verified"] else "NOT confirmed"
                 text = f"[released] {args.route_id}: {payload['call']['api']} (request {payload['request_id']}); {read}"
                 _emit(payload, args.json, text)
@@ -406,8 +414,8 @@ def _collect(args: argparse.Namespace, settings: Settings) -> int:
             report.imported["account_verification"] = verification
             lines.append(f"verify-account: {verification['message']}")
             lines += [
-                f"  UNDONE ON THE ACCOUNT, seen at {r['seen_at']}: {r['route_id']} (run {r['run_id']}): {r['detail']}"
-                f"; by {_caller_text(r)}"
+                f"  UNDONE ON THE ACCOUNT, seen at {r['seen_at']}: {r['route_id']} (run {r['run_id'] or '—'}):"
+                f" {r['detail']}{_again_text(r)}; by {_caller_text(r)}"
                 for r in verification.get("checked", [])
                 if r["state"] == "undone"
             ]

@@ -61,9 +61,21 @@ class Reverification:
 
 
 def applied_on_account(services: ServicesView, alert_id: str) -> list[dict[str, Any]]:
-    """The alert's actions applied on the account and not released (route, run, kind). Reads the audit."""
+    """The alert's actions applied on the account and not released (route, run, kind), its session
+    revocations included (the revocation's candidate id as `route_id`, with `applied_at`). Reads the audit."""
+    from .sessions import revocations_in_force
+
     runs = {r.run_id for r in services.audit.list_runs() if r.alert_id == alert_id}
-    return [entry for entry in account_releasable(services) if entry["run_id"] in runs]
+    return [entry for entry in account_releasable(services) if entry["run_id"] in runs] + [
+        {
+            "route_id": r["candidate_id"],
+            "run_id": str(r.get("run_id") or ""),
+            "kind": str(r.get("plan", {}).get("kind", "")),
+            "applied_at": r["applied_at"],
+        }
+        for r in revocations_in_force(services)
+        if r.get("alert_id") == alert_id
+    ]
 
 
 def _executor() -> ThreadPoolExecutor:
@@ -121,10 +133,12 @@ def _last_seen(services: ServicesView, key: tuple[str, str], applied: list[dict[
     if last:
         return {"last_verified_at": last, "last_verified_by": "re-verification"}
     times = []  # a run applies and re-reads its actions on the account before it ends
-    for run_id in {entry["run_id"] for entry in applied}:
+    for run_id in {entry["run_id"] for entry in applied if entry["run_id"]}:
         run = services.audit.get(run_id)
         if run is not None and run.finished_at is not None:
             times.append(run.finished_at)
+    # a revocation is re-read through the API as it is applied (by a run, or by `revoke-sessions`)
+    times += [datetime.fromisoformat(e["applied_at"]) for e in applied if e.get("applied_at")]
     if not times:
         return {}
     return {

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .account import AccountRefused, account_plans, responder_for, verified_record
+from .account import AccountRefused, account_plans, responder_for, revocation_undone_event, verified_record
 
 if TYPE_CHECKING:
+    from ...graph.audit import AuditEvent
     from ...respond.aws.responder import AccountResponder
     from ...respond.effector import AccountEffector
     from ..service import Services
+    from .view import ServicesView
 
 __all__ = [
     "prewrite_refusals",
@@ -114,7 +116,7 @@ def revoke_role_sessions(
     )
 
 
-def _latest_revocation(services: Services, candidate_id: str) -> tuple[str, dict[str, Any]] | None:
+def _latest_revocation(services: ServicesView, candidate_id: str) -> tuple[str, dict[str, Any]] | None:
     """The newest applied revocation of this candidate not released since (from the audit): its
     event id and data."""
     for event in services.audit.events(limit=200):  # newest first
@@ -127,8 +129,10 @@ def _latest_revocation(services: Services, candidate_id: str) -> tuple[str, dict
     return None
 
 
-def revocations_in_force(services: Services, limit: int = 200) -> list[dict[str, Any]]:
-    """Applied revocations not released since (newest first): candidate id and the applied event's data."""
+def revocations_in_force(services: ServicesView, limit: int = 200) -> list[dict[str, Any]]:
+    """Applied revocations not released since (newest first): candidate id, the applied event's data,
+    and its id and time (`event_id`, `applied_at`). One found undone on the account is still listed
+    (`verify.undone_revocations` tells those apart) until it is revoked again or forgotten."""
     seen: set[str] = set()
     out: list[dict[str, Any]] = []
     for event in services.audit.events(limit=limit):
@@ -138,15 +142,48 @@ def revocations_in_force(services: Services, limit: int = 200) -> list[dict[str,
         if status in {"released", "applied"}:
             seen.add(event.route_id)
             if status == "applied":
-                out.append({"candidate_id": event.route_id, **event.data})
+                out.append({"candidate_id": event.route_id, **event.data, "event_id": event.event_id,
+                            "applied_at": event.at.isoformat(timespec="seconds")})  # fmt: skip
     return out
+
+
+def _forget_undone_revocation(
+    services: ServicesView, candidate_id: str, reason: str, actor: str, *, undone: AuditEvent
+) -> dict[str, Any]:
+    """Acknowledge a revocation undone on the account and forget it: nothing is called on the account
+    (it no longer holds the policy BlastShield wrote); the audit records the release as forgotten."""
+    seen_at = undone.data.get("seen_at", "")
+    summary = (
+        f"{actor} acknowledged that the session revocation {candidate_id} was undone on the account (seen at"
+        f" {seen_at}) and forgot it"
+    )
+    services.audit.add_event(
+        "revoke_sessions",
+        actor,
+        f"{summary}: {reason}",
+        {"status": "released", "reason": reason, "aws": True, "forgotten": True, "undone_event": undone.event_id},
+        graph=services.store.settings.graph,
+        run_id=undone.run_id,
+        route_id=candidate_id,
+    )
+    return {
+        "status": "ok",
+        "state": "forgotten",
+        "candidate_id": candidate_id,
+        "actor": actor,
+        "reason": reason,
+        "aws": True,
+        "undone_seen_at": seen_at,
+        "message": summary + "; nothing was called on the account",
+    }
 
 
 def release_revocation(
     services: Services, candidate_id: str, reason: object, confirm: object, actor: str, *, acknowledge: object
 ) -> dict[str, Any] | None:
     """Restore the before-image of the newest unreleased revocation (None: there is none).
-    Refused without the acknowledgement, and on drift (audited); nothing changed then."""
+    Refused without the acknowledgement, and on drift (audited); nothing changed then. One recorded
+    undone on the account (`verify-account`) is acknowledged and forgotten: nothing is called."""
     from ...respond.act import ActionService
     from ...respond.aws.responder import DriftRefused, release_needs_acknowledgement
     from ...results.account import AccountPlan
@@ -158,6 +195,9 @@ def release_revocation(
     invalid = ActionService._release_input_error(candidate_id, reason, confirm, actor)
     if invalid:
         raise AccountRefused(invalid)
+    undone = revocation_undone_event(services, candidate_id, event_id)
+    if undone is not None:  # the account no longer holds it: nothing to restore, the revocation is forgotten
+        return _forget_undone_revocation(services, candidate_id, str(reason), actor, undone=undone)
     try:
         plan = AccountPlan.model_validate(applied["plan"])
     except (KeyError, ValueError) as exc:

@@ -3,11 +3,14 @@ account holds now.
 
 `verify-account [ALERT|--all]` re-reads only the objects BlastShield changed (one read each, through
 the read profile: `AccountAction.still_holds`) for every account action a run applied and no release
-restored. An action the account no longer holds (a key made Active again, the deny-all policy deleted
-or edited) gives an audited `undone_on_account` event naming what changed and when it was seen; the
-principal's slice is then re-collected and re-synced, so the route reads as the account says
-(active), and the alerts whose qualifying paths came back are named. An action already reported
-undone is not reported again. An object that cannot be read is said so, never read as holding.
+restored, and every session revocation applied and not released (a role's or a user's own, in a run
+or by `revoke-sessions`). An action the account no longer holds (a key made Active again, the deny-all
+policy or a revocation's policy deleted or edited) gives an audited `undone_on_account` event naming
+what changed and when it was seen; for a route action the principal's slice is then re-collected and
+re-synced, so the route reads as the account says (active), and the alerts whose qualifying paths came
+back are named (a revocation cuts no path: its sessions issued before it work again). An action
+already reported undone is not reported again. An object that cannot be read is said so, never read
+as holding.
 """
 
 from __future__ import annotations
@@ -15,9 +18,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from ...results.account import AccountOutcome
-from .account import UNDONE, _account_action, account_releasable, responder_for, undone_event
-from .callers import undone_by
+from ...results.account import AccountOutcome, AccountPlan
+from .account import UNDONE, _account_action, account_releasable, responder_for, revocation_undone_event, undone_event
+from .callers import action_time, undone_by
 
 CALLER_FIELDS = ("caller", "caller_event", "caller_event_time")  # who undid it, from CloudTrail (`callers.py`)
 
@@ -25,7 +28,7 @@ if TYPE_CHECKING:
     from ...respond.aws.responder import AccountResponder
     from .view import ServicesView
 
-__all__ = ["UNDONE", "undone_event", "undone_standing", "verify_account"]
+__all__ = ["UNDONE", "undone_event", "undone_revocations", "undone_standing", "verify_account"]
 
 
 def _runs_of(services: ServicesView, alert_id: str | None) -> set[str] | None:
@@ -65,9 +68,10 @@ def verify_account(services: ServicesView, alert_id: str | None, actor: str) -> 
                 row.update(seen_at=earlier.data.get("seen_at", ""), already_reported=True)
                 row.update({k: earlier.data[k] for k in CALLER_FIELDS if k in earlier.data})
             else:
-                row.update(undone_by(services, run, entry["route_id"], aws.plan))
+                row.update(undone_by(services, aws.plan, action_time(run, entry["route_id"])))
                 row.update(_report_undone(services, effector, aws, row, actor))
         checked.append(row)
+    checked += _revocation_rows(services, effector, alert_id, actor)
     undone = [r for r in checked if r["state"] == "undone"]
     unreadable = [r for r in checked if r["state"] == "unreadable"]
     return {
@@ -81,6 +85,115 @@ def verify_account(services: ServicesView, alert_id: str | None, actor: str) -> 
     }
 
 
+def _revocation_rows(
+    services: ServicesView, effector: AccountResponder, alert_id: str | None, actor: str
+) -> list[dict[str, Any]]:
+    """Every applied, unreleased session revocation (of `alert_id`, or all), re-read on the account: its
+    policy there with the exact document BlastShield wrote holds; deleted or edited, it is undone
+    (audited once per applied revocation); unreadable, it is said so."""
+    from ...respond.aws.actions import revoked_before
+    from .sessions import revocations_in_force
+
+    rows: list[dict[str, Any]] = []
+    for entry in revocations_in_force(services):
+        if alert_id is not None and entry.get("alert_id") != alert_id:
+            continue
+        seen_at = datetime.now(UTC).isoformat(timespec="seconds")
+        row: dict[str, Any] = {
+            "route_id": entry["candidate_id"],
+            "run_id": str(entry.get("run_id") or ""),
+            "alert_id": entry.get("alert_id", ""),
+            "revocation": True,
+            "applied_event": entry["event_id"],
+            "applied_at": entry["applied_at"],
+            "seen_at": seen_at,
+        }
+        try:
+            plan = AccountPlan.model_validate(entry["plan"])
+        except (KeyError, ValueError) as exc:
+            rows.append({**row, "kind": "", "subject": "", "state": "unreadable",
+                         "detail": f"the audit event {entry['event_id']} holds no readable plan ({exc})"})  # fmt: skip
+            continue
+        holds, detail = effector.still_holds(plan)
+        row.update(
+            kind=plan.kind.value,
+            subject=plan.subject(),
+            issued_before=revoked_before(plan),
+            state="holds" if holds else "undone" if holds is False else "unreadable",
+            detail=detail,
+        )
+        if holds is False:
+            earlier = revocation_undone_event(services, row["route_id"], entry["event_id"])
+            if earlier is not None:
+                row.update(seen_at=earlier.data.get("seen_at", ""), already_reported=True)
+                row.update({k: earlier.data[k] for k in CALLER_FIELDS if k in earlier.data})
+            else:
+                row.update(undone_by(services, plan, datetime.fromisoformat(entry["applied_at"])))
+                row["event_id"] = _report_undone_revocation(services, plan, row, actor)
+            row["alerts_reopened"] = []  # a revocation cuts no path: no path comes back with it
+        rows.append(row)
+    return rows
+
+
+def _caller_said(row: dict[str, Any]) -> str:
+    return f"; by {row['caller']}" + (
+        f" ({row['caller_event']} at {row['caller_event_time']})" if "caller_event" in row else ""
+    )
+
+
+def _report_undone_revocation(services: ServicesView, plan: AccountPlan, row: dict[str, Any], actor: str) -> str:
+    """Audit a session revocation found undone (once per applied revocation); its event id."""
+    again = f"; sessions issued before {row['issued_before']} work again" if row["issued_before"] else ""
+    event = services.audit.add_event(
+        UNDONE,
+        actor,
+        f"session revocation {row['route_id']} undone on the account, seen at {row['seen_at']}: {row['detail']}"
+        f"{again}{_caller_said(row)}",
+        {
+            "status": UNDONE,
+            "what_changed": row["detail"],
+            "seen_at": row["seen_at"],
+            **{k: row[k] for k in CALLER_FIELDS if k in row},
+            "kind": plan.kind.value,
+            "call": plan.calls[0].text() if plan.calls else "",
+            "aws": True,
+            "revocation": True,
+            "applied_event": row["applied_event"],
+            "alert_id": row["alert_id"],
+            "issued_before": row["issued_before"],
+        },
+        graph=services.store.settings.graph,
+        run_id=row["run_id"],
+        route_id=row["route_id"],
+    )
+    return event.event_id
+
+
+def undone_revocations(services: ServicesView) -> list[dict[str, Any]]:
+    """The session revocations recorded undone on the account and not revoked again nor forgotten:
+    revocation, run, alert, what changed, when it was seen, the time before which sessions work again.
+    Reads the audit."""
+    from .sessions import revocations_in_force
+
+    out: list[dict[str, Any]] = []
+    for entry in revocations_in_force(services):
+        event = revocation_undone_event(services, entry["candidate_id"], entry["event_id"])
+        if event is not None:
+            out.append(
+                {
+                    "route_id": entry["candidate_id"],
+                    "run_id": event.run_id,
+                    "alert_id": entry.get("alert_id", ""),
+                    "revocation": True,
+                    "what_changed": event.data.get("what_changed", ""),
+                    "seen_at": event.data.get("seen_at", ""),
+                    "issued_before": event.data.get("issued_before", ""),
+                    **{k: event.data[k] for k in CALLER_FIELDS if k in event.data},
+                }
+            )
+    return out
+
+
 def _report_undone(
     services: ServicesView, effector: AccountResponder, aws: AccountOutcome, row: dict[str, Any], actor: str
 ) -> dict[str, Any]:
@@ -90,8 +203,7 @@ def _report_undone(
         UNDONE,
         actor,
         f"{row['route_id']} (run {row['run_id']}) undone on the account, seen at {row['seen_at']}: {row['detail']}"
-        f"; by {row['caller']}"
-        + (f" ({row['caller_event']} at {row['caller_event_time']})" if "caller_event" in row else ""),
+        f"{_caller_said(row)}",
         {
             "status": UNDONE,
             "what_changed": row["detail"],
@@ -137,4 +249,4 @@ def undone_standing(services: ServicesView) -> list[dict[str, Any]]:
                     **{k: event.data[k] for k in CALLER_FIELDS if k in event.data},
                 }
             )
-    return out
+    return out + undone_revocations(services)

@@ -55,6 +55,7 @@ __all__ = [
     "action_for",
     "responder_policy",
     "revoke_document",
+    "revoked_before",
 ]
 
 AWS_ERRORS: tuple[type[BaseException], ...] = (ClientError, BotoCoreError)
@@ -66,6 +67,7 @@ DENY_ALL = {
 }
 REVOKE_POLICY_NAME = "AWSRevokeOlderSessions"  # the name the console uses
 USER_REVOKE_POLICY_NAME = "BlastShieldRevokeUserSessions"  # a user's: no console name, so one of its own
+SHOWN_DOCUMENT = 400  # characters of an edited policy's document said in what changed
 
 
 class DriftRefused(ValueError):
@@ -85,6 +87,18 @@ def revoke_document(issued_before: str) -> dict[str, Any]:
             }
         ],
     }
+
+
+def revoked_before(plan: AccountPlan) -> str:
+    """The time before which a revocation plan's policy denies sessions (its `aws:TokenIssueTime`), or
+    '' for a plan of another kind or a document without it."""
+    if plan.kind not in (AccountActionKind.REVOKE_ROLE_SESSIONS, AccountActionKind.REVOKE_USER_SESSIONS):
+        return ""
+    try:
+        document = json.loads(plan.calls[0].params["PolicyDocument"])
+        return str(document["Statement"][0]["Condition"]["DateLessThan"]["aws:TokenIssueTime"])
+    except (IndexError, KeyError, TypeError, ValueError):
+        return ""
 
 
 def _now() -> datetime:
@@ -212,7 +226,11 @@ class AccountAction(ABC):
             return None, f"the {self.what} could not be read: {exc}"
         if now == self.set_state(plan):
             return True, ""
-        return False, self.drift(plan, now).removesuffix(": someone else changed it; nothing was done")
+        return False, self.changed(plan, now)
+
+    def changed(self, plan: AccountPlan, live: AccountState) -> str:
+        """What the account holds instead of what BlastShield set (`live`, as `live` read it)."""
+        return self.drift(plan, live).removesuffix(": someone else changed it; nothing was done")
 
     # -- shared ----------------------------------------------------------------------
     def _outcome(self, plan: AccountPlan, **values: Any) -> AccountOutcome:
@@ -521,6 +539,13 @@ class InlinePolicyAction(AccountAction):
             api=f"iam:Delete{self._title()}Policy",
             params={f"{self._title()}Name": name, "PolicyName": self.policy_name},
         )
+
+    def changed(self, plan: AccountPlan, live: AccountState) -> str:
+        said = super().changed(plan, live)
+        if live is None:
+            return said
+        now = json.dumps(live, sort_keys=True)
+        return f"{said} (now: {now if len(now) <= SHOWN_DOCUMENT else now[:SHOWN_DOCUMENT] + '…'})"
 
     def drift(self, plan: AccountPlan, live: AccountState) -> str:
         state = "absent" if live is None else "a different document"
