@@ -32,23 +32,30 @@ if svc is None:
     st.stop()
 settle_runs(svc)
 
-try:
-    revocation_events = [e for e in svc.audit.events(limit=200) if e.kind == "revoke_sessions"]
-    in_force = {r["candidate_id"] for r in revocations_in_force(svc)}
+try:  # a revocation's own events, and its being found undone on the account (`verify-account`)
+    revocation_events = [
+        e
+        for e in svc.audit.events(limit=200)
+        if e.kind == "revoke_sessions" or (e.kind == "undone_on_account" and e.data.get("revocation"))
+    ]
+    undone = {u["route_id"] for u in svc.undone_on_account() if u.get("revocation")}
+    in_force = {r["candidate_id"] for r in revocations_in_force(svc)} - undone
 except QueryFailed as exc:
-    revocation_events, in_force = [], set()
+    revocation_events, in_force, undone = [], set(), set()
     st.error(f"Could not read the session revocations: {md_text(exc)}")
 if revocation_events:
     st.markdown(
-        "**Role session revocations on the AWS account** — intent with the before-image, the call's request id, "
-        f"releases (in force now: {md_text(', '.join(sorted(in_force)) or 'none')})"
+        "**Session revocations on the AWS account (roles' sessions and users' own)** — intent with the"
+        " before-image, the call's request id, releases, undone on the account (in force now:"
+        f" {md_text(', '.join(sorted(in_force)) or 'none')}; undone on the account:"
+        f" {md_text(', '.join(sorted(undone)) or 'none')})"
     )
     st.dataframe(
         [
             {
                 "at": e.at.isoformat(timespec="seconds"),
                 "revocation": e.route_id,
-                "status": e.data.get("status"),
+                "status": e.data.get("status"),  # `undone_on_account` for a revocation found undone
                 "actor": e.actor,
                 "request id": e.data.get("request_id") or "—",
                 "api_verified": e.data.get("api_verified"),
@@ -167,7 +174,8 @@ if account_releases:
                 "route": e.route_id,
                 "status": e.data.get("status"),
                 "actor": e.actor,
-                "call": (e.data.get("call") or {}).get("api", "—"),
+                # a release's call, or the call an `undone_on_account` event says was undone (its text)
+                "call": c.get("api", "—") if isinstance(c := e.data.get("call"), dict) else c or "—",
                 "request id": e.data.get("request_id") or "—",
                 "api_verified": e.data.get("api_verified"),
                 "before-image": json.dumps(e.data.get("before_image") or {}, sort_keys=True),

@@ -24,6 +24,7 @@ from blastshield_core.interfaces.service import (
     reverify_account,
     revocation_plans,
     revocations_in_force,
+    revoke_role_sessions,
 )
 from pages._auth import current_access, require
 from pages._graphview import LEGEND, draw
@@ -310,7 +311,55 @@ try:
 except QueryFailed as exc:
     undone_here = []
     show_status(Status.QUERY_FAILED, str(exc))
-for i, u in enumerate(undone_here):
+for i, u in enumerate(u for u in undone_here if u.get("revocation")):
+    again = f"Sessions issued before {md_text(u['issued_before'])} work again" if u.get("issued_before") else (
+        "The sessions it stopped work again"
+    )  # fmt: skip
+    st.error(
+        f"**Session revocation undone on the account, seen at {md_text(u['seen_at'])}:** {md_code(u['route_id'])}"
+        + (f" (run {md_text(u['run_id'])})" if u.get("run_id") else "")
+        + f": {md_text(u['what_changed'])}; by {md_text(u.get('caller') or 'caller unknown')}"
+        + (f" ({md_text(u['caller_event'])} at {md_text(u['caller_event_time'])})" if u.get("caller_event") else "")
+        + f". {again}. Next: **revoke again**, or acknowledge and forget the revocation."
+    )
+    left, right = st.columns(2)
+    with left:
+        sure = st.checkbox("I confirm: revoke again (every such session issued before now stops)",
+                           key=f"contain_revoke_again_confirm_{i}")  # fmt: skip
+        if st.button("Revoke again", key=f"contain_revoke_again_{i}", disabled=not sure) and require(
+            Permission.CONTAIN, "revoke sessions"
+        ):
+            try:
+                done = revoke_role_sessions(svc, alert_id, u["route_id"], confirm=True, max_actions=1,
+                                            actor=page_actor())  # fmt: skip
+            except (AccountRefused, QueryFailed) as exc:
+                st.error(f"**Not revoked, nothing changed.** {md_text(exc)}")
+            else:
+                st.session_state.contain_revoke_plans = None  # the principal's policy changed: plan afresh
+                read = "verified" if done["api_verified"] else "NOT confirmed"
+                call = next((c.get("api", "") for c in done.get("plan", {}).get("calls", [])), "")
+                st.session_state.contain_forget_notice = (
+                    f"Revoked {md_text(u['route_id'])} again: {md_text(call)} (request {md_text(done['request_id'])});"
+                    f" re-read through the API: {read}."
+                    if done["applied"]
+                    else f"Not revoked: {md_text(done.get('error') or done.get('note') or '')}."
+                )
+                st.rerun()
+    with right:
+        why = st.text_input("Reason (recorded in the audit)", key=f"contain_forget_revocation_reason_{i}",
+                            max_chars=500)  # fmt: skip
+        forget = st.button("Acknowledge and forget the revocation", key=f"contain_forget_revocation_{i}",
+                           disabled=not why.strip())  # fmt: skip
+        if forget and require(Permission.CONTAIN, "acknowledge an undone revocation"):
+            try:
+                done = release_revocation(svc, u["route_id"], why, True, page_actor(), acknowledge=True)
+            except (AccountRefused, QueryFailed) as exc:
+                st.error(f"**Not recorded, nothing changed.** {md_text(exc)}")
+            else:
+                if done is not None:
+                    st.session_state.contain_forget_notice = md_text(done.get("message", "")) + "."
+                st.rerun()
+for i, u in enumerate(u for u in undone_here if not u.get("revocation")):
     st.error(
         f"**Undone on the account, seen at {md_text(u['seen_at'])}:** {md_code(u['route_id'])} (run"
         f" {md_text(u['run_id'])}): {md_text(u['what_changed'])}; by {md_text(u.get('caller') or 'caller unknown')}"
@@ -447,12 +496,8 @@ if run_id and session is None:
         st.stop()
     st.divider()
     remaining = "unknown" if run.remaining_paths is None else run.remaining_paths
-    # the route actions the containment rests on (a session revocation cuts no path; verify-account re-reads routes)
-    on_account = {
-        a.route_id
-        for a in run.actions
-        if a.aws is not None and a.aws.applied_in_aws and a.applied and a.operation == "block_route"
-    }
+    # what the run applied on the account: its route actions and its session revocations, each re-read now
+    on_account = {a.route_id for a in run.actions if a.aws is not None and a.aws.applied_in_aws and a.applied}
     checked = {r["route_id"]: r["state"] for r in (reverified.result.get("checked", []) if reverified else [])}
     if run.state is RunState.COMPLETED and on_account and not all(checked.get(r) == "holds" for r in on_account):
         # a run that acted on the account reads "contained" only while a fresh read of the account says so
