@@ -47,6 +47,7 @@ __all__ = [
     "responder",
     "responder_for",
     "revocation_undone_event",
+    "revocations_in_force",
 ]
 
 
@@ -404,6 +405,24 @@ def account_releasable(services: ServicesView) -> list[dict[str, Any]]:
             seen.add(action.route_id)
             if _account_action(services, action.route_id) is not None:
                 out.append({"route_id": action.route_id, "run_id": run.run_id, "kind": action.aws.plan.kind.value})
+    return out
+
+
+def revocations_in_force(services: ServicesView, limit: int = 200) -> list[dict[str, Any]]:
+    """Applied revocations not released since (newest first): candidate id, the applied event's data,
+    and its id and time (`event_id`, `applied_at`). One found undone on the account is still listed
+    (`verify.undone_revocations` tells those apart) until it is revoked again or forgotten."""
+    seen: set[str] = set()
+    out: list[dict[str, Any]] = []
+    for event in services.audit.events(limit=limit):
+        if event.kind != "revoke_sessions" or event.route_id in seen:
+            continue
+        status = event.data.get("status")
+        if status in {"released", "applied"}:
+            seen.add(event.route_id)
+            if status == "applied":
+                out.append({"candidate_id": event.route_id, **event.data, "event_id": event.event_id,
+                            "applied_at": event.at.isoformat(timespec="seconds")})  # fmt: skip
     return out
 
 

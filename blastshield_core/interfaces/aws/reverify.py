@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from ...base.pools import track
-from .account import account_releasable
+from .account import account_releasable, revocations_in_force
 
 if TYPE_CHECKING:
     from .view import ServicesView
@@ -63,8 +63,6 @@ class Reverification:
 def applied_on_account(services: ServicesView, alert_id: str) -> list[dict[str, Any]]:
     """The alert's actions applied on the account and not released (route, run, kind), its session
     revocations included (the revocation's candidate id as `route_id`, with `applied_at`). Reads the audit."""
-    from .sessions import revocations_in_force
-
     runs = {r.run_id for r in services.audit.list_runs() if r.alert_id == alert_id}
     return [entry for entry in account_releasable(services) if entry["run_id"] in runs] + [
         {

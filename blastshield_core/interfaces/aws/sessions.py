@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .account import AccountRefused, account_plans, responder_for, revocation_undone_event, verified_record
+from .account import (
+    AccountRefused,
+    account_plans,
+    responder_for,
+    revocation_undone_event,
+    revocations_in_force,
+    verified_record,
+)
 
 if TYPE_CHECKING:
     from ...graph.audit import AuditEvent
@@ -127,24 +134,6 @@ def _latest_revocation(services: ServicesView, candidate_id: str) -> tuple[str, 
         if event.data.get("status") == "applied":
             return event.event_id, event.data
     return None
-
-
-def revocations_in_force(services: ServicesView, limit: int = 200) -> list[dict[str, Any]]:
-    """Applied revocations not released since (newest first): candidate id, the applied event's data,
-    and its id and time (`event_id`, `applied_at`). One found undone on the account is still listed
-    (`verify.undone_revocations` tells those apart) until it is revoked again or forgotten."""
-    seen: set[str] = set()
-    out: list[dict[str, Any]] = []
-    for event in services.audit.events(limit=limit):
-        if event.kind != "revoke_sessions" or event.route_id in seen:
-            continue
-        status = event.data.get("status")
-        if status in {"released", "applied"}:
-            seen.add(event.route_id)
-            if status == "applied":
-                out.append({"candidate_id": event.route_id, **event.data, "event_id": event.event_id,
-                            "applied_at": event.at.isoformat(timespec="seconds")})  # fmt: skip
-    return out
 
 
 def _forget_undone_revocation(

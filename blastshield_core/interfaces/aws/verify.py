@@ -19,7 +19,15 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ...results.account import AccountOutcome, AccountPlan
-from .account import UNDONE, _account_action, account_releasable, responder_for, revocation_undone_event, undone_event
+from .account import (
+    UNDONE,
+    _account_action,
+    account_releasable,
+    responder_for,
+    revocation_undone_event,
+    revocations_in_force,
+    undone_event,
+)
 from .callers import action_time, undone_by
 
 CALLER_FIELDS = ("caller", "caller_event", "caller_event_time")  # who undid it, from CloudTrail (`callers.py`)
@@ -92,7 +100,6 @@ def _revocation_rows(
     policy there with the exact document BlastShield wrote holds; deleted or edited, it is undone
     (audited once per applied revocation); unreadable, it is said so."""
     from ...respond.aws.actions import revoked_before
-    from .sessions import revocations_in_force
 
     rows: list[dict[str, Any]] = []
     for entry in revocations_in_force(services):
@@ -173,8 +180,6 @@ def undone_revocations(services: ServicesView) -> list[dict[str, Any]]:
     """The session revocations recorded undone on the account and not revoked again nor forgotten:
     revocation, run, alert, what changed, when it was seen, the time before which sessions work again.
     Reads the audit."""
-    from .sessions import revocations_in_force
-
     out: list[dict[str, Any]] = []
     for entry in revocations_in_force(services):
         event = revocation_undone_event(services, entry["candidate_id"], entry["event_id"])

@@ -20,7 +20,7 @@ from blastshield_core.interfaces.cli import main
 from blastshield_core.interfaces.service import open_services
 from tests.helpers import aws_live
 from tests.helpers.aws_live import ACCOUNT, user_with_key_to_critical_bucket
-from tests.integration.respond.test_aws_undone import ROUTE, _cli, _contained
+from tests.integration.respond.test_aws_undone import ROUTE, _cli, _contained, route_row
 
 moto_server, moto_account = aws_live.moto_server, aws_live.moto_account  # the fixtures
 
@@ -79,7 +79,7 @@ def test_the_caller_who_reenabled_the_key_is_named_from_cloudtrail(moto_account,
 
     code, seen = _cli(capsys, "verify-account", alert_id, "--data-dir", data)
     assert code == 1, seen
-    [row] = seen["checked"]
+    row = route_row(seen)
     assert (row["route_id"], row["state"]) == (ROUTE, "undone")
     # the first successful call after the action that made the key Active again
     assert (row["caller"], row["caller_event"]) == (MALLORY, "UpdateAccessKey")
@@ -95,8 +95,8 @@ def test_without_cloudtrail_the_caller_is_unknown_and_said_so(moto_account, tmp_
     key, data, alert_id, run = _contained(moto_account, tmp_path, capsys, monkeypatch)
     moto_account.client("iam").update_access_key(UserName="alice", AccessKeyId=key, Status="Active")
     code, seen = _cli(capsys, "verify-account", alert_id, "--data-dir", data)
-    assert code == 1 and seen["checked"][0]["caller"] == "caller unknown (no CloudTrail data imported)"
-    assert "caller_event" not in seen["checked"][0]
+    assert code == 1 and route_row(seen)["caller"] == "caller unknown (no CloudTrail data imported)"
+    assert "caller_event" not in route_row(seen)
     event = _undone_event(data, run["run_id"])
     assert event.data["caller"] == "caller unknown (no CloudTrail data imported)"
 
