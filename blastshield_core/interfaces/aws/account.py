@@ -408,14 +408,14 @@ def account_releasable(services: ServicesView) -> list[dict[str, Any]]:
     return out
 
 
-def revocations_in_force(services: ServicesView, limit: int = 200) -> list[dict[str, Any]]:
+def revocations_in_force(services: ServicesView, limit: int = 1000) -> list[dict[str, Any]]:
     """Applied revocations not released since (newest first): candidate id, the applied event's data,
     and its id and time (`event_id`, `applied_at`). One found undone on the account is still listed
     (`verify.undone_revocations` tells those apart) until it is revoked again or forgotten."""
     seen: set[str] = set()
     out: list[dict[str, Any]] = []
-    for event in services.audit.events(limit=limit):
-        if event.kind != "revoke_sessions" or event.route_id in seen:
+    for event in services.audit.events_of_kind("revoke_sessions", limit):  # newest first
+        if event.route_id in seen:
             continue
         status = event.data.get("status")
         if status in {"released", "applied"}:

@@ -220,6 +220,8 @@ class AccountAction(ABC):
         """One read of what an applied plan set: (True, '') while it holds, (False, what changed) when
         the account no longer holds it (undone behind BlastShield's back), (None, why) when it
         cannot be read. Reads only."""
+        if self.sessions.reader is None:
+            return None, f"the {self.what} could not be read: {self.sessions.why_not_applied}, nor a collect profile"
         try:
             now = self.live(plan)
         except AWS_ERRORS as exc:

@@ -230,3 +230,17 @@ def test_an_unreadable_revocation_is_said_so_and_never_holds(fake_endpoint, tmp_
     assert f"NOT READ: {ROLE_CANDIDATE} (run {run['run_id']}): the role policy could not be read" in (
         capsys.readouterr().out
     )
+
+
+def test_without_any_profile_to_read_with_nothing_is_taken_as_holding(moto_account, tmp_path, capsys, monkeypatch):
+    """Neither a respond nor a collect profile configured any more: every action, revocations included,
+    is said unreadable (exit 1), and nothing is recorded undone."""
+    data, alert_id, _run = _contained(moto_account, tmp_path, capsys, monkeypatch)
+    monkeypatch.delenv("BLASTSHIELD_AWS_RESPOND_PROFILE")
+    monkeypatch.delenv("BLASTSHIELD_AWS_COLLECT_PROFILE")
+    code, seen = _cli(capsys, "verify-account", alert_id, "--data-dir", data)
+    assert (code, seen["undone"], seen["unreadable"]) == (1, 0, 3), seen
+    revocations = [r for r in seen["checked"] if r.get("revocation")]
+    assert {r["route_id"] for r in revocations} == {USER_CANDIDATE, ROLE_CANDIDATE}
+    assert all(r["state"] == "unreadable" and "nor a collect profile" in r["detail"] for r in revocations)
+    assert _undone_events(data) == []
