@@ -126,8 +126,8 @@ def revoke_role_sessions(
 def _latest_revocation(services: ServicesView, candidate_id: str) -> tuple[str, dict[str, Any]] | None:
     """The newest applied revocation of this candidate not released since (from the audit): its
     event id and data."""
-    for event in services.audit.events(limit=200):  # newest first
-        if event.kind != "revoke_sessions" or event.route_id != candidate_id:
+    for event in services.audit.events_of_kind("revoke_sessions", 1000):  # newest first, as `revocations_in_force`
+        if event.route_id != candidate_id:
             continue
         if event.data.get("status") == "released":
             return None
