@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ...results.account import AccountOutcome, AccountPlan
 from .account import (
     UNDONE,
+    UNDONE_READ,
     _account_action,
     account_releasable,
     responder_for,
@@ -33,6 +34,7 @@ from .callers import action_time, undone_by
 CALLER_FIELDS = ("caller", "caller_event", "caller_event_time")  # who undid it, from CloudTrail (`callers.py`)
 
 if TYPE_CHECKING:
+    from ...graph.audit import AuditEvent
     from ...respond.aws.responder import AccountResponder
     from .view import ServicesView
 
@@ -180,9 +182,15 @@ def undone_revocations(services: ServicesView) -> list[dict[str, Any]]:
     """The session revocations recorded undone on the account and not revoked again nor forgotten:
     revocation, run, alert, what changed, when it was seen, the time before which sessions work again.
     Reads the audit."""
+    in_force = revocations_in_force(services)
+    if not in_force:  # most audits: no second read
+        return []
+    undone: dict[tuple[str, Any], AuditEvent] = {}  # one read of the undone events, not one per revocation
+    for e in services.audit.events_of_kind(UNDONE, UNDONE_READ):  # newest first: the newest is kept
+        undone.setdefault((e.route_id, e.data.get("applied_event")), e)
     out: list[dict[str, Any]] = []
-    for entry in revocations_in_force(services):
-        event = revocation_undone_event(services, entry["candidate_id"], entry["event_id"])
+    for entry in in_force:
+        event = undone.get((entry["candidate_id"], entry["event_id"]))
         if event is not None:
             out.append(
                 {
