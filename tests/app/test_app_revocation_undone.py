@@ -87,6 +87,13 @@ def test_an_undone_revocation_is_shown_with_both_next_steps(app, moto_account, t
     banner = [plain(w.value) for w in app.warning if "the account does not confirm it now" in w.value]
     assert banner and f"`{ROLE_CANDIDATE}` undone" in banner[0], texts(app)
 
+    # the queue badges the alert (its paths stay cut: the key holds)
+    app.switch_page("pages/alerts.py").run()
+    queue = table(app, "alert", "score").set_index("alert")
+    assert queue.loc[alert_id, "severity"].endswith("⚠ undone on the account")
+    app.switch_page("pages/containment.py").run()
+    assert not app.exception, app.exception
+
     # next step 1: revoke again (its own confirmation); the new revocation is re-read and holds
     assert app.button(key="contain_revoke_again_0").disabled
     app.checkbox(key="contain_revoke_again_confirm_0").check().run()
