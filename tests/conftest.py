@@ -24,6 +24,7 @@ from pydantic import SecretStr
 
 from blastshield_core import Services, Store, build_services, load_settings, seed
 from blastshield_core.read.tools import ReadTools
+from tests.helpers import aws_live
 from tests.helpers.gemini_fake import FakeGemini
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,6 +42,10 @@ def pytest_collection_modifyitems(config, items) -> None:
         if folder not in FOLDER_MARKERS:
             raise pytest.UsageError(f"{item.nodeid}: a test file sits outside the folders of tests/ {FOLDER_MARKERS}")
         item.add_marker(getattr(pytest.mark, folder))
+
+
+# One moto server on loopback for the session (tests/helpers/aws_live.py); `moto_account` is a fresh account on it.
+moto_endpoint, moto_server, moto_account = aws_live.moto_endpoint, aws_live.moto_server, aws_live.moto_account
 
 
 def free_port() -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import time
 from pathlib import Path
 
 __all__ = ["UntrustedLocation", "check_embedded_locations", "check_owned", "make_private"]
@@ -45,20 +46,38 @@ def check_owned(path: str | os.PathLike[str], what: str) -> None:
         )
 
 
+# A server that stops removes its socket directory, then its registry file: a process starting in
+# between reads a registry naming a directory that is gone. It waits this long for the registry to
+# go or change (then checks again) before refusing a directory that is missing.
+STOPPING_WAIT_S = 2.0
+
+
 def check_embedded_locations(data_dir: str | os.PathLike[str], registry: str | os.PathLike[str]) -> None:
     """The embedded database's data directory, its server registry file (when there is one) and
     the directories the registry names for the server's socket and pid file are all trusted."""
     check_owned(data_dir, "data directory")
-    if not os.path.lexists(registry):
-        return
-    check_owned(registry, "server registry file")
-    try:
-        with open(registry, encoding="utf-8") as handle:
-            entry = json.load(handle)
-    except (OSError, ValueError):
-        return  # unreadable or not JSON: the server is started afresh, the registry rewritten
-    if not isinstance(entry, dict):
-        return
+    for _ in range(3):  # a registry rewritten while a server stops and another starts: checked again
+        if not os.path.lexists(registry):
+            return
+        check_owned(registry, "server registry file")
+        try:
+            with open(registry, "rb") as handle:
+                raw = handle.read()
+            entry = json.loads(raw)
+        except (OSError, ValueError):
+            return  # unreadable or not JSON: the server is started afresh, the registry rewritten
+        if not isinstance(entry, dict):
+            return
+        try:
+            _check_named_directories(entry, registry)
+            return
+        except UntrustedLocation:
+            if not _gone_directory(entry) or not _registry_changes(registry, raw):
+                raise
+    _check_named_directories(entry, registry)
+
+
+def _check_named_directories(entry: dict[str, object], registry: str | os.PathLike[str]) -> None:
     for key, what in (("unixsocket", "server socket directory"), ("pidfile", "server pid file directory")):
         value = entry.get(key)
         if isinstance(value, str) and value:
@@ -66,6 +85,32 @@ def check_embedded_locations(data_dir: str | os.PathLike[str], registry: str | o
                 check_owned(os.path.dirname(os.path.abspath(value)), what)
             except UntrustedLocation as exc:
                 raise UntrustedLocation(f"{exc} (named by the server registry file {os.fspath(registry)})") from None
+
+
+def _gone_directory(entry: dict[str, object]) -> bool:
+    """A directory the registry names does not exist (a stopping server removed it)."""
+    return any(
+        isinstance(entry.get(key), str)
+        and entry[key]
+        and not os.path.lexists(os.path.dirname(os.path.abspath(str(entry[key]))))
+        for key in ("unixsocket", "pidfile")
+    )
+
+
+def _registry_changes(registry: str | os.PathLike[str], raw: bytes) -> bool:
+    """The registry file goes or is rewritten within STOPPING_WAIT_S (the server that named the
+    missing directory finished stopping, or another started)."""
+    deadline = time.monotonic() + STOPPING_WAIT_S
+    while True:
+        try:
+            with open(registry, "rb") as handle:
+                if handle.read() != raw:
+                    return True
+        except OSError:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)
 
 
 def make_private(data_dir: Path) -> None:

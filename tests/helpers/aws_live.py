@@ -2,6 +2,13 @@
 
 The profiles reach moto through botocore's configured endpoint (`endpoint_url` in the AWS config
 file), as BLASTSHIELD_AWS_COLLECT_PROFILE and BLASTSHIELD_AWS_RESPOND_PROFILE do in production.
+
+One moto server serves the whole test session (one per worker when the suite runs in parallel):
+`moto_endpoint` starts it, and `tests/conftest.py` offers it with `moto_server` and `moto_account` to
+every test. `moto_account` resets it (moto's reset API) before and after each test, so tests stay
+independent. A module may still import the fixtures (`moto_server = aws_live.moto_server`): they are
+the same fixtures and reach the same server. boto3 and moto are imported when first used, so the
+unit tests do not load them.
 """
 
 from __future__ import annotations
@@ -11,10 +18,12 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import boto3
 import pytest
-from moto.server import ThreadedMotoServer
+
+if TYPE_CHECKING:
+    import boto3
 
 ACCOUNT = "123456789012"  # moto's default account
 
@@ -25,6 +34,8 @@ class MotoAccount:
     config: Path
 
     def session(self, profile: str = "collect") -> boto3.Session:
+        import boto3
+
         return boto3.Session(profile_name=profile)
 
     def client(self, service: str, profile: str = "collect"):
@@ -35,7 +46,10 @@ class MotoAccount:
 
 
 @pytest.fixture(scope="session")
-def moto_server() -> Iterator[str]:
+def moto_endpoint() -> Iterator[str]:
+    """The session's one moto server on loopback (a free port): its URL."""
+    from moto.server import ThreadedMotoServer
+
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()
@@ -43,6 +57,12 @@ def moto_server() -> Iterator[str]:
         yield f"http://{host}:{port}"
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def moto_server(moto_endpoint: str) -> str:
+    """The URL of the session's moto server (`moto_account` gives a test a fresh account on it)."""
+    return moto_endpoint
 
 
 @pytest.fixture

@@ -15,24 +15,32 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 OTHER_USER = "bsother"
 
 
 def other_user() -> pwd.struct_passwd:
-    """The second OS user (`bsother`), created with `useradd` if it does not exist yet."""
+    """The second OS user (`bsother`), created with `useradd` if it does not exist yet (under a lock:
+    the suite's parallel workers may all ask for it first at once, and useradd refuses to run while
+    another holds /etc/passwd)."""
     try:
         return pwd.getpwnam(OTHER_USER)
     except KeyError:
         pass
     if os.geteuid() != 0:
         pytest.fail(f"this test needs a second OS user {OTHER_USER!r}: run it as root, or create that user first")
-    done = subprocess.run(
-        ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", OTHER_USER],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    with FileLock(os.path.join(tempfile.gettempdir(), f"blastshield-tests-{OTHER_USER}.lock")):
+        try:
+            return pwd.getpwnam(OTHER_USER)  # another worker made it while this one waited
+        except KeyError:
+            pass
+        done = subprocess.run(
+            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", OTHER_USER],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
     try:
         return pwd.getpwnam(OTHER_USER)
     except KeyError:
