@@ -39,12 +39,18 @@ browser:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "error: the browser test needs Chromium: sudo apt-get install -y chromium" >&2; exit 1; fi; }
 
-test: lint browser
-	$(PY) -m pytest
+# The whole suite runs in parallel (pytest-xdist, WORKERS processes; `make test WORKERS=0` runs it in
+# one). Each worker takes whole test files (--dist loadfile), so a module's shared set-up is made once,
+# and has its own servers, ports and directories (tests/conftest.py). The slowest tests are listed at the end.
+WORKERS ?= 3
 
-# The fast loop while working: the unit tests only (tests/unit/, marker `unit`), a few seconds.
+test: lint browser
+	$(PY) -m pytest -n $(WORKERS) --dist loadfile --durations=25
+
+# The fast loop while working: the unit tests only (tests/unit/, marker `unit`), a few seconds; only
+# that folder is collected.
 test-fast: setup
-	$(PY) -m pytest -m unit -q
+	$(PY) -m pytest tests/unit -m unit -q
 
 bench: setup
 	$(PY) -m bench.run $(if $(SIZES),--sizes $(SIZES),)
