@@ -28,6 +28,7 @@ from ..graph.store import QueryFailed
 from ..read.rules import AWS_RULE_NAMES, AWS_RULE_SET, RULE_SET, SIGNAL_POINTS
 from ..read.tools import ReadTools
 from ..results import RunState, Status
+from .consistency import withheld
 from .coverage import Vocabulary, about_alert, strangers
 from .evidence import (
     ContainmentState,
@@ -350,8 +351,12 @@ class _Checker:
             self._id(m.group(0), self._sentence_at(text, m.start()))
         judged: list[ProseClaim] = []
         gate = None if self.vocabulary is None else self._unread_clause
-        for claim in read_prose(text, self.id_kind, self.route_words, self.allowed, gate):
-            if self._unread(claim):
+        claims = read_prose(text, self.id_kind, self.route_words, self.allowed, gate)
+        misread, dropped = withheld(claims)  # the shares inside other claims dropped; a misread clause is gated
+        for n, claim in enumerate(claims):
+            if n in dropped:
+                continue
+            if (n in misread and self.vocabulary is not None) or self._unread(claim):
                 if claim.clause not in self.unverified:
                     self.unverified.append(claim.clause)
                 continue
@@ -481,7 +486,7 @@ class _Checker:
                 self.unverified.append(claim.clause)
         elif claim.kind in ("account", "link", "link_state", "on_path", "through", "member"):
             self.judged(claim)
-        elif claim.kind == "state" and claim.action == "revocation" and ev.revocations:
+        elif claim.kind == "state" and claim.action == "revocation" and (ev.revocations or claim.value == "exposed"):
             self.revocation(claim)
         elif claim.kind == "state" and not self.state_holds(claim):
             scoped = bool(claim.scope or claim.assets or claim.depth)

@@ -58,8 +58,11 @@ _QUOTES = re.compile(r"[\"“”]")
 
 
 def _negate(text: str) -> str:
-    """A status line with a ✗ before it: its verdict negated."""
+    """A status line with a ✗ before it: its verdict negated (a verdict already negated keeps its one negation:
+    the mark agrees with it, "❌ X: not contained")."""
     words = re.findall(r"[\w-]+", text)
+    if re.search(r"\b(?:not|no|never|none|nothing|cannot)\b|n't\b", text, re.I):
+        return text
     if 0 < len(words) <= 3:
         return "not " + text
     m = _COPULA.search(text)

@@ -204,7 +204,7 @@ _COUNT_NOUN_FIRST = re.compile(
     re.I,
 )
 _COUNT_SKIP_BEFORE = re.compile(
-    r"\b(?:before|initially|originally|at\s+the\s+start|started|previously|had|of|cut|cuts|cutting|carried|carries|"
+    r"\b(?:before|initially|originally|original|at\s+the\s+start|started|previously|had|of|cut|cuts|cutting|carried|carries|"
     r"carry|carrying|was|were|from|blocking|blocked|removed|severed|among|than|by|within|in|last|first)\W*(?:\w+\W+)?$",
     re.I,
 )
@@ -351,7 +351,7 @@ class _Reader:
             if word.lower() in REL_VERBS and not common:
                 found.append((word, m.group(0)))
         for m in _CAN_VERB.finditer(s):
-            if m.group(1).lower() not in _CAN_OK and self.id_kind(m.group(2)) is not None:
+            if m.group(1).lower() not in _CAN_OK | CLOSE_FORMS and self.id_kind(m.group(2)) is not None:
                 found.append((f"CAN_{m.group(1)}", m.group(0)))
         for raw, text in found:
             if (
@@ -600,7 +600,7 @@ class _Reader:
                 closing
                 and w in _RUN_END_VERBS
                 and self._run_subject(toks, i)
-                and (i + 1 == len(toks) or words[i + 1] in _RUN_END_NEXT)
+                and (i + 1 == len(toks) or words[i + 1] in _RUN_END_NEXT or re.match(r"\S+\s*\(", segment[t.start :]))
             ):
                 continue  # "the run stopped after one action": the run's end, not the exposure's
             if not closing and w == "passed" and i > 0 and words[i - 1] in ("has", "have"):
@@ -614,7 +614,8 @@ class _Reader:
                 # "has a working path", "has access to": possession of a path is exposure (not "has no path")
                 ahead = words[i + 1 : i + 4]
                 noun = next((k for k, x in enumerate(ahead) if x in _POSSESSED), None)
-                exposing = noun is not None and not any(x in NEGATIONS for x in ahead[:noun])
+                stop = NEGATIONS | CLOSE_FORMS | PHRASAL_FORMS.keys() | {"0", "zero"}  # "has no path", "has lost"
+                exposing = noun is not None and not any(x in stop for x in ahead[:noun])
             if not closing and w in _POSE_VERBS and any(x in _RISK_NOUNS for x in words[i + 1 : i + 4]):
                 exposing = True  # "poses a risk", "no longer presents any danger"
                 if any(x in ("no", "zero") for x in words[i + 1 : i + 3]):
