@@ -41,7 +41,7 @@ from .evidence import (
 from .judge import judge_account, judge_link, judge_link_state, judge_member, judge_on_path, judge_through
 from .known_words import VOCABULARY
 from .lexicon import CLOSE_FORMS
-from .names import DATE_RE, REL_LIKE_RE, REL_PREFIX_RE, UNIT_RE, VERSION_RE, distance, reads_as_id
+from .names import ACTION_RE, DATE_RE, REL_LIKE_RE, REL_PREFIX_RE, UNIT_RE, VERSION_RE, distance, reads_as_id
 from .normalise import normalise
 from .prose import ProseClaim, read_prose, sentences
 
@@ -425,7 +425,7 @@ class _Checker:
             return  # a relationship type: read by the prose grammar
         if token[0].isupper() and token[0].lower() + token[1:] in self.known:
             return  # a known id capitalised at the start of a sentence
-        if DATE_RE.match(token) or UNIT_RE.match(token) or VERSION_RE.match(token):
+        if DATE_RE.match(token) or UNIT_RE.match(token) or VERSION_RE.match(token) or ACTION_RE.match(token):
             return
         if re.fullmatch(RUN_ID_PATTERN, token):
             return

@@ -62,11 +62,12 @@ _QUANTITY = re.compile(
     re.I,
 )
 _ACCOUNT_SCOPE = re.compile(
-    r"\b(?:in|on|inside|within|to)\s+(?:the\s+)?(?:aws|iam)\b|\bon\s+the\s+(?:aws\s+)?account\b|\baws[\s-]side\b",
+    r"\b(?:in|on|inside|within|to|into|reached|reaches|reach|hit|hits|touched)\s+(?:the\s+)?(?:aws|iam)\b|\bon\s+the\s+(?:aws\s+)?account\b|\baws[\s-]side\b",
     re.I,
 )
 _GRAPH_SCOPE = re.compile(r"\bin\s+the\s+graph\b|\bgraph[\s-]wise\b|\bgraph[\s-]side\b", re.I)
-_UNCOUNTED_NEGATION = re.compile(r"\b(?:nothing|none|nobody|neither)\b", re.I)
+_UNCOUNTED_NEGATION = re.compile(r"\b(?:nothing|none|nobody|neither|not|never|cannot)\b|n't\b", re.I)
+_COUNTED_NEGATION = re.compile(r"\b(?:no\s+longer|not\s+only|not\s+just)\b", re.I)
 _RELATION_HELD = re.compile(
     r"\b(?:has|have|had|holds?|held|retains?|keeps?)\b(?:\s+[\w,-]+){0,4}?\s+(?:grants?|permissions?|entitlements?)\b",
     re.I,
@@ -110,7 +111,8 @@ def _inconsistent(claims: Sequence[Reading], i: int) -> bool:
         return True  # a grant held: a claim about a relationship, not about the alert's exposure
     if claim.kind == "account":
         graph = _GRAPH_SCOPE.search(clause) and not re.search(r"\bonly\b|\bnot\b|\bnever\b", clause, re.I)
-        return bool(graph) or (bool(claim.value) and _UNCOUNTED_NEGATION.search(clause) is not None)
+        negated = _UNCOUNTED_NEGATION.search(clause) is not None and not _COUNTED_NEGATION.search(clause)
+        return bool(graph) or (bool(claim.value) and negated)  # "changed nothing in AWS", "never reached AWS"
     return False
 
 

@@ -44,7 +44,7 @@ insisted, internet, into, invalidated, investigation, involved, is, isolated, is
 itself, joins, keeps, kept, key, keys, kicked, killed, killing, last, lead, leads, least, leave,
 led, ledger, left, legacy, lets, level, lies, line, links, list, listed, live, location, locations,
 lockdown, locked, locking, logging, long, longer, longest, lose, lost, low, lure, made, manager,
-medium, memberof, message, mirrors, mitigated, model, more, morning, must, my, names, narrowed,
+medium, memberof, message, mirrors, mitigated, model, more, morning, must, names, narrowed,
 nearest, needed, needs, negligible, neutralised, neutralized, never, next, no, nobody, none,
 normalised, not, note, nothing, now, number, obtained, of, off, offline, on, once, ongoing, only,
 open, or, orders, original, our, out, outcome, over, overnight, owns, pair, part, pass, passed,
@@ -68,7 +68,7 @@ thing, third, this, threat, through, ticket, tier, to, todo, told, took, torn, t
 treat, trust, trusts, unable, uncontained, under, unplugged, unreachable, unrelated, unsafe, until,
 unusual, up, usable, use, used, user, uses, vault, verbatim, verdict, verified, via, vpn,
 vulnerable, wall, walled, was, way, we, well, went, were, which, while, who, wide, wildcard, will,
-wiped, with, within, work, working, workload, works, worry, would, write, wrote, yet, —,
+wiped, with, within, work, working, workload, works, worry, would, write, wrote, yet,
 """
 )
 UNRELIABLE: Vocabulary = _entries(

@@ -10,6 +10,9 @@ __all__ = ["DATE_RE", "REL_LIKE_RE", "REL_PREFIX_RE", "UNIT_RE", "VERSION_RE", "
 REL_LIKE_RE = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$|^[a-z]+(?:_[a-z]+)+$")
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 VERSION_RE = re.compile(r"^v?\d+(?:\.\d+)+[a-z]?$")
+# An AWS API action as a policy names it (service prefix, colon, the action: "iam:UpdateAccessKey", "s3:Get*"):
+# an operation, not an entity.
+ACTION_RE = re.compile(r"^[a-z][a-z0-9-]*:[A-Z][A-Za-z0-9]*\*?$")
 UNIT_RE = re.compile(r"^\d+[-.]?[A-Za-z]{1,6}$")  # 5-hop, 24h, 2nd
 
 

@@ -55,6 +55,9 @@ _SPEECH_QUOTE = re.compile(
     re.I,
 )
 _QUOTES = re.compile(r"[\"“”]")
+# A passage of several words in quote marks set after a colon ("The user insisted: \"my sessions were revoked\""):
+# someone's words, whoever is named; a quoted verdict of one or two words ("Status: \"contained\"") is not.
+_COLON_QUOTE = re.compile(r"(?P<lead>:\s*)[\"“](?P<q>[^\"“”\n]*\S\s+\S+\s+\S[^\"“”\n]*)[\"”]")
 
 
 def _negate(text: str) -> str:
@@ -83,10 +86,16 @@ def _markers(line: str) -> str:
 
 
 _RUN_DASH = re.compile(r"(\brun\s+(?:state|status|verdict|outcome|result))\s+[—–-]+\s+", re.I)
+# A line that is an id, a dash and a short value ("- route-x — blocked"): the id and its value, as "route-x: blocked".
+_ID_DASH = re.compile(
+    r"^(\s*(?:[-*+]\s+|\d+[.)]\s+)?[*_`]*)([A-Za-z0-9]+(?:[-_.:@/][A-Za-z0-9]+)+)([*_`]*)\s+[—–]\s+"
+    r"(?=(?:[^\s—–]+\s*){1,3}$)"
+)
 
 
 def _line(line: str) -> str:
     line = _RUN_DASH.sub(r"\1: ", line)  # "Final run status — stopped" is a key and its value
+    line = _ID_DASH.sub(r"\1\2\3: ", line)
     if not line.lstrip().startswith("|"):  # a table's cells keep their marks (`structure.py` reads them)
         line = _markers(line)
     for rx, repl in _CONTRACTIONS:
@@ -107,6 +116,7 @@ def _line(line: str) -> str:
                 + line[m.end() :]
             )
     line = _SPEECH_QUOTE.sub(lambda m: f"{m.group('lead')}{m.group('gap')}(quoted)", line)
+    line = _COLON_QUOTE.sub(lambda m: f"{m.group('lead')}(quoted)", line)
     return _QUOTES.sub("", line)
 
 

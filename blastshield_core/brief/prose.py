@@ -245,9 +245,10 @@ _BOUND_BEFORE = re.compile(
 )
 _RUN_SHORT_RE = re.compile(r"\brun\s+(?:has\s+)?(stopped|failed|ended)\s+(?:short\s+of|without|before)\b", re.I)
 _RUN_STATE_RE = re.compile(
+    r"(?:\b(?:state|status|verdict|outcome|result)\s+of\s+(?:the\s+)?(?:containment\s+)?run\s*(?:is|was|:|=|—|–)?|"
     r"\brun(?:'s)?\s+(?:(?:state|status|verdict|outcome|result)\s*(?:is|was|:|=|—|–|-)?|"
     r"(?:has\s+)?(?:ended|finished|closed|terminated|concluded|ends|finishes)\s+(?:as|in(?:\s+(?:the\s+)?state)?|with\s+"
-    r"(?:the\s+)?(?:state|verdict|status)))\s*(?:now\s+)?[\"“`*]*(completed|stopped|failed|interrupted|abandoned)\b",
+    r"(?:the\s+)?(?:state|verdict|status))))\s*(?:now\s+)?[\"“`*]*(completed|stopped|failed|interrupted|abandoned)\b",
     re.I,
 )
 

@@ -90,7 +90,7 @@ def _reading(key: str, value: str, subject: str = "The alert") -> str | None:
         if re.fullmatch(r"\d{1,4}", low):
             return f"{low} {key.lower()}."
         return None
-    if "run" in kw and len(kw) <= 3 and len(vw) == 1:
+    if "run" in kw and len(kw) <= 5 and len(vw) == 1:  # "Outcome of the run: stopped" too
         return f"The run state is {vw[0]}."  # "Run: stopped"
     if "blast" in kw and "radius" in kw:
         return "The blast radius is empty." if set(vw) <= _NIL else None
