@@ -29,7 +29,7 @@ from ..read.rules import AWS_RULE_NAMES, AWS_RULE_SET, RULE_SET, SIGNAL_POINTS
 from ..read.tools import ReadTools
 from ..results import RunState, Status
 from .consistency import withheld
-from .coverage import Vocabulary, about_alert, strangers
+from .coverage import NUMBER, Vocabulary, about_alert, strangers, units_of
 from .evidence import (
     ContainmentState,
     EvidenceSummary,
@@ -372,9 +372,10 @@ class _Checker:
         return normalise(text, self.ev.names_lower, self.known_lower)
 
     def _unread_clause(self, clause: str, sentence: str) -> bool:
-        """A clause that made no claim, about the alert, that the reading does not account for."""
+        """A clause that made no claim, about the alert, that the reading does not account for (or whose number it
+        did not read: "The run took 2 actions")."""
         if not self._unread(ProseClaim("state", None, "", clause, sentence=sentence)):
-            return False
+            return NUMBER in units_of(clause, self.id_kind)
         return about_alert(clause, self.id_kind)
 
     def _unread(self, claim: ProseClaim) -> bool:
