@@ -29,7 +29,7 @@ from ..read.rules import AWS_RULE_NAMES, AWS_RULE_SET, RULE_SET, SIGNAL_POINTS
 from ..read.tools import ReadTools
 from ..results import RunState, Status
 from .consistency import withheld
-from .coverage import NUMBER, Vocabulary, about_alert, strangers, units_of
+from .coverage import NUMBER, UNREAD_IF_LEFT, Vocabulary, about_alert, strangers, units_of
 from .evidence import (
     ContainmentState,
     EvidenceSummary,
@@ -373,9 +373,9 @@ class _Checker:
 
     def _unread_clause(self, clause: str, sentence: str) -> bool:
         """A clause that made no claim, about the alert, that the reading does not account for (or whose number it
-        did not read: "The run took 2 actions")."""
+        did not read: "The run took 2 actions", or a quantity or negation: "X is on none of the paths")."""
         if not self._unread(ProseClaim("state", None, "", clause, sentence=sentence)):
-            return NUMBER in units_of(clause, self.id_kind)
+            return any(u == NUMBER or u in UNREAD_IF_LEFT for u in units_of(clause, self.id_kind))
         return about_alert(clause, self.id_kind)
 
     def _unread(self, claim: ProseClaim) -> bool:

@@ -119,6 +119,11 @@ STRUCTURE = (
 )
 
 
+# The words that change what a clause claims: one of them in a clause about the alert that made no claim was
+# not read, so the clause is `unverified` rather than shown as checked ("X is on none of the paths").
+UNREAD_IF_LEFT = (STRUCTURE - _MARKS - frozenset([NUMBER])) | frozenset(_w("exactly none nothing nobody"))
+
+
 def units_of(text: str, id_kind: IdKind | None = None, pairs: bool = False) -> list[str]:
     """The text's words in lower case (an id, ARN or hyphenated or digit-bearing token as `<id>`, a number as
     `<n>`, a colon, dash, bar, parenthesis or quote mark as itself), and with `pairs` each two neighbours too

@@ -36,6 +36,7 @@ def _w(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+_COUNT_WORDS = _w("one two three four five six seven eight nine ten eleven twelve")
 _STATE_KEYS = _w("status state verdict outcome result assessment conclusion overall tl;dr tldr containment disposition")
 _POLAR_KEYS = _w("contained exposed safe secure secured resolved mitigated reachable open closed remediated isolated")
 _RISK_KEYS = _w("risk danger threat exposure")
@@ -87,8 +88,8 @@ def _reading(key: str, value: str, subject: str = "The alert") -> str | None:
     if set(kw) & _COUNT_NOUNS and not set(kw) & _STATE_KEYS:
         if set(vw) <= _NIL:
             return f"zero {key.lower()}."
-        if re.fullmatch(r"\d{1,4}", low):
-            return f"{low} {key.lower()}."
+        if re.fullmatch(r"\d{1,4}", low) or (len(vw) == 1 and vw[0] in _COUNT_WORDS):
+            return f"{low} {key.lower()}."  # "Paths remaining: two"
         return None
     if "run" in kw and len(kw) <= 5 and len(vw) == 1:  # "Outcome of the run: stopped" too
         return f"The run state is {vw[0]}."  # "Run: stopped"
