@@ -61,6 +61,26 @@ CASES = [
     (C4001, "exposed", "One of its two qualifying paths remains open.", FlagKind.WRONG_COUNT),
     (C4001, "capped", "One of its two qualifying paths remains open.", T),
     (C4001, "exposed", "The shortest path is three hops long.", FlagKind.WRONG_COUNT),
+    # known words in orders the grammar misread (docs/briefings.md, "Reading the known words in new orders")
+    (C4001, "exposed", "❌ BH-CONTAINMENT-4001: not contained", T),
+    (C4001, "capped", "❌ BH-CONTAINMENT-4001: not contained", T),
+    (C4001, "exposed", "contractor_11 has lost access to payments-vault.", F),
+    (C4001, "capped", "- route-c11-primary — blocked", T),
+    (C4001, "capped", "- route-c11-alternate — blocked", F),
+    (C4001, "capped", "Outcome of the run: stopped.", T),
+    (C4001, "capped", "Paths remaining: one.", T),
+    (C4001, "capped", "Paths remaining: two.", FlagKind.WRONG_COUNT),
+    (C4001, "exposed", "The exposure is not over: contractor_11 retains a working path to payments-vault.", T),
+]
+
+# Truthful sentences whose reading leaves a structural word unread: no flag, and listed as unverified.
+UNREAD = [
+    (C4001, "exposed", "Even with route-c11-primary blocked, at least one qualifying path would remain."),
+    (C4001, "exposed", "Blocking route-c11-primary alone would leave one path open."),
+    (C4001, "capped", "This run changed nothing in AWS; whatever it did was in the graph."),
+    (C4001, "capped", "Not every path from contractor_11 to sensitive data has been shut down."),
+    (IAM, "exposed", "analytics-poweruser holds a direct, working read grant on finance-ledger."),
+    (C4001, "capped", "The run took 1 action."),
 ]
 
 
@@ -82,3 +102,12 @@ def test_unverified_is_neither_flag_nor_clean(evidence):
     exposed, _, tools = evidence
     outcome = check_text_outcome("Remediation theatre, arguably.", exposed[C4001], tools)
     assert (outcome.flags, outcome.unverified) == ([], ["Remediation theatre, arguably."])
+
+
+@pytest.mark.parametrize("case", UNREAD, ids=lambda c: f"{c[1]}:{c[2][:50]}")
+def test_a_reading_that_leaves_a_structural_word_unread_is_unverified(evidence, case):
+    """A counterfactual, a scope, a quantity, a held grant or a number the reading did not use: not judged."""
+    exposed, capped, tools = evidence
+    alert, state, text = case
+    outcome = check_text_outcome(text, capped if state == "capped" else exposed[alert], tools)
+    assert outcome.flags == [] and outcome.unverified, outcome
