@@ -8,9 +8,10 @@ import itertools
 
 from tests.helpers.briefing_families import Context, Family, Part, both, on_paths, pairs, reaches, words
 from tests.helpers.briefing_families_first import FIRST_FAMILIES, FIRST_HELD_OUT
+from tests.helpers.briefing_families_seventh import SEVENTH as SEVENTH_HELD_OUT
 from tests.helpers.briefing_families_sixth import SIXTH as SIXTH_HELD_OUT
 
-__all__ = ["FAMILIES", "FIFTH", "FOURTH", "HELD_OUT", "PARTS", "SECOND", "SIXTH", "THIRD"]
+__all__ = ["FAMILIES", "FIFTH", "FOURTH", "HELD_OUT", "PARTS", "SECOND", "SEVENTH", "SIXTH", "THIRD"]
 
 
 # -- the second held-out set (written after the first held-out measurement and the changes it led to) ------
@@ -470,13 +471,22 @@ SECOND_HELD_OUT: tuple[Family, ...] = (
     Family("h2.score.fraction", "score", _h2_score_fraction),
 )
 
-FAMILIES = FIRST_FAMILIES + SECOND_HELD_OUT + THIRD_HELD_OUT + FOURTH_HELD_OUT + FIFTH_HELD_OUT + tuple(SIXTH_HELD_OUT)
+FAMILIES = (
+    FIRST_FAMILIES
+    + SECOND_HELD_OUT
+    + THIRD_HELD_OUT
+    + FOURTH_HELD_OUT
+    + FIFTH_HELD_OUT
+    + tuple(SIXTH_HELD_OUT)
+    + tuple(SEVENTH_HELD_OUT)
+)
 SECOND = frozenset(f.name for f in SECOND_HELD_OUT)
 THIRD = frozenset(f.name for f in THIRD_HELD_OUT)
 FOURTH = frozenset(f.name for f in FOURTH_HELD_OUT)
 FIFTH = frozenset(f.name for f in FIFTH_HELD_OUT)
 SIXTH = frozenset(f.name for f in SIXTH_HELD_OUT)
-HELD_OUT = FIRST_HELD_OUT | SECOND | THIRD | FOURTH | FIFTH | SIXTH
+SEVENTH = frozenset(f.name for f in SEVENTH_HELD_OUT)
+HELD_OUT = FIRST_HELD_OUT | SECOND | THIRD | FOURTH | FIFTH | SIXTH | SEVENTH
 
 # The parts in the order they were written. To add a set: write its families in a module of its own,
 # add them to FAMILIES and HELD_OUT, and append its Part here with the name of its first-measurement file;
@@ -503,5 +513,14 @@ PARTS: tuple[Part, ...] = (
         "sixth_first.md",
         "Written while the checker's gate was built, by someone who had not seen the checker's rules, its"
         " corpora or its figures, and kept from the people changing the checker until it was measured.",
+    ),
+    Part(
+        "held-out-7",
+        "Seventh held-out set",
+        SEVENTH,
+        "seventh_first.md",
+        "Written while the checker's reading of known words in new orders was built, by someone who had not"
+        " seen the checker's rules, its corpora or its figures, and kept from the people changing the checker"
+        " until it was measured.",
     ),
 )
