@@ -112,11 +112,20 @@ def every(effects: Iterable[Effect]) -> Effect:
     return found
 
 
+# The unconditional answers, made once: a decision is frozen, so one of each serves every request
+# (the build settles hundreds of thousands).
+_PLAIN = {effect: Decision(effect) for effect in Effect}
+
+
+def _unconditional(best: Effect, worst: Effect, mode: Mode) -> bool:
+    return best is worst or (mode is Mode.UNDECIDED and best is not Effect.ALLOW)
+
+
 def settle(best: Effect, worst: Effect, keys: Iterable[str], mode: Mode) -> Decision:
     """The answer: `best` (undecided statements all for the request), conditional when `worst`
     (all against it) differs, with `keys` sorted; in `Mode.UNDECIDED` only an allow is conditional."""
-    if best is worst or (mode is Mode.UNDECIDED and best is not Effect.ALLOW):
-        return Decision(best)
+    if _unconditional(best, worst, mode):
+        return _PLAIN[best]
     return Decision(best, True, tuple(sorted(set(keys))))
 
 
@@ -174,7 +183,10 @@ class Tally:
         return self.deny_keys | set(self.first[1])
 
     def decision(self, mode: Mode = Mode.UNDECIDED) -> Decision:
-        return settle(self.outcome(True), self.outcome(False), self.keys(mode), mode)
+        best, worst = self.outcome(True), self.outcome(False)
+        if _unconditional(best, worst, mode):  # `settle`'s answer, without gathering keys it would not name
+            return _PLAIN[best]
+        return settle(best, worst, self.keys(mode), mode)
 
 
 def decide_matched(statements: Iterable[Matched], mode: Mode = Mode.UNDECIDED) -> Decision:
