@@ -485,6 +485,13 @@ class DeactivateAccessKey(AccountAction):
         )
 
 
+# How a session revocation (a role's or a user's) is undone.
+REVOCATION_REVERSIBILITY = (
+    "exact, with an acknowledgement (release deletes the policy, or restores the one it replaced, and so"
+    " re-enables the sessions it stopped)"
+)
+
+
 class InlinePolicyAction(AccountAction):
     """An inline policy BlastShield puts on a user or a role, and takes back exactly."""
 
@@ -510,6 +517,18 @@ class InlinePolicyAction(AccountAction):
                 return None
             raise
         return json.loads(unquote(document)) if isinstance(document, str) else document
+
+    def policy_before(self, name: str, kind: str) -> tuple[dict[str, Any], str]:
+        """The before-image of this action's policy on `name` (its document, or that there was none) and
+        the read's failure; both empty without a read profile."""
+        if self.sessions.reader is None or not name:
+            return {}, ""
+        try:
+            document = self.document(name)
+        except AWS_ERRORS as exc:
+            return {}, f"iam:Get{self._title()}Policy {name} {self.policy_name} failed: {exc}"
+        return {"kind": kind, self.principal: name, "policy_name": self.policy_name,
+                "existed": document is not None, "document": document}, ""  # fmt: skip
 
     def put_call(self, name: str, document: dict[str, Any]) -> AccountCall:
         return AccountCall(
@@ -638,16 +657,7 @@ class RevokeRoleSessions(InlinePolicyAction):
     def plan(self, route_id: str, target: AccountTarget, *, detail: str = "") -> AccountPlan:
         role = target.name
         issued_before = self.sessions.now().strftime("%Y-%m-%dT%H:%M:%SZ")
-        before: dict[str, Any] = {}
-        read_error = ""
-        if self.sessions.reader is not None and role:
-            try:
-                document = self.document(role)
-            except AWS_ERRORS as exc:
-                read_error = f"iam:GetRolePolicy {role} {REVOKE_POLICY_NAME} failed: {exc}"
-            else:
-                before = {"kind": "role_policy", "role": role, "policy_name": REVOKE_POLICY_NAME,
-                          "existed": document is not None, "document": document}  # fmt: skip
+        before, read_error = self.policy_before(role, "role_policy")
         return self._plan(
             route_id,
             target,
@@ -661,10 +671,7 @@ class RevokeRoleSessions(InlinePolicyAction):
             ],
             stops=[f"every session of role {role} issued before {issued_before}, stolen or not"],
             leaves_standing=[f"sessions of role {role} issued after the revocation"],
-            reversibility=(
-                "exact, with an acknowledgement (release deletes the policy, or restores the one it replaced,"
-                " and so re-enables the sessions it stopped)"
-            ),
+            reversibility=REVOCATION_REVERSIBILITY,
             before_image=before,
             read_error=read_error,
         )
@@ -695,16 +702,7 @@ class RevokeUserSessions(InlinePolicyAction):
     def plan(self, route_id: str, target: AccountTarget, *, detail: str = "") -> AccountPlan:
         user = target.name
         issued_before = self.sessions.now().strftime("%Y-%m-%dT%H:%M:%SZ")
-        before: dict[str, Any] = {}
-        read_error = ""
-        if self.sessions.reader is not None and user:
-            try:
-                document = self.document(user)
-            except AWS_ERRORS as exc:
-                read_error = f"iam:GetUserPolicy {user} {USER_REVOKE_POLICY_NAME} failed: {exc}"
-            else:
-                before = {"kind": "user_policy", "user": user, "policy_name": USER_REVOKE_POLICY_NAME,
-                          "existed": document is not None, "document": document}  # fmt: skip
+        before, read_error = self.policy_before(user, "user_policy")
         return self._plan(
             route_id,
             target,
@@ -728,10 +726,7 @@ class RevokeUserSessions(InlinePolicyAction):
                 " (revoking the role's sessions stops them)",
                 f"sessions {user} obtains after {issued_before}, and requests signed with its access keys",
             ],
-            reversibility=(
-                "exact, with an acknowledgement (release deletes the policy, or restores the one it replaced,"
-                " and so re-enables the sessions it stopped)"
-            ),
+            reversibility=REVOCATION_REVERSIBILITY,
             before_image=before,
             read_error=read_error,
         )
