@@ -18,7 +18,7 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -103,3 +103,26 @@ def user_with_key_to_critical_bucket(account: MotoAccount, user: str = "alice", 
     s3.create_bucket(Bucket=bucket)
     s3.put_bucket_tagging(Bucket=bucket, Tagging={"TagSet": [{"Key": "sensitivity", "Value": "critical"}]})
     return key
+
+
+def iam_state(session_or_account: Any) -> dict[str, Any]:
+    """Every user's and role's inline policies (and every user's keys) in one account, as boto3 reads
+    them: what a test compares before and after a command to show what it wrote."""
+    iam = session_or_account.client("iam")
+    state: dict[str, Any] = {"account": session_or_account.client("sts").get_caller_identity()["Account"]}
+    for user in iam.list_users()["Users"]:
+        name = user["UserName"]
+        state[f"user/{name}"] = {
+            "id": user["UserId"],
+            "policies": {p: iam.get_user_policy(UserName=name, PolicyName=p)["PolicyDocument"]
+                         for p in iam.list_user_policies(UserName=name)["PolicyNames"]},
+            "keys": {k["AccessKeyId"]: k["Status"] for k in iam.list_access_keys(UserName=name)["AccessKeyMetadata"]},
+        }  # fmt: skip
+    for role in iam.list_roles()["Roles"]:
+        name = role["RoleName"]
+        state[f"role/{name}"] = {
+            "id": role["RoleId"],
+            "policies": {p: iam.get_role_policy(RoleName=name, PolicyName=p)["PolicyDocument"]
+                         for p in iam.list_role_policies(RoleName=name)["PolicyNames"]},
+        }  # fmt: skip
+    return state

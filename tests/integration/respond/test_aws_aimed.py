@@ -21,7 +21,7 @@ import boto3
 
 from blastshield_core.interfaces.cli import main
 from tests.helpers import aws_live
-from tests.helpers.aws_live import ACCOUNT, user_with_key_to_critical_bucket
+from tests.helpers.aws_live import ACCOUNT, iam_state, user_with_key_to_critical_bucket
 
 moto_server, moto_account = aws_live.moto_server, aws_live.moto_account  # the fixtures
 
@@ -65,28 +65,6 @@ def _ops_role(client) -> None:
     client.create_role(RoleName="ops-role", AssumeRolePolicyDocument=json.dumps(trust))
 
 
-def _state(session_or_account) -> dict:
-    """Every user's and role's inline policies and keys in one account, as boto3 reads them."""
-    iam = session_or_account.client("iam")
-    state = {"account": session_or_account.client("sts").get_caller_identity()["Account"]}
-    for user in iam.list_users()["Users"]:
-        name = user["UserName"]
-        state[f"user/{name}"] = {
-            "id": user["UserId"],
-            "policies": {p: iam.get_user_policy(UserName=name, PolicyName=p)["PolicyDocument"]
-                         for p in iam.list_user_policies(UserName=name)["PolicyNames"]},
-            "keys": {k["AccessKeyId"]: k["Status"] for k in iam.list_access_keys(UserName=name)["AccessKeyMetadata"]},
-        }  # fmt: skip
-    for role in iam.list_roles()["Roles"]:
-        name = role["RoleName"]
-        state[f"role/{name}"] = {
-            "id": role["RoleId"],
-            "policies": {p: iam.get_role_policy(RoleName=name, PolicyName=p)["PolicyDocument"]
-                         for p in iam.list_role_policies(RoleName=name)["PolicyNames"]},
-        }  # fmt: skip
-    return state
-
-
 def _two_accounts(moto_account, tmp_path, capsys, monkeypatch, *, other_keys_listed: bool = True):
     """Both accounts collected and imported into one graph; the alert is on 999988887777's alice.
     The respond profile signs in to 123456789012."""
@@ -114,7 +92,7 @@ def _two_accounts(moto_account, tmp_path, capsys, monkeypatch, *, other_keys_lis
 
 def test_a_cross_account_alert_with_a_key_id_is_refused_before_any_call(moto_account, tmp_path, capsys, monkeypatch):
     data, alert_id, other = _two_accounts(moto_account, tmp_path, capsys, monkeypatch)
-    before = (_state(moto_account), _state(other))
+    before = (iam_state(moto_account), iam_state(other))
     code, plan = _cli(capsys, "contain", alert_id, "--decider", "rules", "--plan", "--data-dir", data)
     assert code == 0
     [entry] = plan["plans"]
@@ -131,7 +109,7 @@ def test_a_cross_account_alert_with_a_key_id_is_refused_before_any_call(moto_acc
     code, out = _cli(capsys, "contain", alert_id, "--decider", "rules", "--confirm", "--data-dir", data)
     assert code == 2 and out["message"].startswith("refused before any write, nothing was written"), out
     assert f"not {OTHER}, the target's" in out["message"]
-    assert (_state(moto_account), _state(other)) == before  # neither alice was touched
+    assert (iam_state(moto_account), iam_state(other)) == before  # neither alice was touched
     assert _cli(capsys, "runs", "--data-dir", data)[1]["runs"] == []
 
 
@@ -139,7 +117,7 @@ def test_a_cross_account_alert_with_no_key_id_is_refused_and_no_key_is_guessed(
     moto_account, tmp_path, capsys, monkeypatch
 ):
     data, alert_id, other = _two_accounts(moto_account, tmp_path, capsys, monkeypatch, other_keys_listed=False)
-    before = (_state(moto_account), _state(other))
+    before = (iam_state(moto_account), iam_state(other))
     code, plan = _cli(capsys, "contain", alert_id, "--decider", "rules", "--plan", "--data-dir", data)
     [entry] = [p for p in plan["plans"] if p["route_id"].endswith("access-key-1")]
     aws = entry["aws"]
@@ -148,7 +126,7 @@ def test_a_cross_account_alert_with_no_key_id_is_refused_and_no_key_is_guessed(
     assert [c["name"] for c in aws["checks"] if not c["ok"]] == ["respond profile's account", "live principal"]
     code, out = _cli(capsys, "contain", alert_id, "--decider", "rules", "--confirm", "--data-dir", data)
     assert code == 2 and f"signs in to account {ACCOUNT}, not {OTHER}" in out["message"], out
-    assert (_state(moto_account), _state(other)) == before
+    assert (iam_state(moto_account), iam_state(other)) == before
 
 
 def test_a_cross_account_role_revocation_is_refused_before_any_call(moto_account, tmp_path, capsys, monkeypatch):
@@ -156,11 +134,11 @@ def test_a_cross_account_role_revocation_is_refused_before_any_call(moto_account
     code, opened = _cli(capsys, "alert", "open", f"{OTHER}:role:ops-role", "--title", "ops-role",
                         "--data-dir", data)  # fmt: skip
     alert_id = opened["alert_id"]
-    before = (_state(moto_account), _state(other))
+    before = (iam_state(moto_account), iam_state(other))
     candidate = f"revoke-sessions:{OTHER}:role:ops-role"
     code, out = _cli(capsys, "revoke-sessions", alert_id, "--candidate", candidate, "--confirm", "--data-dir", data)
     assert code == 2 and f"not {OTHER}, the target's" in out["message"], out
-    assert (_state(moto_account), _state(other)) == before
+    assert (iam_state(moto_account), iam_state(other)) == before
 
 
 def test_a_principal_recreated_since_collection_is_refused_by_name(moto_account, tmp_path, capsys, monkeypatch):
@@ -175,10 +153,10 @@ def test_a_principal_recreated_since_collection_is_refused_by_name(moto_account,
     iam.delete_user_policy(UserName="alice", PolicyName="read-crown")
     iam.delete_user(UserName="alice")
     iam.create_user(UserName="alice")  # a namesake: same name and ARN, another unique id
-    before = _state(moto_account)
+    before = iam_state(moto_account)
     code, out = _cli(capsys, "contain", opened["alert_id"], "--decider", "rules", "--confirm", "--data-dir", data)
     assert code == 2 and "alice was recreated since collection" in out["message"], out
-    assert _state(moto_account) == before
+    assert iam_state(moto_account) == before
 
 
 def test_the_readmes_five_lines_write_nothing_and_the_plan_names_the_missing_collection(
@@ -199,10 +177,10 @@ def test_the_readmes_five_lines_write_nothing_and_the_plan_names_the_missing_col
     [entry] = plan["plans"]
     assert f"no collection of account {ACCOUNT} is recorded" in entry["aws"]["read_error"]
     assert [c["name"] for c in entry["aws"]["checks"] if not c["ok"]] == ["target"]
-    before = _state(moto_account)
+    before = iam_state(moto_account)
     code, out = _cli(capsys, "contain", alert_id, "--decider", "rules", "--confirm", "--data-dir", data)
     assert code == 2 and f"no collection of account {ACCOUNT} is recorded" in out["message"], out
-    assert _state(moto_account) == before
+    assert iam_state(moto_account) == before
     assert _cli(capsys, "runs", "--data-dir", data)[1]["runs"] == []
 
 
@@ -226,10 +204,10 @@ def test_an_export_whose_name_and_arn_disagree_is_refused_at_import(moto_account
     assert "UserName 'eve'" in warning["message"] and f"arn:aws:iam::{ACCOUNT}:user/alice" in warning["message"]
     code, found = _cli(capsys, "entities", "eve", "--data-dir", data)
     assert found["matches"] == []
-    before = _state(moto_account)
+    before = iam_state(moto_account)
     code, opened = _cli(capsys, "alert", "open", f"{ACCOUNT}:user:eve", "--title", "eve", "--data-dir", data)
     assert code == 3 and opened["status"] == "unknown_source", opened
-    assert _state(moto_account) == before
+    assert iam_state(moto_account) == before
 
 
 def _carol_contained_twice(moto_account, tmp_path, capsys, monkeypatch) -> tuple[str, str, str, str]:
@@ -322,12 +300,12 @@ def test_a_release_from_an_audit_record_edited_in_the_database_is_refused(moto_a
         )  # fmt: skip
     finally:
         services.close()
-    before = _state(moto_account)
+    before = iam_state(moto_account)
     code, out = _cli(capsys, "release", candidate, "--reason", "routine", "--confirm",
                      "--acknowledge-stolen-sessions", "--data-dir", data)  # fmt: skip
     assert code == 2 and "the audit does not verify" in out["message"], out
     assert event.event_id in out["message"]
-    assert _state(moto_account) == before
+    assert iam_state(moto_account) == before
 
 
 def test_a_respond_profile_per_account_acts_only_in_its_account(moto_account, tmp_path, capsys, monkeypatch):
@@ -340,7 +318,7 @@ def test_a_respond_profile_per_account_acts_only_in_its_account(moto_account, tm
     mapping.write_text(json.dumps({OTHER: {"respond": "other", "collect": "other"}}))
     monkeypatch.delenv("BLASTSHIELD_AWS_RESPOND_PROFILE")
     monkeypatch.setenv("BLASTSHIELD_AWS_RESPOND_PROFILES", str(mapping))
-    home_before = _state(moto_account)
+    home_before = iam_state(moto_account)
     code, run = _cli(capsys, "contain", alert_id, "--decider", "rules", "--confirm", "--data-dir", data)
     assert code == 0 and run["state"] == "completed", run
     action, revocation = run["actions"]  # the key, then the user's sessions it issued, both in OTHER
@@ -350,16 +328,16 @@ def test_a_respond_profile_per_account_acts_only_in_its_account(moto_account, tm
     assert revocation["aws"]["plan"]["target"]["account"] == OTHER
     other_keys = other.client("iam").list_access_keys(UserName="alice")["AccessKeyMetadata"]
     assert [k["Status"] for k in other_keys] == ["Inactive"]
-    assert _state(moto_account) == home_before  # 123456789012's alice keeps her key Active
+    assert iam_state(moto_account) == home_before  # 123456789012's alice keeps her key Active
     code, opened = _cli(capsys, "alert", "open", f"{ACCOUNT}:user:alice", "--title", "home", "--data-dir", data)
     code, plan = _cli(capsys, "contain", opened["alert_id"], "--decider", "rules", "--plan", "--data-dir", data)
     [entry] = plan["plans"]
     assert entry["aws"]["applied_in_aws"] is False
     assert f"no respond profile for account {ACCOUNT}" in entry["aws"]["note"]
-    other_before = _state(other)
+    other_before = iam_state(other)
     code, run = _cli(capsys, "contain", opened["alert_id"], "--decider", "rules", "--confirm", "--data-dir", data)
     assert (code, run["state"]) == (6, "graph_only") and "not applied in AWS" in run["reason"], run
-    assert _state(moto_account) == home_before and _state(other) == other_before
+    assert iam_state(moto_account) == home_before and iam_state(other) == other_before
     # a mapping that is not one names the entry, and nothing is done
     mapping.write_text(json.dumps({"12345": "respond"}))
     code, out = _cli(capsys, "contain", alert_id, "--decider", "rules", "--plan", "--data-dir", data)

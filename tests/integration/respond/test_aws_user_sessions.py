@@ -26,7 +26,7 @@ from datetime import UTC, datetime, timedelta
 
 from blastshield_core.interfaces.cli import main
 from tests.helpers import aws_live
-from tests.helpers.aws_live import ACCOUNT
+from tests.helpers.aws_live import ACCOUNT, iam_state
 
 moto_server, moto_account = aws_live.moto_server, aws_live.moto_account  # the fixtures
 
@@ -78,28 +78,6 @@ def _collected(moto_account, tmp_path, capsys, monkeypatch) -> tuple[str, str, s
     return data, opened["alert_id"], key
 
 
-def _policies(moto_account) -> dict:
-    """Every user's and role's inline policies and keys, as boto3 reads them from moto."""
-    iam = moto_account.client("iam")
-    state: dict = {}
-    for user in iam.list_users()["Users"]:
-        name = user["UserName"]
-        state[f"user/{name}"] = {
-            "id": user["UserId"],
-            "policies": {p: iam.get_user_policy(UserName=name, PolicyName=p)["PolicyDocument"]
-                         for p in iam.list_user_policies(UserName=name)["PolicyNames"]},
-            "keys": {k["AccessKeyId"]: k["Status"] for k in iam.list_access_keys(UserName=name)["AccessKeyMetadata"]},
-        }  # fmt: skip
-    for role in iam.list_roles()["Roles"]:
-        name = role["RoleName"]
-        state[f"role/{name}"] = {
-            "id": role["RoleId"],
-            "policies": {p: iam.get_role_policy(RoleName=name, PolicyName=p)["PolicyDocument"]
-                         for p in iam.list_role_policies(RoleName=name)["PolicyNames"]},
-        }  # fmt: skip
-    return state
-
-
 def _revocation(document: dict, start: datetime, end: datetime) -> datetime:
     """A revocation document: Deny * on * when aws:TokenIssueTime is earlier than T; T, checked to be
     between `start` and `end` (to the second)."""
@@ -115,7 +93,7 @@ def _revocation(document: dict, start: datetime, end: datetime) -> datetime:
 
 def test_the_plan_names_the_issued_sessions_and_offers_both_revocations(moto_account, tmp_path, capsys, monkeypatch):
     data, alert_id, key = _collected(moto_account, tmp_path, capsys, monkeypatch)
-    before = _policies(moto_account)
+    before = iam_state(moto_account)
     code, plan = _cli(capsys, "contain", alert_id, "--decider", "rules", "--plan", "--data-dir", data)
     assert code == 0, plan
     [route] = plan["plans"]
@@ -155,14 +133,14 @@ def test_the_plan_names_the_issued_sessions_and_offers_both_revocations(moto_acc
     assert f"{USER_CANDIDATE}: revoke_user_sessions {ALICE} (cuts no path)" in text
     assert "collateral: 1 other principal(s) or workload(s) may assume ops-role and lose their sessions" in text
     assert f"does not stop: sessions alice already obtained with key {key} through sts:GetSessionToken" in text
-    assert _policies(moto_account) == before  # a plan writes nothing
+    assert iam_state(moto_account) == before  # a plan writes nothing
 
 
 def test_the_rules_run_stops_the_key_and_what_it_issued_and_release_removes_exactly_it(
     moto_account, tmp_path, capsys, monkeypatch
 ):
     data, alert_id, key = _collected(moto_account, tmp_path, capsys, monkeypatch)
-    before = _policies(moto_account)
+    before = iam_state(moto_account)
     start = datetime.now(UTC)
     code, run = _cli(capsys, "contain", alert_id, "--decider", "rules", "--confirm", "--data-dir", data)
     end = datetime.now(UTC)
@@ -180,7 +158,7 @@ def test_the_rules_run_stops_the_key_and_what_it_issued_and_release_removes_exac
     assert "sts:GetSessionToken" not in run["reason"]  # the user's own sessions are revoked
     proposals = [s["data"]["proposal"]["rationale"] for s in run["steps"] if s["kind"] == "proposal"]
     assert proposals[1].startswith("rules-v4: no qualifying path is left")
-    after = _policies(moto_account)
+    after = iam_state(moto_account)
     assert after["user/alice"]["keys"] == {key: "Inactive"}
     user_doc = after["user/alice"]["policies"]["BlastShieldRevokeUserSessions"]
     role_doc = after["role/ops-role"]["policies"]["AWSRevokeOlderSessions"]
@@ -190,13 +168,13 @@ def test_the_rules_run_stops_the_key_and_what_it_issued_and_release_removes_exac
     # the audit holds both revocations: release the user's, with the acknowledgement; exactly it goes
     code, out = _cli(capsys, "release", USER_CANDIDATE, "--reason", "rotated", "--confirm", "--data-dir", data)
     assert code == 2 and "re-enables the user's sessions issued before it" in out["message"], out
-    assert _policies(moto_account) == after
+    assert iam_state(moto_account) == after
     code, released = _cli(capsys, "release", USER_CANDIDATE, "--reason", "rotated", "--confirm",
                           "--acknowledge-stolen-sessions", "--data-dir", data)  # fmt: skip
     assert code == 0 and released["api_verified"] is True, released
     assert released["call"] == {"api": "iam:DeleteUserPolicy",
                                 "params": {"UserName": "alice", "PolicyName": "BlastShieldRevokeUserSessions"}}  # fmt: skip
-    now = _policies(moto_account)
+    now = iam_state(moto_account)
     assert now["user/alice"]["policies"] == before["user/alice"]["policies"]  # assume-ops kept, the revocation gone
     assert now["role/ops-role"] == after["role/ops-role"] and now["user/alice"]["keys"] == {key: "Inactive"}
 
@@ -218,7 +196,7 @@ def test_within_the_cap_the_role_sessions_are_said_left_standing(moto_account, t
         " (sts:AssumeRole"
     )
     assert standing in run["reason"], run["reason"]
-    assert "AWSRevokeOlderSessions" not in str(_policies(moto_account)["role/ops-role"])
+    assert "AWSRevokeOlderSessions" not in str(iam_state(moto_account)["role/ops-role"])
     report = tmp_path / "report.md"
     assert main(["report", run["run_id"], "--out", str(report), "--data-dir", data]) == 0
     capsys.readouterr()
@@ -252,7 +230,7 @@ def test_the_service_revokes_a_users_sessions_and_refuses_a_changed_target(moto_
         start = datetime.now(UTC)
         done = revoke_role_sessions(services, alert_id, USER_CANDIDATE, confirm=True, max_actions=1, actor="tester")
         assert done["applied"] and done["api_verified"] and done["graph_verified"] is False, done
-        _revocation(_policies(moto_account)["user/alice"]["policies"]["BlastShieldRevokeUserSessions"], start,
+        _revocation(iam_state(moto_account)["user/alice"]["policies"]["BlastShieldRevokeUserSessions"], start,
                     datetime.now(UTC))  # fmt: skip
         events = [e for e in services.audit.events(limit=20) if e.route_id == USER_CANDIDATE]
         assert [e.data["status"] for e in events] == ["applied", "intended"]  # newest first
@@ -264,14 +242,14 @@ def test_the_service_revokes_a_users_sessions_and_refuses_a_changed_target(moto_
             iam.delete_user_policy(UserName="alice", PolicyName=name)
         iam.delete_user(UserName="alice")
         iam.create_user(UserName="alice")
-        recreated = _policies(moto_account)
+        recreated = iam_state(moto_account)
         try:
             revoke_role_sessions(services, alert_id, USER_CANDIDATE, confirm=True, max_actions=1, actor="tester")
         except AccountRefused as exc:
             assert "alice was recreated since collection" in str(exc) and "nothing was written" in str(exc)
         else:
             raise AssertionError("a recreated user was revoked")
-        assert _policies(moto_account) == recreated
+        assert iam_state(moto_account) == recreated
     finally:
         services.close()
     # the respond profile of another account: refused by the `respond profile's account` check
@@ -280,14 +258,14 @@ def test_the_service_revokes_a_users_sessions_and_refuses_a_changed_target(moto_
     try:
         [plan] = [p["plan"] for p in revocation_plans(services, alert_id) if p["id"] == ROLE_CANDIDATE]
         assert [c.name for c in plan.refusals] == ["respond profile's account"], plan.refusals
-        before = _policies(moto_account)
+        before = iam_state(moto_account)
         try:
             revoke_role_sessions(services, alert_id, ROLE_CANDIDATE, confirm=True, max_actions=1, actor="tester")
         except AccountRefused as exc:
             assert f"not {ACCOUNT}, the target's" in str(exc)
         else:
             raise AssertionError("a write through another account's respond profile was sent")
-        assert _policies(moto_account) == before
+        assert iam_state(moto_account) == before
     finally:
         services.close()
 
@@ -336,8 +314,8 @@ def test_an_analyst_chooses_the_key_then_the_users_sessions(moto_account, tmp_pa
     assert (code, run["state"]) == (0, "completed"), run
     assert [a["candidate_id"] for a in run["actions"]] == [f"block-route:{KEY_ROUTE}", USER_CANDIDATE]
     assert f"role sessions already assumed with key {key} (sts:AssumeRole" in run["reason"]  # ops-role's: not revoked
-    assert "BlastShieldRevokeUserSessions" in _policies(moto_account)["user/alice"]["policies"]
-    assert "AWSRevokeOlderSessions" not in _policies(moto_account)["role/ops-role"]["policies"]
+    assert "BlastShieldRevokeUserSessions" in iam_state(moto_account)["user/alice"]["policies"]
+    assert "AWSRevokeOlderSessions" not in iam_state(moto_account)["role/ops-role"]["policies"]
 
 
 def test_an_analyst_who_ends_the_run_after_the_key_has_it_completed(moto_account, tmp_path, capsys, monkeypatch):
@@ -362,4 +340,4 @@ def test_an_analyst_who_ends_the_run_after_the_key_has_it_completed(moto_account
         services.close()
     assert run.state.value == "completed" and run.remaining_paths == 0, run.reason
     assert f"sessions alice already obtained with key {key} through sts:GetSessionToken" in run.reason
-    assert "BlastShieldRevokeUserSessions" not in _policies(moto_account)["user/alice"]["policies"]
+    assert "BlastShieldRevokeUserSessions" not in iam_state(moto_account)["user/alice"]["policies"]
