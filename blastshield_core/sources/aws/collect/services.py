@@ -228,54 +228,63 @@ def buckets(acc: Account) -> None:
     acc.write(EXPORT["buckets"].path(), {"Buckets": found, "Owner": listed.get("Owner", {})})
 
 
-def secrets(acc: Account) -> None:
-    name = EXPORT["secrets"].path()
+def _regional_with_policies(
+    acc: Account,
+    listing: str,
+    policy: str,
+    *,
+    list_call: tuple[str, str, str],  # service, operation, the page's key
+    names: Callable[[dict[str, Any]], tuple[str, str]],  # an item's id for its policy call, and its file name
+    get_policy: Callable[[Any, str], Callable[[], Any]],
+    kept: Callable[[dict[str, Any]], dict[str, Any] | None],  # what of a policy reply is written, if any
+) -> None:
+    """A listing read in every region into one file (written only when every region answered), and each
+    listed item's resource policy into its own file."""
+    name = EXPORT[listing].path()
+    service, operation, key = list_call
     found: list[Any] = []
     complete = True
     for region in acc.ctx.regions:
-        sm = acc.client("secretsmanager", region)
-        got = acc.pages(EXPORT["secrets"].action, sm, "list_secrets", "SecretList", item=region, file=name)
+        client = acc.client(service, region)
+        got = acc.pages(EXPORT[listing].action, client, operation, key, item=region, file=name)
         if got is None:
             complete = False
-        for secret in got or []:
-            found.append(secret)
-            arn = str(secret.get("ARN") or secret.get("Name"))
-            file = EXPORT["secret_policy"].path(safe_name(str(secret.get("Name"))))
-            policy = acc.call(
-                EXPORT["secret_policy"].action,
-                partial(sm.get_resource_policy, SecretId=arn),
-                item=arn,
-                file=file,
-            )
-            if policy and policy.get("ResourcePolicy"):
-                acc.write(file, {k: v for k, v in policy.items() if k != "ResponseMetadata"})
+        for item in got or []:
+            found.append(item)
+            item_id, file_name = names(item)
+            file = EXPORT[policy].path(safe_name(file_name))
+            reply = acc.call(EXPORT[policy].action, get_policy(client, item_id), item=item_id, file=file)
+            written = kept(reply) if reply else None
+            if written:
+                acc.write(file, written)
     if complete:
-        acc.write(name, {"SecretList": found})
+        acc.write(name, {key: found})
+
+
+def secrets(acc: Account) -> None:
+    _regional_with_policies(
+        acc,
+        "secrets",
+        "secret_policy",
+        list_call=("secretsmanager", "list_secrets", "SecretList"),
+        names=lambda secret: (str(secret.get("ARN") or secret.get("Name")), str(secret.get("Name"))),
+        get_policy=lambda sm, arn: partial(sm.get_resource_policy, SecretId=arn),
+        kept=lambda reply: (
+            {k: v for k, v in reply.items() if k != "ResponseMetadata"} if reply.get("ResourcePolicy") else None
+        ),
+    )
 
 
 def keys(acc: Account) -> None:
-    name = EXPORT["kms_keys"].path()
-    found: list[Any] = []
-    complete = True
-    for region in acc.ctx.regions:
-        kms = acc.client("kms", region)
-        got = acc.pages(EXPORT["kms_keys"].action, kms, "list_keys", "Keys", item=region, file=name)
-        if got is None:
-            complete = False
-        for key in got or []:
-            found.append(key)
-            key_id = str(key.get("KeyId"))
-            file = EXPORT["key_policy"].path(safe_name(key_id))
-            policy = acc.call(
-                EXPORT["key_policy"].action,
-                partial(kms.get_key_policy, KeyId=key_id, PolicyName="default"),
-                item=key_id,
-                file=file,
-            )
-            if policy and policy.get("Policy"):
-                acc.write(file, {"Policy": policy["Policy"]})
-    if complete:
-        acc.write(name, {"Keys": found})
+    _regional_with_policies(
+        acc,
+        "kms_keys",
+        "key_policy",
+        list_call=("kms", "list_keys", "Keys"),
+        names=lambda key: (str(key.get("KeyId")), str(key.get("KeyId"))),
+        get_policy=lambda kms, key_id: partial(kms.get_key_policy, KeyId=key_id, PolicyName="default"),
+        kept=lambda reply: {"Policy": reply["Policy"]} if reply.get("Policy") else None,
+    )
 
 
 def findings(acc: Account) -> None:
