@@ -9,17 +9,27 @@ run can complete in the graph while the credentials still work on the account.
 
 A claim is (kind, done, text): kind is what changed (credential, key, policy, revocation, any),
 done whether the clause says it is in effect on the account.
+
+Negation is read wherever it stands: before the verb ("was not applied", "never reached AWS"), on the
+subject ("No deny-all policy was put on alice", "nothing was changed on the account") or on the object
+("the run changed nothing in AWS", "disabled no key"). A clause that names no place takes the account
+as its place when it says "there" after a clause about the account ("The block was not applied in AWS,
+so alice's credentials still work there"). A line keyed by the account ("AWS: key disabled for alice")
+is about the account.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["AccountClaim", "account_claims", "mentions_account"]
+__all__ = ["WORDS", "AccountClaim", "account_claims", "kind_of", "mentions_account"]
 
 AccountClaim = tuple[str, bool, str]
 
+_KEYED = r"^\W*(?:aws|iam|(?:the\s+)?(?:aws\s+)?account|on\s+the\s+account|in\s+aws)\s*:"
+_REACHED = r"\b(?:reach|reached|reaches|hit|hits|made\s+it\s+(?:in)?to|got\s+to|landed\s+in)\s+(?:the\s+)?(?:aws|iam)\b"
 _ACCOUNT = re.compile(
+    rf"{_KEYED}|{_REACHED}|\btokenissuetime\b|"
     r"\b(?:in|on|within|inside|across)\s+(?:the\s+)?(?:(?:live|real|actual)\s+)?(?:aws|iam)\b"
     r"|\bon\s+the\s+(?:(?:aws|live|real|actual)\s+)?account\b|\baws[\s-]side\b|\bin\s+the\s+account\b"
     r"|\bgraph[\s-]only\b|\b(?:in|on)\s+the\s+graph\s+(?:only|alone)\b|\bonly\s+(?:in|on)\s+the\s+graph\b"
@@ -54,13 +64,17 @@ _VERBS = (
     r"made\s+inactive|set\s+to\s+inactive|invalidated|cut\s+off|blocked|locked|frozen|neutrali[sz]ed|terminated|"
     r"expired|rotated|removed|deleted|stopped|inactive|applied|enforced|attached|added|put\s+in\s+place|in\s+place|"
     r"denied|denies|deny|denying|blocks|stops|disable|deactivate|revoke|attach|apply|took\s+effect|takes\s+effect|"
-    r"in\s+effect|effective|went\s+through|made|done|changed"
+    r"in\s+effect|effective|went\s+through|made|done|changed|put|placed|written|wrote|created|"
+    r"reach|reached|reaches|hit|made\s+it|got\s+to|landed"
 )
 _PRED = re.compile(rf"\b(?:{_VERBS})\b", re.I)
 _KIND_WORDS = (
-    ("revocation", re.compile(r"\brevocation\s+policy\b|\b(?:role'?s?\s+)?sessions?\b|\btokens?\b", re.I)),
+    (
+        "revocation",
+        re.compile(r"\btokenissuetime\b|\brevocation\s+policy\b|\b(?:role'?s?\s+)?sessions?\b|\btokens?\b", re.I),
+    ),
     ("policy", re.compile(r"\bdeny[\s-]all\b|\bpolicy\b|\bdeny\b|\bputuserpolicy\b", re.I)),
-    ("key", re.compile(r"\baccess\s+keys?\b|\bkeys?\b|\bupdateaccesskey\b", re.I)),
+    ("key", re.compile(r"\baccess\s+keys?\b|\bkeys?\b|\bupdateaccesskey\b|\b(?:AKIA|ASIA)[A-Z0-9]{16}\b", re.I)),
     (
         "credential",
         re.compile(r"\bcredentials?\b|\bpasswords?\b|\blogins?\b|\blocked\s+out\b|\buser\b|\baccount\b", re.I),
@@ -68,12 +82,17 @@ _KIND_WORDS = (
 )
 _NEG = re.compile(
     r"\b(?:not|never|no|n't|neither|nor|without|yet\s+to|failed\s+to|fails\s+to|cannot|can't|isn't|aren't|wasn't|"
-    r"weren't|hasn't|haven't|hadn't|didn't|doesn't|don't|won't)\b",
+    r"weren't|hasn't|haven't|hadn't|didn't|doesn't|don't|won't|nothing|none|nobody)\b",
     re.I,
 )
+# A negated object right after the verb: "changed nothing", "disabled no key", "applied none of them".
+_OBJECT_NEG = re.compile(r"^\s*(?:(?:at\s+all|in\s+the\s+end)\s+)?(?:nothing|none|no|zero)\b", re.I)
+# "there" after a clause about the account: the account is its place too.
+_THERE = re.compile(r"\bthere\b|\bon\s+(?:it|that\s+side)\b|\bon\s+that\s+account\b", re.I)
 
 
 _EXPLICIT = re.compile(
+    rf"{_KEYED}|{_REACHED}|"
     r"\b(?:in|on|within|inside|across)\s+(?:the\s+)?(?:(?:live|real|actual)\s+)?(?:aws|iam)\b"
     r"|\bon\s+the\s+(?:(?:aws|live|real|actual)\s+)?account\b|\baws[\s-]side\b|\bin\s+the\s+account\b"
     r"|\b(?:aws|iam)\s+(?:credentials?|keys?|access\s+keys?|passwords?|logins?|sign-ins?)\b"
@@ -84,13 +103,19 @@ _EXPLICIT = re.compile(
 # Verbs that say what was done to a credential itself (not to a route of the graph).
 _STRONG = re.compile(
     r"\b(?:disabled|deactivated|inactivated|inactive|revoked|suspended|rotated|deleted|locked|attached|"
-    r"turned\s+off|switched\s+off|made\s+inactive|set\s+to\s+inactive|invalidated|denies|now\s+denies)\b",
+    r"turned\s+off|switched\s+off|made\s+inactive|set\s+to\s+inactive|invalidated|denies|now\s+denies|"
+    r"put\s+on|placed\s+on|written\s+(?:for|to|on)|wrote\s+(?:for|to|on)|added\s+to)\b",
     re.I,
 )
 
 
 def mentions_account(clause: str) -> bool:
     return bool(_ACCOUNT.search(clause))
+
+
+def kind_of(text: str) -> str:
+    """What a text says changed on the account: revocation, policy, key, credential or any."""
+    return _kind(text)
 
 
 def _kind(clause: str) -> str:
@@ -100,15 +125,30 @@ def _kind(clause: str) -> str:
     return "any"
 
 
-def account_claims(clause: str) -> list[AccountClaim]:
-    """The account claims of one clause (at most one), or none when it says nothing of the account."""
-    if not mentions_account(clause):
+def _placed(clause: str, sentence: str) -> str | None:
+    """The clause with the account as its place: as written when it names the account, with "there" read as
+    "in AWS" when the sentence before it is about the account, else None."""
+    if mentions_account(clause):
+        return clause
+    at = sentence.find(clause.strip()[:40]) if sentence and clause.strip() else -1
+    if at > 0 and _THERE.search(clause) and _EXPLICIT.search(sentence[:at]):
+        return _THERE.sub("in AWS", clause)
+    return None
+
+
+def account_claims(clause: str, sentence: str = "") -> list[AccountClaim]:
+    """The account claims of one clause (at most one), or none when it says nothing of the account.
+
+    `sentence` is the whole sentence the clause is part of (where "there" finds its place)."""
+    placed = _placed(clause, sentence)
+    if placed is None:
         return []
-    text = clause.strip()
+    text, clause = clause.strip(), placed
     kind = _kind(clause)
     if _GRAPH_ONLY.search(clause):
         negated = bool(re.search(r"\b(?:not|never)\s+(?:only\s+)?(?:in|on)\s+the\s+graph\b", clause, re.I))
-        return [(kind if kind != "revocation" else "any", negated, text)]
+        whole = kind == "revocation" or (kind == "credential" and re.search(r"\bnothing\b", clause, re.I))
+        return [("any" if whole else kind, negated, text)]
     if _STILL_WORK.search(clause):
         negated = bool(re.search(r"\b(?:no\s+longer|not|never)\s+(?:\w+\s+)?(?:still|remain|stay)", clause, re.I))
         return [(kind, negated, text)]
@@ -127,7 +167,29 @@ def account_claims(clause: str) -> list[AccountClaim]:
     negations = len(_NEG.findall(window))
     if re.search(r"\bnot\s+(?:only|just)\b", window, re.I):
         negations -= 1
+    if _OBJECT_NEG.match(clause[m.end() :]):
+        negations += 1  # "the run changed nothing in AWS"
     word = m.group(0).lower()
     if word in ("applied", "apply", "enforced", "added", "in place", "put in place", "attached", "attach"):
-        kind = kind if kind in ("policy", "revocation") else "any"
+        kind = kind if kind in ("policy", "revocation", "key") else "any"
+    if word in ("changed", "change", "done", "made") and kind == "credential":
+        kind = "any"  # "nothing was changed on the account": no change of any kind
     return [(kind, negations % 2 == 0, text)]
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+# The words these readers account for (the checker's gate judges a clause only when it knows all its words).
+WORDS = frozenset(
+    _words(
+        """
+    aws iam account accounts key keys access credential credentials password login policy policies deny deny-all
+    inline session sessions token tokens revocation deactivation deactivate deactivated disable disabled disabling
+    inactive active applied apply verified put placed written wrote attached added created changed change
+    nothing none nobody effect took takes went reached reach reaches hit made landed reports reported report
+    shows listed lists says there itself work works worked working still longer locked out tokenissuetime
+        """
+    )
+)

@@ -38,7 +38,7 @@ from .evidence import (
     RunSummary,
     gather_evidence,
 )
-from .judge import judge_account, judge_link, judge_link_state, judge_member, judge_on_path, judge_through
+from .judge import judge_account, judge_link, judge_link_state, judge_on_path, judge_scoped, judge_through
 from .known_words import VOCABULARY
 from .lexicon import CLOSE_FORMS
 from .names import ACTION_RE, DATE_RE, REL_LIKE_RE, REL_PREFIX_RE, UNIT_RE, VERSION_RE, distance, reads_as_id
@@ -485,7 +485,7 @@ class _Checker:
         elif claim.kind == "unverified":
             if claim.clause not in self.unverified:
                 self.unverified.append(claim.clause)
-        elif claim.kind in ("account", "link", "link_state", "on_path", "through", "member"):
+        elif claim.kind in ("account", "link", "link_state", "on_path", "through", "member", "reach", "via"):
             self.judged(claim)
         elif claim.kind == "state" and claim.action == "revocation" and (ev.revocations or claim.value == "exposed"):
             self.revocation(claim)
@@ -551,8 +551,8 @@ class _Checker:
             verdict = judge_link_state(self.ev, reader, claim.scope[0], claim.scope[1], state)
         elif claim.kind == "on_path":
             verdict = judge_on_path(self.ev, claim.scope[0], claim.scope[1], str(claim.value))
-        elif claim.kind == "member":
-            verdict = judge_member(self.ev, claim.scope[0], bool(claim.value))
+        elif claim.kind in ("member", "reach", "via"):
+            verdict = judge_scoped(self.ev, claim.kind, claim.scope, bool(claim.value))
         else:
             quant, negated = cast(tuple[object, bool], claim.value)
             verdict = judge_through(self.ev, claim.scope[0], quant, negated)

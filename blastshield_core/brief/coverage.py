@@ -8,7 +8,9 @@ confirmed) only when every word in it is one the checker accounts for:
 
 - closed-class words (articles, pronouns, prepositions, auxiliaries, conjunctions) and markup;
 - the grammar's own lexicon (`lexicon.py`: every inflection of the closing and exposing verbs, the
-  state adjectives, the subject nouns, negations, modals, conditions, numbers);
+  state adjectives, the subject nouns, negations, modals, conditions, numbers) and the words the readers
+  of account facts (`account.WORDS`) and of links between entities (`links.WORDS`: reach, via, grants,
+  paths through an entity) read;
 - ids, ARNs and names of entities (read as ids before this gate), numbers and tokens with digits;
 - the words of `known_words.py`: the words of the measured sentences (the family corpus and the
   hand-written corpora) that the checker judged correctly, less those whose sentences it judged wrongly
@@ -25,6 +27,7 @@ import re
 from collections.abc import Callable
 from itertools import pairwise
 
+from .account import WORDS as ACCOUNT_WORDS
 from .lexicon import (
     CLOSE_ADJECTIVES,
     CLOSE_FORMS,
@@ -47,6 +50,7 @@ from .lexicon import (
     SUBJECT_NOUNS,
     ZERO_NOUNS,
 )
+from .links import WORDS as LINK_WORDS
 
 __all__ = ["CLOSED_CLASS", "LEXICON", "PAIRS", "Vocabulary", "about_alert", "strangers", "units_of", "words_of"]
 
@@ -94,6 +98,8 @@ LEXICON: Vocabulary = (
     | RUN_DONE_FORMS
     | SUBJECT_NOUNS
     | ZERO_NOUNS
+    | ACCOUNT_WORDS  # the words the readers of account facts and of links between entities read
+    | LINK_WORDS
 )
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@/'’-]*[A-Za-z0-9]|[A-Za-z0-9]|[:—–|()\"“”]")

@@ -23,7 +23,10 @@ __all__ = [
     "judge_link_state",
     "judge_member",
     "judge_on_path",
+    "judge_reach",
+    "judge_scoped",
     "judge_through",
+    "judge_via",
 ]
 
 UNSURE = ("unverified", "")
@@ -81,24 +84,32 @@ def _reaches(ev: EvidenceSummary, a: str, b: str) -> bool:
     return any(a in p.nodes and b in p.nodes and p.nodes.index(a) < p.nodes.index(b) for p in ev.paths)
 
 
-def judge_link(
-    ev: EvidenceSummary, reader: GraphReader | None, a: str, b: str, value: tuple[str, bool, bool]
-) -> Verdict:
-    """ "A can assume B (directly)" / "A cannot assume B"."""
-    rel, positive, direct = value
-    props = _edges(reader, a, rel, b)
-    if props is None:
-        return UNSURE
-    if rel == "CAN_ASSUME":  # a workload assumes the role it runs as
-        props += _edges(reader, a, "RUNS_AS", b) or []
+_TYPES = ("CAN_ASSUME", "CAN_READ", "RUNS_AS", "CAN_ACCESS", "HAS_SESSION", "CAN_ESCALATE")
+
+
+def judge_link(ev: EvidenceSummary, reader: GraphReader | None, a: str, b: str, value: tuple[object, ...]) -> Verdict:
+    """ "A can assume B (directly)" / "A cannot assume B" / "A holds an unconditional grant to assume B".
+
+    The value is (type, positive, direct) and, from a grant's adjectives, a quality: "unconditional" (an active
+    relationship without a condition), "conditional" (one with a condition) or "" (any that works). The type
+    "ANY" is a grant whose words name none: a relationship of any type."""
+    rel, positive, direct = str(value[0]), bool(value[1]), bool(value[2])
+    quality = str(value[3]) if len(value) > 3 else ""
+    props: list[Mapping[str, Any]] = []
+    for t in _TYPES if rel == "ANY" else (rel, "RUNS_AS") if rel == "CAN_ASSUME" else (rel,):
+        found = _edges(reader, a, t, b)  # a workload assumes the role it runs as
+        if found is None:
+            return UNSURE
+        props += found
     states = [_edge_state(p) for p in props]
-    working = any(s in ("active", "conditional") for s in states)
+    wanted = {"unconditional": ("active",), "conditional": ("conditional",)}.get(quality, ("active", "conditional"))
+    working = any(s in wanted for s in states)
     # "A can assume B" is one step (role chaining is a path, not an assumption); "A reads B" may be along a path
     holds = working or (not direct and rel == "CAN_READ" and _reaches(ev, a, b))
     if positive == holds:
         return None
-    evidence = _describe(a, rel, b, states)
-    if not direct and not working:
+    evidence = _describe(a, rel if rel != "ANY" else "granting", b, states)
+    if not direct and not working and rel == "CAN_READ":
         evidence += f"; no live qualifying path of {ev.alert_id} goes from {a} to {b}"
     return ("wrong_relationship", evidence)
 
@@ -156,6 +167,12 @@ def judge_through(ev: EvidenceSummary, z: str, quant: object, negated: bool) -> 
         holds = holding == 0
     elif quant == "one":
         holds = holding == 1
+    elif quant == "part":  # "some, but not all, of the paths"
+        holds = 0 < holding < total
+    elif quant == "not_all":  # "not all (of the) paths"
+        holds = holding < total
+    elif quant == "the":  # "the open path": the one path, or one of them
+        holds = holding >= 1 and (holding == total or total > 1)
     elif isinstance(quant, int):
         holds = holding == quant
     else:
@@ -174,3 +191,51 @@ def judge_through(ev: EvidenceSummary, z: str, quant: object, negated: bool) -> 
 def _on(route: Any, path: Any) -> bool:
     nodes = path.nodes
     return any(nodes[i] == route.source and nodes[i + 1] == route.target for i in range(len(nodes) - 1))
+
+
+def _entity(ev: EvidenceSummary, x: str) -> str:
+    return ev.entity_id if x == ev.alert_id else x
+
+
+def _position(ev: EvidenceSummary, x: str, path: Any) -> int:
+    """Where an entity (or a route, by its first end) stands on a path; -1 when it is not on it."""
+    route = next((r for r in ev.routes if r.route_id == x.removeprefix("block-route:")), None)
+    if route is not None:
+        nodes = path.nodes
+        return next((i for i in range(len(nodes) - 1) if (nodes[i], nodes[i + 1]) == (route.source, route.target)), -1)
+    return path.nodes.index(x) if x in path.nodes else -1
+
+
+def _live(ev: EvidenceSummary) -> str:
+    return "; ".join(" -> ".join(p.nodes) for p in ev.paths[:5]) or "none"
+
+
+def judge_reach(ev: EvidenceSummary, a: str, b: str, positive: bool) -> Verdict:
+    """ "A can still get to B" (positive) / "A no longer reaches B": some live qualifying path goes from A to B."""
+    a, b = _entity(ev, a), _entity(ev, b)
+    holds = any(0 <= _position(ev, a, p) < _position(ev, b, p) for p in ev.paths)
+    if holds == positive:
+        return None
+    kind = "false_exposure" if positive else "false_containment"
+    return kind, f"{'no' if not holds else 'a'} live qualifying path of {ev.alert_id} goes from {a} to {b}: {_live(ev)}"
+
+
+def judge_via(ev: EvidenceSummary, a: str, b: str, x: str, positive: bool) -> Verdict:
+    """ "On the way to X, A passes through B": some live qualifying path holds A, then B, then X."""
+    a, b, x = _entity(ev, a), _entity(ev, b), _entity(ev, x)
+    holds = any(0 <= _position(ev, a, p) < _position(ev, b, p) < _position(ev, x, p) for p in ev.paths)
+    if holds == positive:
+        return None
+    return (
+        "wrong_relationship",
+        f"{'a' if holds else 'no'} live qualifying path of {ev.alert_id} goes from {a} through {b} to {x}: {_live(ev)}",
+    )
+
+
+def judge_scoped(ev: EvidenceSummary, kind: str, scope: tuple[str, ...], positive: bool) -> Verdict:
+    """A membership (X), reach (A, B) or via (A, B, X) claim."""
+    if kind == "member":
+        return judge_member(ev, scope[0], positive)
+    if kind == "via":
+        return judge_via(ev, scope[0], scope[1], scope[2], positive)
+    return judge_reach(ev, scope[0], scope[1], positive)

@@ -7,7 +7,16 @@
 - On the way: "X assumes Y on the way", "the path goes from X to Y": that step is on a live
   qualifying path.
 - Through: "both paths run through Z", "every path passes Z", "no path goes through Z",
-  "one path runs through Z": how many live qualifying paths hold Z.
+  "one path runs through Z", "the open path goes through Z", "the only path avoids Z": how many live
+  qualifying paths hold Z.
+- Reach: "A can (still) get to B", "A no longer reaches B", "A has a qualifying path to B", "a path from A
+  still leads to B", "B remains reachable from A", with A the alert's entity: some live qualifying path
+  goes from A to B.
+- Via: "on the way to X, A passes through B", "A reaches X through B", "the path from A to X runs via B":
+  some live qualifying path holds A, then B, then X.
+- Grants, with their adjectives: "A has no direct, working read grant on B", "A holds an active,
+  unconditional grant to assume B", "A holds a denied grant on B": the relationship of that type (any
+  type when the words name none) between the two, working, direct, conditional or not as the adjectives say.
 
 A clause with state or action vocabulary that yields no claim at all is `unverified`
 (`has_vocabulary`): neither true nor false, reported apart.
@@ -21,9 +30,9 @@ from itertools import pairwise
 
 from .lexicon import CLOSE_ADJECTIVES, CLOSE_FORMS, CLOSE_NOUNS, EXPOSE_ADJECTIVES
 
-__all__ = ["LinkClaim", "has_vocabulary", "link_claims"]
+__all__ = ["WORDS", "LinkClaim", "has_vocabulary", "link_claims"]
 
-# (kind, value, text, scope): kind is link | link_state | on_path | through
+# (kind, value, text, scope): kind is link | link_state | on_path | through | member | reach | via
 LinkClaim = tuple[str, object, str, tuple[str, ...]]
 IdKind = Callable[[str], str | None]
 
@@ -67,12 +76,15 @@ _LINK_STATE = re.compile(
 )
 _LINK_NOUN = re.compile(r"\b(?:grant|trust|edge|relationship|link|permission|assumption|hop|step|route)\b", re.I)
 _THROUGH = re.compile(
-    r"\b(?P<q>both|all|every|each|none\s+of\s+the|no|neither|one|a|only\s+one|exactly\s+one|either|some|two|three)"
-    r"\s+(?:(?:of\s+the\s+|of\s+its\s+|of\s+their\s+)?(?:\w+\s+){0,2}?)(?:qualifying\s+|remaining\s+|live\s+|open\s+)?"
-    r"(?:paths?|routes?\s+to\s+\S+)\s+(?:\w+\s+){0,2}?"
+    r"\b(?P<q>some,?\s+but\s+not\s+all,?\s+of\s+the|not\s+all\s+of\s+the|not\s+all|not\s+every|"
+    r"both|all|every|each|none\s+of\s+the|no|neither|one|a|only\s+one|exactly\s+one|either|some|two|three|"
+    r"the\s+only|the\s+single|its\s+only|the|its)"
+    r",?\s+(?:(?:of\s+the\s+|of\s+its\s+|of\s+their\s+)?(?:\w+\s+){0,2}?)(?:qualifying\s+|remaining\s+|live\s+|open\s+)?"
+    r"(?P<noun>paths?|routes?\s+to\s+\S+)\s+(?:(?:to|into|toward)\s+(?:\w+\s+){1,2}?|(?:still|now|also)\s+)?"
     r"(?:(?:run|runs|ran|go|goes|went|pass|passes|passed|lead|leads|travel|travels|cross|crosses|route|routes)\s+"
     r"(?:through|via|over|across)|pass|passes|cross|crosses|traverse|traverses|include|includes|involve|involves|"
-    r"touch|touches|use|uses)\s+(?P<z>[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9])",
+    r"touch|touches|use|uses|(?P<avoid>avoid|avoids|bypass|bypasses|skip|skips|miss|misses))\s+"
+    r"(?P<z>[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9])",
     re.I,
 )
 _QUANT = {
@@ -91,6 +103,18 @@ _QUANT = {
     "exactly one": "one",
     "two": 2,
     "three": 3,
+    "the only": "all",
+    "the single": "all",
+    "its only": "all",
+    "the": "the",
+    "its": "the",
+    "some, but not all, of the": "part",
+    "some but not all of the": "part",
+    "some, but not all of the": "part",
+    "some but not all, of the": "part",
+    "not all of the": "not_all",
+    "not all": "not_all",
+    "not every": "not_all",
 }
 
 _VOCAB = (
@@ -138,7 +162,7 @@ def _ids(clause: str, id_kind: IdKind) -> list[tuple[str, int, int]]:
 _MEMBER = re.compile(
     r"(?P<id>[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9])\s+(?:is|are|lies|lie|sits|sit|remains|remain|stays|stay)\s+"
     r"(?P<neg>not\s+|no\s+longer\s+|never\s+)?(?:still\s+|now\s+|also\s+)?(?P<neg2>not\s+)?on\s+"
-    r"(?P<det>a|any|one\s+of\s+the|the|every|each|some)\s+(?:(?:live|qualifying|remaining|open|active)\s+){0,2}paths?\b",
+    r"(?P<det>an?|any|one\s+of\s+the|none\s+of\s+the|the|every|each|some)\s+(?:(?:live|qualifying|remaining|open|active)\s+){0,2}paths?\b",
     re.I,
 )
 
@@ -149,6 +173,8 @@ def link_claims(clause: str, id_kind: IdKind) -> list[LinkClaim]:
     for m in _MEMBER.finditer(clause):
         if id_kind(m.group("id")) in (*_ENTITY_KINDS, "route"):
             negated = bool(m.group("neg")) != bool(m.group("neg2"))
+            if m.group("det").lower().startswith("none"):  # "X is on none of the paths"
+                negated = not negated
             if m.group("det").lower() in ("every", "each"):  # "Z sits on every path": all paths hold Z
                 out.append(("through", ("all", negated), m.group(0), (m.group("id"),)))
             else:
@@ -157,12 +183,29 @@ def link_claims(clause: str, id_kind: IdKind) -> list[LinkClaim]:
         z = m.group("z")
         if id_kind(z) in (*_ENTITY_KINDS, "route"):
             quant = _QUANT.get(re.sub(r"\s+", " ", m.group("q").lower()), "some")
-            negated = bool(re.search(r"\b(?:not|never|no\s+longer)\b", m.group(0), re.I))
+            if quant == "the" and re.search(r"\b(?:of|all|some|none|most|any)\s*,?\s*$", clause[: m.start()], re.I):
+                continue  # "all of the paths": the quantity stands before it
+            if quant == "the" and m.group("noun").lower().startswith("paths"):
+                quant = "all"  # "the paths run through Z"
+            tail = m.group(0)[len(m.group("q")) :]  # "not all ... run through Z": the "not" is the quantity's
+            negated = bool(re.search(r"\b(?:not|never|no\s+longer)\b", tail, re.I)) != bool(m.group("avoid"))
             out.append(("through", (quant, negated), m.group(0), (z,)))
+    hypothetical = bool(_HYPOTHETICAL.search(clause))
+    if not hypothetical:
+        out += _via(clause, id_kind)
     ids = _ids(clause, id_kind)
-    for (a, _, a_end), (b, b_start, b_end) in pairwise(ids):
+    for (a, a_start, a_end), (b, b_start, b_end) in pairwise(ids):
         between = clause[a_end:b_start]
         between = re.sub(r"^'s\b", "", between)
+        if not hypothetical:
+            reach = _reach(clause, id_kind, (a, a_start, a_end), (b, b_start, b_end))
+            if reach is not None:
+                out.append(reach)
+                continue
+            grant = _grant(clause, between, (a, a_start), (b, b_end), id_kind)
+            if grant is not None:
+                out.append(grant)
+                continue
         verb = _BETWEEN.match(between)
         rest = clause[b_end:]
         if verb is not None:
@@ -198,3 +241,185 @@ def link_claims(clause: str, id_kind: IdKind) -> list[LinkClaim]:
                     )
                 )
     return out
+
+
+_ID_RX = r"[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9]"
+_HYPOTHETICAL = re.compile(r"\b(?:would|could|might|should|may|if|unless|whether)\b", re.I)
+_DEPTH = re.compile(r"\b(?:hops?|depth|steps?)\b|\bwithin\s+(?:\d|one|two|three|four|five|six)\b", re.I)
+_NEG_WORDS = re.compile(r"\b(?:not|never|no|cannot|unable|nowhere)\b|\bno\s+longer\b|n't\b", re.I)
+_ADVERBS = r"(?:(?:still|now|also|no\s+longer|not|never|cannot|can't|can|could|does|doesn't|did|didn't|is|are|"
+_ADVERBS += r"directly|already|even|really|in\s+fact|actually|currently|today)\s+)*"
+_REACH_VERB = (
+    r"(?:get|gets|got|getting)\s+(?:to|at|into)|reach|reaches|reached|reaching|make\s+it\s+to|makes\s+it\s+to|"
+    r"(?:has|have|holds?|keeps?|retains?|had)\s+(?:(?:a|an|any|no|one|some|the)\s+)?"
+    r"(?:(?:live|qualifying|open|working|remaining|viable|usable|valid|direct|attack|access)\s+)*"
+    r"(?:path|route|way|line)s?\s+(?:to|into|toward|towards)"
+)
+_REACH = re.compile(rf"^\s*{_ADVERBS}(?:{_REACH_VERB})\s+(?:the\s+)?$", re.I)
+_LEADS = re.compile(
+    rf"^\s*{_ADVERBS}(?:leads?|led|goes|go|runs?|extends?|reach(?:es)?|gets?)\s+(?:all\s+the\s+way\s+)?"
+    r"(?:to|into)\s+(?:the\s+)?$",
+    re.I,
+)
+_FROM = re.compile(
+    r"\b(?P<no>no\s+)?(?:(?:a|an|the|one|any|some)\s+)?(?:(?:live|qualifying|open|working|remaining|attack|access)\s+)*"
+    r"(?:path|route)s?\s+from\s+$",
+    re.I,
+)
+_REACHABLE = re.compile(
+    rf"^\s*(?:is|are|remains?|stays?|was|has\s+been)\s+{_ADVERBS}"
+    r"(?:reachable|accessible|within\s+reach|in\s+reach|out\s+of\s+reach|unreachable|inaccessible)\s+"
+    r"(?:from|for|to|by)\s+$",
+    re.I,
+)
+_SOURCES = ("alert",)
+_TARGETS = ("node", "asset")
+
+
+def _reach(clause: str, id_kind: IdKind, a: tuple[str, int, int], b: tuple[str, int, int]) -> LinkClaim | None:
+    """ "A can still get to B", "A no longer reaches B", "a path from A leads to B", "B is reachable from A", with A
+    the alert's entity: (reach, positive, text, (A, B))."""
+    if _DEPTH.search(clause):
+        return None  # a bounded reach: the state reader's, with its depth
+    between = re.sub(r"^'s\b", "", clause[a[2] : b[1]])
+    text = clause[a[1] : b[2]]
+    if id_kind(a[0]) in _SOURCES and id_kind(b[0]) in _TARGETS:
+        source, target = a[0], b[0]
+        if _REACH.match(between):
+            negated = len(_NEG_WORDS.findall(between)) % 2 == 1
+        else:
+            lead = _LEADS.match(between)
+            before = _FROM.search(clause[: a[1]])
+            if lead is None or before is None:
+                return None
+            negated = (len(_NEG_WORDS.findall(between)) + bool(before.group("no"))) % 2 == 1
+            text = clause[before.start() : b[2]]
+    elif id_kind(b[0]) in _SOURCES and id_kind(a[0]) in _TARGETS:
+        m = _REACHABLE.match(between)
+        if m is None:
+            return None
+        source, target = b[0], a[0]
+        opposite = bool(re.search(r"out\s+of|unreach|inaccess", between, re.I))  # "is out of reach for A"
+        negated = (len(_NEG_WORDS.findall(between)) + opposite) % 2 == 1
+    else:
+        return None
+    return ("reach", not negated, text, (source, target))
+
+
+_TRAVERSE = (
+    r"(?:pass(?:es|ed)?|go(?:es)?|went|run(?:s)?|ran|travel(?:s|led)?|move(?:s|d)?|hop(?:s|ped)?|cross(?:es|ed)?|"
+    r"transit(?:s)?|route(?:s|d)?|step(?:s|ped)?|lead(?:s)?|led)\s+(?:first\s+)?(?:through|via|across|over|by\s+way\s+of)"
+)
+_WAY = r"(?:on|along)\s+(?:the|its|their|his|her|that|this)\s+(?:way|path|route)\s+(?:to|into|toward)"
+_TRAVERSE_NEG = r"(?P<neg>(?:(?:does\s+not|doesn't|did\s+not|didn't|never|no\s+longer|not|also|still|first|now)\s+)*)"
+_VIA = (
+    re.compile(
+        rf"\b{_WAY}\s+(?P<x>{_ID_RX})\s*,?\s*(?P<a>{_ID_RX})\s+{_TRAVERSE_NEG}{_TRAVERSE}\s+(?P<b>{_ID_RX})", re.I
+    ),
+    re.compile(
+        rf"(?P<a>{_ID_RX})\s+{_TRAVERSE_NEG}{_TRAVERSE}\s+(?P<b>{_ID_RX})\s*,?\s+{_WAY}\s+(?P<x>{_ID_RX})", re.I
+    ),
+    re.compile(
+        rf"(?P<a>{_ID_RX})\s+{_TRAVERSE_NEG}(?:can\s+)?(?:still\s+)?(?:reach(?:es)?|gets?\s+to|get\s+to)\s+(?P<x>{_ID_RX})\s+"
+        rf"(?:through|via|by\s+way\s+of|by\s+(?:going|passing)\s+through)\s+(?P<b>{_ID_RX})",
+        re.I,
+    ),
+    re.compile(
+        rf"\b(?:path|route)s?\s+from\s+(?P<a>{_ID_RX})\s+to\s+(?P<x>{_ID_RX})\s+{_TRAVERSE_NEG}{_TRAVERSE}\s+(?P<b>{_ID_RX})",
+        re.I,
+    ),
+)
+
+
+def _via(clause: str, id_kind: IdKind) -> list[LinkClaim]:
+    """ "On the way to X, A passes through B": (via, positive, text, (A, B, X))."""
+    out: list[LinkClaim] = []
+    for rx in _VIA:
+        for m in rx.finditer(clause):
+            a, b, x = m.group("a"), m.group("b"), m.group("x")
+            kinds = id_kind(a), id_kind(b), id_kind(x)
+            if kinds[0] in _ENTITY_KINDS and kinds[1] in (*_ENTITY_KINDS, "route") and kinds[2] in _ENTITY_KINDS:
+                negated = len(_NEG_WORDS.findall(m.group("neg") or "")) % 2 == 1
+                out.append(("via", not negated, m.group(0), (a, b, x)))
+    return out
+
+
+_GRANT_ADJECTIVES = (
+    r"direct|working|active|live|valid|effective|usable|standing|explicit|unconditional|conditional|open|allowed|"
+    r"permitted|functioning|current|denied|blocked|real|actual|own|iam|trust|s3"
+)
+_GRANT = re.compile(
+    r"^\s*(?P<pre>(?:(?:still|now|also|no\s+longer|not|never|does\s+not|doesn't|did\s+not|didn't|do\s+not|don't)\s+)*)"
+    r"(?:has|have|had|holds?|held|keeps?|retains?|possess(?:es)?|carries|owns?|gets?|got|enjoys?|is\s+given|was\s+given)\s+"
+    r"(?P<det>(?:no|a|an|any|the|one|some|its|their)\s+)?"
+    rf"(?P<adj>(?:(?:{_GRANT_ADJECTIVES})\s*,?\s*(?:(?:and|or|but)\s+)?)*)"
+    r"(?P<what>read|assume|assumption|assume-role|write|access|reading)?\s*"
+    r"(?P<noun>grant|permission|right|trust|entitlement|privilege|relationship|edge|link|access)s?\s+"
+    r"(?:(?P<then>to\s+(?:assume|read|access))\s+|(?:on|to|over|for|into|against|covering)\s+"
+    r"(?:(?P<then2>assume|read|access)\s+)?)(?:(?:the\s+)?(?:role|bucket|asset|data)\s+)?$",
+    re.I,
+)
+
+
+_SESSION_HELD = re.compile(
+    r"^\s*(?P<pre>(?:(?:still|now|also|no\s+longer|not|never|does\s+not|doesn't|did\s+not|didn't)\s+)*)"
+    r"(?:has|have|had|holds?|held|keeps?|retains?|owns?|carries)\s+(?P<no>no\s+)?(?:(?:a|an|the|its|their|any)\s+)?"
+    rf"(?P<adj>(?:(?:{_GRANT_ADJECTIVES}|stale|legacy|old|open)\s*,?\s*(?:(?:and|or)\s+)?)*)sessions?\s+$",
+    re.I,
+)
+
+
+def _grant(clause: str, between: str, a: tuple[str, int], b: tuple[str, int], id_kind: IdKind) -> LinkClaim | None:
+    """ "A has no direct, working read grant on B", "A holds an active, unconditional grant to assume B"."""
+    held = _SESSION_HELD.match(between)
+    if held is not None and id_kind(a[0]) in _ENTITY_KINDS and id_kind(b[0]) in (*_ENTITY_KINDS, "route"):
+        negated = len(_NEG_WORDS.findall(held.group("pre") or "")) % 2 == 1 or bool(held.group("no"))
+        adjectives = set(re.findall(r"[a-z]+", (held.group("adj") or "").lower()))
+        text = clause[a[1] : b[1]]
+        if adjectives & {"blocked", "denied"}:
+            return ("link_state", ("blocked", not negated), text, (a[0], b[0]))
+        return ("link", ("HAS_SESSION", not negated, False, ""), text, (a[0], b[0]))
+    m = _GRANT.match(between)
+    if m is None or id_kind(a[0]) not in _ENTITY_KINDS or id_kind(b[0]) not in _ENTITY_KINDS:
+        return None
+    if m.group("noun").lower() == "access" and not (m.group("what") or m.group("adj")):
+        return None  # "A has access to B": a reach, not a grant
+    words = " ".join(g or "" for g in (m.group("what"), m.group("then"), m.group("then2"))).lower()
+    rel = (
+        "CAN_READ"
+        if "read" in words
+        else "CAN_ASSUME"
+        if "assum" in words or "trust" in (m.group("adj") or "").lower() + m.group("noun").lower()
+        else "ANY"
+    )
+    negated = (
+        len(_NEG_WORDS.findall(m.group("pre") or "")) + ((m.group("det") or "").strip().lower() == "no")
+    ) % 2 == 1
+    adjectives = set(re.findall(r"[a-z]+", (m.group("adj") or "").lower()))
+    text = clause[a[1] : b[1]]
+    for state in ("denied", "blocked"):
+        if state in adjectives:
+            return ("link_state", (state, not negated), text, (a[0], b[0]))
+    quality = "unconditional" if "unconditional" in adjectives else "conditional" if "conditional" in adjectives else ""
+    return ("link", (rel, not negated, "direct" in adjectives, quality), text, (a[0], b[0]))
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+# The words these readers account for (the checker's gate judges a clause only when it knows all its words).
+WORDS = frozenset(
+    _words(
+        """
+    get gets got getting reach reaches reached reaching reachable unreachable accessible inaccessible way path paths
+    route routes line lead leads led goes go went run runs ran pass passes passed passing travel travels cross crosses
+    crossed touch touches touched use uses used avoid avoids bypass bypasses skip skips miss misses through via
+    across over along toward towards onto first only single grant grants permission permissions right rights
+    trust entitlement privilege holds hold held has have keeps retains possesses carries owns gives given enjoys
+    direct directly working active live valid effective usable standing explicit unconditional conditional
+    allowed permitted functioning current denied blocked assume assumes assumed assuming assumption read reads
+    reading write access able unable none open qualifying remaining session sessions stale legacy
+        """
+    )
+)

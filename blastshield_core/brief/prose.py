@@ -386,7 +386,7 @@ class _Reader:
         before = len(self.claims)
         if not quiet:
             self.numbers(clause)
-        account = [] if quiet or question else account_claims(clause)
+        account = [] if quiet or question else account_claims(clause, self.current)
         for kind, done, text in account:
             self.add("account", done, text, clause, qualifier=kind)
         either = bool(re.search(r"\beither\b[^.;]*\bor\b|\b(?:one|any|at\s+least\s+one)\s+of\b", clause, re.I))

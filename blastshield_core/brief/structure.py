@@ -22,14 +22,22 @@ The key decides what a value is about:
 - the blast radius: empty/none is an emptiness claim.
 
 A table row with an entity in its first cell (under a header such as Session,
-Route, Alert) makes the other cells claims about that entity.
+Route, Alert) makes the other cells claims about that entity. A column about the
+account (applied in AWS, verified, on the account, AWS account) makes each row whose
+first cell names a change on the account (deactivate access key, deny-all policy,
+revoke sessions) a claim that the change was, or was not, applied there.
+
+A verdict said through a verb of naming ("cannot be called contained", "can't be
+considered safe") is the verdict: "is not contained".
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["bare_verdict", "emptiness", "restructure"]
+from .account import kind_of
+
+__all__ = ["bare_verdict", "emptiness", "named_verdict", "restructure"]
 
 
 def _w(text: str) -> frozenset[str]:
@@ -132,6 +140,63 @@ def bare_verdict(sentence: str) -> str | None:
     return None
 
 
+_ACCOUNT_COLUMN = re.compile(r"\b(?:aws|iam|account|applied|verified|effective|in\s+effect|live)\b", re.I)
+_ACCOUNT_ROW = re.compile(
+    r"\b(?:access\s+key|key|deny[\s-]*all|policy|sessions?|credentials?|password|login|revoke|revocation|deactivate|"
+    r"disable)\b|\b(?:AKIA|ASIA)[A-Z0-9]{16}\b",
+    re.I,
+)
+_DONE = _w("yes y true ✅ ✔ ✔️ ☑ applied done verified effective active succeeded success complete completed live")
+_NOT_DONE = _w("no n false ❌ ✗ ✘ pending skipped failed planned none - — – unapplied unverified")
+_NOUNS = {
+    "key": "access key",
+    "policy": "deny-all policy",
+    "revocation": "session revocation",
+    "credential": "credential",
+    "any": "account",
+}
+
+
+def _account_cell(key: str, subject: str, value: str) -> str | None:
+    """A row's change on the account under a column about the account: "The access key action was (not) applied
+    in AWS." (None when the column or the row is not about the account, or the value is no yes or no)."""
+    if not _ACCOUNT_COLUMN.search(key) or re.search(r"\bgraph\b|\bbefore\b", key, re.I):
+        return None
+    if not _ACCOUNT_ROW.search(subject):
+        return None
+    words = _words(_clean(value))
+    low = " ".join(words)
+    if not words:
+        return None
+    if set(words) <= _DONE and "not" not in words:
+        done = True
+    elif set(words) <= _NOT_DONE or low in ("not applied", "not verified", "graph only", "not yet"):
+        done = False
+    else:
+        return None
+    noun = _NOUNS[kind_of(_clean(subject))]
+    return f"The {noun} action was {'' if done else 'not '}applied in AWS."
+
+
+def named_verdict(line: str) -> str:
+    """A verdict said through a verb of naming, as the verdict: "cannot be called contained" is "is not contained",
+    "can now be considered contained" is "is contained" ("could be called" stays a hypothetical)."""
+    line = _NAMED_NOT.sub(" is not ", line)
+    return _NAMED.sub(" is ", line)
+
+
+_NAMING = (
+    r"(?:called|considered|described\s+as|deemed|regarded\s+as|declared|labell?ed(?:\s+as)?|counted\s+as|"
+    r"said\s+to\s+be|viewed\s+as|seen\s+as|treated\s+as|classed\s+as|marked(?:\s+as)?)"
+)
+_NAMED_NOT = re.compile(
+    rf"\s+(?:cannot|can\s+not|can't|can\s+no\s+longer)\s+(?:(?:yet|now|really|honestly|fairly|reasonably|safely|"
+    rf"truly|still)\s+)?be\s+{_NAMING}\s+",
+    re.I,
+)
+_NAMED = re.compile(rf"\s+can\s+(?:(?:now|safely|fairly|reasonably|truly|finally)\s+)?be\s+{_NAMING}\s+", re.I)
+
+
 def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
@@ -147,7 +212,9 @@ def _table(rows: list[str]) -> list[str]:
         cells = _cells(row)
         sentences: list[str] = []
         head0 = _words(header[0]) if header else []
-        if len(cells) == 2 and (not header or set(head0) & _GENERIC_HEAD or not set(head0) & _ENTITY_HEAD):
+        if len(cells) == 2 and header and (account := _account_cell(header[1], cells[0], cells[1])) is not None:
+            sentences.append(account)
+        elif len(cells) == 2 and (not header or set(head0) & _GENERIC_HEAD or not set(head0) & _ENTITY_HEAD):
             reading = _reading(cells[0], cells[1])
             if reading is None and re.search(r"[-_\d]", cells[0]) and len(_words(cells[1])) <= 3:
                 reading = f"{_clean(cells[0])} is {_clean(cells[1]).lower()}."  # "| route-x | blocked |"
@@ -157,6 +224,12 @@ def _table(rows: list[str]) -> list[str]:
             for key, value in zip(header[1:], cells[1:], strict=False):
                 if set(_words(key)) & _BEFORE_KEYS:
                     continue  # the state before: history, not a claim
+                account = _account_cell(key, cells[0], value)
+                if account is not None:
+                    sentences.append(account)
+                    continue
+                if re.search(r"\b(?:aws|iam|account)\b", key, re.I) and _ACCOUNT_ROW.search(cells[0]):
+                    continue  # an account column whose value is no yes or no: not the alert's state
                 reading = _reading(key, value, subject)
                 if reading is None and set(_words(key)) & (_STATE_KEYS | _AFTER_KEYS):
                     reading = f"{subject} is {_clean(value).lower()}."
@@ -182,6 +255,7 @@ def restructure(text: str) -> str:
             i = j
             continue
         i += 1
+        line = named_verdict(line)
         m = _HEADING_RE.match(line)
         if m:
             heading = m.group(1)

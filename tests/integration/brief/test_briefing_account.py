@@ -21,6 +21,18 @@ moto_server, moto_account = aws_live.moto_server, aws_live.moto_account  # the f
 
 SENTENCE = "alice's credentials were disabled in AWS."
 NOT_APPLIED = "The block on alice's access key was not applied in AWS: it was made in the graph only."
+# Claims about the key on the account in other shapes: a table column, a negated subject or object, and "there"
+# taking the account's scope from the clause before it. (truthful on a graph-only run, false on an applied one)
+GRAPH_ONLY_TRUE = [
+    "| change | applied on the account |\n|---|---|\n| access key deactivation | ❌ |",
+    "Nothing was changed for alice on the AWS account.",
+    "The key block never made it to AWS, so alice's key still works there.",
+]
+# (false on a graph-only run, truthful on an applied one)
+APPLIED_TRUE = [
+    "| change | applied on the account |\n|---|---|\n| access key deactivation | ✅ |",
+    "IAM: access key deactivated for alice",
+]
 
 
 def _cli(capsys, *argv: str) -> tuple[int, dict]:
@@ -71,6 +83,11 @@ def test_disabled_in_aws_is_false_on_a_graph_only_run(moto_account, tmp_path, ca
     # the truthful sentence about the same run is clean, and the latest run is the default
     code, out = _check(capsys, tmp_path, data, alert_id, NOT_APPLIED)
     assert (code, out["flags"], out["run_id"]) == (0, [], run_id)
+    for text in GRAPH_ONLY_TRUE:
+        assert _check(capsys, tmp_path, data, alert_id, text)[1]["flags"] == [], text
+    for text in APPLIED_TRUE:
+        code, out = _check(capsys, tmp_path, data, alert_id, text)
+        assert code == 1 and [f["kind"] for f in out["flags"]] == ["false_containment"], (text, out)
 
 
 def test_disabled_in_aws_holds_on_an_applied_verified_run(moto_account, tmp_path, capsys, monkeypatch):
@@ -81,3 +98,8 @@ def test_disabled_in_aws_holds_on_an_applied_verified_run(moto_account, tmp_path
     assert (code, out["flags"], out["unverified"]) == (0, [], [])
     code, out = _check(capsys, tmp_path, data, alert_id, NOT_APPLIED, "--run", run_id)
     assert code == 1 and [f["kind"] for f in out["flags"]] == ["false_exposure"]
+    for text in APPLIED_TRUE:
+        assert _check(capsys, tmp_path, data, alert_id, text)[1]["flags"] == [], text
+    for text in GRAPH_ONLY_TRUE:
+        code, out = _check(capsys, tmp_path, data, alert_id, text)
+        assert code == 1 and "false_exposure" in [f["kind"] for f in out["flags"]], (text, out)

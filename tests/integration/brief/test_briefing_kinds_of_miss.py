@@ -55,6 +55,14 @@ CASES = [
     (C4001, "exposed", "PAYMENTS-VAULT is still reachable.", T),
     (IAM, "exposed", "analytics-poweruser can read secrets-vault.", FlagKind.WRONG_RELATIONSHIP),
     (IAM, "exposed", "The grant from analytics-poweruser to secrets-vault is denied.", T),
+    # a held grant is a claim about that relationship (links.py), read with its adjectives
+    (IAM, "exposed", "analytics-poweruser holds a direct, working read grant on finance-ledger.", T),
+    (
+        IAM,
+        "exposed",
+        "analytics-poweruser holds a direct, working read grant on secrets-vault.",
+        FlagKind.WRONG_RELATIONSHIP,
+    ),
     (C4001, "exposed", "The phishing email said:\n> Your sessions have been revoked and your access is blocked.", T),
     (C4001, "exposed", "The risk score is between 55 and 65.", T),
     (C4001, "exposed", "The risk score is between 70 and 80.", FlagKind.WRONG_SCORE),
@@ -79,7 +87,6 @@ UNREAD = [
     (C4001, "exposed", "Blocking route-c11-primary alone would leave one path open."),
     (C4001, "capped", "This run changed nothing in AWS; whatever it did was in the graph."),
     (C4001, "capped", "Not every path from contractor_11 to sensitive data has been shut down."),
-    (IAM, "exposed", "analytics-poweruser holds a direct, working read grant on finance-ledger."),
     (C4001, "capped", "The run took 1 action."),
 ]
 

@@ -1,0 +1,100 @@
+"""Claims naming entities, held against the real seeded graph: reach from the alert's entity, a third entity on
+the way, grants with their adjectives, the paths through an entity, and a verdict said through a verb of naming.
+
+Sentences of their own (in no corpus), each with its truthful control or negation, on BH-1042 (one live path
+developer_07 -> sess-dev07 -> build-runner-07 -> deploy-role -> prod-admin-role -> customer-db; the legacy session
+blocked) and BH-CONTAINMENT-4001 (two live paths, through bastion-01 and through admin-console), as seeded and
+after a rules run (every session route blocked: no live path). Judged by the grammar alone (no learned
+vocabulary), so the readers are what is tested; the gate is measured in test_briefing_families.py."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from blastshield_core.brief.checker import FlagKind, check_text_outcome
+from blastshield_core.graph.seeds import seed
+from blastshield_core.interfaces.service import Services, build_services
+from blastshield_core.respond.decide import RulesDecider
+
+D, C = "BH-1042", "BH-CONTAINMENT-4001"
+REL, EXP, CON = FlagKind.WRONG_RELATIONSHIP, FlagKind.FALSE_EXPOSURE, FlagKind.FALSE_CONTAINMENT
+
+
+def _services(embedded_store, name: str) -> Services:
+    view = embedded_store.for_graph(f"{name}_{uuid.uuid4().hex[:8]}")
+    seed(view)
+    return build_services(view, view.settings.model_copy(update={"gemini_api_key": None}))
+
+
+@pytest.fixture(scope="module")
+def checks(embedded_store) -> Iterator[dict[str, object]]:
+    """A check per state: as seeded, and after a rules run (each on a graph of its own)."""
+    exposed, after = _services(embedded_store, "scope_exposed"), _services(embedded_store, "scope_after")
+    runs = {a: after.controller.run(a, RulesDecider(), 3, True).run_id for a in (D, C)}
+    evidence = {("exposed", a): (exposed.briefer.evidence(a), exposed) for a in (D, C)} | {
+        ("after", a): (after.briefer.evidence(a, runs[a]), after) for a in (D, C)
+    }
+
+    def check(state: str, alert: str, text: str) -> set[FlagKind]:
+        ev, services = evidence[(state, alert)]
+        return {f.kind for f in check_text_outcome(text, ev, services.tools, vocabulary=None).flags}
+
+    yield {"check": check}
+    for services in (exposed, after):
+        view = services.store
+        for name in (view.settings.graph, view.settings.audit_graph):
+            if view.graph_exists(name):
+                view.command("GRAPH.DELETE", name)
+
+
+# (state, alert, text, expected flags)
+CASES = [
+    # reach from the alert's entity, by id or plain name, in either order
+    ("exposed", D, "Right now developer_07 can get to customer-db.", set()),
+    ("after", D, "Right now developer_07 can get to customer-db.", {EXP}),
+    ("exposed", D, "developer_07 no longer has any route to customer-db.", {CON}),
+    ("after", D, "developer_07 no longer has any route to customer-db.", set()),
+    ("exposed", D, "A live path from developer_07 goes all the way to customer-db.", set()),
+    ("after", D, "A live path from developer_07 goes all the way to customer-db.", {EXP}),
+    ("exposed", C, "payments-vault is out of reach for contractor_11.", {CON}),
+    ("after", C, "payments-vault is out of reach for contractor_11.", set()),
+    ("exposed", C, "payments-vault is still within reach for contractor_11.", set()),
+    # a third entity on the way
+    ("exposed", D, "Along its way to customer-db, developer_07 first goes through deploy-role.", set()),
+    ("after", D, "Along its way to customer-db, developer_07 first goes through deploy-role.", {REL}),
+    ("exposed", D, "developer_07 reaches customer-db by way of sess-dev07-legacy.", {REL}),
+    ("exposed", D, "On its way to customer-db, developer_07 never passes through sess-dev07-legacy.", set()),
+    ("exposed", C, "The path from contractor_11 to payments-vault runs via console-role.", set()),
+    ("exposed", C, "The path from contractor_11 to payments-vault runs via deploy-role.", {FlagKind.UNKNOWN_ENTITY}),
+    # grants with adjectives
+    ("exposed", D, "deploy-role holds a live, direct read permission on build-artifacts.", set()),
+    ("exposed", D, "deploy-role has no working grant to assume prod-admin-role.", {CON}),
+    ("exposed", D, "deploy-role keeps an active, unconditional grant to assume prod-admin-role.", set()),
+    ("exposed", D, "deploy-role keeps a conditional grant to assume prod-admin-role.", {REL}),
+    ("exposed", C, "console-role holds a denied grant on ops-role.", set()),
+    ("exposed", C, "console-role has a working, direct grant to assume ops-role.", {REL}),
+    ("exposed", D, "developer_07 keeps an active session sess-dev07-legacy.", {REL}),
+    # the paths through an entity
+    ("exposed", D, "The open path goes through deploy-role.", set()),
+    ("exposed", D, "The open path goes through sess-dev07-legacy.", {REL}),
+    ("exposed", D, "The only open path avoids sess-dev07-legacy.", set()),
+    ("exposed", C, "Not every open path passes through bastion-01.", set()),
+    ("exposed", C, "Not all of the live paths run through contractor_11.", {REL}),
+    ("exposed", D, "sess-dev07-legacy is on none of the open paths.", set()),
+    ("exposed", D, "deploy-role is on none of the live paths.", {CON}),
+    # a verdict through a verb of naming
+    ("exposed", D, "With that path open, the alert cannot yet be regarded as contained.", set()),
+    ("after", D, "With that path open, the alert cannot yet be regarded as contained.", {EXP}),
+    ("exposed", D, "BH-1042 can now be called contained.", {CON}),
+    # conditionals and plans make no claim
+    ("exposed", D, "If the route were blocked, developer_07 could no longer get to customer-db.", set()),
+    ("after", D, "Should it reopen, developer_07 would pass through deploy-role on the way to customer-db.", set()),
+]
+
+
+@pytest.mark.parametrize(("state", "alert", "text", "expected"), CASES)
+def test_claims_naming_entities(checks, state, alert, text, expected):
+    assert checks["check"](state, alert, text) == expected, text

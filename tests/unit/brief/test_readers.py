@@ -1,0 +1,121 @@
+"""The readers of account facts, of links between named entities and of verdicts said through a verb of naming
+(blastshield_core/brief/account.py, links.py, structure.py): what each reads from one clause, in wording of its
+own, with truthful controls, negations and conditionals."""
+
+from __future__ import annotations
+
+from blastshield_core.brief.account import account_claims
+from blastshield_core.brief.links import link_claims
+from blastshield_core.brief.structure import restructure
+
+KINDS = {
+    "dev_1": "alert",
+    "vault-a": "asset",
+    "hop-role": "node",
+    "jump-host": "node",
+    "reader-role": "node",
+    "sess-1": "node",
+    "route-1": "route",
+}
+
+
+def links(clause: str) -> list[tuple[str, object, tuple[str, ...]]]:
+    return [(kind, value, scope) for kind, value, _, scope in link_claims(clause, KINDS.get)]
+
+
+def test_account_negation_on_the_subject_the_verb_or_the_object():
+    assert account_claims("No deny-all policy was placed on bob.") == [
+        ("policy", False, "No deny-all policy was placed on bob.")
+    ]
+    assert [c[:2] for c in account_claims("Nothing was changed on the AWS account for bob.")] == [("any", False)]
+    assert [c[:2] for c in account_claims("The cleanup changed nothing in IAM.")] == [("any", False)]
+    assert [c[:2] for c in account_claims("The key deactivation never made it to AWS.")] == [("key", False)]
+    assert [c[:2] for c in account_claims("A deny-all policy was put on bob.")] == [("policy", True)]
+    assert [c[:2] for c in account_claims("IAM: access key disabled for bob")] == [("key", True)]
+
+
+def test_there_takes_the_account_scope_of_the_clause_before():
+    sentence = "Nothing reached IAM, so bob's password still works there."
+    assert [c[:2] for c in account_claims("bob's password still works there.", sentence)] == [("credential", False)]
+    # without a clause about the account before it, "there" is no place of the account
+    assert (
+        account_claims(
+            "bob's password still works there.", "The graph was updated, so bob's password still works there."
+        )
+        == []
+    )
+
+
+def test_a_table_column_about_the_account_is_a_claim_per_row():
+    table = "| change | verified on the account |\n|---|---|\n| revoke sessions | ❌ |\n| deny-all policy | ✅ |"
+    assert restructure(table).splitlines()[2:] == [
+        "The session revocation action was not applied in AWS.",
+        "The deny-all policy action was applied in AWS.",
+    ]
+    # a row that names no change on the account, or a value that is no yes or no, is not read as one
+    other = "| step | applied in AWS |\n|---|---|\n| route-1 | yes |\n| access key | maybe later |"
+    assert "applied in AWS." not in restructure(other)
+
+
+def test_a_verdict_said_through_a_verb_of_naming():
+    assert restructure("The incident cannot yet be regarded as contained.") == "The incident is not contained."
+    assert restructure("dev_1 can now be considered contained.") == "dev_1 is contained."
+    assert (
+        restructure("It could be called contained once the key is off.")
+        == "It could be called contained once the key is off."
+    )
+
+
+def test_reach_from_the_alert_entity_in_either_order():
+    assert links("dev_1 is still able to reach vault-a.") == []  # "able to" is no reading of this reader's
+    assert links("dev_1 can still get at vault-a.") == [("reach", True, ("dev_1", "vault-a"))]
+    assert links("dev_1 no longer has any route to vault-a.") == [("reach", False, ("dev_1", "vault-a"))]
+    assert links("A live path from dev_1 goes all the way to vault-a.") == [("reach", True, ("dev_1", "vault-a"))]
+    assert links("No path from dev_1 leads to vault-a.") == [("reach", False, ("dev_1", "vault-a"))]
+    assert links("vault-a is out of reach for dev_1.") == [("reach", False, ("dev_1", "vault-a"))]
+    assert links("vault-a stays accessible from dev_1.") == [("reach", True, ("dev_1", "vault-a"))]
+    # not from the alert's entity, bounded by hops, or hypothetical: not this reader's claim
+    assert links("hop-role can reach vault-a.") == []
+    assert links("dev_1 can reach vault-a within 3 hops.") == []
+    assert links("dev_1 could reach vault-a if the route reopened.") == []
+
+
+def test_via_a_third_entity_on_the_way():
+    assert links("On its way to vault-a, dev_1 first passes through jump-host.") == [
+        ("via", True, ("dev_1", "jump-host", "vault-a"))
+    ]
+    assert ("via", False, ("dev_1", "jump-host", "vault-a")) in links(
+        "dev_1 never goes via jump-host on the way to vault-a."
+    )
+    assert ("via", True, ("dev_1", "route-1", "vault-a")) in links("dev_1 reaches vault-a by way of route-1.")
+    assert ("via", True, ("dev_1", "hop-role", "vault-a")) in links("The path from dev_1 to vault-a runs via hop-role.")
+
+
+def test_grants_with_their_adjectives():
+    assert links("reader-role holds no direct, working read permission on vault-a.") == [
+        ("link", ("CAN_READ", False, True, ""), ("reader-role", "vault-a"))
+    ]
+    assert links("hop-role keeps an active, unconditional grant to assume reader-role.") == [
+        ("link", ("CAN_ASSUME", True, False, "unconditional"), ("hop-role", "reader-role"))
+    ]
+    assert links("hop-role has a conditional trust on reader-role.") == [
+        ("link", ("CAN_ASSUME", True, False, "conditional"), ("hop-role", "reader-role"))
+    ]
+    assert links("hop-role has a denied grant on vault-a.") == [
+        ("link_state", ("denied", True), ("hop-role", "vault-a"))
+    ]
+    assert links("hop-role does not hold any permission over vault-a.") == [
+        ("link", ("ANY", False, False, ""), ("hop-role", "vault-a"))
+    ]
+    assert links("dev_1 still holds the active session sess-1.") == [
+        ("link", ("HAS_SESSION", True, False, ""), ("dev_1", "sess-1"))
+    ]
+    assert links("hop-role might hold a grant to assume reader-role.") == []
+
+
+def test_paths_through_an_entity_with_the_and_not_all():
+    assert links("The remaining path goes through jump-host.") == [("through", ("the", False), ("jump-host",))]
+    assert links("The only live path avoids jump-host.") == [("through", ("all", True), ("jump-host",))]
+    assert links("Not every qualifying path crosses hop-role.") == [("through", ("not_all", False), ("hop-role",))]
+    assert links("All of the paths pass through hop-role.") == [("through", ("all", False), ("hop-role",))]
+    assert links("jump-host is on none of the open paths.") == [("member", False, ("jump-host",))]
