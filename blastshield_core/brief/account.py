@@ -28,8 +28,9 @@ AccountClaim = tuple[str, bool, str]
 
 _KEYED = r"^\W*(?:aws|iam|(?:the\s+)?(?:aws\s+)?account|on\s+the\s+account|in\s+aws)\s*:"
 _REACHED = r"\b(?:reach|reached|reaches|hit|hits|made\s+it\s+(?:in)?to|got\s+to|landed\s+in)\s+(?:the\s+)?(?:aws|iam)\b"
+_KEY_ID = r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"
 _ACCOUNT = re.compile(
-    rf"{_KEYED}|{_REACHED}|\btokenissuetime\b|"
+    rf"{_KEYED}|{_REACHED}|{_KEY_ID}|\btokenissuetime\b|"
     r"\b(?:in|on|within|inside|across)\s+(?:the\s+)?(?:(?:live|real|actual)\s+)?(?:aws|iam)\b"
     r"|\bon\s+the\s+(?:(?:aws|live|real|actual)\s+)?account\b|\baws[\s-]side\b|\bin\s+the\s+account\b"
     r"|\bgraph[\s-]only\b|\b(?:in|on)\s+the\s+graph\s+(?:only|alone)\b|\bonly\s+(?:in|on)\s+the\s+graph\b"
@@ -47,7 +48,8 @@ _GRAPH_ONLY = re.compile(
     re.I,
 )
 _STILL_WORK = re.compile(
-    r"\b(?:still|continue\s+to|keep|keeps)\s+(?:work|works|working|function|functions|valid|usable|active|live|enabled)\b"
+    r"\b(?:still|continue\s+to|keep|keeps)\s+(?:work|works|working|function|functions|valid|usable|active|live|enabled|"
+    r"succeed|succeeds|succeeding|go\s+through|goes\s+through|get\s+through|pass|passes)\b"
     r"|\b(?:remain|remains|remained|stay|stays|is\s+still|are\s+still)\s+(?:active|valid|usable|enabled|live)\b"
     r"|\bas\s+(?:active|enabled|valid)\b|\b(?:still|can)\s+(?:sign|log)\s*-?\s*in\b",
     re.I,
@@ -55,6 +57,7 @@ _STILL_WORK = re.compile(
 _STOP_WORK = re.compile(
     r"\b(?:no\s+longer|don't|do\s+not|doesn't|does\s+not|cannot|can't|can\s+no\s+longer)\s+(?:work|function|be\s+used)\b"
     r"|\bstopped\s+working\b|\bare\s+(?:now\s+)?(?:dead|useless|unusable|invalid)\b"
+    r"|\b(?:now\s+)?(?:fail|fails|failing|bounce|bounces)\b(?!\s+to\b)|\b(?:are|is)\s+(?:now\s+)?(?:rejected|refused|denied)\b"
     r"|\bas\s+(?:inactive|disabled|deactivated|revoked)\b"
     r"|\b(?:no\s+longer|cannot|can\s+no\s+longer|not)\s+(?:be\s+able\s+to\s+)?(?:sign|log)\s*-?\s*in\b",
     re.I,
@@ -190,6 +193,7 @@ WORDS = frozenset(
     inactive active applied apply verified put placed written wrote attached added created changed change
     nothing none nobody effect took takes went reached reach reaches hit made landed reports reported report
     shows listed lists says there itself work works worked working still longer locked out tokenissuetime
+        requests request calls call signed sign fail fails failing succeed succeeds rejected refused back reading
         """
     )
 )

@@ -38,7 +38,7 @@ from .evidence import (
     RunSummary,
     gather_evidence,
 )
-from .judge import judge_account, judge_link, judge_link_state, judge_on_path, judge_scoped, judge_through
+from .judge import JUDGED_KINDS, judge_claim
 from .known_words import VOCABULARY
 from .lexicon import CLOSE_FORMS
 from .names import ACTION_RE, DATE_RE, REL_LIKE_RE, REL_PREFIX_RE, UNIT_RE, VERSION_RE, distance, reads_as_id
@@ -485,7 +485,7 @@ class _Checker:
         elif claim.kind == "unverified":
             if claim.clause not in self.unverified:
                 self.unverified.append(claim.clause)
-        elif claim.kind in ("account", "link", "link_state", "on_path", "through", "member", "reach", "via"):
+        elif claim.kind in JUDGED_KINDS:
             self.judged(claim)
         elif claim.kind == "state" and claim.action == "revocation" and (ev.revocations or claim.value == "exposed"):
             self.revocation(claim)
@@ -541,21 +541,7 @@ class _Checker:
     def judged(self, claim: ProseClaim) -> None:
         """Claims about the run's account actions and between named entities (`judge.py`)."""
         reader = self.tools.store if self.tools is not None else None
-        if claim.kind == "account":
-            verdict = judge_account(self.ev, claim.qualifier, bool(claim.value))
-        elif claim.kind == "link":
-            link = cast(tuple[str, bool, bool], claim.value)
-            verdict = judge_link(self.ev, reader, claim.scope[0], claim.scope[1], link)
-        elif claim.kind == "link_state":
-            state = cast(tuple[str, bool], claim.value)
-            verdict = judge_link_state(self.ev, reader, claim.scope[0], claim.scope[1], state)
-        elif claim.kind == "on_path":
-            verdict = judge_on_path(self.ev, claim.scope[0], claim.scope[1], str(claim.value))
-        elif claim.kind in ("member", "reach", "via"):
-            verdict = judge_scoped(self.ev, claim.kind, claim.scope, bool(claim.value))
-        else:
-            quant, negated = cast(tuple[object, bool], claim.value)
-            verdict = judge_through(self.ev, claim.scope[0], quant, negated)
+        verdict = judge_claim(self.ev, reader, claim)
         if verdict is None:
             return
         kind, evidence = verdict
@@ -563,8 +549,6 @@ class _Checker:
             if claim.clause not in self.unverified:
                 self.unverified.append(claim.clause)
             return
-        if claim.kind == "link" and not cast(tuple[str, bool, bool], claim.value)[1]:
-            kind = FlagKind.FALSE_CONTAINMENT.value  # "X can no longer assume Y" while it can: access claimed closed
         self.flag(FlagKind(kind), claim.text, evidence, claim.clause)
 
     def run_done(self, claim: ProseClaim) -> None:

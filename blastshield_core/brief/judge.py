@@ -16,20 +16,28 @@ from .evidence import EvidenceSummary, EvidenceUnavailable
 from .runview import account_facts
 
 __all__ = [
+    "JUDGED_KINDS",
+    "SCOPED_KINDS",
     "UNSURE",
     "GraphReader",
     "judge_account",
+    "judge_blast",
+    "judge_claim",
     "judge_link",
     "judge_link_state",
     "judge_member",
     "judge_on_path",
     "judge_reach",
     "judge_scoped",
+    "judge_step",
     "judge_through",
     "judge_via",
 ]
 
 UNSURE = ("unverified", "")
+# The claims judged here: about the account, and between, on or through named entities (`links.py`).
+SCOPED_KINDS = frozenset(["member", "reach", "via", "step", "blast_in"])
+JUDGED_KINDS = frozenset(["account", "link", "link_state", "on_path", "through", *SCOPED_KINDS])
 Verdict = tuple[str, str] | None
 
 
@@ -232,10 +240,73 @@ def judge_via(ev: EvidenceSummary, a: str, b: str, x: str, positive: bool) -> Ve
     )
 
 
-def judge_scoped(ev: EvidenceSummary, kind: str, scope: tuple[str, ...], positive: bool) -> Verdict:
-    """A membership (X), reach (A, B) or via (A, B, X) claim."""
+def judge_step(ev: EvidenceSummary, a: str, b: str, quant: str, negated: bool) -> Verdict:
+    """ "No open path has A assuming B": how many live qualifying paths step from A to B."""
+    a, b = _entity(ev, a), _entity(ev, b)
+    stepping = sum(1 for p in ev.paths if any(p.nodes[i : i + 2] == [a, b] for i in range(len(p.nodes) - 1)))
+    total = len(ev.paths)
+    holds = {"none": stepping == 0, "all": total > 0 and stepping == total}.get(quant, stepping >= 1)
+    if holds != negated:
+        return None
+    return "wrong_relationship", f"{stepping} of the {total} live qualifying path(s) step from {a} to {b}: {_live(ev)}"
+
+
+def judge_blast(ev: EvidenceSummary, x: str, inside: bool) -> Verdict:
+    """ "X lies inside (outside) the current blast radius"."""
+    held = {e.id for e in ev.blast_radius}
+    if (x in held) == inside:
+        return None
+    return (
+        "wrong_count",
+        f"{x} is {'not ' if x not in held else ''}in the fresh blast radius of {ev.alert_id} ({len(held)} entities)",
+    )
+
+
+def judge_scoped(ev: EvidenceSummary, kind: str, scope: tuple[str, ...], value: object) -> Verdict:
+    """A membership (X), reach (A, B), via (A, B, X), step (A, B) or blast radius (X) claim."""
+    if kind == "step":
+        quant, negated = value if isinstance(value, tuple) else ("some", False)
+        return judge_step(ev, scope[0], scope[1], str(quant), bool(negated))
+    positive = bool(value)
+    if kind == "blast_in":
+        return judge_blast(ev, scope[0], positive)
     if kind == "member":
         return judge_member(ev, scope[0], positive)
     if kind == "via":
         return judge_via(ev, scope[0], scope[1], scope[2], positive)
     return judge_reach(ev, scope[0], scope[1], positive)
+
+
+class JudgedClaim(Protocol):
+    """What this module reads of a claim (`prose.ProseClaim`)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def value(self) -> object: ...
+    @property
+    def scope(self) -> tuple[str, ...]: ...
+    @property
+    def qualifier(self) -> str: ...
+
+
+def judge_claim(ev: EvidenceSummary, reader: GraphReader | None, claim: JudgedClaim) -> Verdict:
+    """Any claim of `JUDGED_KINDS`, by its kind. A link that denies a working relationship ("X can no longer
+    assume Y" while it can) claims access closed: `false_containment`."""
+    kind, value, scope, qualifier = claim.kind, claim.value, claim.scope, claim.qualifier
+    if kind == "account":
+        return judge_account(ev, qualifier, bool(value))
+    if kind in SCOPED_KINDS:
+        return judge_scoped(ev, kind, scope, value)
+    if kind == "on_path":
+        return judge_on_path(ev, scope[0], scope[1], str(value))
+    if kind == "through":
+        quant, negated = value if isinstance(value, tuple) else ("some", False)
+        return judge_through(ev, scope[0], quant, bool(negated))
+    pair = value if isinstance(value, tuple) else ()
+    if kind == "link_state":
+        return judge_link_state(ev, reader, scope[0], scope[1], (str(pair[0]), bool(pair[1])))
+    verdict = judge_link(ev, reader, scope[0], scope[1], pair)
+    if verdict is not None and verdict != UNSURE and not pair[1]:
+        return "false_containment", verdict[1]
+    return verdict

@@ -14,6 +14,9 @@
   goes from A to B.
 - Via: "on the way to X, A passes through B", "A reaches X through B", "the path from A to X runs via B":
   some live qualifying path holds A, then B, then X.
+- A step on the paths: "no open path has A assuming B", "every path has A reading B": how many live
+  qualifying paths step from A to B.
+- The blast radius: "X lies inside / outside Y's current blast radius": X is (not) in the fresh blast radius.
 - Grants, with their adjectives: "A has no direct, working read grant on B", "A holds an active,
   unconditional grant to assume B", "A holds a denied grant on B": the relationship of that type (any
   type when the words name none) between the two, working, direct, conditional or not as the adjectives say.
@@ -192,9 +195,12 @@ def link_claims(clause: str, id_kind: IdKind) -> list[LinkClaim]:
             out.append(("through", (quant, negated), m.group(0), (z,)))
     hypothetical = bool(_HYPOTHETICAL.search(clause))
     if not hypothetical:
-        out += _via(clause, id_kind)
+        out += _via(clause, id_kind) + _steps(clause, id_kind) + _blast(clause, id_kind)
     ids = _ids(clause, id_kind)
+    stepped = {c[3] for c in out if c[0] == "step"}
     for (a, a_start, a_end), (b, b_start, b_end) in pairwise(ids):
+        if (a, b) in stepped:
+            continue  # "no path has A reading B": the step is the claim, not that A reads B
         between = clause[a_end:b_start]
         between = re.sub(r"^'s\b", "", between)
         if not hypothetical:
@@ -344,6 +350,50 @@ def _via(clause: str, id_kind: IdKind) -> list[LinkClaim]:
     return out
 
 
+_STEP = re.compile(
+    r"\b(?P<q>no|none\s+of\s+the|not\s+one|a|an|one|some|any|every|each|all|both|the)\s+(?:(?:open|live|qualifying|remaining|"
+    rf"current|of\s+the)\s+)*paths?\s+(?P<neg>(?:still\s+|now\s+|also\s+|no\s+longer\s+|not\s+|never\s+)*)"
+    rf"(?:has|have|had|shows?|involves?|includes?|sees?|features?)\s+(?P<a>{_ID_RX})\s+"
+    rf"(?P<verb>assuming|reading|running\s+as|accessing|escalating\s+to)\s+(?P<b>{_ID_RX})",
+    re.I,
+)
+_STEP_QUANT = {"no": "none", "none of the": "none", "not one": "none", "every": "all", "each": "all", "all": "all"}
+
+
+def _steps(clause: str, id_kind: IdKind) -> list[LinkClaim]:
+    """ "No open path has A assuming B": (step, (quantity, negated), text, (A, B))."""
+    out: list[LinkClaim] = []
+    for m in _STEP.finditer(clause):
+        if id_kind(m.group("a")) in _ENTITY_KINDS and id_kind(m.group("b")) in _ENTITY_KINDS:
+            quant = _STEP_QUANT.get(re.sub(r"\s+", " ", m.group("q").lower()), "some")
+            if quant == "some" and m.group("q").lower() in ("both",):
+                quant = "all"
+            negated = len(_NEG_WORDS.findall(m.group("neg") or "")) % 2 == 1
+            out.append(("step", (quant, negated), m.group(0), (m.group("a"), m.group("b"))))
+    return out
+
+
+_BLAST = re.compile(
+    rf"(?P<x>{_ID_RX})['\"”’]?\s+(?P<pre>(?:still\s+|now\s+|also\s+|no\s+longer\s+|never\s+)*)"
+    r"(?:is|lies|lie|sits|sit|remains|remain|stays|stay|falls|fall|was)\s+"
+    r"(?P<neg>(?:still\s+|now\s+|also\s+|no\s+longer\s+|not\s+|never\s+)*)"
+    r"(?P<where>inside|within|in|outside|beyond|out\s+of)\s+(?:(?:the|its|their|[\w-]+'s|[\w-]+’s)\s+)?"
+    r"(?:(?:current|fresh|present|live)\s+)?blast\s+radius\b",
+    re.I,
+)
+
+
+def _blast(clause: str, id_kind: IdKind) -> list[LinkClaim]:
+    """ "X lies inside / outside the alert's current blast radius": (blast_in, positive, text, (X,))."""
+    out: list[LinkClaim] = []
+    for m in _BLAST.finditer(clause):
+        if id_kind(m.group("x")) in ("node", "asset"):
+            outside = m.group("where").lower() in ("outside", "beyond", "out of")
+            negated = (len(_NEG_WORDS.findall((m.group("pre") or "") + (m.group("neg") or ""))) + outside) % 2 == 1
+            out.append(("blast_in", not negated, m.group(0), (m.group("x"),)))
+    return out
+
+
 _GRANT_ADJECTIVES = (
     r"direct|working|active|live|valid|effective|usable|standing|explicit|unconditional|conditional|open|allowed|"
     r"permitted|functioning|current|denied|blocked|real|actual|own|iam|trust|s3"
@@ -420,6 +470,8 @@ WORDS = frozenset(
     direct directly working active live valid effective usable standing explicit unconditional conditional
     allowed permitted functioning current denied blocked assume assumes assumed assuming assumption read reads
     reading write access able unable none open qualifying remaining session sessions stale legacy
+    shows involves includes features sees running accessing escalating lies lie sits sit falls inside within
+    outside beyond blast radius fresh present
         """
     )
 )

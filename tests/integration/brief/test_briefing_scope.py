@@ -85,6 +85,13 @@ CASES = [
     ("exposed", C, "Not all of the live paths run through contractor_11.", {REL}),
     ("exposed", D, "sess-dev07-legacy is on none of the open paths.", set()),
     ("exposed", D, "deploy-role is on none of the live paths.", {CON}),
+    # a step on the paths, the blast radius
+    ("exposed", D, "No open path has prod-admin-role reading customer-db.", {REL}),
+    ("exposed", D, "Every live path has prod-admin-role reading customer-db.", set()),
+    ("exposed", D, "No open path has deploy-role reading build-artifacts.", set()),
+    ("exposed", D, "customer-db lies inside developer_07's current blast radius.", set()),
+    ("after", D, "customer-db lies inside developer_07's current blast radius.", {FlagKind.WRONG_COUNT}),
+    ("after", D, "customer-db now sits outside the blast radius.", set()),
     # a verdict through a verb of naming
     ("exposed", D, "With that path open, the alert cannot yet be regarded as contained.", set()),
     ("after", D, "With that path open, the alert cannot yet be regarded as contained.", {EXP}),

@@ -34,6 +34,15 @@ def test_account_negation_on_the_subject_the_verb_or_the_object():
     assert [c[:2] for c in account_claims("IAM: access key disabled for bob")] == [("key", True)]
 
 
+def test_the_use_of_a_key_says_whether_it_works():
+    key = "AKIAEXAMPLEKEY000001"
+    assert [c[:2] for c in account_claims(f"Calls signed with {key} now fail.")] == [("key", True)]
+    assert [c[:2] for c in account_claims(f"Calls signed with {key} still succeed.")] == [("key", False)]
+    assert [c[:2] for c in account_claims(f"Calls signed with {key} are rejected by IAM.")] == [("key", True)]
+    # "fails to" negates what follows it: no claim that the key stopped working
+    assert [c[:2] for c in account_claims("The key block fails to reach AWS.")] == [("key", False)]
+
+
 def test_there_takes_the_account_scope_of_the_clause_before():
     sentence = "Nothing reached IAM, so bob's password still works there."
     assert [c[:2] for c in account_claims("bob's password still works there.", sentence)] == [("credential", False)]
@@ -89,6 +98,16 @@ def test_via_a_third_entity_on_the_way():
     )
     assert ("via", True, ("dev_1", "route-1", "vault-a")) in links("dev_1 reaches vault-a by way of route-1.")
     assert ("via", True, ("dev_1", "hop-role", "vault-a")) in links("The path from dev_1 to vault-a runs via hop-role.")
+
+
+def test_a_step_on_the_paths_and_the_blast_radius():
+    assert links("No live path has hop-role reading vault-a.") == [("step", ("none", False), ("hop-role", "vault-a"))]
+    assert links("Every open path still has reader-role reading vault-a.") == [
+        ("step", ("all", False), ("reader-role", "vault-a"))
+    ]
+    assert links("jump-host now sits outside the current blast radius.") == [("blast_in", False, ("jump-host",))]
+    assert links("vault-a is no longer inside dev_1's blast radius.") == [("blast_in", False, ("vault-a",))]
+    assert links("vault-a remains within the blast radius.") == [("blast_in", True, ("vault-a",))]
 
 
 def test_grants_with_their_adjectives():
