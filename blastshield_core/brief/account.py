@@ -66,7 +66,7 @@ _VERBS = (
     r"disabled|deactivated|inactivated|revoked|suspended|killed|turned\s+off|switched\s+off|shut\s+off|"
     r"made\s+inactive|set\s+to\s+inactive|invalidated|cut\s+off|blocked|locked|frozen|neutrali[sz]ed|terminated|"
     r"expired|rotated|removed|deleted|stopped|inactive|applied|enforced|attached|added|put\s+in\s+place|in\s+place|"
-    r"denied|denies|deny|denying|blocks|stops|disable|deactivate|revoke|attach|apply|took\s+effect|takes\s+effect|"
+    r"denied|denies|deny(?![\s-]*all)|denying|blocks|stops|disable|deactivate|revoke|attach|apply|took\s+effect|takes\s+effect|"
     r"in\s+effect|effective|went\s+through|made|done|changed|put|placed|written|wrote|created|"
     r"reach|reached|reaches|hit|made\s+it|got\s+to|landed"
 )
@@ -107,7 +107,8 @@ _EXPLICIT = re.compile(
 _STRONG = re.compile(
     r"\b(?:disabled|deactivated|inactivated|inactive|revoked|suspended|rotated|deleted|locked|attached|"
     r"turned\s+off|switched\s+off|made\s+inactive|set\s+to\s+inactive|invalidated|denies|now\s+denies|"
-    r"put\s+on|placed\s+on|written\s+(?:for|to|on)|wrote\s+(?:for|to|on)|added\s+to)\b",
+    r"(?:put|placed|attached)\s+(?:[\w:-]+\s+){0,4}?on|(?:written|wrote)\s+(?:[\w:-]+\s+){0,4}?(?:for|to|on)|"
+    r"added\s+(?:[\w:-]+\s+){0,4}?to)\b",
     re.I,
 )
 
@@ -193,7 +194,7 @@ WORDS = frozenset(
     inactive active applied apply verified put placed written wrote attached added created changed change
     nothing none nobody effect took takes went reached reach reaches hit made landed reports reported report
     shows listed lists says there itself work works worked working still longer locked out tokenissuetime
-        requests request calls call signed sign fail fails failing succeed succeeds rejected refused back reading
+        requests request calls call signed sign fail fails failing succeed succeeds rejected refused back reading action
         """
     )
 )

@@ -9,7 +9,7 @@ import itertools
 
 from tests.helpers.briefing_families import Context, Family, both, on_paths, pairs, paths_at_start, reaches, words
 
-__all__ = ["FIRST_FAMILIES", "FIRST_HELD_OUT"]
+__all__ = ["FIRST_FAMILIES", "FIRST_HELD_OUT", "READER_TUNING"]
 
 
 # -- whole-alert state ------------------------------------------------------------------------
@@ -378,4 +378,75 @@ FIRST_HELD_OUT = frozenset(
     for kind in dict.fromkeys(f.kind for f in FIRST_FAMILIES)
     for i, f in enumerate(x for x in FIRST_FAMILIES if x.kind == kind)
     if i % 2 == 1
+)
+
+
+# -- tuning families for the readers per fact of the account and of named entities (eighth round) -----------
+# Written with the readers (docs/briefings.md, "Eighth round"); in the tuning part, never held out.
+
+
+def _graph_only(c: Context) -> bool:
+    return c.run is not None and c.run.state.value == "graph_only"
+
+
+def _account_negated(c: Context):
+    key, policy = c.account_done("key"), c.account_done("policy")
+    yield f"No access key of {c.user} was deactivated on the AWS account.", not key
+    yield f"AWS: deny-all policy attached to {c.user}", policy
+    yield "The run changed nothing on the AWS account.", not (key or policy)
+    yield f"The key block never made it to AWS, so {c.user}'s key still works there.", not key
+
+
+def _account_column(c: Context):
+    key = c.account_done("key")
+    for cell, truth in (("✅", key), ("❌", not key)):
+        yield f"| change | applied on the account |\n|---|---|\n| access key deactivation | {cell} |", truth
+
+
+def _link_adjectives(c: Context):
+    for a, b in pairs(c, "CAN_READ")[:3]:
+        yield f"{a} holds a direct, working read grant on {b}.", c.edge_works(a, "CAN_READ", b)
+    for a, b in pairs(c, "CAN_ASSUME")[:3]:
+        yield f"{a} has no working grant to assume {b}.", not c.edge_works(a, "CAN_ASSUME", b)
+
+
+def _link_reach(c: Context):
+    if _graph_only(c):
+        return  # the graph and the account disagree on a run planned in the graph only
+    e = c.ev.entity_id
+    cut = {n for n in c.ev.cut_off_entities if c.ev.adjacent.get(n) == "DataAsset"}
+    targets = sorted(set(c.ev.assets) | cut)
+    for t in targets[:3]:
+        yield f"{e} can still get to {t}.", reaches(c, e, t)
+        yield f"{t} is out of reach for {e}.", not reaches(c, e, t)
+
+
+def _link_via(c: Context):
+    if _graph_only(c):
+        return
+    e = c.ev.entity_id
+    for p in c.live[:2]:
+        x = p[-1]
+        for m in [*p[1:-1][:2], *sorted(set(c.ev.cut_off_entities) - set(p))[:1]]:
+            truth = any(e in q and m in q and x in q and q.index(e) < q.index(m) < q.index(x) for q in c.live)
+            yield f"On its way to {x}, {e} passes through {m}.", truth
+
+
+def _through_the(c: Context):
+    n = len(c.live)
+    for z in on_paths(c)[:4]:
+        holding = sum(z in p for p in c.live)
+        if n == 1:
+            yield f"The open path goes through {z}.", holding == 1
+        elif n > 1:
+            yield f"Not every open path passes through {z}.", holding < n
+
+
+READER_TUNING: tuple[Family, ...] = (
+    Family("account.negated", "account", _account_negated),
+    Family("account.column", "account", _account_column),
+    Family("link.adjectives", "link", _link_adjectives),
+    Family("link.reach", "link", _link_reach),
+    Family("link.via", "link", _link_via),
+    Family("through.the", "through", _through_the),
 )

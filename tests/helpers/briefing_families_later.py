@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 
 from tests.helpers.briefing_families import Context, Family, Part, both, on_paths, pairs, reaches, words
-from tests.helpers.briefing_families_first import FIRST_FAMILIES, FIRST_HELD_OUT
+from tests.helpers.briefing_families_first import FIRST_FAMILIES, FIRST_HELD_OUT, READER_TUNING
 from tests.helpers.briefing_families_seventh import SEVENTH as SEVENTH_HELD_OUT
 from tests.helpers.briefing_families_sixth import SIXTH as SIXTH_HELD_OUT
 
@@ -479,6 +479,7 @@ FAMILIES = (
     + FIFTH_HELD_OUT
     + tuple(SIXTH_HELD_OUT)
     + tuple(SEVENTH_HELD_OUT)
+    + READER_TUNING
 )
 SECOND = frozenset(f.name for f in SECOND_HELD_OUT)
 THIRD = frozenset(f.name for f in THIRD_HELD_OUT)
@@ -494,7 +495,11 @@ HELD_OUT = FIRST_HELD_OUT | SECOND | THIRD | FOURTH | FIFTH | SIXTH | SEVENTH
 # test_briefing_families.py).
 _AFTER = "Written after the {} measurement and the changes it led to, by someone who had not seen the checker's rules."
 PARTS: tuple[Part, ...] = (
-    Part("tuning", "Tuning part", frozenset(f.name for f in FIRST_FAMILIES) - FIRST_HELD_OUT),
+    Part(
+        "tuning",
+        "Tuning part",
+        (frozenset(f.name for f in FIRST_FAMILIES) - FIRST_HELD_OUT) | {f.name for f in READER_TUNING},
+    ),
     Part(
         "held-out",
         "Held-out part (first set)",
