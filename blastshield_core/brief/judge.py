@@ -22,6 +22,7 @@ __all__ = [
     "GraphReader",
     "judge_account",
     "judge_blast",
+    "judge_chain",
     "judge_claim",
     "judge_link",
     "judge_link_state",
@@ -36,7 +37,7 @@ __all__ = [
 
 UNSURE = ("unverified", "")
 # The claims judged here: about the account, and between, on or through named entities (`links.py`).
-SCOPED_KINDS = frozenset(["member", "reach", "via", "step", "blast_in"])
+SCOPED_KINDS = frozenset(["member", "reach", "via", "step", "blast_in", "chain"])
 JUDGED_KINDS = frozenset(["account", "link", "link_state", "on_path", "through", *SCOPED_KINDS])
 Verdict = tuple[str, str] | None
 
@@ -251,6 +252,17 @@ def judge_step(ev: EvidenceSummary, a: str, b: str, quant: str, negated: bool) -
     return "wrong_relationship", f"{stepping} of the {total} live qualifying path(s) step from {a} to {b}: {_live(ev)}"
 
 
+def judge_chain(ev: EvidenceSummary, chain: tuple[str, ...], positive: bool) -> Verdict:
+    """ "The path a → b → c is open": the chain is part of a live qualifying path."""
+    nodes = [_entity(ev, n) for n in chain]
+    k = len(nodes)
+    holds = any(p.nodes[i : i + k] == nodes for p in ev.paths for i in range(len(p.nodes) - k + 1))
+    if holds == positive:
+        return None
+    kind = "false_exposure" if positive else "false_containment"
+    return kind, f"{' -> '.join(nodes)} is {'' if holds else 'not '}part of a live qualifying path: {_live(ev)}"
+
+
 def judge_blast(ev: EvidenceSummary, x: str, inside: bool) -> Verdict:
     """ "X lies inside (outside) the current blast radius"."""
     held = {e.id for e in ev.blast_radius}
@@ -268,6 +280,8 @@ def judge_scoped(ev: EvidenceSummary, kind: str, scope: tuple[str, ...], value: 
         quant, negated = value if isinstance(value, tuple) else ("some", False)
         return judge_step(ev, scope[0], scope[1], str(quant), bool(negated))
     positive = bool(value)
+    if kind == "chain":
+        return judge_chain(ev, scope, positive)
     if kind == "blast_in":
         return judge_blast(ev, scope[0], positive)
     if kind == "member":

@@ -16,6 +16,7 @@
   some live qualifying path holds A, then B, then X.
 - A step on the paths: "no open path has A assuming B", "every path has A reading B": how many live
   qualifying paths step from A to B.
+- A path as a chain: "the path a → b → c is (still) open": the chain is part of a live qualifying path.
 - The blast radius: "X lies inside / outside Y's current blast radius": X is (not) in the fresh blast radius.
 - Grants, with their adjectives: "A has no direct, working read grant on B", "A holds an active,
   unconditional grant to assume B", "A holds a denied grant on B": the relationship of that type (any
@@ -195,12 +196,12 @@ def link_claims(clause: str, id_kind: IdKind) -> list[LinkClaim]:
             out.append(("through", (quant, negated), m.group(0), (z,)))
     hypothetical = bool(_HYPOTHETICAL.search(clause))
     if not hypothetical:
-        out += _via(clause, id_kind) + _steps(clause, id_kind) + _blast(clause, id_kind)
+        out += _via(clause, id_kind) + _steps(clause, id_kind) + _blast(clause, id_kind) + _chains(clause, id_kind)
     ids = _ids(clause, id_kind)
-    stepped = {c[3] for c in out if c[0] == "step"}
+    stepped = {c[3] for c in out if c[0] == "step"} | {p for c in out if c[0] == "chain" for p in pairwise(c[3])}
     for (a, a_start, a_end), (b, b_start, b_end) in pairwise(ids):
         if (a, b) in stepped:
-            continue  # "no path has A reading B": the step is the claim, not that A reads B
+            continue  # "no path has A reading B", "the path A → B is open": not a claim that A reads B
         between = clause[a_end:b_start]
         between = re.sub(r"^'s\b", "", between)
         if not hypothetical:
@@ -370,6 +371,24 @@ def _steps(clause: str, id_kind: IdKind) -> list[LinkClaim]:
                 quant = "all"
             negated = len(_NEG_WORDS.findall(m.group("neg") or "")) % 2 == 1
             out.append(("step", (quant, negated), m.group(0), (m.group("a"), m.group("b"))))
+    return out
+
+
+_CHAIN = re.compile(
+    rf"\bpath\s+(?P<chain>{_ID_RX}(?:\s*(?:→|->|=>|⟶|⇒)\s*{_ID_RX})+)\s+(?:is|remains|stays)\s+"
+    r"(?P<neg>(?:still\s+|now\s+|not\s+|no\s+longer\s+|never\s+)*)(?:open|live|active|qualifying|exposed)\b",
+    re.I,
+)
+
+
+def _chains(clause: str, id_kind: IdKind) -> list[LinkClaim]:
+    """ "The path a → b → c is open": (chain, positive, text, (a, b, c))."""
+    out: list[LinkClaim] = []
+    for m in _CHAIN.finditer(clause):
+        nodes = tuple(n.strip() for n in re.split(r"\s*(?:→|->|=>|⟶|⇒)\s*", m.group("chain")))
+        if all(id_kind(n) in _ENTITY_KINDS for n in nodes):
+            negated = len(_NEG_WORDS.findall(m.group("neg") or "")) % 2 == 1
+            out.append(("chain", not negated, m.group(0), nodes))
     return out
 
 

@@ -29,6 +29,11 @@ revoke sessions) a claim that the change was, or was not, applied there.
 
 A verdict said through a verb of naming ("cannot be called contained", "can't be
 considered safe") is the verdict: "is not contained".
+
+A path written as a chain of entities ("a → b → c") under a lead-in that says the paths
+are open ("Qualifying paths still open:", "## Remaining paths") is a claim that the path
+is open: "The path a → b → c is open." Under any other lead-in (cut, blocked, before) or
+none, a chain is evidence shown, not a claim.
 """
 
 from __future__ import annotations
@@ -197,6 +202,24 @@ _NAMED_NOT = re.compile(
 _NAMED = re.compile(rf"\s+can\s+(?:(?:now|safely|fairly|reasonably|truly|finally)\s+)?be\s+{_NAMING}\s+", re.I)
 
 
+_ARROW = r"\s*(?:→|->|=>|⟶|⇒)\s*"
+_CHAIN = re.compile(rf"^\s*(?:[-*+]\s+|\d+[.)]\s+)?`?(?P<chain>[\w.:@/-]+(?:{_ARROW}[\w.:@/-]+)+)`?\s*\.?\s*$")
+_OPEN_LEAD = re.compile(r"\b(?:open|live|remaining|remain|still|active|current|qualifying|exposed)\b", re.I)
+_SHUT_LEAD = re.compile(
+    r"\b(?:cut|blocked|closed|severed|removed|before|previously|formerly|former|denied|no\s+longer|not|none|were|was|"
+    r"had|would|could|if|until|once|candidate|candidates|plan|planned)\b",
+    re.I,
+)
+
+
+def _open_chain(line: str, lead: str | None) -> str | None:
+    """ "The path a → b → c is open." for a chain under a lead-in that says the paths are open."""
+    m = _CHAIN.match(_MARKS_RE.sub("", line))
+    if m is None or lead is None or not _OPEN_LEAD.search(lead) or _SHUT_LEAD.search(lead):
+        return None
+    return f"The path {re.sub(_ARROW, ' → ', m.group('chain'))} is open."
+
+
 def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
@@ -243,6 +266,7 @@ def restructure(text: str) -> str:
     lines = text.splitlines()
     out: list[str] = []
     heading: str | None = None
+    lead: str | None = None  # the line that introduces a list ("Paths still open:", a heading)
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -258,12 +282,19 @@ def restructure(text: str) -> str:
         line = named_verdict(line)
         m = _HEADING_RE.match(line)
         if m:
-            heading = m.group(1)
+            heading = lead = m.group(1)
             out.append(line)
             continue
         if not line.strip():
             out.append(line)
             continue
+        chain = _open_chain(line, lead)
+        if chain is not None:
+            out.append(chain)
+            heading = None
+            continue
+        if _CHAIN.match(_MARKS_RE.sub("", line)) is None:
+            lead = line if line.rstrip().endswith(":") else None
         reading = None
         if heading is not None:
             reading = _reading(heading, line)

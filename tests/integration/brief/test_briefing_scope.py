@@ -92,6 +92,11 @@ CASES = [
     ("exposed", D, "customer-db lies inside developer_07's current blast radius.", set()),
     ("after", D, "customer-db lies inside developer_07's current blast radius.", {FlagKind.WRONG_COUNT}),
     ("after", D, "customer-db now sits outside the blast radius.", set()),
+    # a path listed as open
+    ("exposed", D, "Paths still live:\n- developer_07 → sess-dev07 → build-runner-07 → deploy-role", set()),
+    ("exposed", D, "Paths still live:\n- developer_07 → sess-dev07-legacy → build-runner-07", {EXP}),
+    ("after", D, "Paths still live:\n- developer_07 → sess-dev07 → build-runner-07 → deploy-role", {EXP}),
+    ("after", D, "Paths the run cut:\n- developer_07 → sess-dev07 → build-runner-07 → deploy-role", set()),
     # a verdict through a verb of naming
     ("exposed", D, "With that path open, the alert cannot yet be regarded as contained.", set()),
     ("after", D, "With that path open, the alert cannot yet be regarded as contained.", {EXP}),

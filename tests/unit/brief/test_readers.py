@@ -66,6 +66,19 @@ def test_a_table_column_about_the_account_is_a_claim_per_row():
     assert "applied in AWS." not in restructure(other)
 
 
+def test_a_chain_under_a_lead_in_that_says_open_is_a_claim_that_the_path_is_open():
+    listing = "Paths that remain open:\n- `dev_1` → `hop-role` → `vault-a`\n- dev_1 -> jump-host"
+    assert restructure(listing).splitlines()[1:] == [
+        "The path dev_1 → hop-role → vault-a is open.",
+        "The path dev_1 → jump-host is open.",
+    ]
+    assert links("The path dev_1 → hop-role → vault-a is open.") == [("chain", True, ("dev_1", "hop-role", "vault-a"))]
+    # under a lead-in about cut or earlier paths, or none, a chain is evidence shown, not a claim
+    for lead in ("Paths cut by the run:", "Before the run these were open:", "## Evidence", ""):
+        text = f"{lead}\n1. dev_1 → hop-role → vault-a"
+        assert "is open" not in restructure(text), lead
+
+
 def test_a_verdict_said_through_a_verb_of_naming():
     assert restructure("The incident cannot yet be regarded as contained.") == "The incident is not contained."
     assert restructure("dev_1 can now be considered contained.") == "dev_1 is contained."
