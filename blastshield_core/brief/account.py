@@ -28,9 +28,14 @@ AccountClaim = tuple[str, bool, str]
 
 _KEYED = r"^\W*(?:aws|iam|(?:the\s+)?(?:aws\s+)?account|on\s+the\s+account|in\s+aws)\s*:"
 _REACHED = r"\b(?:reach|reached|reaches|hit|hits|made\s+it\s+(?:in)?to|got\s+to|landed\s+in)\s+(?:the\s+)?(?:aws|iam)\b"
+# "whatever it did was in the graph": what the run did, placed in the graph alone.
+_IN_GRAPH_ALONE = (
+    r"\b(?:whatever|everything|all(?:\s+that)?|what)\s+(?:it|the\s+run|blastshield|we)\s+(?:did|changed|blocked|"
+    r"applied)\s+(?:was|happened|stayed|is)\s+(?:only\s+|purely\s+|entirely\s+)?(?:in|on)\s+the\s+graph\b"
+)
 _KEY_ID = r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"
 _ACCOUNT = re.compile(
-    rf"{_KEYED}|{_REACHED}|{_KEY_ID}|\btokenissuetime\b|"
+    rf"{_KEYED}|{_REACHED}|{_KEY_ID}|{_IN_GRAPH_ALONE}|\btokenissuetime\b|"
     r"\b(?:in|on|within|inside|across)\s+(?:the\s+)?(?:(?:live|real|actual)\s+)?(?:aws|iam)\b"
     r"|\bon\s+the\s+(?:(?:aws|live|real|actual)\s+)?account\b|\baws[\s-]side\b|\bin\s+the\s+account\b"
     r"|\bgraph[\s-]only\b|\b(?:in|on)\s+the\s+graph\s+(?:only|alone)\b|\bonly\s+(?:in|on)\s+the\s+graph\b"
@@ -44,7 +49,8 @@ _ACCOUNT = re.compile(
 _GRAPH_ONLY = re.compile(
     r"\bgraph[\s-]only\b|\b(?:in|on)\s+the\s+graph\s+(?:only|alone)\b|\bonly\s+(?:in|on)\s+the\s+graph\b"
     r"|\bnothing\s+(?:was\s+|has\s+been\s+)?(?:changed|done|applied)\s+(?:in|on)\s+(?:the\s+)?(?:aws|account)\b"
-    r"|\bthe\s+account\s+was\s+(?:not|never)\s+touched\b|\buntouched\b",
+    r"|\bthe\s+account\s+was\s+(?:not|never)\s+touched\b|\buntouched\b"
+    rf"|{_IN_GRAPH_ALONE}",
     re.I,
 )
 _STILL_WORK = re.compile(
@@ -129,6 +135,22 @@ def _kind(clause: str) -> str:
     return "any"
 
 
+_CONTAINED = re.compile(
+    r"\b(?:contained|uncontained|remediated|neutrali[sz]ed|secured|locked\s+down|exposed|open)\b", re.I
+)
+
+
+def _contained_there(clause: str, text: str) -> list[AccountClaim]:
+    """ "Contained on the AWS account", "not contained in AWS": a verdict said of the account is a claim that a
+    change is (or is not) in effect there; "exposed" / "open" there is the opposite verdict."""
+    m = _CONTAINED.search(clause)
+    if m is None or not _EXPLICIT.search(clause):
+        return []
+    negations = len(_NEG.findall(" ".join(clause[: m.start()].split()[-5:])))
+    opposite = m.group(0).lower() in ("uncontained", "exposed", "open")
+    return [("any", (negations + opposite) % 2 == 0, text)]
+
+
 def _placed(clause: str, sentence: str) -> str | None:
     """The clause with the account as its place: as written when it names the account, with "there" read as
     "in AWS" when the sentence before it is about the account, else None."""
@@ -160,7 +182,7 @@ def account_claims(clause: str, sentence: str = "") -> list[AccountClaim]:
         return [(kind, True, text)]
     m = _PRED.search(clause)
     if m is None:
-        return []
+        return _contained_there(clause, text)
     if not _EXPLICIT.search(clause) and (
         not _STRONG.search(clause) or re.search(r"\broutes?\b|\bgraph\b", clause, re.I)
     ):
@@ -195,6 +217,7 @@ WORDS = frozenset(
     nothing none nobody effect took takes went reached reach reaches hit made landed reports reported report
     shows listed lists says there itself work works worked working still longer locked out tokenissuetime
         requests request calls call signed sign fail fails failing succeed succeeds rejected refused back reading action
+        whatever everything graph contained uncontained exposed
         """
     )
 )

@@ -110,7 +110,9 @@ def _inconsistent(claims: Sequence[Reading], i: int) -> bool:
     if claim.kind == "state" and _RELATION_HELD.search(clause):
         return True  # a grant held: a claim about a relationship, not about the alert's exposure
     if claim.kind == "account":
-        graph = _GRAPH_SCOPE.search(clause) and not re.search(r"\bonly\b|\bnot\b|\bnever\b", clause, re.I)
+        graph = _GRAPH_SCOPE.search(clause) and not re.search(
+            r"\bonly\b|\bnot\b|\bnever\b|\b(?:whatever|everything|all)\b", clause, re.I
+        )  # "blocked only in the graph", "whatever it did was in the graph": the account claim's own scope
         negated = _UNCOUNTED_NEGATION.search(clause) is not None and not _COUNTED_NEGATION.search(clause)
         return bool(graph) or (bool(claim.value) and negated)  # "changed nothing in AWS", "never reached AWS"
     return False

@@ -32,6 +32,7 @@ GRAPH_ONLY_TRUE = [
 APPLIED_TRUE = [
     "| change | applied on the account |\n|---|---|\n| access key deactivation | ✅ |",
     "IAM: access key deactivated for alice",
+    "✅ Contained on the AWS account",
 ]
 
 

@@ -34,6 +34,15 @@ def test_account_negation_on_the_subject_the_verb_or_the_object():
     assert [c[:2] for c in account_claims("IAM: access key disabled for bob")] == [("key", True)]
 
 
+def test_a_verdict_said_of_the_account_and_a_run_placed_in_the_graph():
+    assert [c[:2] for c in account_claims("Contained on the AWS account")] == [("any", True)]
+    assert [c[:2] for c in account_claims("bob is not yet contained in IAM.")] == [("any", False)]
+    assert [c[:2] for c in account_claims("On the account bob stays exposed.")] == [("any", False)]
+    assert [c[:2] for c in account_claims("Everything the run blocked was in the graph.")] == [("any", False)]
+    # a verdict of the graph is not one of the account
+    assert account_claims("The incident is contained in the graph.") == []
+
+
 def test_the_use_of_a_key_says_whether_it_works():
     key = "AKIAEXAMPLEKEY000001"
     assert [c[:2] for c in account_claims(f"Calls signed with {key} now fail.")] == [("key", True)]
