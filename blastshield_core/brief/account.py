@@ -135,19 +135,17 @@ def _kind(clause: str) -> str:
     return "any"
 
 
-_CONTAINED = re.compile(
-    r"\b(?:contained|uncontained|remediated|neutrali[sz]ed|secured|locked\s+down|exposed|open)\b", re.I
-)
+_CONTAINED = re.compile(r"\b(?:contained|uncontained|remediated|neutrali[sz]ed|secured|locked\s+down|exposed)\b", re.I)
 
 
 def _contained_there(clause: str, text: str) -> list[AccountClaim]:
     """ "Contained on the AWS account", "not contained in AWS": a verdict said of the account is a claim that a
-    change is (or is not) in effect there; "exposed" / "open" there is the opposite verdict."""
+    change is (or is not) in effect there; "exposed" there is the opposite verdict."""
     m = _CONTAINED.search(clause)
     if m is None or not _EXPLICIT.search(clause):
         return []
     negations = len(_NEG.findall(" ".join(clause[: m.start()].split()[-5:])))
-    opposite = m.group(0).lower() in ("uncontained", "exposed", "open")
+    opposite = m.group(0).lower() in ("uncontained", "exposed")
     return [("any", (negations + opposite) % 2 == 0, text)]
 
 

@@ -6,8 +6,9 @@ words that change what the rest claims. Such a clause is `unverified` (neither f
 checked), whatever order its words come in:
 
 - **a counterfactual or hypothetical** the reading did not take as one: "even with X blocked", "would",
-  "could", "might" anywhere in the clause of a state or count claim ("Blocking X alone would leave zero paths
-  open" is no claim about the paths now);
+  "could", "might" anywhere in the clause of a state, count or account claim ("Blocking X alone would leave zero
+  paths open" is no claim about the paths now, "BlastShield would attach a deny-all policy" none about the
+  account);
 - **a quantity** that a state claim does not read: a negated universal ("not every path", "not all routes")
   and an exact part ("exactly one of", "only two of");
 - **a scope** other than the claim's: a state claim (about the graph) in a clause scoped to the account ("in
@@ -109,6 +110,8 @@ def _inconsistent(claims: Sequence[Reading], i: int) -> bool:
         return True  # a state of the graph said of the account
     if claim.kind == "state" and _RELATION_HELD.search(clause):
         return True  # a grant held: a claim about a relationship, not about the alert's exposure
+    if claim.kind == "account" and _HYPOTHETICAL.search(clause):
+        return True  # "BlastShield would attach a deny-all policy": a plan, not what was done
     if claim.kind == "account":
         graph = _GRAPH_SCOPE.search(clause) and not re.search(
             r"\bonly\b|\bnot\b|\bnever\b|\b(?:whatever|everything|all)\b", clause, re.I

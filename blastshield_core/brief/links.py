@@ -91,6 +91,11 @@ _THROUGH = re.compile(
     r"(?P<z>[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9])",
     re.I,
 )
+_EARLIER_PATH = re.compile(
+    r"(?<![\w-])(?:went|ran|passed|led|crossed|touched|used|traversed|included|involved|routed|blocked|cut|closed|severed|"
+    r"former|old|previous|original|stale|legacy|removed)(?![\w-])",
+    re.I,
+)
 _QUANT = {
     "both": "all",
     "all": "all",
@@ -189,6 +194,8 @@ def link_claims(clause: str, id_kind: IdKind) -> list[LinkClaim]:
             quant = _QUANT.get(re.sub(r"\s+", " ", m.group("q").lower()), "some")
             if quant == "the" and re.search(r"\b(?:of|all|some|none|most|any)\s*,?\s*$", clause[: m.start()], re.I):
                 continue  # "all of the paths": the quantity stands before it
+            if quant == "the" and _EARLIER_PATH.search(clause[m.start() : m.start("z")]):
+                continue  # "the blocked path went through Z": a path that was, not one that is
             if quant == "the" and m.group("noun").lower().startswith("paths"):
                 quant = "all"  # "the paths run through Z"
             tail = m.group(0)[len(m.group("q")) :]  # "not all ... run through Z": the "not" is the quantity's

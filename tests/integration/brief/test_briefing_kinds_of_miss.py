@@ -55,6 +55,9 @@ CASES = [
     (C4001, "exposed", "PAYMENTS-VAULT is still reachable.", T),
     (IAM, "exposed", "analytics-poweruser can read secrets-vault.", FlagKind.WRONG_RELATIONSHIP),
     (IAM, "exposed", "The grant from analytics-poweruser to secrets-vault is denied.", T),
+    # what the run did on the account, negated on its object, and placed in the graph alone (account.py)
+    (C4001, "capped", "This run changed nothing in AWS; whatever it did was in the graph.", T),
+    (C4001, "capped", "The run deactivated contractor_11's access key in AWS.", F),
     # a held grant is a claim about that relationship (links.py), read with its adjectives
     (IAM, "exposed", "analytics-poweruser holds a direct, working read grant on finance-ledger.", T),
     (
@@ -85,7 +88,6 @@ CASES = [
 UNREAD = [
     (C4001, "exposed", "Even with route-c11-primary blocked, at least one qualifying path would remain."),
     (C4001, "exposed", "Blocking route-c11-primary alone would leave one path open."),
-    (C4001, "capped", "This run changed nothing in AWS; whatever it did was in the graph."),
     (C4001, "capped", "Not every path from contractor_11 to sensitive data has been shut down."),
     (C4001, "capped", "The run took 1 action."),
 ]

@@ -45,3 +45,11 @@ def test_a_share_inside_a_claim_about_the_paths_through_an_entity_is_its_quantit
     share = ProseClaim("path_share", (2, 3, False), "two of the three paths", clause)
     through = ProseClaim("through", (2, False), "two of the three paths pass via role-a", clause, scope=("role-a",))
     assert withheld([share, through]) == (set(), {0})
+
+
+def test_an_account_claim_in_a_hypothetical_clause_is_withheld():
+    plan = ProseClaim(
+        "account", True, "x", "BlastShield would attach a deny-all policy to bob in AWS.", qualifier="policy"
+    )
+    done = ProseClaim("account", True, "x", "BlastShield attached a deny-all policy to bob in AWS.", qualifier="policy")
+    assert withheld([plan, done]) == ({0}, set())

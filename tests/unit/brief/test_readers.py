@@ -159,4 +159,6 @@ def test_paths_through_an_entity_with_the_and_not_all():
     assert links("The only live path avoids jump-host.") == [("through", ("all", True), ("jump-host",))]
     assert links("Not every qualifying path crosses hop-role.") == [("through", ("not_all", False), ("hop-role",))]
     assert links("All of the paths pass through hop-role.") == [("through", ("all", False), ("hop-role",))]
+    # a path that was: not a claim about the open ones
+    assert links("The blocked path went through jump-host.") == []
     assert links("jump-host is on none of the open paths.") == [("member", False, ("jump-host",))]
