@@ -165,9 +165,10 @@ def judge_member(ev: EvidenceSummary, entity: str, on: bool) -> Verdict:
     return kind, f"{entity} is {'not ' if not live else ''}on a live qualifying path of {ev.alert_id}: {paths}"
 
 
-def judge_through(ev: EvidenceSummary, z: str, quant: object, negated: bool) -> Verdict:
-    """ "Both paths run through Z", "no path goes through Z", "one path runs through Z"."""
-    live = ev.paths
+def judge_through(ev: EvidenceSummary, z: str, quant: object, negated: bool, target: str | None = None) -> Verdict:
+    """ "Both paths run through Z", "no path goes through Z", "one path runs through Z"; with a target, "the path to
+    X goes through Z", of the live paths that hold X."""
+    live = [p for p in ev.paths if target is None or _entity(ev, target) in p.nodes]
     holding = sum(1 for p in live if z in p.nodes or any(z == r.route_id for r in ev.routes if _on(r, p)))
     total = len(live)
     if quant == "all":
@@ -190,6 +191,8 @@ def judge_through(ev: EvidenceSummary, z: str, quant: object, negated: bool) -> 
         holds = not holds
     if holds:
         return None
+    if quant == "the" and 0 < holding < total:
+        return UNSURE  # "the path goes through Z" of several paths, some through Z: which path is meant is unread
     return (
         "wrong_relationship",
         f"{holding} of the {total} live qualifying path(s) of {ev.alert_id} hold {z}: "
@@ -316,7 +319,7 @@ def judge_claim(ev: EvidenceSummary, reader: GraphReader | None, claim: JudgedCl
         return judge_on_path(ev, scope[0], scope[1], str(value))
     if kind == "through":
         quant, negated = value if isinstance(value, tuple) else ("some", False)
-        return judge_through(ev, scope[0], quant, bool(negated))
+        return judge_through(ev, scope[0], quant, bool(negated), scope[1] if len(scope) > 1 else None)
     pair = value if isinstance(value, tuple) else ()
     if kind == "link_state":
         return judge_link_state(ev, reader, scope[0], scope[1], (str(pair[0]), bool(pair[1])))

@@ -8,7 +8,7 @@
   qualifying path.
 - Through: "both paths run through Z", "every path passes Z", "no path goes through Z",
   "one path runs through Z", "the open path goes through Z", "the only path avoids Z": how many live
-  qualifying paths hold Z.
+  qualifying paths hold Z; "the path to X does not go through Z" counts the live paths that hold X.
 - Reach: "A can (still) get to B", "A no longer reaches B", "A has a qualifying path to B", "a path from A
   still leads to B", "B remains reachable from A", with A the alert's entity: some live qualifying path
   goes from A to B.
@@ -18,6 +18,7 @@
   qualifying paths step from A to B.
 - A path as a chain: "the path a → b → c is (still) open": the chain is part of a live qualifying path.
 - The blast radius: "X lies inside / outside Y's current blast radius": X is (not) in the fresh blast radius.
+- "That grant is denied" after a clause naming two entities: the relationship between them.
 - Grants, with their adjectives: "A has no direct, working read grant on B", "A holds an active,
   unconditional grant to assume B", "A holds a denied grant on B": the relationship of that type (any
   type when the words name none) between the two, working, direct, conditional or not as the adjectives say.
@@ -84,7 +85,8 @@ _THROUGH = re.compile(
     r"both|all|every|each|none\s+of\s+the|no|neither|one|a|only\s+one|exactly\s+one|either|some|two|three|"
     r"the\s+only|the\s+single|its\s+only|the|its)"
     r",?\s+(?:(?:of\s+the\s+|of\s+its\s+|of\s+their\s+)?(?:\w+\s+){0,2}?)(?:qualifying\s+|remaining\s+|live\s+|open\s+)?"
-    r"(?P<noun>paths?|routes?\s+to\s+\S+)\s+(?:(?:to|into|toward)\s+(?:\w+\s+){1,2}?|(?:still|now|also)\s+)?"
+    r"(?P<noun>paths?|routes?\s+to\s+\S+)\s+(?:(?:to|into|toward|from)\s+(?:(?P<t>[A-Za-z0-9][\w.:@/-]*[A-Za-z0-9])\s+"
+    r"|(?:\w+\s+){1,2}?))?(?:(?:does|do|did|is|are)\s+)?(?:(?:not|never|no\s+longer|still|now|also)\s+)*"
     r"(?:(?:run|runs|ran|go|goes|went|pass|passes|passed|lead|leads|travel|travels|cross|crosses|route|routes)\s+"
     r"(?:through|via|over|across)|pass|passes|cross|crosses|traverse|traverses|include|includes|involve|involves|"
     r"touch|touches|use|uses|(?P<avoid>avoid|avoids|bypass|bypasses|skip|skips|miss|misses))\s+"
@@ -176,9 +178,31 @@ _MEMBER = re.compile(
 )
 
 
-def link_claims(clause: str, id_kind: IdKind) -> list[LinkClaim]:
-    """The claims between named entities in one clause."""
-    out: list[LinkClaim] = []
+_ANAPHOR = re.compile(
+    r"^\W*(?:that|this|the|which|its|such\s+a)\s+(?:grant|trust|permission|relationship|edge|link|assumption|right)\s+"
+    r"(?:is|was|remains|stays|has\s+been)\s+(?P<neg>not\s+|no\s+longer\s+)?(?:still\s+|now\s+|explicitly\s+)?"
+    r"(?P<state>denied|blocked|conditional|allowed|active|open)\b",
+    re.I,
+)
+
+
+def _anaphoric(clause: str, id_kind: IdKind, sentence: str) -> list[LinkClaim]:
+    """ "...; that grant is denied": the relationship between the last two entities named before the clause."""
+    m = _ANAPHOR.match(clause)
+    at = sentence.find(clause.strip()[:40]) if sentence and clause.strip() else -1
+    if m is None or at <= 0 or _ids(clause, id_kind):
+        return []
+    named = _ids(sentence[:at], id_kind)
+    if len(named) < 2:
+        return []
+    a, b = named[-2][0], named[-1][0]
+    return [("link_state", (m.group("state").lower(), not m.group("neg")), m.group(0), (a, b))]
+
+
+def link_claims(clause: str, id_kind: IdKind, sentence: str = "") -> list[LinkClaim]:
+    """The claims between named entities in one clause (`sentence`, the whole sentence, names what "that grant"
+    refers to)."""
+    out: list[LinkClaim] = _anaphoric(clause, id_kind, sentence)
     for m in _MEMBER.finditer(clause):
         if id_kind(m.group("id")) in (*_ENTITY_KINDS, "route"):
             negated = bool(m.group("neg")) != bool(m.group("neg2"))
@@ -200,7 +224,8 @@ def link_claims(clause: str, id_kind: IdKind) -> list[LinkClaim]:
                 quant = "all"  # "the paths run through Z"
             tail = m.group(0)[len(m.group("q")) :]  # "not all ... run through Z": the "not" is the quantity's
             negated = bool(re.search(r"\b(?:not|never|no\s+longer)\b", tail, re.I)) != bool(m.group("avoid"))
-            out.append(("through", (quant, negated), m.group(0), (z,)))
+            target = m.group("t") if m.group("t") and id_kind(m.group("t")) in _ENTITY_KINDS else None
+            out.append(("through", (quant, negated), m.group(0), (z, target) if target else (z,)))
     hypothetical = bool(_HYPOTHETICAL.search(clause))
     if not hypothetical:
         out += _via(clause, id_kind) + _steps(clause, id_kind) + _blast(clause, id_kind) + _chains(clause, id_kind)

@@ -390,7 +390,7 @@ class _Reader:
         for kind, done, text in account:
             self.add("account", done, text, clause, qualifier=kind)
         either = bool(re.search(r"\beither\b[^.;]*\bor\b|\b(?:one|any|at\s+least\s+one)\s+of\b", clause, re.I))
-        links = [] if quiet or question else link_claims(clause, self.id_kind)
+        links = [] if quiet or question else link_claims(clause, self.id_kind, self.current)
         run_stated = bool(_RUN_STATE_RE.search(clause) or _RUN_SHORT_RE.search(clause))  # the run's state alone
         for kind, value, text, between in links:
             self.add(kind, value, text, clause, scope=between)

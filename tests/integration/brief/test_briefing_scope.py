@@ -19,7 +19,7 @@ from blastshield_core.graph.seeds import seed
 from blastshield_core.interfaces.service import Services, build_services
 from blastshield_core.respond.decide import RulesDecider
 
-D, C = "BH-1042", "BH-CONTAINMENT-4001"
+D, C, IAM = "BH-1042", "BH-CONTAINMENT-4001", "BH-IAM-2001"
 REL, EXP, CON = FlagKind.WRONG_RELATIONSHIP, FlagKind.FALSE_EXPOSURE, FlagKind.FALSE_CONTAINMENT
 
 
@@ -33,9 +33,9 @@ def _services(embedded_store, name: str) -> Services:
 def checks(embedded_store) -> Iterator[dict[str, object]]:
     """A check per state: as seeded, and after a rules run (each on a graph of its own)."""
     exposed, after = _services(embedded_store, "scope_exposed"), _services(embedded_store, "scope_after")
-    runs = {a: after.controller.run(a, RulesDecider(), 3, True).run_id for a in (D, C)}
-    evidence = {("exposed", a): (exposed.briefer.evidence(a), exposed) for a in (D, C)} | {
-        ("after", a): (after.briefer.evidence(a, runs[a]), after) for a in (D, C)
+    runs = {a: after.controller.run(a, RulesDecider(), 3, True).run_id for a in (D, C, IAM)}
+    evidence = {("exposed", a): (exposed.briefer.evidence(a), exposed) for a in (D, C, IAM)} | {
+        ("after", a): (after.briefer.evidence(a, runs[a]), after) for a in (D, C, IAM)
     }
 
     def check(state: str, alert: str, text: str) -> set[FlagKind]:
@@ -85,6 +85,14 @@ CASES = [
     ("exposed", C, "Not all of the live paths run through contractor_11.", {REL}),
     ("exposed", D, "sess-dev07-legacy is on none of the open paths.", set()),
     ("exposed", D, "deploy-role is on none of the live paths.", {CON}),
+    # the paths to a target through an entity (BH-IAM-2001: two paths to finance-ledger, one through data-lake-admin)
+    ("exposed", IAM, "Every path to hr-records passes through data-lake-admin.", set()),
+    ("exposed", IAM, "Every path to finance-ledger passes through data-lake-admin.", {REL}),
+    ("exposed", IAM, "The path to hr-records does not go through data-lake-admin.", {REL}),
+    ("exposed", IAM, "The path to finance-ledger does not go through data-lake-admin.", set()),  # which path: unread
+    # "that grant" takes the two entities of the clause before it
+    ("exposed", IAM, "analytics-poweruser cannot read secrets-vault; that grant is denied.", set()),
+    ("exposed", IAM, "analytics-poweruser reads finance-ledger directly; that grant is denied.", {REL}),
     # a step on the paths, the blast radius
     ("exposed", D, "No open path has prod-admin-role reading customer-db.", {REL}),
     ("exposed", D, "Every live path has prod-admin-role reading customer-db.", set()),

@@ -154,11 +154,24 @@ def test_grants_with_their_adjectives():
     assert links("hop-role might hold a grant to assume reader-role.") == []
 
 
+def test_that_grant_takes_the_two_entities_named_before_it():
+    sentence = "hop-role cannot assume reader-role; that trust is explicitly denied."
+    claims = link_claims("that trust is explicitly denied.", KINDS.get, sentence)
+    assert [(k, v, s) for k, v, _, s in claims] == [("link_state", ("denied", True), ("hop-role", "reader-role"))]
+    assert (
+        link_claims("that trust is explicitly denied.", KINDS.get, "It was reviewed; that trust is explicitly denied.")
+        == []
+    )
+
+
 def test_paths_through_an_entity_with_the_and_not_all():
     assert links("The remaining path goes through jump-host.") == [("through", ("the", False), ("jump-host",))]
     assert links("The only live path avoids jump-host.") == [("through", ("all", True), ("jump-host",))]
     assert links("Not every qualifying path crosses hop-role.") == [("through", ("not_all", False), ("hop-role",))]
     assert links("All of the paths pass through hop-role.") == [("through", ("all", False), ("hop-role",))]
+    assert links("The path to vault-a does not go through jump-host.") == [
+        ("through", ("the", True), ("jump-host", "vault-a"))
+    ]
     # a path that was: not a claim about the open ones
     assert links("The blocked path went through jump-host.") == []
     assert links("jump-host is on none of the open paths.") == [("member", False, ("jump-host",))]
