@@ -42,7 +42,7 @@ _ACCOUNT = re.compile(
     r"|\baccess\s+keys?\b|\bdeny[\s-]all\b|\bconsole\s+(?:password|login)s?\b|\blogin\s+profile\b"
     r"|\blocked\s+out\b|\brevocation\s+policy\b|\bupdateaccesskey\b|\bputuserpolicy\b|\bputrolepolicy\b"
     r"|\b(?:aws|iam)\s+(?:credentials?|keys?|access\s+keys?|passwords?|logins?|sign-ins?)\b"
-    r"|\b(?:aws|iam)\s+(?:now\s+|still\s+)?(?:reports?|shows?|lists?|says)\b"
+    r"|\b(?:aws|iam)\s+(?:now\s+|still\s+)?(?:reports?|shows?|lists?|says|confirms?|records?)\b"
     r"|\b(?:sign|log)\s*-?\s*in\s+(?:to|on)\s+(?:the\s+)?(?:aws|iam|console|aws\s+console)\b",
     re.I,
 )
@@ -74,7 +74,7 @@ _VERBS = (
     r"expired|rotated|removed|deleted|stopped|inactive|applied|enforced|attached|added|put\s+in\s+place|in\s+place|"
     r"denied|denies|deny(?![\s-]*all)|denying|blocks|stops|disable|deactivate|revoke|attach|apply|took\s+effect|takes\s+effect|"
     r"in\s+effect|effective|went\s+through|made|done|changed|put|placed|written|wrote|created|"
-    r"reach|reached|reaches|hit|made\s+it|got\s+to|landed"
+    r"reach|reached|reaches|hit|made\s+it|got\s+to|landed|verified|confirmed|confirms|re-?read|read\s+back"
 )
 _PRED = re.compile(rf"\b(?:{_VERBS})\b", re.I)
 _KIND_WORDS = (
@@ -105,7 +105,7 @@ _EXPLICIT = re.compile(
     r"\b(?:in|on|within|inside|across)\s+(?:the\s+)?(?:(?:live|real|actual)\s+)?(?:aws|iam)\b"
     r"|\bon\s+the\s+(?:(?:aws|live|real|actual)\s+)?account\b|\baws[\s-]side\b|\bin\s+the\s+account\b"
     r"|\b(?:aws|iam)\s+(?:credentials?|keys?|access\s+keys?|passwords?|logins?|sign-ins?)\b"
-    r"|\b(?:aws|iam)\s+(?:now\s+|still\s+)?(?:reports?|shows?|lists?|says)\b"
+    r"|\b(?:aws|iam)\s+(?:now\s+|still\s+)?(?:reports?|shows?|lists?|says|confirms?|records?)\b"
     r"|\b(?:sign|log)\s*-?\s*in\s+(?:to|on)\s+(?:the\s+)?(?:aws|iam|console|aws\s+console)\b",
     re.I,
 )
@@ -130,8 +130,9 @@ def kind_of(text: str) -> str:
 
 def _kind(clause: str) -> str:
     for kind, rx in _KIND_WORDS:
-        if rx.search(clause):
-            return kind
+        found = [m.group(0).lower() for m in rx.finditer(clause)]
+        if found and (kind != "credential" or set(found) != {"account"}):
+            return kind  # "the account" alone names the place, not what changed there
     return "any"
 
 
@@ -215,7 +216,7 @@ WORDS = frozenset(
     nothing none nobody effect took takes went reached reach reaches hit made landed reports reported report
     shows listed lists says there itself work works worked working still longer locked out tokenissuetime
         requests request calls call signed sign fail fails failing succeed succeeds rejected refused back reading action
-        whatever everything graph contained uncontained exposed
+        whatever everything graph contained uncontained exposed verified confirmed confirms records api
         """
     )
 )

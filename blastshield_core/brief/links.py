@@ -79,7 +79,11 @@ _LINK_STATE = re.compile(
     r"(?P<state>denied|blocked|conditional|allowed|active|open)\b",
     re.I,
 )
-_LINK_NOUN = re.compile(r"\b(?:grant|trust|edge|relationship|link|permission|assumption|hop|step|route)\b", re.I)
+_LINK_NOUN = re.compile(
+    r"\b(?:grant|trust|edge|relationship|link|permission|assumption|hop|step|route)\b"
+    r"|\b(?:CAN_[A-Z]+|RUNS_AS|HAS_SESSION)\b",
+    re.I,
+)
 _THROUGH = re.compile(
     r"\b(?P<q>some,?\s+but\s+not\s+all,?\s+of\s+the|not\s+all\s+of\s+the|not\s+all|not\s+every|"
     r"both|all|every|each|none\s+of\s+the|no|neither|one|a|only\s+one|exactly\s+one|either|some|two|three|"
@@ -268,7 +272,10 @@ def link_claims(clause: str, id_kind: IdKind, sentence: str = "") -> list[LinkCl
                 direct = "directly" in words or "directly" in rest[:12].lower()
                 out.append(("link", (rel, not negated, direct), clause[a_end - len(a) : b_end], (a, b)))
             continue
-        if _LINK_NOUN.search(clause[:b_start]) and re.search(r"\bto\b|->|→", between):
+        joined = re.search(r"\bto\b|->|→", between) or (
+            re.fullmatch(r"\s*and\s*", between) and re.search(r"\bbetween\s*$", clause[:a_start], re.I)
+        )  # "the grant from A to B", "the trust between A and B"
+        if _LINK_NOUN.search(clause[:b_start]) and joined:
             state = _LINK_STATE.search(rest) or _LINK_STATE.search(clause[: a_end - len(a)])
             if state is not None:
                 out.append(

@@ -43,6 +43,12 @@ def test_a_verdict_said_of_the_account_and_a_run_placed_in_the_graph():
     assert account_claims("The incident is contained in the graph.") == []
 
 
+def test_verification_on_the_account_is_read():
+    assert [c[:2] for c in account_claims("The key deactivation was verified in IAM.")] == [("key", True)]
+    assert [c[:2] for c in account_claims("IAM confirms the key is Inactive.")] == [("key", True)]
+    assert [c[:2] for c in account_claims("The change was not confirmed on the account.")] == [("any", False)]
+
+
 def test_the_use_of_a_key_says_whether_it_works():
     key = "AKIAEXAMPLEKEY000001"
     assert [c[:2] for c in account_claims(f"Calls signed with {key} now fail.")] == [("key", True)]
@@ -152,6 +158,15 @@ def test_grants_with_their_adjectives():
         ("link", ("HAS_SESSION", True, False, ""), ("dev_1", "sess-1"))
     ]
     assert links("hop-role might hold a grant to assume reader-role.") == []
+
+
+def test_a_relationship_named_by_its_type_or_between_two_entities():
+    assert links("The trust between hop-role and reader-role is denied.") == [
+        ("link_state", ("denied", True), ("hop-role", "reader-role"))
+    ]
+    assert links("The CAN_READ from reader-role to vault-a is not blocked.") == [
+        ("link_state", ("blocked", False), ("reader-role", "vault-a"))
+    ]
 
 
 def test_that_grant_takes_the_two_entities_named_before_it():
