@@ -27,7 +27,10 @@ __all__ = ["WORDS", "AccountClaim", "account_claims", "kind_of", "mentions_accou
 AccountClaim = tuple[str, bool, str]
 
 _KEYED = r"^\W*(?:aws|iam|(?:the\s+)?(?:aws\s+)?account|on\s+the\s+account|in\s+aws)\s*:"
-_REACHED = r"\b(?:reach|reached|reaches|hit|hits|made\s+it\s+(?:in)?to|got\s+to|landed\s+in)\s+(?:the\s+)?(?:aws|iam)\b"
+_REACHED = (
+    r"\b(?:reach|reached|reaches|hit|hits|made\s+it\s+(?:in)?to|got\s+to|landed\s+in|sent\s+to|pushed\s+to)\s+"
+    r"(?:the\s+)?(?:aws|iam)\b"
+)
 # "whatever it did was in the graph": what the run did, placed in the graph alone.
 _IN_GRAPH_ALONE = (
     r"\b(?:whatever|everything|all(?:\s+that)?|what)\s+(?:it|the\s+run|blastshield|we)\s+(?:did|changed|blocked|"
@@ -37,7 +40,7 @@ _KEY_ID = r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"
 _ACCOUNT = re.compile(
     rf"{_KEYED}|{_REACHED}|{_KEY_ID}|{_IN_GRAPH_ALONE}|\btokenissuetime\b|"
     r"\b(?:in|on|within|inside|across)\s+(?:the\s+)?(?:(?:live|real|actual)\s+)?(?:aws|iam)\b"
-    r"|\bon\s+the\s+(?:(?:aws|live|real|actual)\s+)?account\b|\baws[\s-]side\b|\bin\s+the\s+account\b"
+    r"|\b(?:on|against)\s+the\s+(?:(?:aws|live|real|actual)\s+)?account\b|\baws[\s-]side\b|\bin\s+the\s+account\b"
     r"|\bgraph[\s-]only\b|\b(?:in|on)\s+the\s+graph\s+(?:only|alone)\b|\bonly\s+(?:in|on)\s+the\s+graph\b"
     r"|\baccess\s+keys?\b|\bdeny[\s-]all\b|\bconsole\s+(?:password|login)s?\b|\blogin\s+profile\b"
     r"|\blocked\s+out\b|\brevocation\s+policy\b|\bupdateaccesskey\b|\bputuserpolicy\b|\bputrolepolicy\b"
@@ -56,12 +59,13 @@ _GRAPH_ONLY = re.compile(
 _STILL_WORK = re.compile(
     r"\b(?:still|continue\s+to|keep|keeps)\s+(?:work|works|working|function|functions|valid|usable|active|live|enabled|"
     r"succeed|succeeds|succeeding|go\s+through|goes\s+through|get\s+through|pass|passes)\b"
+    r"|\b(?:still|can\s+still)\s+(?:use|be\s+used)\b"
     r"|\b(?:remain|remains|remained|stay|stays|is\s+still|are\s+still)\s+(?:active|valid|usable|enabled|live)\b"
     r"|\bas\s+(?:active|enabled|valid)\b|\b(?:still|can)\s+(?:sign|log)\s*-?\s*in\b",
     re.I,
 )
 _STOP_WORK = re.compile(
-    r"\b(?:no\s+longer|don't|do\s+not|doesn't|does\s+not|cannot|can't|can\s+no\s+longer)\s+(?:work|function|be\s+used)\b"
+    r"\b(?:no\s+longer|don't|do\s+not|doesn't|does\s+not|cannot|can't|can\s+no\s+longer)\s+(?:works?|functions?|use|be\s+used)\b"
     r"|\bstopped\s+working\b|\bare\s+(?:now\s+)?(?:dead|useless|unusable|invalid)\b"
     r"|\b(?:now\s+)?(?:fail|fails|failing|bounce|bounces)\b(?!\s+to\b)|\b(?:are|is)\s+(?:now\s+)?(?:rejected|refused|denied)\b"
     r"|\bas\s+(?:inactive|disabled|deactivated|revoked)\b"
@@ -72,7 +76,7 @@ _VERBS = (
     r"disabled|deactivated|inactivated|revoked|suspended|killed|turned\s+off|switched\s+off|shut\s+off|"
     r"made\s+inactive|set\s+to\s+inactive|invalidated|cut\s+off|blocked|locked|frozen|neutrali[sz]ed|terminated|"
     r"expired|rotated|removed|deleted|stopped|inactive|applied|enforced|attached|added|put\s+in\s+place|in\s+place|"
-    r"denied|denies|deny(?![\s-]*all)|denying|blocks|stops|disable|deactivate|revoke|attach|apply|took\s+effect|takes\s+effect|"
+    r"denied|denies|deny(?![\s-]*all)|denying|blocks|stops|disable|deactivate|revoke|attach|apply|took\s+effect|takes\s+effect|taken\s+effect|sent|pushed|"
     r"in\s+effect|effective|went\s+through|made|done|changed|put|placed|written|wrote|created|"
     r"reach|reached|reaches|hit|made\s+it|got\s+to|landed|verified|confirmed|confirms|re-?read|read\s+back"
 )
@@ -103,7 +107,7 @@ _THERE = re.compile(r"\bthere\b|\bon\s+(?:it|that\s+side)\b|\bon\s+that\s+accoun
 _EXPLICIT = re.compile(
     rf"{_KEYED}|{_REACHED}|"
     r"\b(?:in|on|within|inside|across)\s+(?:the\s+)?(?:(?:live|real|actual)\s+)?(?:aws|iam)\b"
-    r"|\bon\s+the\s+(?:(?:aws|live|real|actual)\s+)?account\b|\baws[\s-]side\b|\bin\s+the\s+account\b"
+    r"|\b(?:on|against)\s+the\s+(?:(?:aws|live|real|actual)\s+)?account\b|\baws[\s-]side\b|\bin\s+the\s+account\b"
     r"|\b(?:aws|iam)\s+(?:credentials?|keys?|access\s+keys?|passwords?|logins?|sign-ins?)\b"
     r"|\b(?:aws|iam)\s+(?:now\s+|still\s+)?(?:reports?|shows?|lists?|says|confirms?|records?)\b"
     r"|\b(?:sign|log)\s*-?\s*in\s+(?:to|on)\s+(?:the\s+)?(?:aws|iam|console|aws\s+console)\b",
@@ -187,7 +191,7 @@ def account_claims(clause: str, sentence: str = "") -> list[AccountClaim]:
     ):
         return []  # "the access-key route was blocked": a block in the graph, said as such
     m = _STRONG.search(clause) or m
-    before = clause[: m.start()]
+    before = re.split(r"[:;]", clause[: m.start()])[-1]  # a negation before a colon is another claim's
     window = " ".join(before.split()[-7:])
     negations = len(_NEG.findall(window))
     if re.search(r"\bnot\s+(?:only|just)\b", window, re.I):
@@ -217,6 +221,7 @@ WORDS = frozenset(
     shows listed lists says there itself work works worked working still longer locked out tokenissuetime
         requests request calls call signed sign fail fails failing succeed succeeds rejected refused back reading action
         whatever everything graph contained uncontained exposed verified confirmed confirms records api
+        use taken sent pushed
         """
     )
 )

@@ -49,11 +49,19 @@ def test_verification_on_the_account_is_read():
     assert [c[:2] for c in account_claims("The change was not confirmed on the account.")] == [("any", False)]
 
 
+def test_a_negation_before_a_colon_is_not_the_next_claims():
+    assert [c[:2] for c in account_claims("bob's key no longer works: it is Inactive in IAM.")] == [("key", True)]
+    assert [c[:2] for c in account_claims("Not this time: the key was disabled in AWS.")] == [("key", True)]
+
+
 def test_the_use_of_a_key_says_whether_it_works():
     key = "AKIAEXAMPLEKEY000001"
     assert [c[:2] for c in account_claims(f"Calls signed with {key} now fail.")] == [("key", True)]
     assert [c[:2] for c in account_claims(f"Calls signed with {key} still succeed.")] == [("key", False)]
     assert [c[:2] for c in account_claims(f"Calls signed with {key} are rejected by IAM.")] == [("key", True)]
+    assert [c[:2] for c in account_claims("bob can still use his key against the AWS account.")] == [("key", False)]
+    assert [c[:2] for c in account_claims("Nothing was sent to AWS.")] == [("any", False)]
+    assert [c[:2] for c in account_claims("The deactivation has not taken effect on the account.")] == [("any", False)]
     # "fails to" negates what follows it: no claim that the key stopped working
     assert [c[:2] for c in account_claims("The key block fails to reach AWS.")] == [("key", False)]
 
