@@ -191,7 +191,7 @@ def account_claims(clause: str, sentence: str = "") -> list[AccountClaim]:
     ):
         return []  # "the access-key route was blocked": a block in the graph, said as such
     m = _STRONG.search(clause) or m
-    before = re.split(r"[:;]", clause[: m.start()])[-1]  # a negation before a colon is another claim's
+    before = re.split(r":\s|;", clause[: m.start()])[-1]  # a negation before a colon is another claim's
     window = " ".join(before.split()[-7:])
     negations = len(_NEG.findall(window))
     if re.search(r"\bnot\s+(?:only|just)\b", window, re.I):

@@ -52,6 +52,10 @@ def test_verification_on_the_account_is_read():
 def test_a_negation_before_a_colon_is_not_the_next_claims():
     assert [c[:2] for c in account_claims("bob's key no longer works: it is Inactive in IAM.")] == [("key", True)]
     assert [c[:2] for c in account_claims("Not this time: the key was disabled in AWS.")] == [("key", True)]
+    # a colon inside an id or an action name is no such boundary
+    assert [c[:2] for c in account_claims("No aws:TokenIssueTime Deny was written for 1234:user:bob.")] == [
+        ("revocation", False)
+    ]
 
 
 def test_the_use_of_a_key_says_whether_it_works():
