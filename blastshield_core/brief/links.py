@@ -10,8 +10,8 @@
   "one path runs through Z", "the open path goes through Z", "the only path avoids Z": how many live
   qualifying paths hold Z; "the path to X does not go through Z" counts the live paths that hold X.
 - Reach: "A can (still) get to B", "A no longer reaches B", "A has a qualifying path to B", "a path from A
-  still leads to B", "B remains reachable from A", with A the alert's entity: some live qualifying path
-  goes from A to B.
+  still leads to B", "B remains reachable from A", with A the alert's entity or a node on its paths: some
+  live qualifying path goes from A to B.
 - Via: "on the way to X, A passes through B", "A reaches X through B", "the path from A to X runs via B":
   some live qualifying path holds A, then B, then X.
 - A step on the paths: "no open path has A assuming B", "every path has A reading B": how many live
@@ -291,7 +291,9 @@ def link_claims(clause: str, id_kind: IdKind, sentence: str = "") -> list[LinkCl
 
 _ID_RX = r"[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9]"
 _HYPOTHETICAL = re.compile(r"\b(?:would|could|might|should|may|if|unless|whether)\b", re.I)
-_DEPTH = re.compile(r"\b(?:hops?|depth|steps?)\b|\bwithin\s+(?:\d|one|two|three|four|five|six)\b", re.I)
+_DEPTH = re.compile(
+    r"(?<![\w-])(?:hops?|depth|steps?)(?![\w-])|\bwithin\s+(?:\d|one|two|three|four|five|six)\b", re.I
+)  # not inside an id ("hop-role")
 _NEG_WORDS = re.compile(r"\b(?:not|never|no|cannot|unable|nowhere)\b|\bno\s+longer\b|n't\b", re.I)
 _ADVERBS = r"(?:(?:still|now|also|no\s+longer|not|never|cannot|can't|can|could|does|doesn't|did|didn't|is|are|"
 _ADVERBS += r"directly|already|even|really|in\s+fact|actually|currently|today)\s+)*"
@@ -318,13 +320,13 @@ _REACHABLE = re.compile(
     r"(?:from|for|to|by)\s+$",
     re.I,
 )
-_SOURCES = ("alert",)
+_SOURCES = ("alert", "node")  # reach is along the live qualifying paths, as the alert's evidence holds them
 _TARGETS = ("node", "asset")
 
 
 def _reach(clause: str, id_kind: IdKind, a: tuple[str, int, int], b: tuple[str, int, int]) -> LinkClaim | None:
     """ "A can still get to B", "A no longer reaches B", "a path from A leads to B", "B is reachable from A", with A
-    the alert's entity: (reach, positive, text, (A, B))."""
+    the alert's entity or another node: (reach, positive, text, (A, B))."""
     if _DEPTH.search(clause):
         return None  # a bounded reach: the state reader's, with its depth
     between = re.sub(r"^'s\b", "", clause[a[2] : b[1]])

@@ -123,8 +123,9 @@ def test_reach_from_the_alert_entity_in_either_order():
     assert links("No path from dev_1 leads to vault-a.") == [("reach", False, ("dev_1", "vault-a"))]
     assert links("vault-a is out of reach for dev_1.") == [("reach", False, ("dev_1", "vault-a"))]
     assert links("vault-a stays accessible from dev_1.") == [("reach", True, ("dev_1", "vault-a"))]
-    # not from the alert's entity, bounded by hops, or hypothetical: not this reader's claim
-    assert links("hop-role can reach vault-a.") == []
+    # bounded by hops, or hypothetical: not this reader's claim
+    assert links("hop-role can reach vault-a.") == [("reach", True, ("hop-role", "vault-a"))]
+    assert links("vault-a can reach dev_1.") == []  # an asset reaches nothing
     assert links("dev_1 can reach vault-a within 3 hops.") == []
     assert links("dev_1 could reach vault-a if the route reopened.") == []
 
