@@ -177,7 +177,8 @@ def _ids(clause: str, id_kind: IdKind) -> list[tuple[str, int, int]]:
 _MEMBER = re.compile(
     r"(?P<id>[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9])\s+(?:is|are|lies|lie|sits|sit|remains|remain|stays|stay)\s+"
     r"(?P<neg>not\s+|no\s+longer\s+|never\s+)?(?:still\s+|now\s+|also\s+)?(?P<neg2>not\s+)?on\s+"
-    r"(?P<det>an?|any|one\s+of\s+the|none\s+of\s+the|the|every|each|some)\s+(?:(?:live|qualifying|remaining|open|active)\s+){0,2}paths?\b",
+    r"(?P<det>an?|any|(?:only|exactly)\s+one\s+of\s+the|one\s+of\s+the|none\s+of\s+the|both(?:\s+of\s+the)?|"
+    r"all(?:\s+of)?\s+the|all|the|every|each|some)\s+(?:(?:live|qualifying|remaining|open|active)\s+){0,2}paths?\b",
     re.I,
 )
 
@@ -212,8 +213,11 @@ def link_claims(clause: str, id_kind: IdKind, sentence: str = "") -> list[LinkCl
             negated = bool(m.group("neg")) != bool(m.group("neg2"))
             if m.group("det").lower().startswith("none"):  # "X is on none of the paths"
                 negated = not negated
-            if m.group("det").lower() in ("every", "each"):  # "Z sits on every path": all paths hold Z
+            det = re.sub(r"\s+", " ", m.group("det").lower())
+            if det.split()[0] in ("every", "each", "both", "all"):  # "Z sits on every path": all paths hold Z
                 out.append(("through", ("all", negated), m.group(0), (m.group("id"),)))
+            elif det.split()[0] in ("only", "exactly"):  # "Z is on only one of the paths"
+                out.append(("through", ("one", negated), m.group(0), (m.group("id"),)))
             else:
                 out.append(("member", not negated, m.group(0), (m.group("id"),)))
     for m in _THROUGH.finditer(clause):

@@ -84,6 +84,9 @@ CASES = [
     ("exposed", C, "Not every open path passes through bastion-01.", set()),
     ("exposed", C, "Not all of the live paths run through contractor_11.", {REL}),
     ("exposed", D, "sess-dev07-legacy is on none of the open paths.", set()),
+    ("exposed", C, "contractor_11 is on both paths.", set()),
+    ("exposed", C, "bastion-01 is on both paths.", {REL}),
+    ("exposed", C, "bastion-01 sits on only one of the paths.", set()),
     ("exposed", D, "deploy-role is on none of the live paths.", {CON}),
     # the paths to a target through an entity (BH-IAM-2001: two paths to finance-ledger, one through data-lake-admin)
     ("exposed", IAM, "Every path to hr-records passes through data-lake-admin.", set()),

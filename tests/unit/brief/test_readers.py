@@ -203,3 +203,6 @@ def test_paths_through_an_entity_with_the_and_not_all():
     # a path that was: not a claim about the open ones
     assert links("The blocked path went through jump-host.") == []
     assert links("jump-host is on none of the open paths.") == [("member", False, ("jump-host",))]
+    assert links("jump-host is on both paths.") == [("through", ("all", False), ("jump-host",))]
+    assert links("hop-role is not on all the live paths.") == [("through", ("all", True), ("hop-role",))]
+    assert links("hop-role sits on only one of the paths.") == [("through", ("one", False), ("hop-role",))]
