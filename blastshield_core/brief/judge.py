@@ -232,15 +232,22 @@ def judge_reach(ev: EvidenceSummary, a: str, b: str, positive: bool) -> Verdict:
     return kind, f"{'no' if not holds else 'a'} live qualifying path of {ev.alert_id} goes from {a} to {b}: {_live(ev)}"
 
 
-def judge_via(ev: EvidenceSummary, a: str, b: str, x: str, positive: bool) -> Verdict:
-    """ "On the way to X, A passes through B": some live qualifying path holds A, then B, then X."""
-    a, b, x = _entity(ev, a), _entity(ev, b), _entity(ev, x)
-    holds = any(0 <= _position(ev, a, p) < _position(ev, b, p) < _position(ev, x, p) for p in ev.paths)
+def judge_via(ev: EvidenceSummary, chain: tuple[str, ...], positive: bool) -> Verdict:
+    """ "On the way to X, A passes through B (and C)": some live qualifying path holds A, then B (then C), then X."""
+    nodes = [_entity(ev, n) for n in chain]
+
+    def ordered(p: Any) -> bool:
+        at = [_position(ev, n, p) for n in nodes]
+        return all(i >= 0 for i in at) and at == sorted(at) and len(set(at)) == len(at)
+
+    holds = any(ordered(p) for p in ev.paths)
     if holds == positive:
         return None
+    through = ", ".join(nodes[1:-1])
     return (
         "wrong_relationship",
-        f"{'a' if holds else 'no'} live qualifying path of {ev.alert_id} goes from {a} through {b} to {x}: {_live(ev)}",
+        f"{'a' if holds else 'no'} live qualifying path of {ev.alert_id} goes from {nodes[0]} through {through} to"
+        f" {nodes[-1]}: {_live(ev)}",
     )
 
 
@@ -290,7 +297,7 @@ def judge_scoped(ev: EvidenceSummary, kind: str, scope: tuple[str, ...], value: 
     if kind == "member":
         return judge_member(ev, scope[0], positive)
     if kind == "via":
-        return judge_via(ev, scope[0], scope[1], scope[2], positive)
+        return judge_via(ev, scope, positive)
     return judge_reach(ev, scope[0], scope[1], positive)
 
 

@@ -392,8 +392,24 @@ def _via(clause: str, id_kind: IdKind) -> list[LinkClaim]:
             kinds = id_kind(a), id_kind(b), id_kind(x)
             if kinds[0] in _ENTITY_KINDS and kinds[1] in (*_ENTITY_KINDS, "route") and kinds[2] in _ENTITY_KINDS:
                 negated = len(_NEG_WORDS.findall(m.group("neg") or "")) % 2 == 1
-                out.append(("via", not negated, m.group(0), (a, b, x)))
+                mids = [b]  # "passes through B, C and then D": each in that order
+                mids += _more_mids(clause, m.end("b"), id_kind) if m.end("b") == m.end() else []
+                out.append(("via", not negated, m.group(0), (a, *mids, x)))
     return out
+
+
+_MORE = re.compile(rf"(?:\s*,\s*(?:and\s+)?(?:then\s+)?|\s+(?:and\s+then|and|then)\s+)(?P<id>{_ID_RX})", re.I)
+
+
+def _more_mids(clause: str, at: int, id_kind: IdKind) -> list[str]:
+    """The entities listed after the first one passed through ("through B, C and then D")."""
+    out: list[str] = []
+    while True:
+        m = _MORE.match(clause, at)
+        if m is None or id_kind(m.group("id")) not in (*_ENTITY_KINDS, "route"):
+            return out
+        out.append(m.group("id"))
+        at = m.end()
 
 
 _STEP = re.compile(

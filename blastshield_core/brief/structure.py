@@ -213,7 +213,11 @@ _SHUT_LEAD = re.compile(
 
 
 def _open_chain(line: str, lead: str | None) -> str | None:
-    """ "The path a → b → c is open." for a chain under a lead-in that says the paths are open."""
+    """ "The path a → b → c is open." for a chain under a lead-in that says the paths are open, or after one on its
+    own line ("Open path: a → b → c")."""
+    keyed = re.match(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?([A-Za-z][\w ()'-]{0,40}):\s+(.+)$", _MARKS_RE.sub("", line))
+    if keyed is not None and _CHAIN.match(keyed.group(2)):
+        line, lead = keyed.group(2), keyed.group(1)
     m = _CHAIN.match(_MARKS_RE.sub("", line))
     if m is None or lead is None or not _OPEN_LEAD.search(lead) or _SHUT_LEAD.search(lead):
         return None

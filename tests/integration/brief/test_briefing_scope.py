@@ -66,6 +66,18 @@ CASES = [
     ("exposed", D, "Along its way to customer-db, developer_07 first goes through deploy-role.", set()),
     ("after", D, "Along its way to customer-db, developer_07 first goes through deploy-role.", {REL}),
     ("exposed", D, "developer_07 reaches customer-db by way of sess-dev07-legacy.", {REL}),
+    (
+        "exposed",
+        D,
+        "On the way to customer-db, developer_07 passes through sess-dev07, build-runner-07 and deploy-role.",
+        set(),
+    ),
+    (
+        "exposed",
+        D,
+        "On the way to customer-db, developer_07 passes through deploy-role and then build-runner-07.",
+        {REL},
+    ),
     ("exposed", D, "On its way to customer-db, developer_07 never passes through sess-dev07-legacy.", set()),
     ("exposed", C, "The path from contractor_11 to payments-vault runs via console-role.", set()),
     ("exposed", C, "The path from contractor_11 to payments-vault runs via deploy-role.", {FlagKind.UNKNOWN_ENTITY}),

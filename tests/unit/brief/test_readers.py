@@ -100,6 +100,8 @@ def test_a_chain_under_a_lead_in_that_says_open_is_a_claim_that_the_path_is_open
         "The path dev_1 → jump-host is open.",
     ]
     assert links("The path dev_1 → hop-role → vault-a is open.") == [("chain", True, ("dev_1", "hop-role", "vault-a"))]
+    assert restructure("- **Open path:** dev_1 → jump-host") == "The path dev_1 → jump-host is open."
+    assert "is open" not in restructure("Cut path: dev_1 → jump-host")
     # under a lead-in about cut or earlier paths, or none, a chain is evidence shown, not a claim
     for lead in ("Paths cut by the run:", "Before the run these were open:", "## Evidence", ""):
         text = f"{lead}\n1. dev_1 → hop-role → vault-a"
@@ -138,6 +140,9 @@ def test_via_a_third_entity_on_the_way():
         "dev_1 never goes via jump-host on the way to vault-a."
     )
     assert ("via", True, ("dev_1", "route-1", "vault-a")) in links("dev_1 reaches vault-a by way of route-1.")
+    assert links("On the way to vault-a, dev_1 goes through sess-1, jump-host and then hop-role.") == [
+        ("via", True, ("dev_1", "sess-1", "jump-host", "hop-role", "vault-a"))
+    ]
     assert ("via", True, ("dev_1", "hop-role", "vault-a")) in links("The path from dev_1 to vault-a runs via hop-role.")
 
 
