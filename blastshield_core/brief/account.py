@@ -216,12 +216,11 @@ WORDS = frozenset(
         """
     aws iam account accounts key keys access credential credentials password login policy policies deny deny-all
     inline session sessions token tokens revocation deactivation deactivate deactivated disable disabled disabling
-    inactive active applied apply verified put placed written wrote attached added created changed change
-    nothing none nobody effect took takes went reached reach reaches hit made landed reports reported report
-    shows listed lists says there itself work works worked working still longer locked out tokenissuetime
-        requests request calls call signed sign fail fails failing succeed succeeds rejected refused back reading action
-        whatever everything graph contained uncontained exposed verified confirmed confirms records api
-        use taken sent pushed
+    inactive active applied apply verified put placed written wrote attached added created changed change nothing
+    none nobody effect took takes went reached reach reaches hit made landed reports reported report shows listed
+    lists says there itself work works worked working still longer locked out tokenissuetime requests request calls
+    call signed sign fail fails failing succeed succeeds rejected refused back reading action whatever everything
+    graph contained uncontained exposed confirmed confirms records api use taken sent pushed
         """
     )
 )

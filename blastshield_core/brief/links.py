@@ -542,16 +542,13 @@ def _words(text: str) -> list[str]:
 WORDS = frozenset(
     _words(
         """
-    get gets got getting reach reaches reached reaching reachable unreachable accessible inaccessible way path paths
-    route routes line lead leads led goes go went run runs ran pass passes passed passing travel travels cross crosses
-    crossed touch touches touched use uses used avoid avoids bypass bypasses skip skips miss misses through via
-    across over along toward towards onto first only single grant grants permission permissions right rights
-    trust entitlement privilege holds hold held has have keeps retains possesses carries owns gives given enjoys
-    direct directly working active live valid effective usable standing explicit unconditional conditional
-    allowed permitted functioning current denied blocked assume assumes assumed assuming assumption read reads
-    reading write access able unable none open qualifying remaining session sessions stale legacy
-    shows involves includes features sees running accessing escalating lies lie sits sit falls inside within
-    outside beyond blast radius fresh present
+    get gets got reach reaches reached reachable unreachable accessible inaccessible way path paths route routes
+    lead leads led goes go went run runs ran pass passes passed travel travels cross crosses crossed touch touches
+    use uses avoid avoids bypass bypasses skip skips misses through via across along grant grants permission
+    permissions trust entitlement privilege holds hold has have keeps retains direct directly working active live
+    valid effective usable explicit unconditional conditional allowed permitted denied blocked assume assumes
+    assumed assumption read reads write access able unable none open qualifying remaining session sessions stale
+    legacy shows involves includes running accessing lies sits inside within outside beyond blast radius
         """
     )
 )
