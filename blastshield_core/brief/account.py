@@ -78,7 +78,7 @@ _VERBS = (
     r"expired|rotated|removed|deleted|stopped|inactive|applied|enforced|attached|added|put\s+in\s+place|in\s+place|"
     r"denied|denies|deny(?![\s-]*all)|denying|blocks|stops|disable|deactivate|revoke|attach|apply|took\s+effect|takes\s+effect|taken\s+effect|sent|pushed|"
     r"in\s+effect|effective|went\s+through|made|done|changed|put|placed|written|wrote|created|"
-    r"reach|reached|reaches|hit|made\s+it|got\s+to|landed|verified|confirmed|confirms|re-?read|read\s+back"
+    r"reach|reached|reaches|hit|made\s+it|got\s+to|landed|verified|confirmed|confirms|re-?read|read\s+back|called|invoked|issued"
 )
 _PRED = re.compile(rf"\b(?:{_VERBS})\b", re.I)
 _KIND_WORDS = (
@@ -105,7 +105,7 @@ _THERE = re.compile(r"\bthere\b|\bon\s+(?:it|that\s+side)\b|\bon\s+that\s+accoun
 
 
 _EXPLICIT = re.compile(
-    rf"{_KEYED}|{_REACHED}|"
+    rf"{_KEYED}|{_REACHED}|\b(?:updateaccesskey|putuserpolicy|putrolepolicy)\b|"
     r"\b(?:in|on|within|inside|across)\s+(?:the\s+)?(?:(?:live|real|actual)\s+)?(?:aws|iam)\b"
     r"|\b(?:on|against)\s+the\s+(?:(?:aws|live|real|actual)\s+)?account\b|\baws[\s-]side\b|\bin\s+the\s+account\b"
     r"|\b(?:aws|iam)\s+(?:credentials?|keys?|access\s+keys?|passwords?|logins?|sign-ins?)\b"
@@ -220,7 +220,8 @@ WORDS = frozenset(
     none nobody effect took takes went reached reach reaches hit made landed reports reported report shows listed
     lists says there itself work works worked working still longer locked out tokenissuetime requests request calls
     call signed sign fail fails failing succeed succeeds rejected refused back reading action whatever everything
-    graph contained uncontained exposed confirmed confirms records api use taken sent pushed
+    graph contained uncontained exposed confirmed confirms records api use taken sent pushed called invoked
+    issued updateaccesskey putuserpolicy
         """
     )
 )

@@ -249,6 +249,10 @@ def link_claims(clause: str, id_kind: IdKind, sentence: str = "") -> list[LinkCl
             if reach is not None:
                 out.append(reach)
                 continue
+            trust = _trust(clause, between, (a, a_start), (b, b_end), id_kind)
+            if trust is not None:
+                out.append(trust)
+                continue
             grant = _grant(clause, between, (a, a_start), (b, b_end), id_kind)
             if grant is not None:
                 out.append(grant)
@@ -474,6 +478,26 @@ def _blast(clause: str, id_kind: IdKind) -> list[LinkClaim]:
     return out
 
 
+_TRUST_PRE = r"(?P<pre>(?:(?:still|now|also|no\s+longer|not|never|does\s+not|doesn't|did\s+not|didn't|is|are|was)\s+)*)"
+_TRUSTS = re.compile(
+    rf"^\s*(?:'s\s+)?(?P<policy>trust\s+policy\s+)?{_TRUST_PRE}(?:(?P<active>trusts?|allows?|lets|permits?|names)|"
+    r"(?P<passive>trusted\s+by))\s+$",
+    re.I,
+)
+
+
+def _trust(clause: str, between: str, a: tuple[str, int], b: tuple[str, int], id_kind: IdKind) -> LinkClaim | None:
+    """ "B trusts A", "B's trust policy allows A", "A is trusted by B": A can assume B (a direct grant)."""
+    m = _TRUSTS.match(between)
+    if m is None or id_kind(a[0]) not in _ENTITY_KINDS or id_kind(b[0]) not in _ENTITY_KINDS:
+        return None
+    if m.group("active") and not m.group("policy") and not m.group("active").lower().startswith("trust"):
+        return None  # "A allows B" with no trust policy named: not a trust
+    negated = len(_NEG_WORDS.findall(m.group("pre") or "")) % 2 == 1
+    assumer, role = (a[0], b[0]) if m.group("passive") else (b[0], a[0])
+    return ("link", ("CAN_ASSUME", not negated, True, ""), clause[a[1] : b[1]], (assumer, role))
+
+
 _GRANT_ADJECTIVES = (
     r"direct|working|active|live|valid|effective|usable|standing|explicit|unconditional|conditional|open|allowed|"
     r"permitted|functioning|current|denied|blocked|real|actual|own|iam|trust|s3"
@@ -548,7 +572,8 @@ WORDS = frozenset(
     permissions trust entitlement privilege holds hold has have keeps retains direct directly working active live
     valid effective usable explicit unconditional conditional allowed permitted denied blocked assume assumes
     assumed assumption read reads write access able unable none open qualifying remaining session sessions stale
-    legacy shows involves includes running accessing lies sits inside within outside beyond blast radius
+    legacy shows involves includes running accessing lies sits inside within outside beyond blast radius trusts
+    trusted policy allows lets permits
         """
     )
 )

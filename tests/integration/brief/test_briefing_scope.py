@@ -89,6 +89,10 @@ CASES = [
     ("exposed", C, "console-role holds a denied grant on ops-role.", set()),
     ("exposed", C, "console-role has a working, direct grant to assume ops-role.", {REL}),
     ("exposed", D, "developer_07 keeps an active session sess-dev07-legacy.", {REL}),
+    # a trust: a grant to assume, the other way round
+    ("exposed", D, "prod-admin-role no longer trusts deploy-role.", {CON}),
+    ("exposed", C, "ops-role does not trust console-role.", set()),
+    ("exposed", C, "console-role is trusted by ops-role.", {REL}),
     # the paths through an entity
     ("exposed", D, "The open path goes through deploy-role.", set()),
     ("exposed", D, "The open path goes through sess-dev07-legacy.", {REL}),

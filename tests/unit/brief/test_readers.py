@@ -65,6 +65,8 @@ def test_the_use_of_a_key_says_whether_it_works():
     assert [c[:2] for c in account_claims(f"Calls signed with {key} are rejected by IAM.")] == [("key", True)]
     assert [c[:2] for c in account_claims("bob can still use his key against the AWS account.")] == [("key", False)]
     assert [c[:2] for c in account_claims("Nothing was sent to AWS.")] == [("any", False)]
+    assert [c[:2] for c in account_claims("No UpdateAccessKey call was made for bob.")] == [("key", False)]
+    assert [c[:2] for c in account_claims("BlastShield called iam:UpdateAccessKey for bob.")] == [("key", True)]
     assert [c[:2] for c in account_claims("The deactivation has not taken effect on the account.")] == [("any", False)]
     # "fails to" negates what follows it: no claim that the key stopped working
     assert [c[:2] for c in account_claims("The key block fails to reach AWS.")] == [("key", False)]
@@ -185,6 +187,19 @@ def test_a_relationship_named_by_its_type_or_between_two_entities():
     assert links("The CAN_READ from reader-role to vault-a is not blocked.") == [
         ("link_state", ("blocked", False), ("reader-role", "vault-a"))
     ]
+
+
+def test_a_trust_is_a_grant_to_assume_the_other_way_round():
+    assert links("reader-role trusts hop-role.") == [
+        ("link", ("CAN_ASSUME", True, True, ""), ("hop-role", "reader-role"))
+    ]
+    assert links("reader-role's trust policy no longer allows hop-role.") == [
+        ("link", ("CAN_ASSUME", False, True, ""), ("hop-role", "reader-role"))
+    ]
+    assert links("hop-role is not trusted by reader-role.") == [
+        ("link", ("CAN_ASSUME", False, True, ""), ("hop-role", "reader-role"))
+    ]
+    assert links("reader-role allows hop-role.") == []
 
 
 def test_that_grant_takes_the_two_entities_named_before_it():
