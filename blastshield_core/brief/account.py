@@ -101,7 +101,11 @@ _NEG = re.compile(
 # A negated object right after the verb: "changed nothing", "disabled no key", "applied none of them".
 _OBJECT_NEG = re.compile(r"^\s*(?:(?:at\s+all|in\s+the\s+end)\s+)?(?:nothing|none|no|zero)\b", re.I)
 # "there" after a clause about the account: the account is its place too.
-_THERE = re.compile(r"\bthere\b|\bon\s+(?:it|that\s+side)\b|\bon\s+that\s+account\b", re.I)
+_THERE = re.compile(
+    r"\bthere\b(?!\s+(?:is|are|was|were|remains?|exists?|has|have|had|will|would|could|might|seems?|appears?|"
+    r"may|must|should)\b)|\bon\s+(?:it|that\s+side)\b|\bon\s+that\s+account\b",
+    re.I,
+)  # "there" as a place, not "there is"
 
 
 _EXPLICIT = re.compile(

@@ -75,6 +75,13 @@ def test_the_use_of_a_key_says_whether_it_works():
 def test_there_takes_the_account_scope_of_the_clause_before():
     sentence = "Nothing reached IAM, so bob's password still works there."
     assert [c[:2] for c in account_claims("bob's password still works there.", sentence)] == [("credential", False)]
+    # "there is" is no place
+    assert (
+        account_claims(
+            "there is nothing left to revoke.", "The key was disabled in AWS, so there is nothing left to revoke."
+        )
+        == []
+    )
     # without a clause about the account before it, "there" is no place of the account
     assert (
         account_claims(
