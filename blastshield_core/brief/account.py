@@ -166,7 +166,17 @@ def _placed(clause: str, sentence: str) -> str | None:
     at = sentence.find(clause.strip()[:40]) if sentence and clause.strip() else -1
     if at > 0 and _THERE.search(clause) and _EXPLICIT.search(sentence[:at]):
         return _THERE.sub("in AWS", clause)
+    if at > 0 and _EXPLICIT.search(sentence[:at]) and _CREDENTIAL_USE.search(clause):
+        return clause  # "nothing was applied in AWS, and alice's credentials keep working": the same place
     return None
+
+
+# Credentials or a key said to work or not: a fact of the account wherever the sentence placed it.
+_CREDENTIAL_USE = re.compile(
+    r"\b(?:credentials?|(?:access\s+)?keys?|passwords?|logins?)\b.*\b(?:work|works|working|function|functions|usable|"
+    r"valid|dead|useless|unusable|invalid)\b",
+    re.I,
+)
 
 
 def account_claims(clause: str, sentence: str = "") -> list[AccountClaim]:

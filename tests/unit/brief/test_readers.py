@@ -75,6 +75,8 @@ def test_the_use_of_a_key_says_whether_it_works():
 def test_there_takes_the_account_scope_of_the_clause_before():
     sentence = "Nothing reached IAM, so bob's password still works there."
     assert [c[:2] for c in account_claims("bob's password still works there.", sentence)] == [("credential", False)]
+    sentence = "Nothing was applied in AWS, and bob's credentials keep working."
+    assert [c[:2] for c in account_claims("bob's credentials keep working.", sentence)] == [("credential", False)]
     # "there is" is no place
     assert (
         account_claims(
