@@ -62,11 +62,11 @@ def test_samples_are_flagged_live_and_reset_restores_the_scenarios(services):
         ("invented-entity", Status.PATHS_FOUND, 1, ("unknown_entity",)),
     ]
     assert _run(services, 3).state is RunState.COMPLETED
-    # contained: the first sample is now true; the second is doubly wrong (an invented session, and
-    # exposure the graph no longer has)
+    # contained: the first sample is now true; the second is wrong three ways (an invented session,
+    # exposure the graph no longer has, and a path through sess-c11-sso and admin-console that is no longer live)
     assert [c.flag_kinds for c in check_sample_briefings(services.briefer)] == [
         (),
-        ("false_exposure", "unknown_entity"),
+        ("false_exposure", "unknown_entity", "wrong_relationship"),
     ]
     restored = reset_demo(services)
     assert dict(restored.path_counts) == {"BH-1042": 1, "BH-CONTAINMENT-4001": 2, "BH-IAM-2001": 3,
