@@ -467,9 +467,21 @@ _BLAST = re.compile(
 )
 
 
+_BLAST_HOLDS = re.compile(
+    r"\bblast\s+radius\s+(?P<neg>(?:(?:still|now|also|no\s+longer|not|never|does\s+not|doesn't|did\s+not|didn't)\s+)*)"
+    rf"(?:includes?|contains?|holds?|covers?)\s+(?P<x>{_ID_RX})",
+    re.I,
+)
+
+
 def _blast(clause: str, id_kind: IdKind) -> list[LinkClaim]:
-    """ "X lies inside / outside the alert's current blast radius": (blast_in, positive, text, (X,))."""
+    """ "X lies inside / outside the alert's current blast radius", "the blast radius no longer includes X":
+    (blast_in, positive, text, (X,))."""
     out: list[LinkClaim] = []
+    for m in _BLAST_HOLDS.finditer(clause):
+        if id_kind(m.group("x")) in ("node", "asset"):
+            negated = len(_NEG_WORDS.findall(m.group("neg") or "")) % 2 == 1
+            out.append(("blast_in", not negated, m.group(0), (m.group("x"),)))
     for m in _BLAST.finditer(clause):
         if id_kind(m.group("x")) in ("node", "asset"):
             outside = m.group("where").lower() in ("outside", "beyond", "out of")
@@ -573,7 +585,7 @@ WORDS = frozenset(
     valid effective usable explicit unconditional conditional allowed permitted denied blocked assume assumes
     assumed assumption read reads write access able unable none open qualifying remaining session sessions stale
     legacy shows involves includes running accessing lies sits inside within outside beyond blast radius trusts
-    trusted policy allows lets permits
+    trusted policy allows lets permits includes contains holds covers include contain cover
         """
     )
 )

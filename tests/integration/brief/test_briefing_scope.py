@@ -119,6 +119,8 @@ CASES = [
     ("exposed", D, "customer-db lies inside developer_07's current blast radius.", set()),
     ("after", D, "customer-db lies inside developer_07's current blast radius.", {FlagKind.WRONG_COUNT}),
     ("after", D, "customer-db now sits outside the blast radius.", set()),
+    ("exposed", D, "The blast radius still includes customer-db.", set()),
+    ("after", D, "The blast radius still includes customer-db.", {FlagKind.WRONG_COUNT}),
     # a path listed as open
     ("exposed", D, "Paths still live:\n- developer_07 → sess-dev07 → build-runner-07 → deploy-role", set()),
     ("exposed", D, "Paths still live:\n- developer_07 → sess-dev07-legacy → build-runner-07", {EXP}),

@@ -165,6 +165,8 @@ def test_a_step_on_the_paths_and_the_blast_radius():
     assert links("jump-host now sits outside the current blast radius.") == [("blast_in", False, ("jump-host",))]
     assert links("vault-a is no longer inside dev_1's blast radius.") == [("blast_in", False, ("vault-a",))]
     assert links("vault-a remains within the blast radius.") == [("blast_in", True, ("vault-a",))]
+    assert links("The blast radius no longer includes vault-a.") == [("blast_in", False, ("vault-a",))]
+    assert links("dev_1's blast radius still contains jump-host.") == [("blast_in", True, ("jump-host",))]
 
 
 def test_grants_with_their_adjectives():
