@@ -248,6 +248,16 @@ def link_claims(clause: str, id_kind: IdKind, sentence: str = "") -> list[LinkCl
             reach = _reach(clause, id_kind, (a, a_start, a_end), (b, b_start, b_end))
             if reach is not None:
                 out.append(reach)
+                source = reach[3][0]
+                if source == a:  # "A can reach B, C and D": each target listed after the first
+                    for t in _more_mids(clause, b_end, id_kind):
+                        if id_kind(t) in _TARGETS:
+                            out.append(("reach", reach[1], reach[2], (source, t)))
+                            stepped.add((b, t))
+                continue
+            passive = _passive(clause, between, (a, a_start), (b, b_end), id_kind)
+            if passive is not None:
+                out.append(passive)
                 continue
             trust = _trust(clause, between, (a, a_start), (b, b_end), id_kind)
             if trust is not None:
@@ -498,6 +508,27 @@ _TRUSTS = re.compile(
 )
 
 
+_PASSIVE = re.compile(
+    r"^\s*(?P<pre>(?:(?:can|cannot|can't|could|still|now|also|no\s+longer|not|never|be|is|are|was|were|been|has|have)\s+)*)"
+    r"(?P<verb>assumed|read|accessed|assumable|readable|accessible)\s+(?:directly\s+)?by\s+$",
+    re.I,
+)
+_PASSIVE_TYPES = {"assumed": "CAN_ASSUME", "assumable": "CAN_ASSUME", "read": "CAN_READ", "readable": "CAN_READ"}
+
+
+def _passive(clause: str, between: str, a: tuple[str, int], b: tuple[str, int], id_kind: IdKind) -> LinkClaim | None:
+    """ "B can be assumed by A", "Y is read by X", "Y is not readable by X": the grant from A to B."""
+    m = _PASSIVE.match(between)
+    if m is None or id_kind(a[0]) not in _ENTITY_KINDS or id_kind(b[0]) not in _ENTITY_KINDS:
+        return None
+    rel = _PASSIVE_TYPES.get(m.group("verb").lower())
+    if rel is None or re.search(r"\bcould\b", m.group("pre") or "", re.I):
+        return None  # "accessed by" is a reach, not a grant of a modelled type; "could be" a hypothetical
+    pre = (m.group("pre") or "").lower()
+    negated = len(_NEG_WORDS.findall(pre)) % 2 == 1
+    return ("link", (rel, not negated, "directly" in between.lower(), ""), clause[a[1] : b[1]], (b[0], a[0]))
+
+
 def _trust(clause: str, between: str, a: tuple[str, int], b: tuple[str, int], id_kind: IdKind) -> LinkClaim | None:
     """ "B trusts A", "B's trust policy allows A", "A is trusted by B": A can assume B (a direct grant)."""
     m = _TRUSTS.match(between)
@@ -585,7 +616,8 @@ WORDS = frozenset(
     valid effective usable explicit unconditional conditional allowed permitted denied blocked assume assumes
     assumed assumption read reads write access able unable none open qualifying remaining session sessions stale
     legacy shows involves includes running accessing lies sits inside within outside beyond blast radius trusts
-    trusted policy allows lets permits includes contains holds covers include contain cover
+    trusted policy allows lets permits includes contains holds covers include contain cover assumable readable
+    accessed
         """
     )
 )

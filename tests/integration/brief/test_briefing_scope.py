@@ -89,6 +89,11 @@ CASES = [
     ("exposed", C, "console-role holds a denied grant on ops-role.", set()),
     ("exposed", C, "console-role has a working, direct grant to assume ops-role.", {REL}),
     ("exposed", D, "developer_07 keeps an active session sess-dev07-legacy.", {REL}),
+    # a grant in the passive voice; several targets
+    ("exposed", D, "prod-admin-role can be assumed by deploy-role.", set()),
+    ("exposed", D, "customer-db is no longer readable by prod-admin-role.", {CON}),
+    ("exposed", IAM, "analytics-poweruser can still reach finance-ledger, hr-records and secrets-vault.", {EXP}),
+    ("exposed", IAM, "analytics-poweruser can still reach finance-ledger and hr-records.", set()),
     # a trust: a grant to assume, the other way round
     ("exposed", D, "prod-admin-role no longer trusts deploy-role.", {CON}),
     ("exposed", C, "ops-role does not trust console-role.", set()),

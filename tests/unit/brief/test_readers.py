@@ -213,6 +213,20 @@ def test_a_trust_is_a_grant_to_assume_the_other_way_round():
     assert links("reader-role allows hop-role.") == []
 
 
+def test_a_grant_in_the_passive_voice_and_several_targets_reached():
+    assert links("reader-role can still be assumed by hop-role.") == [
+        ("link", ("CAN_ASSUME", True, False, ""), ("hop-role", "reader-role"))
+    ]
+    assert links("vault-a is no longer readable by reader-role.") == [
+        ("link", ("CAN_READ", False, False, ""), ("reader-role", "vault-a"))
+    ]
+    assert links("dev_1 can still reach vault-a, jump-host and hop-role.") == [
+        ("reach", True, ("dev_1", "vault-a")),
+        ("reach", True, ("dev_1", "jump-host")),
+        ("reach", True, ("dev_1", "hop-role")),
+    ]
+
+
 def test_that_grant_takes_the_two_entities_named_before_it():
     sentence = "hop-role cannot assume reader-role; that trust is explicitly denied."
     claims = link_claims("that trust is explicitly denied.", KINDS.get, sentence)
