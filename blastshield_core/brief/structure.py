@@ -185,7 +185,7 @@ def _account_cell(key: str, subject: str, value: str) -> str | None:
 
 def named_verdict(line: str) -> str:
     """A verdict said through a verb of naming, as the verdict: "cannot be called contained" is "is not contained",
-    "can now be considered contained" is "is contained" ("could be called" stays a hypothetical)."""
+    "can now be considered contained" is "is contained" ("could be called" and "can be called" stay modal)."""
     line = _NAMED_NOT.sub(" is not ", line)
     return _NAMED.sub(" is ", line)
 
@@ -199,7 +199,8 @@ _NAMED_NOT = re.compile(
     rf"truly|still)\s+)?be\s+{_NAMING}\s+",
     re.I,
 )
-_NAMED = re.compile(rf"\s+can\s+(?:(?:now|safely|fairly|reasonably|truly|finally)\s+)?be\s+{_NAMING}\s+", re.I)
+# the positive only with an adverb of the present ("can now be considered"); "can be called" alone is modal
+_NAMED = re.compile(rf"\s+can\s+(?:now|safely|fairly|reasonably|truly|finally)\s+be\s+{_NAMING}\s+", re.I)
 
 
 _ARROW = r"\s*(?:→|->|=>|⟶|⇒)\s*"

@@ -122,6 +122,7 @@ def test_a_chain_under_a_lead_in_that_says_open_is_a_claim_that_the_path_is_open
 def test_a_verdict_said_through_a_verb_of_naming():
     assert restructure("The incident cannot yet be regarded as contained.") == "The incident is not contained."
     assert restructure("dev_1 can now be considered contained.") == "dev_1 is contained."
+    assert restructure("dev_1 can be considered contained.") == "dev_1 can be considered contained."
     assert (
         restructure("It could be called contained once the key is off.")
         == "It could be called contained once the key is off."
