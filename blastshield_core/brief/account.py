@@ -158,6 +158,9 @@ def _contained_there(clause: str, text: str) -> list[AccountClaim]:
     return [("any", (negations + opposite) % 2 == 0, text)]
 
 
+_MODAL = re.compile(r"\b(?:would|should|might|may|must|ought)\b|\bcould\b(?!\s+not\b)", re.I)  # "could not": a fact
+
+
 def _placed(clause: str, sentence: str) -> str | None:
     """The clause with the account as its place: as written when it names the account, with "there" read as
     "in AWS" when the sentence before it is about the account, else None."""
@@ -184,8 +187,8 @@ def account_claims(clause: str, sentence: str = "") -> list[AccountClaim]:
 
     `sentence` is the whole sentence the clause is part of (where "there" finds its place)."""
     placed = _placed(clause, sentence)
-    if placed is None:
-        return []
+    if placed is None or _MODAL.search(clause):
+        return []  # "would let BlastShield deactivate the key", "should deactivate it": a plan, not what was done
     text, clause = clause.strip(), placed
     kind = _kind(clause)
     if _GRAPH_ONLY.search(clause):

@@ -204,6 +204,26 @@ def _anaphoric(clause: str, id_kind: IdKind, sentence: str) -> list[LinkClaim]:
     return [("link_state", (m.group("state").lower(), not m.group("neg")), m.group(0), (a, b))]
 
 
+_IT = re.compile(
+    r"\b(?P<verb>through|via|across|touches|touch|uses|use|avoids|avoid|crosses|cross)\s+"
+    r"(?P<it>it|that\s+(?:session|route|role|host|node|asset|workload|bucket))\b",
+    re.I,
+)
+
+
+def _resolve_it(clause: str, id_kind: IdKind, sentence: str) -> str:
+    """The clause with "through it" naming the entity the sentence named last before the clause ("X was blocked,
+    so no path goes through it"); as written when there is none."""
+    m = _IT.search(clause)
+    at = sentence.find(clause.strip()[:40]) if m and sentence and clause.strip() else -1
+    if m is None or at <= 0 or _ids(clause[: m.start()], id_kind):
+        return clause
+    named = [i for i in _ids(sentence[:at], id_kind) if id_kind(i[0]) in (*_ENTITY_KINDS, "route")]
+    if not named:
+        return clause
+    return clause[: m.start("it")] + named[-1][0] + clause[m.end("it") :]
+
+
 def link_claims(clause: str, id_kind: IdKind, sentence: str = "") -> list[LinkClaim]:
     """The claims between named entities in one clause (`sentence`, the whole sentence, names what "that grant"
     refers to)."""
@@ -220,7 +240,7 @@ def link_claims(clause: str, id_kind: IdKind, sentence: str = "") -> list[LinkCl
                 out.append(("through", ("one", negated), m.group(0), (m.group("id"),)))
             else:
                 out.append(("member", not negated, m.group(0), (m.group("id"),)))
-    for m in _THROUGH.finditer(clause):
+    for m in _THROUGH.finditer(_resolve_it(clause, id_kind, sentence)):
         z = m.group("z")
         if id_kind(z) in (*_ENTITY_KINDS, "route"):
             quant = _QUANT.get(re.sub(r"\s+", " ", m.group("q").lower()), "some")
@@ -352,7 +372,8 @@ def _reach(clause: str, id_kind: IdKind, a: tuple[str, int, int], b: tuple[str, 
     if id_kind(a[0]) in _SOURCES and id_kind(b[0]) in _TARGETS:
         source, target = a[0], b[0]
         if _REACH.match(between):
-            negated = len(_NEG_WORDS.findall(between)) % 2 == 1
+            before = _FROM.search(clause[: a[1]])  # "no path from A reaches B"
+            negated = (len(_NEG_WORDS.findall(between)) + bool(before and before.group("no"))) % 2 == 1
         else:
             lead = _LEADS.match(between)
             before = _FROM.search(clause[: a[1]])

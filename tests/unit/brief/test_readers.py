@@ -31,6 +31,10 @@ def test_account_negation_on_the_subject_the_verb_or_the_object():
     assert [c[:2] for c in account_claims("The cleanup changed nothing in IAM.")] == [("any", False)]
     assert [c[:2] for c in account_claims("The key deactivation never made it to AWS.")] == [("key", False)]
     assert [c[:2] for c in account_claims("A deny-all policy was put on bob.")] == [("policy", True)]
+    # a plan or a possibility is not what was done
+    assert account_claims("A respond profile would let BlastShield deactivate the key in AWS.") == []
+    assert account_claims("The analyst should disable bob's key in AWS by hand.") == []
+    assert [c[:2] for c in account_claims("The key could not be disabled in AWS.")] == [("key", False)]
     assert [c[:2] for c in account_claims("IAM: access key disabled for bob")] == [("key", True)]
 
 
@@ -135,6 +139,7 @@ def test_reach_from_the_alert_entity_in_either_order():
     assert links("dev_1 no longer has any route to vault-a.") == [("reach", False, ("dev_1", "vault-a"))]
     assert links("A live path from dev_1 goes all the way to vault-a.") == [("reach", True, ("dev_1", "vault-a"))]
     assert links("No path from dev_1 leads to vault-a.") == [("reach", False, ("dev_1", "vault-a"))]
+    assert links("No path from dev_1 reaches vault-a any more.") == [("reach", False, ("dev_1", "vault-a"))]
     assert links("vault-a is out of reach for dev_1.") == [("reach", False, ("dev_1", "vault-a"))]
     assert links("vault-a stays accessible from dev_1.") == [("reach", True, ("dev_1", "vault-a"))]
     # bounded by hops, or hypothetical: not this reader's claim
@@ -236,6 +241,12 @@ def test_that_grant_takes_the_two_entities_named_before_it():
         link_claims("that trust is explicitly denied.", KINDS.get, "It was reviewed; that trust is explicitly denied.")
         == []
     )
+
+
+def test_through_it_names_the_entity_named_before():
+    sentence = "jump-host was blocked before the run, so no path goes through it."
+    claims = link_claims("no path goes through it.", KINDS.get, sentence)
+    assert [(k, v, s) for k, v, _, s in claims] == [("through", ("none", False), ("jump-host",))]
 
 
 def test_paths_through_an_entity_with_the_and_not_all():
