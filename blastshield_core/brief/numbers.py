@@ -1,5 +1,8 @@
-"""Numbers as claims beyond plain counts: shares of paths, hop lengths and score ranges.
+"""Numbers as claims: scores, severities, counts and bounds, shares of paths, hop lengths and score ranges.
 
+- "a risk score of 65", "0.65 risk", "rated high", "a high-severity alert": a score or a severity;
+- "three qualifying paths", "the number of assets is 2", "at least one path": a count or a bound (a count
+  after "of", "cut", "before" and the like is a part or a history, not a count);
 - "two of its three qualifying paths remain open": a share (2, 3) of the alert's paths (open, or cut when
   the clause closes them);
 - "40% of the qualifying paths have been cut": a percentage share, never a score;
@@ -15,13 +18,109 @@ import re
 
 from .lexicon import CLOSE_FORMS, number_value
 
-__all__ = ["NumberClaim", "number_claims", "percent_of_spans", "score_range_spans"]
+__all__ = [
+    "DEPTH_RE",
+    "PARTIAL_RE",
+    "NumberClaim",
+    "ValueClaim",
+    "number_claims",
+    "percent_of_spans",
+    "score_range_spans",
+    "value_claims",
+]
 
 NumberClaim = tuple[str, object, str]  # kind (path_share | hops | score_range), value, text
+ValueClaim = tuple[str, object, str, str]  # kind (score | severity | *_count | path_bound), value, text, qualifier
+
+_NUM_WORDS = (
+    r"zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a\s+single|single|a\s+pair\s+of|"
+    r"a\s+couple\s+of|both"
+)
+_TENS = r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+_NUM = rf"(\d{{1,4}}|(?:{_TENS})(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?|{_NUM_WORDS})"
+_SCORE_RES = (
+    re.compile(
+        r"\bscor(?:e|es|ed|ing)\b[^.\d\n+]{0,25}?(?<![\w+.-])(\d{1,3})\b(?![.,]\d)(?!\s*(?:points?|pts|%|hops?|/))",
+        re.I,
+    ),
+    re.compile(
+        rf"\bscor(?:e|es|ed|ing)\b(?:\s+(?:of|is|was|at|now|stands|sits|a|an|the|risk)){{0,3}}\s+({_NUM})\b(?![.,]\d)",
+        re.I,
+    ),
+    re.compile(r"(?<![\w.+-])(\d{1,3})\s*(?:/\s*100|out\s+of\s+(?:a\s+)?(?:100|hundred)|percent|per\s+cent|%)", re.I),
+    re.compile(
+        r"(?<![\w-])risk(?:\s+(?:level|rating|of|is|at|=|:))*\s+(\d{1,3})\b(?!\s*-?\s*(?:points?|hops?|paths?|assets?))",
+        re.I,
+    ),
+)
+_FRACTION_RE = re.compile(r"(?<![\w.])(0?\.\d{1,2})(?!\d)(?!\.\d)")
+_SEV = r"(low|medium|moderate|high|critical)"
+_SEVERITY_RES = (
+    re.compile(
+        rf"\b(?:severity|criticality|priority)\b\W{{0,3}}(?:(?:is|was|of|level|rated|now|at|a|an|rating|=)\s+){{0,3}}"
+        rf"\W{{0,2}}{_SEV}\b",
+        re.I,
+    ),
+    re.compile(rf"\b{_SEV}[\s-]+(?:severity|priority|risk|rated)\b", re.I),
+    re.compile(
+        rf"\b(?:rated|classed|classified|graded|ranked|triaged|categori[sz]ed|labell?ed|assessed)\s+(?:as\s+)?"
+        rf"(?:an?\s+)?{_SEV}\b",
+        re.I,
+    ),
+    re.compile(rf"\b(?:an?|this)\s+{_SEV}\s+(?:alert|incident|finding|case|issue|event)\b", re.I),
+    re.compile(
+        rf"\bscore\b[^.\n]{{0,25}}?\d{{1,3}}\s*(?:/\s*100)?\s*[(,]?\s*{_SEV}\b(?![\s-]+(?:sensitivity|data|assets?))",
+        re.I,
+    ),
+)
+_COUNT_ADJ = (
+    r"qualifying|access|attack|distinct|remaining|active|separate|independent|modell?ed|open|critical|sensitive|"
+    r"high|high-sensitivity|high/critical|data|or|and|current|live|different|unique|exposed|reachable|session|"
+    r"valuable|target|important|more|further|other|additional|total|blockable|known|existing|standing|viable"
+)
+_COUNT_RE = re.compile(
+    rf"(?<![\w.-]){_NUM}\s+((?:(?:{_COUNT_ADJ})[\s-]+){{0,4}})(paths?|assets?|routes?)\b(?!\s+of\b)", re.I
+)
+_COUNT_NOUN_FIRST = re.compile(
+    rf"\b(?:number\s+of|count\s+of)\s+(?:(?:{_COUNT_ADJ})\s+){{0,3}}(paths|assets|routes)\s+(?:is|was|stands\s+at|=|:)\s+"
+    rf"{_NUM}\b|\b(path|asset|route)\s+count\s*(?:is|was|of|=|:)?\s*(?:now\s+)?{_NUM}\b",
+    re.I,
+)
+_COUNT_SKIP_BEFORE = re.compile(
+    r"\b(?:before|initially|originally|original|at\s+the\s+start|started|previously|had|of|cut|cuts|cutting|carried|carries|"
+    r"carry|carrying|was|were|from|blocking|blocked|removed|severed|among|than|by|within|in|last|first)\W*(?:\w+\W+)?$",
+    re.I,
+)
+_BOUND_BEFORE = re.compile(
+    r"\b(?:at\s+least|at\s+most|more\s+than|fewer\s+than|less\s+than|up\s+to|no\s+more\s+than|"
+    r"no\s+fewer\s+than|no\s+less\s+than)\s*$",
+    re.I,
+)
+
+
+def _bound_op(words: str) -> str:
+    """>= for "at least", "no fewer than"; > for "more than"; <= and < likewise ("over 2 paths" is "via")."""
+    low = " ".join(words.lower().split())
+    if low in ("at least", "no fewer than", "no less than"):
+        return ">="
+    if low in ("at most", "up to", "no more than"):
+        return "<="
+    return ">" if low == "more than" else "<"
+
 
 _N = (
     r"(\d{1,3}|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
     r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?)"
+)
+DEPTH_RE = re.compile(
+    r"\b(?:within|at\s+depth|at\s+a\s+depth\s+of|depth|up\s+to|at\s+most|in)\s+(\d|one|two|three|four|five|six)\b"
+    r"(?:\s*-?\s*hops?)?",
+    re.I,
+)
+PARTIAL_RE = re.compile(
+    r"\b(?:one|some|part|two|\d+)\s+of\b|\bpartial(?:ly)?\b|\bpartly\b|\bsome\b|\bhalf\b"
+    r"|(?:%|\bpercent|\bper\s+cent)\s+of\b",
+    re.I,
 )
 _SHARE = re.compile(
     rf"\b{_N}\s+(?:out\s+)?of\s+(?:its|the|their|all|his|her|these|those)?\s*(?:the\s+)?{_N}\s+"
@@ -75,4 +174,49 @@ def number_claims(clause: str) -> list[NumberClaim]:
     for m in _RANGE.finditer(clause):
         lo, hi = (int(g) for g in m.groups() if g is not None)
         out.append(("score_range", (min(lo, hi), max(lo, hi)), m.group(0)))
+    return out
+
+
+def _count_kind(noun: str) -> str:
+    return "path_count" if noun.startswith("path") else "asset_count" if noun.startswith("asset") else "route_count"
+
+
+def value_claims(clause: str) -> list[ValueClaim]:
+    """Scores, severities, counts and bounds of paths, assets and routes, in the order they are read."""
+    out: list[ValueClaim] = []
+    taken = score_range_spans(clause) + percent_of_spans(clause)  # not single scores
+    for rx in _SCORE_RES:
+        for m in rx.finditer(clause):
+            if any(a < m.end() and m.start() < b for a, b in taken):
+                continue
+            value = number_value(m.group(1))
+            if value is not None:
+                out.append(("score", value, m.group(0), ""))
+    if re.search(r"\b(?:risk|score)", clause, re.I):
+        for m in _FRACTION_RE.finditer(clause):
+            out.append(("score", round(float(m.group(1)) * 100), m.group(0), ""))
+    for rx in _SEVERITY_RES:
+        for m in rx.finditer(clause):
+            sev = m.group(1).lower()
+            out.append(("severity", "medium" if sev == "moderate" else sev, m.group(0), ""))
+    for m in _COUNT_RE.finditer(clause):
+        before = clause[: m.start()]
+        skip = _COUNT_SKIP_BEFORE.search(before) and not re.search(r"\bin\s+total\W*$", before, re.I)
+        if skip or re.match(r"\s*(?:were|was|had|before|cut)\b", clause[m.end() :]):
+            continue
+        value = number_value(m.group(1))
+        noun = m.group(3).lower()
+        if value is None or re.search(r"\bblocked|cut\b", m.group(2), re.I):
+            continue
+        bound = _BOUND_BEFORE.search(before)
+        if bound is not None:  # "at least one path", "more than two paths": a bound, not a count
+            if noun.startswith("path"):
+                out.append(("path_bound", (_bound_op(bound.group(0)), value), bound.group(0) + m.group(0), ""))
+            continue
+        out.append((_count_kind(noun), value, m.group(0), m.group(2).lower()))
+    for m in _COUNT_NOUN_FIRST.finditer(clause):
+        noun = (m.group(1) or m.group(3)).lower()
+        value = number_value(m.group(2) or m.group(4))
+        if value is not None:
+            out.append((_count_kind(noun), value, m.group(0), "qualifying"))
     return out
