@@ -47,6 +47,7 @@ from .lexicon import (
     SUBJECT_NOUNS,
     ZERO_NOUNS,
 )
+from .measures import MEASURE_WORDS
 
 __all__ = ["CLOSED_CLASS", "LEXICON", "PAIRS", "Vocabulary", "about_alert", "strangers", "units_of", "words_of"]
 
@@ -94,6 +95,7 @@ LEXICON: Vocabulary = (
     | RUN_DONE_FORMS
     | SUBJECT_NOUNS
     | ZERO_NOUNS
+    | MEASURE_WORDS
 )
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@/'’-]*[A-Za-z0-9]|[A-Za-z0-9]|[:—–|()\"“”]")

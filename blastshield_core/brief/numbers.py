@@ -15,6 +15,7 @@ Numbers may be digits or words (`lexicon.number_value`).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from .lexicon import CLOSE_FORMS, number_value
 
@@ -98,6 +99,9 @@ _BOUND_BEFORE = re.compile(
 )
 
 
+_RANGE_BEFORE = re.compile(rf"\b(?:between|from)\s+{_NUM}\s+(?:and|to)\s*$", re.I)
+
+
 def _bound_op(words: str) -> str:
     """>= for "at least", "no fewer than"; > for "more than"; <= and < likewise ("over 2 paths" is "via")."""
     low = " ".join(words.lower().split())
@@ -123,18 +127,30 @@ PARTIAL_RE = re.compile(
     re.I,
 )
 _SHARE = re.compile(
-    rf"\b{_N}\s+(?:out\s+)?of\s+(?:its|the|their|all|his|her|these|those)?\s*(?:the\s+)?{_N}\s+"
-    r"((?:qualifying|remaining|original|initial|access|attack|live)\s+)*paths?\b",
+    rf"\b{_N}\s+(?:out\s+)?of\s+(?:(?:its|the|their|all|his|her|these|those)\s+)*(?:(?:original|initial|starting|"
+    rf"first|qualifying|live|open)\s+)?{_N}\s+((?:qualifying|remaining|original|initial|starting|access|attack|live)\s+)*"
+    r"paths?\b",
     re.I,
 )
 _PERCENT = re.compile(
-    r"(?<![\w.])(\d{1,3})\s*(?:%|percent|per\s+cent)\s+of\s+(?:its|the|their|all)?\s*(?:the\s+)?"
-    r"(?:(?:qualifying|remaining|original|access|attack)\s+)*paths?\b",
+    r"(?<![\w.])(\d{1,3})\s*(?:%|percent|per\s+cent)\s+of\s+(?:(?:its|the|their|all|his|her)\s+)*"
+    r"(?:[a-z'-]+\s+){0,3}?paths?\b",
     re.I,
 )
+_PCT = r"(?:%|\s*percent|\s*per\s+cent)"
+# "between 80 and 100 percent of the starting paths", "60-80% of the paths": a range of the share of the paths
+_PERCENT_RANGE = re.compile(
+    rf"\b(?:between\s+(\d{{1,3}}){_PCT}?\s+and\s+(\d{{1,3}})|from\s+(\d{{1,3}}){_PCT}?\s+to\s+(\d{{1,3}})"
+    rf"|(\d{{1,3}}){_PCT}?\s*(?:[-–]|to)\s*(\d{{1,3}})){_PCT}\s+of\s+(?:(?:its|the|their|all|his|her)\s+)*"
+    rf"(?:[a-z'-]+\s+){{0,3}}?paths?\b",
+    re.I,
+)
+# a closing verb whose object the share is ("the run cut zero of the three paths", "blocked 50% of the paths")
+_CLOSING_BEFORE = re.compile(r"\b([a-z]+)\s+(?:off\s+|out\s+)?(?:only\s+|just\s+|exactly\s+)?$", re.I)
 _HOPS_EXTREME = re.compile(
-    rf"\b(?P<which>shortest|longest)\b(?:\s+(?:qualifying|remaining|live|access|attack))*\s+(?:path|chain|route)\b"
-    rf"[^.;\n]{{0,30}}?\b(?:is|was|has|takes|spans|covers|of|at)\s+(?:only\s+|just\s+|exactly\s+)?{_N}\s*-?\s*hops?\b",
+    rf"\b(?P<which>shortest|longest)\b(?:\s+(?:qualifying|remaining|live|access|attack|open))*\s+(?:path|chain|route)\b"
+    rf"[^.;\n]{{0,30}}?\b(?:is|was|has|takes|spans|covers|crosses|of|at)\s+(?:only\s+|just\s+|exactly\s+)?{_N}\s*-?\s*"
+    r"(?:hops?|relationships?|steps?|edges?)\b",
     re.I,
 )
 _HOPS_ADJ = re.compile(rf"\b(?P<which>shortest|longest)\s+(?:is\s+)?(?:a\s+)?{_N}\s*-\s*hop\b", re.I)
@@ -150,12 +166,18 @@ def _closing(text: str) -> bool:
     return any(w in CLOSE_FORMS for w in re.findall(r"[a-z]+", text.lower()))
 
 
+def _closes(clause: str, start: int, end: int) -> bool:
+    """Whether a share of the paths is of those closed: a closing verb after it, or one whose object it is."""
+    before = _CLOSING_BEFORE.search(clause[:start])
+    return _closing(clause[end:]) or (before is not None and before.group(1).lower() in CLOSE_FORMS)
+
+
 def score_range_spans(clause: str) -> list[tuple[int, int]]:
     return [m.span() for m in _RANGE.finditer(clause)]
 
 
 def percent_of_spans(clause: str) -> list[tuple[int, int]]:
-    return [m.span() for m in _PERCENT.finditer(clause)]
+    return [m.span() for rx in (_PERCENT, _PERCENT_RANGE) for m in rx.finditer(clause)]
 
 
 def number_claims(clause: str) -> list[NumberClaim]:
@@ -163,15 +185,22 @@ def number_claims(clause: str) -> list[NumberClaim]:
     for m in _SHARE.finditer(clause):
         k, total = number_value(m.group(1)), number_value(m.group(2))
         if k is not None and total is not None:
-            out.append(("path_share", (k, total, _closing(clause[m.end() :])), m.group(0)))
+            out.append(("path_share", (k, total, _closes(clause, m.start(), m.end())), m.group(0)))
+    ranges = [m.span() for m in _PERCENT_RANGE.finditer(clause)]
+    for m in _PERCENT_RANGE.finditer(clause):
+        lo, hi = (int(g) for g in m.groups() if g is not None)
+        out.append(("path_percent_range", (min(lo, hi), max(lo, hi), _closes(clause, m.start(), m.end())), m.group(0)))
     for m in _PERCENT.finditer(clause):
-        out.append(("path_percent", (int(m.group(1)), _closing(clause[m.end() :])), m.group(0)))
+        if not any(a <= m.start() < b for a, b in ranges):
+            out.append(("path_percent", (int(m.group(1)), _closes(clause, m.start(), m.end())), m.group(0)))
     for rx in (_HOPS_EXTREME, _HOPS_ADJ):
         for m in rx.finditer(clause):
             n = number_value(m.group(2))
             if n is not None:
                 out.append(("hops", (m.group("which").lower(), n), m.group(0)))
     for m in _RANGE.finditer(clause):
+        if any(a < m.end() and m.start() < b for a, b in ranges):
+            continue  # a range of the share of the paths, not of the score
         lo, hi = (int(g) for g in m.groups() if g is not None)
         out.append(("score_range", (min(lo, hi), max(lo, hi)), m.group(0)))
     return out
@@ -181,10 +210,12 @@ def _count_kind(noun: str) -> str:
     return "path_count" if noun.startswith("path") else "asset_count" if noun.startswith("asset") else "route_count"
 
 
-def value_claims(clause: str) -> list[ValueClaim]:
-    """Scores, severities, counts and bounds of paths, assets and routes, in the order they are read."""
+def value_claims(clause: str, negated: Sequence[tuple[int, int]] = ()) -> list[ValueClaim]:
+    """Scores, severities, counts and bounds of paths, assets and routes, in the order they are read.
+
+    `negated`: where a negated score or severity is read ("is not rated high"): no plain value there."""
     out: list[ValueClaim] = []
-    taken = score_range_spans(clause) + percent_of_spans(clause)  # not single scores
+    taken = [*score_range_spans(clause), *percent_of_spans(clause), *negated]  # not single scores
     for rx in _SCORE_RES:
         for m in rx.finditer(clause):
             if any(a < m.end() and m.start() < b for a, b in taken):
@@ -197,6 +228,8 @@ def value_claims(clause: str) -> list[ValueClaim]:
             out.append(("score", round(float(m.group(1)) * 100), m.group(0), ""))
     for rx in _SEVERITY_RES:
         for m in rx.finditer(clause):
+            if any(a < m.end() and m.start() < b for a, b in negated):
+                continue
             sev = m.group(1).lower()
             out.append(("severity", "medium" if sev == "moderate" else sev, m.group(0), ""))
     for m in _COUNT_RE.finditer(clause):
@@ -207,6 +240,13 @@ def value_claims(clause: str) -> list[ValueClaim]:
         value = number_value(m.group(1))
         noun = m.group(3).lower()
         if value is None or re.search(r"\bblocked|cut\b", m.group(2), re.I):
+            continue
+        low = _RANGE_BEFORE.search(before)
+        if low is not None:  # "between two and four paths", "from two to four paths": a range, not a count
+            least = number_value(low.group(1))
+            if noun.startswith("path") and least is not None:
+                out.append(("path_bound", (">=", min(least, value)), low.group(0) + m.group(0), ""))
+                out.append(("path_bound", ("<=", max(least, value)), low.group(0) + m.group(0), ""))
             continue
         bound = _BOUND_BEFORE.search(before)
         if bound is not None:  # "at least one path", "more than two paths": a bound, not a count

@@ -52,6 +52,7 @@ from .lexicon import (
     number_value,
 )
 from .links import has_vocabulary, link_claims
+from .measures import measure_claims, negated_value_spans
 from .numbers import DEPTH_RE, PARTIAL_RE, number_claims, value_claims
 from .structure import bare_verdict, emptiness, restructure
 
@@ -141,6 +142,8 @@ _REL_SINGLE = re.compile(
     r"|\b([A-Z][a-z]+|[A-Z]{3,}|[a-z]+)\s+(?:relationships?|edges?|links?|relations?)\b"
     r"|(?<![\w-])([A-Z]{3,})(?![\w-])"
 )
+_CAN_REACH = frozenset(_w("can still also could cannot will and longer"))
+_GET_FORMS = frozenset(_w("get gets getting"))
 _PAST_EXPOSE = frozenset(_w("remained existed led reached persisted stayed"))
 _PAST_AUX = frozenset(["was", "were", "had"])
 _POSSESSED = (ZERO_NOUNS - frozenset(_w("risk risks danger dangers threat threats"))) | frozenset(
@@ -169,6 +172,11 @@ _RUN_END_VERBS = frozenset(
 _RUN_END_NEXT = _PREPOSITIONS | frozenset(_w("at when once because as and early there here since so ; ,"))
 _NONE_WORDS = frozenset(_w("no none nothing zero"))
 _RUN_DONE_BASE = frozenset(_w("complete succeed"))
+_PRESENT_RE = re.compile(
+    r"\s*(?:(?:but|and|yet)\s+)?(?:for\s+now|right\s+now|as\s+of\s+now|for\s+the\s+moment|at\s+the\s+moment|"
+    r"at\s+present|currently|today)\b",
+    re.I,
+)
 _RUN_SHORT_RE = re.compile(r"\brun\s+(?:has\s+)?(stopped|failed|ended)\s+(?:short\s+of|without|before)\b", re.I)
 _RUN_STATE_RE = re.compile(
     r"(?:\b(?:state|status|verdict|outcome|result)\s+of\s+(?:the\s+)?(?:containment\s+)?run\s*(?:is|was|:|=|—|–)?|"
@@ -244,7 +252,11 @@ class _Reader:
         conditional = first in CONDITIONAL_WORDS
         for clause in _CLAUSE_RE.split(sentence):
             if clause and clause.strip():
+                if _PRESENT_RE.match(clause):
+                    conditional = False  # "If X reappears we will act; for now one path is open": a present claim
                 self.clause(clause, conditional, question)
+                if clause.rstrip().endswith(";"):
+                    conditional = False  # a condition does not reach past a semicolon
 
     def relationships(self, s: str) -> None:
         found: list[tuple[str, str]] = []
@@ -300,7 +312,14 @@ class _Reader:
         imperative_clause = bool(first_word) and first_word.group(1).lower() in _CLOSE_BASE  # type: ignore[union-attr]
         quiet = hypothetical or recommended or earlier or purpose or checking or imperative_clause
         before = len(self.claims)
+        measured = [] if question else measure_claims(clause, self.id_kind)
+        if any(kind == "what_if" for kind, *_ in measured):  # decidable from the live paths: read whole
+            for kind, value, text, between in measured:
+                self.add(kind, value, text, clause, scope=between)
+            return
         if not quiet:
+            for kind, value, text, between in measured:
+                self.add(kind, value, text, clause, scope=between)
             self.numbers(clause)
         account = [] if quiet or question else account_claims(clause)
         for kind, done, text in account:
@@ -464,7 +483,8 @@ class _Reader:
         # "no / zero <path noun>", "nothing remains": an existence claim of containment.
         hedged = [i for i, w in enumerate(words) if w in MODALS - {"can"}]  # "would count as contained ... no path"
         for i, w in enumerate(words):
-            if toks[i].kind is None and w in ("no", "zero", "0") and not any(h < i for h in hedged):
+            share = words[i + 1 : i + 2] == ["of"]  # "cut zero of the three paths": a share, not emptiness
+            if toks[i].kind is None and w in ("no", "zero", "0") and not share and not any(h < i for h in hedged):
                 for j in range(i + 1, min(i + 5, len(words))):
                     if toks[j].kind is not None:
                         break
@@ -549,17 +569,10 @@ class _Reader:
                 )
             ):
                 exposing = True  # "at risk", "within reach", "in danger"
+            elif not closing and w in _GET_FORMS and words[i + 1 : i + 2] in (["to"], ["into"]):
+                exposing = i > 0 and words[i - 1] in _CAN_REACH  # "can still get to X": reach
             elif exposing and w in ("access", "reach", "read", "lead", "assume"):
-                exposing = i > 0 and words[i - 1] in {
-                    "can",
-                    "still",
-                    "also",
-                    "could",
-                    "cannot",
-                    "will",
-                    "and",
-                    "longer",
-                }
+                exposing = i > 0 and words[i - 1] in _CAN_REACH
             if (
                 exposing
                 and w in EXPOSE_ADJECTIVES
@@ -624,7 +637,7 @@ class _Reader:
             self.add("run_state", m.group(1).lower(), m.group(0), clause)
         for m in _RUN_SHORT_RE.finditer(clause):  # "the run stopped short of containment": not completed
             self.add("run_state", "not_completed", m.group(0), clause)
-        for kind, value, text, qualifier in value_claims(clause):
+        for kind, value, text, qualifier in value_claims(clause, negated_value_spans(clause, self.id_kind)):
             self.add(kind, value, text, clause, qualifier=qualifier)
 
 

@@ -1,0 +1,504 @@
+"""Distances between named entities, what-ifs about blocking routes, and "the open path goes through Z".
+
+Readers (a clause in, claims out) and their judges (the fresh evidence in, a verdict out):
+
+- distance: "Y is only N hops away from X", "N hops separate X and Y", "Y sits N hops from X", "X is within N
+  hops of Y", "Y is (not) N hops from X": held against the shortest live qualifying path that holds both (the
+  hops between them on it). When no live path holds both: false if one of them is the alert's entity and the
+  other an asset it is said to reach (a fresh investigation finds no such path), else `unverified` (the
+  graph may join them by a path that does not qualify);
+- what-if: "blocking R alone would cut every remaining path", "even with R blocked, at least one path would
+  remain", "blocking R1 and R2 would close it", "only blocking both R1 and R2 closes it": decidable from the
+  live paths and the session routes they pass (a route cuts a path that uses its relationship), so judged;
+  other modals and conditionals stay no claim;
+- the one path: "the open path goes through Z" (a singular, definite path): true only when every live path
+  holds Z (`judge.judge_through` with "all");
+- negated values: "does not currently rate as high severity", "is no longer critical", "isn't rated medium",
+  "the score is not 65": false when the computed value is the one negated;
+- a share of the paths in a percent range (read by `numbers.py`: "between 80 and 100 percent of the starting
+  paths were severed"): a share of the paths cut (or left), never a score.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from itertools import combinations, pairwise
+from typing import cast
+
+from .evidence import EvidenceSummary, PathSummary
+from .lexicon import number_value
+
+__all__ = ["MEASURE_KINDS", "MEASURE_WORDS", "MeasureClaim", "judge_measure", "measure_claims", "negated_value_spans"]
+
+
+def _w(text: str) -> list[str]:
+    return text.split()
+
+
+IdKind = Callable[[str], str | None]
+MeasureClaim = tuple[str, object, str, tuple[str, ...]]  # kind, value, text, scope
+Verdict = tuple[str, str] | None  # (flag kind or "unverified", evidence), None when the claim holds
+
+# The claims judged here: quantities of the paths, hop lengths, score ranges and negated values, distances, what-ifs.
+MEASURE_KINDS = frozenset(
+    _w("path_bound path_share path_percent path_percent_range hops score_range severity_not score_not distance what_if")
+)
+# The words these readers read (the gate accounts for them).
+MEASURE_WORDS = frozenset(
+    _w(
+        "hop hops away apart separate separates separated distance sits sit lies lie alone enough suffice suffices "
+        "percent per cent share starting started start original originally remaining rate rates rated currently "
+        "nearest closest farthest furthest"
+    )
+)
+
+_N = r"(\d{1,2}|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a\s+single|single)"
+_ID = r"([A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9])"
+_NEG = re.compile(r"\b(?:not|never|no\s+longer|cannot)\b", re.I)
+_ENTITY = ("alert", "node", "asset", "route")
+
+# -- distance ----------------------------------------------------------------------------------
+_HOPS = (
+    r"(?P<bound>within|at\s+most|no\s+more\s+than|at\s+least|more\s+than|fewer\s+than|less\s+than|exactly|only|"
+    rf"just|under|over)?\s*{_N}\s*-?\s*(?:hops?|steps?|relationships?|edges?)"
+)
+_SELECT = r"nearest|closest|farthest|furthest|every|each|all|any"
+
+
+def _end(tag: str) -> str:
+    """One end of a distance: a class of the alert's assets ("the nearest critical asset"), or an id."""
+    return (
+        rf"(?:(?:the\s+)?(?P<{tag}_sel>{_SELECT})\s+(?P<{tag}_cls>(?:[\w/-]+\s+){{0,2}}?)(?:data\s+)?"
+        rf"(?:assets?|targets?|stores?|datastores?|buckets?)\b|(?P<{tag}_id>[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9]))"
+    )
+
+
+_BE = r"(?:is|are|was|sits|sit|lies|lie|stands|stand|remains|remain|stays|stay)"
+_ADV = r"(?:(?:still|now|only|just|currently|already)\s+)*"
+_DIST_FROM = re.compile(
+    rf"{_end('a')}\s+{_BE}\s+(?P<neg>not\s+|no\s+longer\s+|never\s+)?{_ADV}(?P<hops>{_HOPS})\s+"
+    rf"(?:(?P<away>away|apart|out|off)\b\s*)?(?:(?:from|of)\s+{_end('b')})?",
+    re.I,
+)
+_DIST_SEPARATE = re.compile(
+    rf"(?P<hops>{_HOPS})\s+{_ADV}(?P<neg>do\s+not\s+|does\s+not\s+)?"
+    rf"(?:separate|separates|lie\s+between|sit\s+between|stand\s+between)\s+{_end('a')}\s+(?:and|from)\s+{_end('b')}",
+    re.I,
+)
+_DIST_APART = re.compile(
+    rf"{_end('a')}\s+and\s+{_end('b')}\s+(?:are|were|sit|lie|stand|remain)\s+(?P<neg>not\s+)?{_ADV}"
+    rf"(?P<hops>{_HOPS})\s+apart",
+    re.I,
+)
+End = tuple[str, str, str]  # ("id", id, "") or ("class", selector, class words)
+
+
+def _bound(words: str | None) -> str:
+    low = " ".join((words or "").lower().split())
+    if low in ("within", "at most", "no more than"):
+        return "<="
+    if low == "at least":
+        return ">="
+    if low in ("more than", "over"):
+        return ">"
+    if low in ("fewer than", "less than", "under"):
+        return "<"
+    return "=="
+
+
+def _side(m: re.Match[str], tag: str, id_kind: IdKind) -> End | None:
+    entity = m.groupdict().get(f"{tag}_id")
+    if entity is not None:
+        return ("id", entity, "") if id_kind(entity) in _ENTITY else None
+    selector = m.groupdict().get(f"{tag}_sel")
+    if selector is None:
+        return None
+    return ("class", selector.lower(), " ".join((m.group(f"{tag}_cls") or "").lower().split()))
+
+
+def _distances(clause: str, id_kind: IdKind) -> list[MeasureClaim]:
+    out: list[MeasureClaim] = []
+    for rx in (_DIST_FROM, _DIST_SEPARATE, _DIST_APART):
+        for m in rx.finditer(clause):
+            a = _side(m, "a", id_kind)
+            b = _side(m, "b", id_kind)
+            if rx is _DIST_FROM and m.group("b_id") is None and m.group("b_sel") is None:
+                b = ("id", "", "") if m.group("away") and m.group("away").lower() == "away" else None
+            if a is None or b is None or a == b or (a[0] == "class" and b[0] == "class"):
+                continue
+            n = number_value(re.search(_N, m.group("hops"), re.I).group(1))  # type: ignore[union-attr]
+            if n is None:
+                continue
+            claim = (_bound(m.group("bound")), n, bool(m.group("neg")), a, b)
+            out.append(("distance", claim, m.group(0).strip(), tuple(x[1] for x in (a, b) if x[0] == "id")))
+    return out
+
+
+def _gap(path: PathSummary, a: str, b: str) -> int | None:
+    nodes = path.nodes
+    if a in nodes and b in nodes:
+        return abs(nodes.index(a) - nodes.index(b))
+    return None
+
+
+def _between(ev: EvidenceSummary, a: str, b: str) -> int | None:
+    gaps = [g for g in (_gap(p, a, b) for p in ev.paths) if g is not None]
+    return min(gaps) if gaps else None
+
+
+def _class_assets(ev: EvidenceSummary, words: str) -> list[str]:
+    if "critical" in words and "high" not in words:
+        return list(ev.critical_assets)
+    if "high" in words and "critical" not in words:
+        return list(ev.high_assets)
+    return list(dict.fromkeys([*ev.assets, *ev.cut_off_entities])) if not words else list(ev.assets)
+
+
+def _judge_distance(ev: EvidenceSummary, claim: MeasureClaim) -> Verdict:
+    op, n, negated, a, b = cast(tuple[str, int, bool, End, End], claim[1])
+    a, b = (("id", ev.entity_id, "") if x == ("id", "", "") else x for x in (a, b))  # "is N hops away": from it
+    if ev.truncated:
+        return ("unverified", "the investigation's paths were truncated")
+    test = {"==": n.__eq__, "<=": n.__ge__, ">=": n.__le__, ">": n.__lt__, "<": n.__gt__}[op]
+    far = op in (">", ">=")  # a missing path is farther than any number of hops
+    if a[0] == "class" or b[0] == "class":
+        (_, selector, words), (_, other, _) = (a, b) if a[0] == "class" else (b, a)
+        found = {x: _between(ev, x, other) for x in _class_assets(ev, words)}
+        near = [d for d in found.values() if d is not None]
+        if selector in ("every", "each", "all"):
+            holds = bool(found) and all(test(d) if d is not None else far for d in found.values())
+        elif selector == "any":
+            holds = any(test(d) for d in near)
+        elif not near:
+            return _no_path(ev, other, words, negated)
+        else:
+            holds = test(min(near) if selector in ("nearest", "closest") else max(near))
+        what = ", ".join(f"{x}: {d if d is not None else 'no live path'}" for x, d in found.items()) or "none"
+        evidence = f"hops from {other} on the live qualifying paths to the {words or 'qualifying'} assets: {what}"
+    else:
+        d = _between(ev, a[1], b[1])
+        if d is None:
+            return _no_path(ev, a[1], b[1], negated, {a[1], b[1]})
+        holds = test(d)
+        evidence = f"the shortest live qualifying path between {a[1]} and {b[1]} is {d} hop(s)"
+    return None if holds != negated else ("wrong_count", evidence)
+
+
+def _no_path(ev: EvidenceSummary, a: str, b: str, negated: bool, ends: set[str] | None = None) -> Verdict:
+    """No live qualifying path holds both ends: false of the alert's entity and its assets, else not known."""
+    reached = ends is None or (ev.entity_id in ends and ends - {ev.entity_id} <= {*ev.assets, *ev.cut_off_entities})
+    if reached and not negated:
+        return (
+            "false_exposure",
+            f"a fresh investigation finds no live qualifying path from {ev.entity_id} to"
+            f" {b if ends else 'such an asset'} ({len(ev.paths)} live path(s) in all)",
+        )
+    if reached:
+        return None
+    return ("unverified", f"no live qualifying path of {ev.alert_id} holds both {a} and {b}")
+
+
+# -- what-if -----------------------------------------------------------------------------------
+# What a block would do, as (measure, op, n): the paths left after it, or the paths it cuts.
+_N_PATHS = rf"(?P<n>{_N[1:-1]}|both)\s+(?:(?:of\s+the\s+)?(?:remaining|open|live|qualifying|other|access)\s+)*paths?"
+_SOME = r"(?:at\s+least\s+one|one\s+or\s+more|some|a|an|any)"
+_EVERY = r"(?:every|all|each|both|the\s+(?:whole|entire|last))"
+_CUT_VERB = (
+    r"(?:cut|cuts|close|closes|sever|severs|end|ends|remove|removes|eliminate|eliminates|break|breaks|kill|kills|"
+    r"shut|shuts|neutralise|neutralises|neutralize|neutralizes|block|blocks|stop|stops)(?:\s+(?:off|down|out))?"
+)
+_CHANGE = (
+    r"\b(?:change|changes|affect|affects|alter|alters)\s+(?:the\s+)?(?:exposure|paths?|anything)"
+    r"|\bmake\s+(?:a|any)\s+difference\b"
+)
+# (pattern, needs a verb of remaining, (measure, op, n)); n = -1: the pattern's number
+_CONSEQUENTS: tuple[tuple[re.Pattern[str], bool, tuple[str, str, int]], ...] = (
+    (re.compile(r"\b(?:no|zero|none\s+of\s+the)\s+(?:\w+\s+){0,2}?paths?\b", re.I), True, ("left", "==", 0)),
+    (re.compile(rf"\bleave\s+{_N_PATHS}", re.I), False, ("left", "==", -1)),
+    (
+        re.compile(rf"\b{_N_PATHS}\s+(?:would|will|could)\s+(?:still\s+)?(?:remain|survive|be\s+left|stay)", re.I),
+        False,
+        ("left", "==", -1),
+    ),
+    (re.compile(rf"\b{_SOME}\s+(?:\w+\s+){{0,2}}?paths?\b", re.I), True, ("left", ">=", 1)),
+    (re.compile(r"\b(?:be\s+)?(?:enough|sufficient|suffice|suffices)\b", re.I), False, ("left", "==", 0)),
+    (re.compile(_CHANGE, re.I), False, ("cut", ">=", 1)),
+)
+_CUT_WHAT = re.compile(
+    rf"\b{_CUT_VERB}\s+(?:(?P<every>{_EVERY})\s+|(?P<some>{_SOME})\s+(?:of\s+the\s+)?|(?P<n>{_N[1:-1]})\s+(?:of\s+the\s+)?)?"
+    r"(?:(?:remaining|open|live|qualifying|other|access|alert's|its)\s+)*"
+    r"(?P<obj>paths?|exposure|access|it|them|everything|the\s+(?:alert|exposure|access|paths?))\b",
+    re.I,
+)
+_CONTAIN = re.compile(rf"\b(?:contain|contains|isolate|isolates)\s+{_ID}", re.I)
+_REMAIN = re.compile(
+    r"\b(?:remain|remains|survive|survives|stay\s+open|stays\s+open|be\s+left|persist|persists|exist|exists|"
+    r"left\s+open|stay|stays)\b|\bleave\b.*\bopen\b",
+    re.I,
+)
+_BLOCK = re.compile(r"\b(?:blocking|block|blocked|closing|cutting|severing|disabling)\b", re.I)
+_RELEASE = re.compile(r"\b(?:releas\w*|unblock\w*|re-?open\w*|restor\w*|lift\w*|revert\w*)\b", re.I)
+_MODAL = re.compile(r"\b(?:would|will|could|can|'d)\b", re.I)
+_SINGLE = re.compile(r"\b(?:a|any|one)\s+single\s+(?:session\s+)?route\b|\bone\s+(?:session\s+)?route\b", re.I)
+
+
+def _routes_of(clause: str, id_kind: IdKind) -> list[str]:
+    return list(dict.fromkeys(m.group(0) for m in re.finditer(_ID, clause) if id_kind(m.group(0)) == "route"))
+
+
+def _consequent(clause: str, id_kind: IdKind) -> tuple[str, str, int] | None:
+    m = _CUT_WHAT.search(clause)
+    if m is not None:
+        if m.group("some"):
+            return ("cut", ">=", 1)
+        if m.group("n"):
+            n = number_value(m.group("n"))
+            return ("cut", "==", n) if n is not None else None
+        return ("left", "==", 0)
+    c = _CONTAIN.search(clause)
+    if c is not None and id_kind(c.group(1)) == "alert":
+        return ("left", "==", 0)
+    remain = _REMAIN.search(clause) is not None
+    for rx, needs_remain, (measure, op, n) in _CONSEQUENTS:
+        found = rx.search(clause)
+        if found is None or (needs_remain and not remain):
+            continue
+        if n >= 0:
+            return (measure, op, n)
+        words = found.group("n").lower()
+        count = 2 if words == "both" else number_value(words)
+        return (measure, op, count) if count is not None else None
+    return None
+
+
+def _what_if(clause: str, id_kind: IdKind) -> list[MeasureClaim]:
+    """A what-if about blocking named routes (or "a single session route"): what would be left or cut."""
+    routes = _routes_of(clause, id_kind)
+    single = _SINGLE.search(clause)
+    if not routes and not single:
+        return []
+    hypothetical = _MODAL.search(clause) or re.search(
+        r"\b(?:only\s+(?:by\s+)?blocking|blocking\s+\S+\s+alone)\b", clause, re.I
+    )
+    words = re.sub(_ID, lambda m: "" if id_kind(m.group(0)) else m.group(0), clause)  # the words beside the ids
+    if not hypothetical or re.search(r"\b(?:sessions?(?!\s+routes?)|revok\w*|keys?|credentials?)\b", words, re.I):
+        return []  # a revocation or a key: not a route block
+    if _RELEASE.search(clause) and routes:  # what a release would bring back: not in the evidence
+        return [("what_if", ("release", tuple(routes)), clause.strip(), tuple(routes))]
+    if not _BLOCK.search(clause):
+        return []
+    if re.search(r"\b(?:unless|should|until|whether)\b", clause, re.I):
+        return []
+    consequent = _consequent(clause, id_kind)
+    if consequent is None:
+        return []
+    negated = bool(re.search(r"\b(?:not|never|cannot)\b", clause, re.I))
+    only = bool(re.search(r"\bonly\s+(?:by\s+)?blocking\b", clause, re.I))
+    value = (consequent, negated, only, "single" if single and not routes else "", tuple(routes))
+    return [("what_if", value, clause.strip(), tuple(routes))]
+
+
+def _uses(path: PathSummary, source: str, target: str) -> bool:
+    return any((a, b) == (source, target) for a, b in pairwise(path.nodes))
+
+
+def _left(ev: EvidenceSummary, routes: Iterable[str]) -> int:
+    edges = [(r.source, r.target) for r in ev.routes if r.route_id in set(routes)]
+    return sum(1 for p in ev.paths if not any(_uses(p, s, t) for s, t in edges))
+
+
+def _judge_what_if(ev: EvidenceSummary, claim: MeasureClaim) -> Verdict:
+    if claim[1][0] == "release":  # type: ignore[index]
+        return ("unverified", "what releasing a route would bring back is not in the evidence")
+    consequent, negated, only, single, routes = cast(
+        tuple[tuple[str, str, int], bool, bool, str, tuple[str, ...]], claim[1]
+    )
+    measure, op, n = consequent
+    known = {r.route_id for r in ev.routes}
+    if any(r not in known for r in routes):
+        return None  # an unknown route is flagged as an unknown entity
+    if ev.truncated:
+        return ("unverified", "the investigation's paths were truncated")
+    total = len(ev.paths)
+
+    def holds(block: Iterable[str]) -> bool:
+        left = _left(ev, block)
+        value = left if measure == "left" else total - left
+        return value == n if op == "==" else value >= n
+
+    if single:
+        verdict = any(holds([r.route_id]) for r in ev.routes)
+    else:
+        verdict = holds(routes)
+        if only and verdict:
+            verdict = not any(holds(sub) for k in range(1, len(routes)) for sub in combinations(routes, k))
+    if verdict != negated:
+        return None
+    carried = "; ".join(
+        f"{r.route_id} ({r.status}) carries {sum(1 for p in ev.paths if _uses(p, r.source, r.target))}"
+        for r in ev.routes
+    )
+    evidence = f"{total} live qualifying path(s) remain; " + (carried or "no session route on them")
+    closes = measure == "left" and op == "==" and n == 0
+    if closes != negated:
+        return ("false_containment", evidence)
+    if measure == "left":
+        return ("false_exposure", evidence)
+    return ("wrong_count", evidence)
+
+
+# -- the one path ------------------------------------------------------------------------------
+_THE_PATH = re.compile(
+    rf"\bthe\s+(?:(?:one|only|single|open|remaining|live|qualifying|last|surviving|exposed)\s+){{1,3}}path\s+"
+    rf"(?P<neg>(?:still\s+)?(?:does\s+not|no\s+longer|never)\s+)?(?:still\s+|now\s+)?"
+    rf"(?:goes|go|runs|run|passes|pass|leads|lead|travels|travel|routes)\s+(?:through|via|across|over)\s+{_ID}",
+    re.I,
+)
+
+
+def _the_path(clause: str, id_kind: IdKind) -> list[MeasureClaim]:
+    out: list[MeasureClaim] = []
+    for m in _THE_PATH.finditer(clause):
+        z = m.group(len(m.groups()))
+        if id_kind(z) in _ENTITY:
+            out.append(("through", ("all", bool(m.group("neg"))), m.group(0), (z,)))
+    return out
+
+
+# -- negated values ----------------------------------------------------------------------------
+_SEV = r"(low|medium|moderate|high|critical)"
+_SEVERITY_NOT = re.compile(
+    rf"\b(?:is|are|does|do|was)\s+(?:not|no\s+longer|never)\s+(?:\w+\s+){{0,2}}?"
+    rf"(?:(?:rate|rated|rank|ranked|classed|classified|count|counted|graded)\s+)?(?:as\s+)?(?:an?\s+)?"
+    rf"{_SEV}(?:[\s-]+(?:severity|priority|risk))?\b(?![\s-]+(?:sensitivity|data|assets?|value))",
+    re.I,
+)
+_SCORE_NOT = re.compile(
+    r"\bscore\s+(?:is|was)\s+(?:not|no\s+longer|never)\s+(?:\w+\s+)?(\d{1,3})\b(?!\s*(?:%|percent|hops?|paths?))",
+    re.I,
+)
+
+
+_ALERT_WORDS = frozenset(_w("alert it this incident finding case severity rating priority"))
+
+
+def _negated_values(clause: str, id_kind: IdKind) -> list[MeasureClaim]:
+    out: list[MeasureClaim] = []
+    for m in _SEVERITY_NOT.finditer(clause):
+        between = clause[m.start() : m.start(1)]
+        if re.search(r"\b(?:only|just|merely)\b", between, re.I):
+            continue  # "not only high but critical"
+        subject = re.search(r"([\w-]+)\W*$", clause[: m.start()])
+        noun = re.search(r"(?:severity|priority|risk)\b", m.group(0), re.I)
+        if not noun and (
+            subject is None or (subject.group(1).lower() not in _ALERT_WORDS and id_kind(subject.group(1)) != "alert")
+        ):
+            continue  # "hr-records is not critical": the asset's sensitivity, not the alert's severity
+        sev = m.group(1).lower()
+        out.append(("severity_not", "medium" if sev == "moderate" else sev, m.group(0), ()))
+    for m in _SCORE_NOT.finditer(clause):
+        out.append(("score_not", int(m.group(1)), m.group(0), ()))
+    return out
+
+
+def negated_value_spans(clause: str, id_kind: IdKind) -> list[tuple[int, int]]:
+    """Where a negated severity or score is read (not a plain value claim)."""
+    return [
+        (at, at + len(text)) for _, _, text, _ in _negated_values(clause, id_kind) if (at := clause.find(text)) >= 0
+    ]
+
+
+def _paths_evidence(ev: EvidenceSummary) -> str:
+    return f"the fresh investigation has {ev.path_count} qualifying path(s)" + (" (truncated)" if ev.truncated else "")
+
+
+def _judge_number(ev: EvidenceSummary, kind: str, value: object) -> Verdict:
+    """Bounds and shares of the paths, hop lengths and score ranges."""
+    live, cut = ev.path_count, ev.cut_off_path_count
+    if kind == "path_bound":
+        op, n = cast(tuple[str, int], value)
+        holds = {">=": live >= n, ">": live > n, "<=": live <= n, "<": live < n}[op]
+        return None if holds else ("wrong_count", _paths_evidence(ev))
+    if kind == "score_range":
+        lo, hi = cast(tuple[int, int], value)
+        if lo <= ev.risk_score <= hi:
+            return None
+        factors = ", ".join(f"+{f.points} {f.rule}" for f in ev.factors)
+        return ("wrong_score", f"computed risk score is {ev.risk_score} ({ev.rule_set}: {factors})")
+    if kind == "hops":
+        which, n = cast(tuple[str, int], value)
+        hops = [p.hops for p in ev.paths]
+        if hops and not ev.truncated and n != (min(hops) if which == "shortest" else max(hops)):
+            lengths = ", ".join(map(str, sorted(hops)))
+            return ("wrong_count", f"the live qualifying paths of {ev.alert_id} have {lengths} hop(s)")
+        return None
+    # the whole is the qualifying paths at the run's start (the live ones without a run); the part, those still
+    # open or those cut since
+    start = ev.run.paths_at_start if ev.run is not None else None
+    whole = start if start is not None else live
+    wholes = [(whole, whole - live)] if whole >= live else []
+    if kind == "path_share":
+        k, total, closing = cast(tuple[int, int, bool], value)
+        right = any(total == w and k == (c if closing else live) for w, c in wholes)
+    else:
+        pct, closing = cast(tuple[int, bool], value)
+        right = any(w and pct == round(100 * (c if closing else live) / w) for w, c in wholes)
+    if right:
+        return None
+    return (
+        "wrong_count",
+        f"{live} qualifying path(s) remain and {cut} were cut by blocked relationships ({live + cut} in all)",
+    )
+
+
+def _judge_percent_range(ev: EvidenceSummary, claim: MeasureClaim) -> Verdict:
+    lo, hi, closing = cast(tuple[int, int, bool], claim[1])
+    live = ev.path_count
+    start = ev.run.paths_at_start if ev.run is not None and ev.run.paths_at_start is not None else live
+    if not start or start < live:
+        return ("unverified", f"the share is of {start} path(s), which this cannot read")
+    part = start - live if closing else live
+    pct = 100 * part / start
+    if lo <= pct <= hi:
+        return None
+    return (
+        "wrong_count",
+        f"{live} of the {start} qualifying path(s) the run started with remain and {start - live} were cut"
+        f" ({round(pct)}% {'cut' if closing else 'left'})",
+    )
+
+
+# -- the reader and the judge ------------------------------------------------------------------
+
+
+def measure_claims(clause: str, id_kind: IdKind) -> list[MeasureClaim]:
+    """Every distance, what-if, one-path and negated value claim of one clause."""
+    return [
+        *_what_if(clause, id_kind),
+        *_distances(clause, id_kind),
+        *_the_path(clause, id_kind),
+        *_negated_values(clause, id_kind),
+    ]
+
+
+def judge_measure(ev: EvidenceSummary, kind: str, value: object, text: str, scope: tuple[str, ...]) -> Verdict:
+    """The verdict on one claim of `MEASURE_KINDS` (None: it holds)."""
+    claim: MeasureClaim = (kind, value, text, scope)
+    if kind == "distance":
+        return _judge_distance(ev, claim)
+    if kind == "what_if":
+        return _judge_what_if(ev, claim)
+    if kind == "path_percent_range":
+        return _judge_percent_range(ev, claim)
+    if kind in ("path_share", "path_percent", "hops", "score_range", "path_bound"):
+        return _judge_number(ev, kind, value)
+    if kind == "severity_not":
+        if str(value) == ev.severity:
+            return ("wrong_severity", f"computed severity is {ev.severity} (score {ev.risk_score})")
+        return None
+    if kind == "score_not":
+        if value == ev.risk_score:
+            return ("wrong_score", f"computed risk score is {ev.risk_score} ({ev.rule_set})")
+        return None
+    return None
