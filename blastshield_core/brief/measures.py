@@ -215,18 +215,20 @@ _CHANGE = (
 # (pattern, needs a verb of remaining, (measure, op, n)); n = -1: the pattern's number
 _CONSEQUENTS: tuple[tuple[re.Pattern[str], bool, tuple[str, str, int]], ...] = (
     (re.compile(r"\b(?:no|zero|none\s+of\s+the)\s+(?:\w+\s+){0,2}?paths?\b", re.I), True, ("left", "==", 0)),
+    (re.compile(rf"\b{_SOME}\s+(?:\w+\s+){{0,2}}?paths?\b", re.I), True, ("left", ">=", 1)),
     (re.compile(rf"\bleave\s+{_N_PATHS}", re.I), False, ("left", "==", -1)),
     (
         re.compile(rf"\b{_N_PATHS}\s+(?:would|will|could)\s+(?:still\s+)?(?:remain|survive|be\s+left|stay)", re.I),
         False,
         ("left", "==", -1),
     ),
-    (re.compile(rf"\b{_SOME}\s+(?:\w+\s+){{0,2}}?paths?\b", re.I), True, ("left", ">=", 1)),
     (re.compile(r"\b(?:be\s+)?(?:enough|sufficient|suffice|suffices)\b", re.I), False, ("left", "==", 0)),
+    (re.compile(r"\bmake\s+no\s+difference\b|\bchange\s+nothing\b", re.I), False, ("cut", "==", 0)),
     (re.compile(_CHANGE, re.I), False, ("cut", ">=", 1)),
 )
 _CUT_WHAT = re.compile(
-    rf"\b{_CUT_VERB}\s+(?:(?P<every>{_EVERY})\s+|(?P<some>{_SOME})\s+(?:of\s+the\s+)?|(?P<n>{_N[1:-1]})\s+(?:of\s+the\s+)?)?"
+    rf"\b{_CUT_VERB}\s+(?:the\s+)?(?:(?P<every>{_EVERY})\s+|(?P<some>{_SOME})\s+(?:of\s+the\s+)?"
+    rf"|(?P<n>{_N[1:-1]})\s+(?:of\s+the\s+)?)?"
     r"(?:(?:remaining|open|live|qualifying|other|access|alert's|its)\s+)*"
     r"(?P<obj>paths?|exposure|access|it|them|everything|the\s+(?:alert|exposure|access|paths?))\b",
     re.I,
