@@ -43,7 +43,7 @@ helpdesk, high, history, hit, holds, hop, hops, host, iam, if, in, inactive, inc
 indeed, independent, indicated, inline, inside, insisted, internet, into, invalidated,
 investigation, involved, is, isolated, isolation, it, its, itself, joins, keeps, kept, key, keys,
 kicked, killed, killing, last, lead, leads, least, leave, led, ledger, left, legacy, lets, level,
-lies, line, links, list, listed, live, ll, location, locations, lockdown, locked, locking, logging,
+lies, line, links, list, listed, live, location, locations, lockdown, locked, locking, logging,
 long, longer, longest, lose, lost, low, lure, made, manager, medium, memberof, message, might,
 mirrors, mitigated, model, more, morning, must, names, narrowed, nearest, needed, needs,
 negligible, neutralised, neutralized, never, next, no, nobody, none, normalised, not, note,

@@ -29,7 +29,7 @@ from typing import cast
 from .evidence import EvidenceSummary, PathSummary
 from .lexicon import number_value
 
-__all__ = ["MEASURE_KINDS", "MEASURE_WORDS", "MeasureClaim", "judge_measure", "measure_claims", "negated_value_spans"]
+__all__ = ["MEASURE_KINDS", "MEASURE_WORDS", "MeasureClaim", "judge_measure", "measure_claims", "read_spans"]
 
 
 def _w(text: str) -> list[str]:
@@ -42,14 +42,18 @@ Verdict = tuple[str, str] | None  # (flag kind or "unverified", evidence), None 
 
 # The claims judged here: quantities of the paths, hop lengths, score ranges and negated values, distances, what-ifs.
 MEASURE_KINDS = frozenset(
-    _w("path_bound path_share path_percent path_percent_range hops score_range severity_not score_not distance what_if")
+    _w(
+        "path_bound path_share path_percent path_percent_range hops score_range severity_not score_not distance "
+        "what_if start_count"
+    )
 )
 # The words these readers read (the gate accounts for them).
 MEASURE_WORDS = frozenset(
     _w(
         "hop hops away apart separate separates separated distance sits sit lies lie alone enough suffice suffices "
         "percent per cent share starting started start original originally remaining rate rates rated currently "
-        "nearest closest farthest furthest"
+        "nearest closest farthest furthest leave leaves fewer less least most relationships steps edges distinct "
+        "unique different additional total further independent initially began begun"
     )
 )
 
@@ -404,11 +408,10 @@ def _negated_values(clause: str, id_kind: IdKind) -> list[MeasureClaim]:
     return out
 
 
-def negated_value_spans(clause: str, id_kind: IdKind) -> list[tuple[int, int]]:
-    """Where a negated severity or score is read (not a plain value claim)."""
-    return [
-        (at, at + len(text)) for _, _, text, _ in _negated_values(clause, id_kind) if (at := clause.find(text)) >= 0
-    ]
+def read_spans(clause: str, id_kind: IdKind) -> list[tuple[int, int]]:
+    """Where a negated severity or score, or the paths at the run's start, are read (no plain value there)."""
+    found = [*_negated_values(clause, id_kind), *_start_counts(clause)]
+    return [(at, at + len(text)) for _, _, text, _ in found if (at := clause.find(text)) >= 0]
 
 
 def _paths_evidence(ev: EvidenceSummary) -> str:
@@ -471,6 +474,36 @@ def _judge_percent_range(ev: EvidenceSummary, claim: MeasureClaim) -> Verdict:
     )
 
 
+# -- the paths at the run's start ----------------------------------------------------------------
+_ADJ_PATHS = r"(?:(?:qualifying|open|live|access|attack|distinct|separate|active|exposed)\s+)*paths?\b"
+_START = re.compile(
+    rf"\b(?:before\s+the\s+(?:containment\s+)?run|at\s+the\s+(?:start|outset|beginning)(?:\s+of\s+the\s+run)?|"
+    rf"initially|originally|when\s+the\s+run\s+(?:started|began))\b,?\s+(?:[\w'-]+\s+){{0,4}}?"
+    rf"(?:had|held|faced|counted|showed|there\s+(?:were|was))\s+(?:(?:exactly|only|just)\s+)?(?P<n>{_N[1:-1]})\s+{_ADJ_PATHS}"
+    rf"|\b(?:the\s+)?(?:containment\s+)?run\s+(?:started|began|opened)\s+(?:with|on|against)\s+"
+    rf"(?:(?:exactly|only|just)\s+)?(?P<m>{_N[1:-1]})\s+{_ADJ_PATHS}",
+    re.I,
+)
+
+
+def _start_counts(clause: str) -> list[MeasureClaim]:
+    out: list[MeasureClaim] = []
+    for m in _START.finditer(clause):
+        n = number_value(m.group("n") or m.group("m"))
+        if n is not None and not _NEG.search(m.group(0)):
+            out.append(("start_count", n, m.group(0), ()))
+    return out
+
+
+def _judge_start(ev: EvidenceSummary, n: int) -> Verdict:
+    start = ev.run.paths_at_start if ev.run is not None else None
+    if start is None:
+        return ("unverified", f"no run of {ev.alert_id} recorded the paths it started with")
+    if n == start:
+        return None
+    return ("wrong_count", f"run {ev.run.run_id} started with {start} qualifying path(s)")  # type: ignore[union-attr]
+
+
 # -- the reader and the judge ------------------------------------------------------------------
 
 
@@ -481,6 +514,7 @@ def measure_claims(clause: str, id_kind: IdKind) -> list[MeasureClaim]:
         *_distances(clause, id_kind),
         *_the_path(clause, id_kind),
         *_negated_values(clause, id_kind),
+        *_start_counts(clause),
     ]
 
 
@@ -493,6 +527,8 @@ def judge_measure(ev: EvidenceSummary, kind: str, value: object, text: str, scop
         return _judge_what_if(ev, claim)
     if kind == "path_percent_range":
         return _judge_percent_range(ev, claim)
+    if kind == "start_count":
+        return _judge_start(ev, cast(int, value))
     if kind in ("path_share", "path_percent", "hops", "score_range", "path_bound"):
         return _judge_number(ev, kind, value)
     if kind == "severity_not":

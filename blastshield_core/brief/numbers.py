@@ -210,12 +210,13 @@ def _count_kind(noun: str) -> str:
     return "path_count" if noun.startswith("path") else "asset_count" if noun.startswith("asset") else "route_count"
 
 
-def value_claims(clause: str, negated: Sequence[tuple[int, int]] = ()) -> list[ValueClaim]:
+def value_claims(clause: str, read: Sequence[tuple[int, int]] = ()) -> list[ValueClaim]:
     """Scores, severities, counts and bounds of paths, assets and routes, in the order they are read.
 
-    `negated`: where a negated score or severity is read ("is not rated high"): no plain value there."""
+    `read`: where another reader read a value ("is not rated high", "the run began with 2 paths"): no plain value
+    there."""
     out: list[ValueClaim] = []
-    taken = [*score_range_spans(clause), *percent_of_spans(clause), *negated]  # not single scores
+    taken = [*score_range_spans(clause), *percent_of_spans(clause), *read]  # not single scores
     for rx in _SCORE_RES:
         for m in rx.finditer(clause):
             if any(a < m.end() and m.start() < b for a, b in taken):
@@ -228,11 +229,13 @@ def value_claims(clause: str, negated: Sequence[tuple[int, int]] = ()) -> list[V
             out.append(("score", round(float(m.group(1)) * 100), m.group(0), ""))
     for rx in _SEVERITY_RES:
         for m in rx.finditer(clause):
-            if any(a < m.end() and m.start() < b for a, b in negated):
+            if any(a < m.end() and m.start() < b for a, b in read):
                 continue
             sev = m.group(1).lower()
             out.append(("severity", "medium" if sev == "moderate" else sev, m.group(0), ""))
     for m in _COUNT_RE.finditer(clause):
+        if any(a < m.end() and m.start() < b for a, b in read):
+            continue
         before = clause[: m.start()]
         skip = _COUNT_SKIP_BEFORE.search(before) and not re.search(r"\bin\s+total\W*$", before, re.I)
         if skip or re.match(r"\s*(?:were|was|had|before|cut)\b", clause[m.end() :]):

@@ -52,7 +52,7 @@ from .lexicon import (
     number_value,
 )
 from .links import has_vocabulary, link_claims
-from .measures import measure_claims, negated_value_spans
+from .measures import measure_claims, read_spans
 from .numbers import DEPTH_RE, PARTIAL_RE, number_claims, value_claims
 from .structure import bare_verdict, emptiness, restructure
 
@@ -317,9 +317,10 @@ class _Reader:
             for kind, value, text, between in measured:
                 self.add(kind, value, text, clause, scope=between)
             return
-        if not quiet:
-            for kind, value, text, between in measured:
+        for kind, value, text, between in measured:  # the paths at the run's start are history, and read as such
+            if not quiet or (kind == "start_count" and not (hypothetical or recommended or purpose or checking)):
                 self.add(kind, value, text, clause, scope=between)
+        if not quiet:
             self.numbers(clause)
         account = [] if quiet or question else account_claims(clause)
         for kind, done, text in account:
@@ -637,7 +638,7 @@ class _Reader:
             self.add("run_state", m.group(1).lower(), m.group(0), clause)
         for m in _RUN_SHORT_RE.finditer(clause):  # "the run stopped short of containment": not completed
             self.add("run_state", "not_completed", m.group(0), clause)
-        for kind, value, text, qualifier in value_claims(clause, negated_value_spans(clause, self.id_kind)):
+        for kind, value, text, qualifier in value_claims(clause, read_spans(clause, self.id_kind)):
             self.add(kind, value, text, clause, qualifier=qualifier)
 
 

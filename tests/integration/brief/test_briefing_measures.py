@@ -121,12 +121,21 @@ WHAT_IFS = [
     (C4001, "exposed", "If the analyst approves, we would block route-c11-primary.", T),
     (C4001, "exposed", "Releasing route-c11-stale would reopen a path.", UNREAD),
 ]
+START = [
+    # the paths the run started with: history, held against the run's record (no run: nothing to hold it to)
+    (DEV, "after", "Before the run, developer_07 faced two qualifying paths.", COUNT),
+    (DEV, "after", "Before the run, developer_07 faced one qualifying path.", T),
+    (C4001, "capped", "This containment run began with 2 open paths.", T),
+    (C4001, "capped", "This containment run began with 4 open paths.", COUNT),
+    (C4001, "exposed", "Before the run, contractor_11 faced two qualifying paths.", UNREAD),
+]
 FOR_NOW = [
     (DEV, "after", "Once the analyst signs off we will close the ticket; for now no qualifying path remains.", T),
     (DEV, "after", "Once the analyst signs off we will close the ticket; for now two qualifying paths remain.", COUNT),
+    (DEV, "after", "Once the analyst signs off we'll close the ticket; for now two qualifying paths remain.", COUNT),
     (DEV, "after", "If anything comes back we will act again.", T),
 ]
-CASES = SHARES + DISTANCES + NEGATED + ONE_PATH + WHAT_IFS + FOR_NOW
+CASES = SHARES + DISTANCES + NEGATED + ONE_PATH + WHAT_IFS + START + FOR_NOW
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}/{c[1]}:{c[2][:60]}")
