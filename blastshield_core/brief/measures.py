@@ -44,7 +44,7 @@ Verdict = tuple[str, str] | None  # (flag kind or "unverified", evidence), None 
 MEASURE_KINDS = frozenset(
     _w(
         "path_bound path_share path_percent path_percent_range hops score_range severity_not score_not distance "
-        "what_if start_count"
+        "what_if start_count asset_list"
     )
 )
 # The words these readers read (the gate accounts for them).
@@ -504,6 +504,40 @@ def _judge_start(ev: EvidenceSummary, n: int) -> Verdict:
     return ("wrong_count", f"run {ev.run.run_id} started with {start} qualifying path(s)")  # type: ignore[union-attr]
 
 
+# -- the assets in reach, listed ------------------------------------------------------------------
+_ASSET_LIST = re.compile(
+    r"(?P<cls>(?:(?:high|critical|sensitive|high-value|high/critical|qualifying)\s+(?:or\s+|and\s+|/\s*)?){0,3})"
+    r"(?:data\s+)?assets?\s+(?:(?:still\s+)?(?:in|within)\s+reach|(?:still\s+)?reached|(?:still\s+)?reachable|at\s+risk|"
+    r"exposed)\s*(?P<verb>:|\s(?:are|is|were|include|includes|remain)\s)\s*(?P<items>[^.;]+)",
+    re.I,
+)
+
+
+def _asset_lists(clause: str, id_kind: IdKind) -> list[MeasureClaim]:
+    out: list[MeasureClaim] = []
+    for m in _ASSET_LIST.finditer(clause):
+        items = [x.strip(" `*") for x in re.split(r",|\band\b|&", m.group("items")) if x.strip(" `*")]
+        if not items or any(id_kind(x) not in ("asset", "node") for x in items):
+            continue  # a list the reader cannot read whole is no claim
+        partial = m.group("verb").strip().lower() in ("include", "includes")
+        value = (" ".join(m.group("cls").lower().split()), tuple(items), partial)
+        out.append(("asset_list", value, m.group(0).strip(), tuple(items)))
+    return out
+
+
+def _judge_asset_list(ev: EvidenceSummary, value: object) -> Verdict:
+    words, items, partial = cast(tuple[str, tuple[str, ...], bool], value)
+    reached = set(_class_assets(ev, words) if words else ev.assets)
+    listed = set(items)
+    if listed <= reached and (partial or listed == reached):
+        return None
+    return (
+        "wrong_count",
+        f"the live qualifying paths of {ev.alert_id} reach {len(reached)} {words or 'high/critical'} asset(s): "
+        + (", ".join(sorted(reached)) or "none"),
+    )
+
+
 # -- the reader and the judge ------------------------------------------------------------------
 
 
@@ -515,6 +549,7 @@ def measure_claims(clause: str, id_kind: IdKind) -> list[MeasureClaim]:
         *_the_path(clause, id_kind),
         *_negated_values(clause, id_kind),
         *_start_counts(clause),
+        *_asset_lists(clause, id_kind),
     ]
 
 
@@ -527,6 +562,8 @@ def judge_measure(ev: EvidenceSummary, kind: str, value: object, text: str, scop
         return _judge_what_if(ev, claim)
     if kind == "path_percent_range":
         return _judge_percent_range(ev, claim)
+    if kind == "asset_list":
+        return _judge_asset_list(ev, value)
     if kind == "start_count":
         return _judge_start(ev, cast(int, value))
     if kind in ("path_share", "path_percent", "hops", "score_range", "path_bound"):

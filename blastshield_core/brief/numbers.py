@@ -7,7 +7,8 @@
   the clause closes them);
 - "40% of the qualifying paths have been cut": a percentage share, never a score;
 - "the shortest path is five hops long", "a 3-hop chain": hop lengths of the live paths;
-- "the risk score is between 60 and 70", "in the 60-70 range", "from 60 to 70": a score range.
+- "the risk score is between 60 and 70", "in the 60-70 range", "from 60 to 70": a score range (negative bounds
+  included: "between -10 and 0").
 
 Numbers may be digits or words (`lexicon.number_value`).
 """
@@ -155,8 +156,8 @@ _HOPS_EXTREME = re.compile(
 )
 _HOPS_ADJ = re.compile(rf"\b(?P<which>shortest|longest)\s+(?:is\s+)?(?:a\s+)?{_N}\s*-\s*hop\b", re.I)
 _RANGE = re.compile(
-    r"\b(?:score|scored|scores|rated|risk)\b[^.;\n]{0,30}?\b(?:between\s+(\d{1,3})\s+and\s+(\d{1,3})"
-    r"|from\s+(\d{1,3})\s+to\s+(\d{1,3})|in\s+the\s+(\d{1,3})\s*[-–]\s*(\d{1,3})(?:\s+range)?"
+    r"\b(?:score|scored|scores|rated|risk)\b[^.;\n]{0,30}?\b(?:between\s+(-?\d{1,3})\s+and\s+(-?\d{1,3})"
+    r"|from\s+(-?\d{1,3})\s+to\s+(-?\d{1,3})|in\s+the\s+(\d{1,3})\s*[-–]\s*(\d{1,3})(?:\s+range)?"
     r"|(\d{1,3})\s*[-–]\s*(\d{1,3})\s+range)",
     re.I,
 )

@@ -62,6 +62,8 @@ SHARES = [
     (C4001, "capped", "Between 0 and 20 percent of the original paths are still open.", COUNT),
     (C4001, "capped", "The score sits between 40 and 50.", T),
     (C4001, "capped", "The score sits between 60 and 70.", SCORE),
+    (DEV, "after", "The score now falls between -15 and 5.", SCORE),
+    (DEV, "after", "The score now falls between 5 and 15.", T),
     # a range of the live paths is two bounds, not a count of its upper end
     (IAM, "exposed", "Anywhere between two and five qualifying paths are open.", T),
     (IAM, "exposed", "Anywhere between four and six qualifying paths are open.", COUNT),
@@ -121,6 +123,14 @@ WHAT_IFS = [
     (C4001, "exposed", "If the analyst approves, we would block route-c11-primary.", T),
     (C4001, "exposed", "Releasing route-c11-stale would reopen a path.", UNREAD),
 ]
+LISTS = [
+    # the assets the live paths reach, listed: the list is the class's whole set ("include": part of it)
+    (IAM, "exposed", "Sensitive assets within reach: hr-records & finance-ledger.", T),
+    (IAM, "exposed", "Sensitive assets within reach: hr-records, finance-ledger and secrets-vault.", COUNT),
+    (IAM, "exposed", "The critical assets still reachable are finance-ledger and hr-records.", COUNT),
+    (IAM, "exposed", "The high or critical assets at risk include hr-records.", T),
+    (DEV, "after", "Assets still in reach: customer-db.", COUNT),
+]
 START = [
     # the paths the run started with: history, held against the run's record (no run: nothing to hold it to)
     (DEV, "after", "Before the run, developer_07 faced two qualifying paths.", COUNT),
@@ -135,7 +145,7 @@ FOR_NOW = [
     (DEV, "after", "Once the analyst signs off we'll close the ticket; for now two qualifying paths remain.", COUNT),
     (DEV, "after", "If anything comes back we will act again.", T),
 ]
-CASES = SHARES + DISTANCES + NEGATED + ONE_PATH + WHAT_IFS + START + FOR_NOW
+CASES = SHARES + DISTANCES + NEGATED + ONE_PATH + WHAT_IFS + LISTS + START + FOR_NOW
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}/{c[1]}:{c[2][:60]}")
