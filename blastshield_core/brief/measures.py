@@ -44,7 +44,7 @@ Verdict = tuple[str, str] | None  # (flag kind or "unverified", evidence), None 
 MEASURE_KINDS = frozenset(
     _w(
         "path_bound path_share path_percent path_percent_range hops score_range severity_not score_not distance "
-        "what_if start_count asset_list"
+        "what_if start_count asset_list score_bound"
     )
 )
 # The words these readers read (the gate accounts for them).
@@ -95,6 +95,22 @@ _DIST_APART = re.compile(
     rf"(?P<hops>{_HOPS})\s+apart",
     re.I,
 )
+_DIST_TAKES = re.compile(
+    rf"\b(?:takes|take|took|needs|need|requires|require)\s+(?P<neg>)?(?P<hops>{_HOPS})\s+(?:to\s+(?:get|go|travel|move|reach|"
+    rf"walk|hop)\s+)?(?:from|for)\s+{_end('a')}\s+to\s+(?:reach\s+)?{_end('b')}",
+    re.I,
+)
+_DIST_REACH = re.compile(
+    rf"{_end('a')}\s+(?:(?:still|now|can|could)\s+)*(?:reaches|reach|gets\s+to|get\s+to|hits)\s+{_end('b')}\s+in\s+"
+    rf"(?P<neg>)?(?P<hops>{_HOPS})",
+    re.I,
+)
+_DIST_PATH = re.compile(
+    rf"\b(?:the\s+)?(?:(?P<which>shortest|longest)\s+)?(?:(?:qualifying|open|live|remaining|access|attack)\s+)*"
+    rf"(?:path|chain|route)\s+from\s+{_end('a')}\s+to\s+{_end('b')}\s+(?:is|spans|covers|takes|has|runs|was)\s+"
+    rf"(?P<neg>not\s+)?{_ADV}(?P<hops>{_HOPS})",
+    re.I,
+)
 End = tuple[str, str, str]  # ("id", id, "") or ("class", selector, class words)
 
 
@@ -123,7 +139,7 @@ def _side(m: re.Match[str], tag: str, id_kind: IdKind) -> End | None:
 
 def _distances(clause: str, id_kind: IdKind) -> list[MeasureClaim]:
     out: list[MeasureClaim] = []
-    for rx in (_DIST_FROM, _DIST_SEPARATE, _DIST_APART):
+    for rx in (_DIST_FROM, _DIST_SEPARATE, _DIST_APART, _DIST_TAKES, _DIST_REACH, _DIST_PATH):
         for m in rx.finditer(clause):
             a = _side(m, "a", id_kind)
             b = _side(m, "b", id_kind)
@@ -134,7 +150,8 @@ def _distances(clause: str, id_kind: IdKind) -> list[MeasureClaim]:
             n = number_value(re.search(_N, m.group("hops"), re.I).group(1))  # type: ignore[union-attr]
             if n is None:
                 continue
-            claim = (_bound(m.group("bound")), n, bool(m.group("neg")), a, b)
+            which = (m.groupdict().get("which") or ("any" if rx in (_DIST_PATH, _DIST_REACH) else "shortest")).lower()
+            claim = (_bound(m.group("bound")), n, bool(m.group("neg")), a, b, which)
             out.append(("distance", claim, m.group(0).strip(), tuple(x[1] for x in (a, b) if x[0] == "id")))
     return out
 
@@ -160,7 +177,7 @@ def _class_assets(ev: EvidenceSummary, words: str) -> list[str]:
 
 
 def _judge_distance(ev: EvidenceSummary, claim: MeasureClaim) -> Verdict:
-    op, n, negated, a, b = cast(tuple[str, int, bool, End, End], claim[1])
+    op, n, negated, a, b, which = cast(tuple[str, int, bool, End, End, str], claim[1])
     a, b = (("id", ev.entity_id, "") if x == ("id", "", "") else x for x in (a, b))  # "is N hops away": from it
     if ev.truncated:
         return ("unverified", "the investigation's paths were truncated")
@@ -181,11 +198,12 @@ def _judge_distance(ev: EvidenceSummary, claim: MeasureClaim) -> Verdict:
         what = ", ".join(f"{x}: {d if d is not None else 'no live path'}" for x, d in found.items()) or "none"
         evidence = f"hops from {other} on the live qualifying paths to the {words or 'qualifying'} assets: {what}"
     else:
-        d = _between(ev, a[1], b[1])
-        if d is None:
+        gaps = sorted(g for g in (_gap(p, a[1], b[1]) for p in ev.paths) if g is not None)
+        if not gaps:
             return _no_path(ev, a[1], b[1], negated, {a[1], b[1]})
-        holds = test(d)
-        evidence = f"the shortest live qualifying path between {a[1]} and {b[1]} is {d} hop(s)"
+        # "the path from A to B is N hops": one of them; otherwise the shortest (or the longest, when said)
+        holds = any(test(g) for g in gaps) if which == "any" else test(gaps[-1] if which == "longest" else gaps[0])
+        evidence = f"the live qualifying paths between {a[1]} and {b[1]} are {', '.join(map(str, gaps))} hop(s) long"
     return None if holds != negated else ("wrong_count", evidence)
 
 
@@ -212,22 +230,32 @@ _CUT_VERB = (
     r"(?:cut|cuts|close|closes|sever|severs|end|ends|remove|removes|eliminate|eliminates|break|breaks|kill|kills|"
     r"shut|shuts|neutralise|neutralises|neutralize|neutralizes|block|blocks|stop|stops)(?:\s+(?:off|down|out))?"
 )
+# "the exposure ends", "every path would be closed": what closes is the subject
+_ENDS = (
+    r"\b(?:every|all|both|each|the)\s+(?:\w+\s+){0,2}?(?:paths|exposure|access)\s+(?:would\s+|will\s+)?(?:be\s+)?"
+    r"(?:end|ends|close|closes|closed|cut|severed|disappear|disappears|vanish|vanishes|go\s+away|goes\s+away|contained)\b"
+)
 _CHANGE = (
     r"\b(?:change|changes|affect|affects|alter|alters)\s+(?:the\s+)?(?:exposure|paths?|anything)"
-    r"|\bmake\s+(?:a|any)\s+difference\b"
+    r"|\bmakes?\s+(?:a|any)\s+difference\b"
 )
 # (pattern, needs a verb of remaining, (measure, op, n)); n = -1: the pattern's number
 _CONSEQUENTS: tuple[tuple[re.Pattern[str], bool, tuple[str, str, int]], ...] = (
     (re.compile(r"\b(?:no|zero|none\s+of\s+the)\s+(?:\w+\s+){0,2}?paths?\b", re.I), True, ("left", "==", 0)),
     (re.compile(rf"\b{_SOME}\s+(?:\w+\s+){{0,2}}?paths?\b", re.I), True, ("left", ">=", 1)),
-    (re.compile(rf"\bleave\s+{_N_PATHS}", re.I), False, ("left", "==", -1)),
+    (re.compile(rf"\b(?:leave|leaves)\s+{_N_PATHS}", re.I), False, ("left", "==", -1)),
     (
-        re.compile(rf"\b{_N_PATHS}\s+(?:would|will|could)\s+(?:still\s+)?(?:remain|survive|be\s+left|stay)", re.I),
+        re.compile(
+            rf"\b{_N_PATHS}\s+(?:(?:would|will|could)\s+)?(?:still\s+)?(?:remains?|survives?|be\s+left|is\s+left|"
+            r"are\s+left|stays?|persists?)",
+            re.I,
+        ),
         False,
         ("left", "==", -1),
     ),
     (re.compile(r"\b(?:be\s+)?(?:enough|sufficient|suffice|suffices)\b", re.I), False, ("left", "==", 0)),
-    (re.compile(r"\bmake\s+no\s+difference\b|\bchange\s+nothing\b", re.I), False, ("cut", "==", 0)),
+    (re.compile(_ENDS, re.I), False, ("left", "==", 0)),
+    (re.compile(r"\bmakes?\s+no\s+difference\b|\bchanges?\s+nothing\b", re.I), False, ("cut", "==", 0)),
     (re.compile(_CHANGE, re.I), False, ("cut", ">=", 1)),
 )
 _CUT_WHAT = re.compile(
@@ -240,12 +268,27 @@ _CUT_WHAT = re.compile(
 _CONTAIN = re.compile(rf"\b(?:contain|contains|isolate|isolates)\s+{_ID}", re.I)
 _REMAIN = re.compile(
     r"\b(?:remain|remains|survive|survives|stay\s+open|stays\s+open|be\s+left|persist|persists|exist|exists|"
-    r"left\s+open|stay|stays)\b|\bleave\b.*\bopen\b",
+    r"left\s+open|stay|stays|is\s+left|are\s+left)\b|\bleaves?\b.*\bopen\b",
     re.I,
 )
 _BLOCK = re.compile(r"\b(?:blocking|block|blocked|closing|cutting|severing|disabling)\b", re.I)
 _RELEASE = re.compile(r"\b(?:releas\w*|unblock\w*|re-?open\w*|restor\w*|lift\w*|revert\w*)\b", re.I)
 _MODAL = re.compile(r"\b(?:would|will|could|can|'d)\b", re.I)
+# "if we block R, one path stays open", "once R is blocked, ...": a block supposed, then what follows it
+_IF_BLOCKED = re.compile(
+    r"^\s*(?:even\s+)?(?:if|once|when|with)\s+(?:we\s+|you\s+|the\s+analyst\s+|someone\s+)?(?:also\s+)?"
+    r"(?:block|blocks|blocked|cut|cuts|close|closes|sever|severs)\b"
+    r"|^\s*(?:even\s+)?(?:if|once|when)\s+\S+(?:\s+and\s+\S+)?\s+(?:is|are|were|was|gets?|got)\s+(?:also\s+)?"
+    r"(?:blocked|cut|closed|severed)\b",
+    re.I,
+)
+# "Blocking R leaves one path open": a gerund's present effect (its past, "Blocking R cut the path", is a record)
+_GERUND = re.compile(r"\s*(?:only\s+)?(?:blocking|cutting|closing|severing)\s", re.I)
+_PRESENT = re.compile(
+    r"\b(?:leaves|cuts|closes|ends|removes|severs|eliminates|contains|suffices|changes|affects|"
+    r"is\s+(?:not\s+)?(?:enough|sufficient)|does\s+not|makes\s+(?:no|a|any)\s+difference)\b",
+    re.I,
+)
 _SINGLE = re.compile(r"\b(?:a|any|one)\s+single\s+(?:session\s+)?route\b|\bone\s+(?:session\s+)?route\b", re.I)
 
 
@@ -284,8 +327,11 @@ def _what_if(clause: str, id_kind: IdKind) -> list[MeasureClaim]:
     single = _SINGLE.search(clause)
     if not routes and not single:
         return []
-    hypothetical = _MODAL.search(clause) or re.search(
-        r"\b(?:only\s+(?:by\s+)?blocking|blocking\s+\S+\s+alone)\b", clause, re.I
+    hypothetical = (
+        _MODAL.search(clause)
+        or re.search(r"\b(?:only\s+(?:by\s+)?blocking|blocking\s+\S+\s+alone)\b", clause, re.I)
+        or _IF_BLOCKED.search(clause)
+        or (_GERUND.match(clause) and _PRESENT.search(clause))
     )
     words = re.sub(_ID, lambda m: "" if id_kind(m.group(0)) else m.group(0), clause)  # the words beside the ids
     if not hypothetical or re.search(r"\b(?:sessions?(?!\s+routes?)|revok\w*|keys?|credentials?)\b", words, re.I):
@@ -425,9 +471,13 @@ def _judge_number(ev: EvidenceSummary, kind: str, value: object) -> Verdict:
         op, n = cast(tuple[str, int], value)
         holds = {">=": live >= n, ">": live > n, "<=": live <= n, "<": live < n}[op]
         return None if holds else ("wrong_count", _paths_evidence(ev))
-    if kind == "score_range":
-        lo, hi = cast(tuple[int, int], value)
-        if lo <= ev.risk_score <= hi:
+    if kind in ("score_range", "score_bound"):
+        if kind == "score_bound":
+            op, n, negated = cast(tuple[str, int, bool], value)
+            s = ev.risk_score
+            if {">": s > n, "<": s < n, ">=": s >= n, "<=": s <= n}[op] != negated:
+                return None
+        elif cast(tuple[int, int], value)[0] <= ev.risk_score <= cast(tuple[int, int], value)[1]:
             return None
         factors = ", ".join(f"+{f.points} {f.rule}" for f in ev.factors)
         return ("wrong_score", f"computed risk score is {ev.risk_score} ({ev.rule_set}: {factors})")
@@ -566,7 +616,7 @@ def judge_measure(ev: EvidenceSummary, kind: str, value: object, text: str, scop
         return _judge_asset_list(ev, value)
     if kind == "start_count":
         return _judge_start(ev, cast(int, value))
-    if kind in ("path_share", "path_percent", "hops", "score_range", "path_bound"):
+    if kind in ("path_share", "path_percent", "hops", "score_range", "score_bound", "path_bound"):
         return _judge_number(ev, kind, value)
     if kind == "severity_not":
         if str(value) == ev.severity:

@@ -124,7 +124,8 @@ DEPTH_RE = re.compile(
 )
 PARTIAL_RE = re.compile(
     r"\b(?:one|some|part|two|\d+)\s+of\b|\bpartial(?:ly)?\b|\bpartly\b|\bsome\b|\bhalf\b"
-    r"|(?:%|\bpercent|\bper\s+cent)\s+of\b",
+    r"|(?:%|\bpercent|\bper\s+cent)\s+of\b|\b(?:\d+|one|two|three|four|five)\s+(?:\w+\s+)?paths?\s+out\s+of\b"
+    r"|(?<![\w./])\d{1,2}\s*/\s*\d{1,2}\s+(?:\w+\s+)?paths?\b|\b(?:a|one|two)\s+(?:third|thirds|quarter|quarters)\b",
     re.I,
 )
 _SHARE = re.compile(
@@ -133,6 +134,38 @@ _SHARE = re.compile(
     r"paths?\b",
     re.I,
 )
+_PATHS_ADJ = r"(?:(?:qualifying|remaining|original|initial|starting|access|attack|live|open)\s+)*paths?\b"
+# "1 path out of 2", "one in two paths", "1/2 paths": the part and the whole the other way round
+_SHARE_OTHER = (
+    re.compile(rf"\b{_N}\s+{_PATHS_ADJ}\s+out\s+of\s+(?:the\s+)?{_N}\b", re.I),
+    re.compile(rf"\b{_N}\s+in\s+(?:every\s+)?{_N}\s+{_PATHS_ADJ}", re.I),
+    re.compile(rf"(?<![\w./])(\d{{1,2}})\s*/\s*(\d{{1,2}})\s+{_PATHS_ADJ}", re.I),
+)
+# "half of the paths", "two thirds of the starting paths": a share as a fraction
+_FRACTIONS = {"half": 50, "a half": 50, "one half": 50, "a third": 33, "one third": 33, "two thirds": 67}
+_FRACTIONS |= {"a quarter": 25, "one quarter": 25, "three quarters": 75}
+_FRACTION_OF = re.compile(
+    r"\b(" + "|".join(sorted(_FRACTIONS, key=len, reverse=True)) + r")\s+of\s+(?:(?:its|the|their|all)\s+)*"
+    r"(?:[a-z'-]+\s+){0,3}?paths?\b",
+    re.I,
+)
+# "the score is above 60", "a risk score of at least 50", "not higher than 70": a bound on the score
+_SCORE_BOUND = re.compile(
+    r"\b(?:score|scored|scores|scoring)\b[^.;\n\d]{0,25}?\b(?P<neg>not\s+|no\s+longer\s+|never\s+)?"
+    r"(?P<op>above|over|below|under|at\s+least|at\s+most|more\s+than|less\s+than|greater\s+than|higher\s+than|"
+    r"lower\s+than|no\s+more\s+than|no\s+less\s+than|no\s+higher\s+than|no\s+lower\s+than|exceeds|exceeding)\s+"
+    r"(?P<n>\d{1,3})\b(?!\s*(?:%|percent|hops?|paths?))",
+    re.I,
+)
+_SCORE_OPS = {"above": ">", "over": ">", "more than": ">", "greater than": ">", "higher than": ">", "exceeds": ">"}
+_SCORE_OPS |= {"exceeding": ">", "below": "<", "under": "<", "less than": "<", "lower than": "<", "at least": ">="}
+_SCORE_OPS |= {
+    "no less than": ">=",
+    "no lower than": ">=",
+    "at most": "<=",
+    "no more than": "<=",
+    "no higher than": "<=",
+}
 _PERCENT = re.compile(
     r"(?<![\w.])(\d{1,3})\s*(?:%|percent|per\s+cent)\s+of\s+(?:(?:its|the|their|all|his|her)\s+)*"
     r"(?:[a-z'-]+\s+){0,3}?paths?\b",
@@ -174,7 +207,7 @@ def _closes(clause: str, start: int, end: int) -> bool:
 
 
 def score_range_spans(clause: str) -> list[tuple[int, int]]:
-    return [m.span() for m in _RANGE.finditer(clause)]
+    return [m.span() for rx in (_RANGE, _SCORE_BOUND) for m in rx.finditer(clause)]
 
 
 def percent_of_spans(clause: str) -> list[tuple[int, int]]:
@@ -187,6 +220,17 @@ def number_claims(clause: str) -> list[NumberClaim]:
         k, total = number_value(m.group(1)), number_value(m.group(2))
         if k is not None and total is not None:
             out.append(("path_share", (k, total, _closes(clause, m.start(), m.end())), m.group(0)))
+    for rx in _SHARE_OTHER:
+        for m in rx.finditer(clause):
+            k, total = number_value(m.group(1)), number_value(m.group(2))
+            if k is not None and total is not None and k <= total:
+                out.append(("path_share", (k, total, _closes(clause, m.start(), m.end())), m.group(0)))
+    for m in _FRACTION_OF.finditer(clause):
+        pct = _FRACTIONS[" ".join(m.group(1).lower().split())]
+        out.append(("path_percent", (pct, _closes(clause, m.start(), m.end())), m.group(0)))
+    for m in _SCORE_BOUND.finditer(clause):
+        op = _SCORE_OPS[" ".join(m.group("op").lower().split())]
+        out.append(("score_bound", (op, int(m.group("n")), bool(m.group("neg"))), m.group(0)))
     ranges = [m.span() for m in _PERCENT_RANGE.finditer(clause)]
     for m in _PERCENT_RANGE.finditer(clause):
         lo, hi = (int(g) for g in m.groups() if g is not None)

@@ -638,7 +638,12 @@ class _Reader:
             self.add("run_state", m.group(1).lower(), m.group(0), clause)
         for m in _RUN_SHORT_RE.finditer(clause):  # "the run stopped short of containment": not completed
             self.add("run_state", "not_completed", m.group(0), clause)
-        for kind, value, text, qualifier in value_claims(clause, read_spans(clause, self.id_kind)):
+        shares = [
+            (at, at + len(text))
+            for kind, _, text in number_claims(clause)
+            if kind.startswith("path_") and (at := clause.find(text)) >= 0
+        ]
+        for kind, value, text, qualifier in value_claims(clause, read_spans(clause, self.id_kind) + shares):
             self.add(kind, value, text, clause, qualifier=qualifier)
 
 

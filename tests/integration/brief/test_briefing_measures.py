@@ -64,6 +64,13 @@ SHARES = [
     (C4001, "capped", "The score sits between 60 and 70.", SCORE),
     (DEV, "after", "The score now falls between -15 and 5.", SCORE),
     (DEV, "after", "The score now falls between 5 and 15.", T),
+    (IAM, "exposed", "Its risk score remains above 60.", T),
+    (IAM, "exposed", "Its risk score remains below 60.", SCORE),
+    (IAM, "exposed", "Its risk score is no higher than 50.", SCORE),
+    (C4001, "capped", "Half of the starting paths have been severed.", T),
+    (C4001, "capped", "A quarter of the starting paths have been severed.", COUNT),
+    (C4001, "capped", "The run severed 1 path out of 2.", T),
+    (C4001, "capped", "The run severed 2 paths out of 2.", COUNT),
     # a range of the live paths is two bounds, not a count of its upper end
     (IAM, "exposed", "Anywhere between two and five qualifying paths are open.", T),
     (IAM, "exposed", "Anywhere between four and six qualifying paths are open.", COUNT),
@@ -79,6 +86,10 @@ DISTANCES = [
     (IAM, "exposed", "The closest critical asset sits three hops away.", COUNT),
     (IAM, "exposed", "Every sensitive asset is within two hops of analytics-poweruser.", T),
     (IAM, "exposed", "Every sensitive asset is within one hop of analytics-poweruser.", COUNT),
+    (C4001, "exposed", "It takes four hops to get from contractor_11 to payments-vault.", T),
+    (C4001, "exposed", "It takes five hops to get from contractor_11 to payments-vault.", COUNT),
+    (C4001, "exposed", "contractor_11 gets to payments-vault in 5 hops.", T),  # the path through the console
+    (C4001, "exposed", "The route from contractor_11 to payments-vault covers 6 hops.", COUNT),
     # no live path: false between the alert's entity and its asset, not known between two other entities
     (DEV, "after", "customer-db sits five hops from developer_07.", OPEN),
     (C4001, "exposed", "bastion-01 is two hops from admin-console.", UNREAD),
@@ -119,6 +130,10 @@ WHAT_IFS = [
     (C4001, "exposed", "Blocking any single session route would contain contractor_11.", CLOSED),
     (C4001, "capped", "Blocking any single session route would contain contractor_11.", T),
     (IAM, "exposed", "Blocking any single session route would contain analytics-poweruser.", CLOSED),
+    (C4001, "exposed", "If we block route-c11-alternate, one path stays open.", T),
+    (C4001, "exposed", "Once route-c11-alternate is blocked, the exposure ends.", CLOSED),
+    (C4001, "exposed", "Blocking route-c11-alternate leaves one path open.", T),
+    (C4001, "exposed", "Blocking route-c11-alternate cut the path.", CLOSED),  # a record: it is still active
     # other modals and conditionals stay no claim; what a release would bring back is not in the evidence
     (C4001, "exposed", "If the analyst approves, we would block route-c11-primary.", T),
     (C4001, "exposed", "Releasing route-c11-stale would reopen a path.", UNREAD),

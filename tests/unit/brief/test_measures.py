@@ -28,7 +28,7 @@ def read(clause: str) -> list[tuple[str, object]]:
 
 def test_a_distance_between_named_entities_in_any_order_and_bound():
     assert read("vault sits three hops from alice.") == [
-        ("distance", ("==", 3, False, ("id", "vault", ""), ("id", "alice", "")))
+        ("distance", ("==", 3, False, ("id", "vault", ""), ("id", "alice", ""), "shortest"))
     ]
     assert read("Four hops separate alice and vault.")[0][1][:3] == ("==", 4, False)
     assert read("alice and vault are two hops apart.")[0][1][:3] == ("==", 2, False)
@@ -38,9 +38,13 @@ def test_a_distance_between_named_entities_in_any_order_and_bound():
 
 def test_an_omitted_end_is_the_alert_and_a_class_of_assets_is_one_end():
     (claim,) = read("The nearest high asset is 3 hops away.")
-    assert claim[1] == ("==", 3, False, ("class", "nearest", "high"), ("id", "", ""))
+    assert claim[1] == ("==", 3, False, ("class", "nearest", "high"), ("id", "", ""), "shortest")
     (claim,) = read("alice is over one hop away from every sensitive asset.")
-    assert claim[1][3:] == (("id", "alice", ""), ("class", "every", "sensitive"))
+    assert claim[1][3:5] == (("id", "alice", ""), ("class", "every", "sensitive"))
+    # "the path from A to B", "A reaches B in N hops": one of the paths; "it takes N hops": the shortest
+    assert read("The path from alice to vault is 4 hops long.")[0][1][5] == "any"
+    assert read("alice reaches vault in 4 hops.")[0][1][5] == "any"
+    assert read("It takes 4 hops to get from alice to vault.")[0][1][5] == "shortest"
     assert read("The report is 3 pages away from done.") == []  # no entity and no asset class
     assert read("vault sits 3 hops from the office.") == []  # a word, not an entity
 
@@ -64,6 +68,10 @@ def test_a_what_if_reads_what_a_block_would_leave_or_cut():
     assert what("Blocking route-x would not change the exposure.")[:2] == (("cut", ">=", 1), True)
     assert what("Only blocking both route-x and route-y closes it.")[2:] == (True, "", ("route-x", "route-y"))
     assert what("Blocking a single session route would contain alice.")[3] == "single"
+    # a supposed block without a modal: "if we block", "once R is blocked", a gerund's present effect
+    assert what("If we block route-x, one path stays open.")[0] == ("left", "==", 1)
+    assert what("Once route-x is blocked, the exposure ends.")[0] == ("left", "==", 0)
+    assert what("Blocking route-x leaves no path open.")[0] == ("left", "==", 0)
     assert what("Releasing route-x would bring a path back.") == ("release", ("route-x",))
     # an id holding "key" is a route, not a word about keys
     assert what("Blocking 123456789012:user:alice:access-key-1 would be enough.")[0] == ("left", "==", 0)
@@ -110,6 +118,22 @@ def test_a_share_of_the_paths_is_of_those_cut_when_a_closing_verb_governs_it():
         ("path_percent_range", (80, 100, True), "Between 80 and 100 percent of the starting paths")
     ]
     assert number_claims("The score is between 60 and 70.") == [("score_range", (60, 70), "score is between 60 and 70")]
+
+
+def test_a_share_written_the_other_way_round_or_as_a_fraction():
+    assert number_claims("The run removed 1 path out of 2.") == [("path_share", (1, 2, True), "1 path out of 2")]
+    assert number_claims("One in two paths is still open.") == [("path_share", (1, 2, False), "One in two paths")]
+    assert number_claims("1/2 paths remain open.") == [("path_share", (1, 2, False), "1/2 paths")]
+    assert number_claims("Half of the original paths were closed.") == [
+        ("path_percent", (50, True), "Half of the original paths")
+    ]
+
+
+def test_a_bound_on_the_score_is_no_score_of_its_own():
+    assert number_claims("The risk score is not above 70.") == [
+        ("score_bound", (">", 70, True), "score is not above 70")
+    ]
+    assert [k for k, *_ in value_claims("The risk score is above 60.")] == []
 
 
 def test_a_percentage_of_the_paths_is_never_a_score_and_a_range_of_paths_is_two_bounds():
