@@ -78,7 +78,7 @@ def _end(tag: str) -> str:
     )
 
 
-_BE = r"(?:is|are|was|sits|sit|lies|lie|stands|stand|remains|remain|stays|stay)"
+_BE = r"(?:is|are|sits|sit|lies|lie|stands|stand|remains|remain|stays|stay)"  # now, not "was": history
 _ADV = r"(?:(?:still|now|only|just|currently|already)\s+)*"
 _DIST_FROM = re.compile(
     rf"{_end('a')}\s+{_BE}\s+(?P<neg>not\s+|no\s+longer\s+|never\s+)?{_ADV}(?P<hops>{_HOPS})\s+"
@@ -150,7 +150,9 @@ def _distances(clause: str, id_kind: IdKind) -> list[MeasureClaim]:
             n = number_value(re.search(_N, m.group("hops"), re.I).group(1))  # type: ignore[union-attr]
             if n is None:
                 continue
-            which = (m.groupdict().get("which") or ("any" if rx in (_DIST_PATH, _DIST_REACH) else "shortest")).lower()
+            along = re.match(r"\s*,?\s*(?:along|via|through|on|over|using|by)\b", clause[m.end() :], re.I)
+            named = rx in (_DIST_PATH, _DIST_REACH) or along  # "along the VPN path": one of the paths
+            which = (m.groupdict().get("which") or ("any" if named else "shortest")).lower()
             claim = (_bound(m.group("bound")), n, bool(m.group("neg")), a, b, which)
             out.append(("distance", claim, m.group(0).strip(), tuple(x[1] for x in (a, b) if x[0] == "id")))
     return out
@@ -232,7 +234,8 @@ _CUT_VERB = (
 )
 # "the exposure ends", "every path would be closed": what closes is the subject
 _ENDS = (
-    r"\b(?:every|all|both|each|the)\s+(?:\w+\s+){0,2}?(?:paths|exposure|access)\s+(?:would\s+|will\s+)?(?:be\s+)?"
+    r"\b(?:(?:every|each)\s+(?:\w+\s+)?path|(?:all|both|the)\s+(?:\w+\s+){0,2}?(?:paths|exposure|access))\s+"
+    r"(?:would\s+|will\s+)?(?:be\s+)?"
     r"(?:end|ends|close|closes|closed|cut|severed|disappear|disappears|vanish|vanishes|go\s+away|goes\s+away|contained)\b"
 )
 _CHANGE = (
@@ -262,7 +265,10 @@ _CUT_WHAT = re.compile(
     rf"\b{_CUT_VERB}\s+(?:the\s+)?(?:(?P<every>{_EVERY})\s+|(?P<some>{_SOME})\s+(?:of\s+the\s+)?"
     rf"|(?P<n>{_N[1:-1]})\s+(?:of\s+the\s+)?)?"
     r"(?:(?:remaining|open|live|qualifying|other|access|alert's|its)\s+)*"
-    r"(?P<obj>paths?|exposure|access|it|them|everything|the\s+(?:alert|exposure|access|paths?))\b",
+    r"(?P<obj>paths?|exposure|access|everything|the\s+(?:alert|exposure|access|paths?)"
+    r"|it(?=\s*(?:[.;,!]|$|(?:completely|entirely|fully|for\s+good)\b)))\b"
+    # "the path through Z", "the paths to X": some of the paths, not all of them
+    r"(?!\s+(?:through|via|to|from|that|which|over|using|along|of|on|in|for|past|into)\b)",
     re.I,
 )
 _CONTAIN = re.compile(rf"\b(?:contain|contains|isolate|isolates)\s+{_ID}", re.I)

@@ -172,6 +172,11 @@ _RUN_END_VERBS = frozenset(
 _RUN_END_NEXT = _PREPOSITIONS | frozenset(_w("at when once because as and early there here since so ; ,"))
 _NONE_WORDS = frozenset(_w("no none nothing zero"))
 _RUN_DONE_BASE = frozenset(_w("complete succeed"))
+_GIVEN_RE = re.compile(
+    r"\s*(?:even\s+)?with\s+[^,;]{1,80}?\s+(?:already\s+|now\s+|still\s+)?(?:blocked|closed|cut|severed|revoked|"
+    r"disabled|in\s+place)\s*,",
+    re.I,
+)
 _PRESENT_RE = re.compile(
     r"\s*(?:(?:but|and|yet)\s+)?(?:for\s+now|right\s+now|as\s+of\s+now|for\s+the\s+moment|at\s+the\s+moment|"
     r"at\s+present|currently|today)\b",
@@ -331,7 +336,9 @@ class _Reader:
         for kind, value, text, between in links:
             self.add(kind, value, text, clause, scope=between)
         segments = [s for s in re.split(r",\s*", clause) if s.strip()]
-        clause_scope = self.scope(_tokens(clause, self.id_kind), clause)
+        given = _GIVEN_RE.match(clause)  # "With R already blocked, two paths remain": R is the setting, not the subject
+        rest = clause[given.end() :] if given else clause
+        clause_scope = self.scope(_tokens(rest, self.id_kind), rest)
         for n, segment in enumerate(segments):
             toks = _tokens(segment, self.id_kind)
             if not toks:

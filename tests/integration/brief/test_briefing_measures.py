@@ -90,6 +90,9 @@ DISTANCES = [
     (C4001, "exposed", "It takes five hops to get from contractor_11 to payments-vault.", COUNT),
     (C4001, "exposed", "contractor_11 gets to payments-vault in 5 hops.", T),  # the path through the console
     (C4001, "exposed", "The route from contractor_11 to payments-vault covers 6 hops.", COUNT),
+    (C4001, "exposed", "payments-vault is five hops from contractor_11 along the SSO path.", T),  # one of the paths
+    (C4001, "exposed", "payments-vault is six hops from contractor_11 along the SSO path.", COUNT),
+    (DEV, "after", "developer_07 was five hops from customer-db.", T),  # history, not a claim about now
     # no live path: false between the alert's entity and its asset, not known between two other entities
     (DEV, "after", "customer-db sits five hops from developer_07.", OPEN),
     (C4001, "exposed", "bastion-01 is two hops from admin-console.", UNREAD),
@@ -134,6 +137,11 @@ WHAT_IFS = [
     (C4001, "exposed", "Once route-c11-alternate is blocked, the exposure ends.", CLOSED),
     (C4001, "exposed", "Blocking route-c11-alternate leaves one path open.", T),
     (C4001, "exposed", "Blocking route-c11-alternate cut the path.", CLOSED),  # a record: it is still active
+    (C4001, "exposed", "Blocking route-c11-primary would close the path through bastion-01.", T),  # one path
+    (C4001, "exposed", "If route-c11-primary were blocked, every path would be closed.", CLOSED),
+    (C4001, "exposed", "With route-c11-stale already blocked, two paths remain.", T),  # the route is the setting
+    (C4001, "capped", "With route-c11-primary already blocked, one path remains.", T),
+    (C4001, "exposed", "With route-c11-primary already blocked, one path remains.", CLOSED),
     # other modals and conditionals stay no claim; what a release would bring back is not in the evidence
     (C4001, "exposed", "If the analyst approves, we would block route-c11-primary.", T),
     (C4001, "exposed", "Releasing route-c11-stale would reopen a path.", UNREAD),
