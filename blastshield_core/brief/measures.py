@@ -111,6 +111,14 @@ _DIST_PATH = re.compile(
     rf"(?P<neg>not\s+)?{_ADV}(?P<hops>{_HOPS})",
     re.I,
 )
+# "a 5-hop path to X", "a path of 5 hops or fewer from A to B", "no path of 3 hops or fewer to X": one of the paths
+_DIST_A_PATH = re.compile(
+    rf"\b(?P<det>an?|one|no)\s+(?:(?:qualifying|open|live|attack|access)\s+)*(?:(?P<n1>{_N[1:-1]})\s*-\s*hop\s+"
+    rf"(?:(?:qualifying|open|live|attack|access)\s+)*(?:path|chain|route)|(?:path|chain|route)\s+of\s+"
+    rf"(?:(?P<b2>at\s+most|at\s+least|exactly|only)\s+)?(?P<n2>{_N[1:-1]})\s+hops?(?:\s+or\s+(?P<more>fewer|less|more))?)"
+    rf"(?:\s+from\s+{_end('a')})?\s+to\s+{_end('b')}",
+    re.I,
+)
 End = tuple[str, str, str]  # ("id", id, "") or ("class", selector, class words)
 
 
@@ -155,6 +163,16 @@ def _distances(clause: str, id_kind: IdKind) -> list[MeasureClaim]:
             which = (m.groupdict().get("which") or ("any" if named else "shortest")).lower()
             claim = (_bound(m.group("bound")), n, bool(m.group("neg")), a, b, which)
             out.append(("distance", claim, m.group(0).strip(), tuple(x[1] for x in (a, b) if x[0] == "id")))
+    for m in _DIST_A_PATH.finditer(clause):
+        a = _side(m, "a", id_kind) if m.group("a_id") or m.group("a_sel") else ("id", "", "")
+        b = _side(m, "b", id_kind)
+        n = number_value(m.group("n1") or m.group("n2"))
+        if a is None or b is None or a == b or n is None:
+            continue
+        more = (m.group("more") or "").lower()
+        op = "<=" if more in ("fewer", "less") else ">=" if more == "more" else _bound(m.group("b2"))
+        claim = (op, n, m.group("det").lower() == "no", a, b, "any")
+        out.append(("distance", claim, m.group(0).strip(), tuple(x[1] for x in (a, b) if x[0] == "id" and x[1])))
     return out
 
 
@@ -490,7 +508,8 @@ def _judge_number(ev: EvidenceSummary, kind: str, value: object) -> Verdict:
     if kind == "hops":
         which, n = cast(tuple[str, int], value)
         hops = [p.hops for p in ev.paths]
-        if hops and not ev.truncated and n != (min(hops) if which == "shortest" else max(hops)):
+        wrong = n not in hops if which == "any" else n != (min(hops) if which == "shortest" else max(hops))
+        if hops and not ev.truncated and wrong:
             lengths = ", ".join(map(str, sorted(hops)))
             return ("wrong_count", f"the live qualifying paths of {ev.alert_id} have {lengths} hop(s)")
         return None

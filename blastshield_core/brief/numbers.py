@@ -117,8 +117,10 @@ _N = (
     r"(\d{1,3}|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
     r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?)"
 )
+# "within 4 hops", "at depth 4", "of 4 hops or fewer": a bound on the paths' length
 DEPTH_RE = re.compile(
-    r"\b(?:within|at\s+depth|at\s+a\s+depth\s+of|depth|up\s+to|at\s+most|in)\s+(\d|one|two|three|four|five|six)\b"
+    r"\b(?:(?:within|at\s+depth|at\s+a\s+depth\s+of|depth|up\s+to|at\s+most|in)\s+|"
+    r"(?=(?:\d|one|two|three|four|five|six)\s*-?\s*hops?\s+or\s+(?:fewer|less)\b))(\d|one|two|three|four|five|six)\b"
     r"(?:\s*-?\s*hops?)?",
     re.I,
 )
@@ -187,6 +189,13 @@ _HOPS_EXTREME = re.compile(
     r"(?:hops?|relationships?|steps?|edges?)\b",
     re.I,
 )
+# "the remaining path is five hops long", "the only open chain has three relationships": one of the live paths
+_HOPS_THE = re.compile(
+    rf"\bthe\s+(?P<which>only|one|single|open|remaining|live|last|qualifying)\s+(?:(?:open|remaining|live|qualifying)\s+)?"
+    rf"(?:path|chain)\s+(?:is|spans|covers|has|takes|runs)\s+(?:only\s+|just\s+|exactly\s+)?{_N}\s*-?\s*"
+    r"(?:hops?|relationships?|steps?|edges?)\b",
+    re.I,
+)
 _HOPS_ADJ = re.compile(rf"\b(?P<which>shortest|longest)\s+(?:is\s+)?(?:a\s+)?{_N}\s*-\s*hop\b", re.I)
 _RANGE = re.compile(
     r"\b(?:score|scored|scores|rated|risk)\b[^.;\n]{0,30}?\b(?:between\s+(-?\d{1,3})\s+and\s+(-?\d{1,3})"
@@ -238,11 +247,12 @@ def number_claims(clause: str) -> list[NumberClaim]:
     for m in _PERCENT.finditer(clause):
         if not any(a <= m.start() < b for a, b in ranges):
             out.append(("path_percent", (int(m.group(1)), _closes(clause, m.start(), m.end())), m.group(0)))
-    for rx in (_HOPS_EXTREME, _HOPS_ADJ):
+    for rx in (_HOPS_EXTREME, _HOPS_ADJ, _HOPS_THE):
         for m in rx.finditer(clause):
             n = number_value(m.group(2))
             if n is not None:
-                out.append(("hops", (m.group("which").lower(), n), m.group(0)))
+                which = m.group("which").lower()
+                out.append(("hops", (which if which in ("shortest", "longest") else "any", n), m.group(0)))
     for m in _RANGE.finditer(clause):
         if any(a < m.end() and m.start() < b for a, b in ranges):
             continue  # a range of the share of the paths, not of the score

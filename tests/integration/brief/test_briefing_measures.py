@@ -93,6 +93,14 @@ DISTANCES = [
     (C4001, "exposed", "payments-vault is five hops from contractor_11 along the SSO path.", T),  # one of the paths
     (C4001, "exposed", "payments-vault is six hops from contractor_11 along the SSO path.", COUNT),
     (DEV, "after", "developer_07 was five hops from customer-db.", T),  # history, not a claim about now
+    (DEV, "exposed", "An open path of 5 hops or fewer runs from developer_07 to customer-db.", T),
+    (DEV, "exposed", "There is a path of 4 hops or fewer from developer_07 to customer-db.", COUNT),
+    (DEV, "exposed", "No path of 4 hops or fewer leads to customer-db.", T),  # a bound on the length: 5 hops
+    (DEV, "exposed", "No path of 5 hops or fewer leads to customer-db.", CLOSED),
+    (C4001, "exposed", "A 5-hop chain to payments-vault is open.", T),
+    (C4001, "exposed", "A 3-hop chain to payments-vault is open.", COUNT),
+    (C4001, "capped", "The remaining chain is five hops long.", T),
+    (C4001, "capped", "The remaining chain is four hops long.", COUNT),
     # no live path: false between the alert's entity and its asset, not known between two other entities
     (DEV, "after", "customer-db sits five hops from developer_07.", OPEN),
     (C4001, "exposed", "bastion-01 is two hops from admin-console.", UNREAD),
