@@ -493,7 +493,7 @@ def _judge_number(ev: EvidenceSummary, kind: str, value: object) -> Verdict:
     live, cut = ev.path_count, ev.cut_off_path_count
     if kind == "path_bound":
         op, n = cast(tuple[str, int], value)
-        holds = {">=": live >= n, ">": live > n, "<=": live <= n, "<": live < n}[op]
+        holds = {">=": live >= n, ">": live > n, "<=": live <= n, "<": live < n, "==": live == n}[op]
         return None if holds else ("wrong_count", _paths_evidence(ev))
     if kind in ("score_range", "score_bound"):
         if kind == "score_bound":
@@ -561,8 +561,24 @@ _START = re.compile(
 )
 
 
+_CHANGE_VERB = (
+    r"(?:has\s+|have\s+)?(?:dropped|fell|fallen|went|gone|moved|changed|decreased|shrank|shrunk|was\s+reduced|"
+    r"were\s+reduced|been\s+reduced|rose|risen|grew|grown|increased|climbed)"
+)
+# "the qualifying paths went from two to one", "the path count has dropped from 2 to 1": the start and now
+_COUNT_CHANGE = re.compile(
+    rf"\b(?:(?:number|count)\s+of\s+(?:\w+\s+){{0,2}}?paths|path\s+count|(?:\w+\s+){{0,2}}?paths)\s+{_CHANGE_VERB}\s+"
+    rf"from\s+(?P<n>{_N[1:-1]})(?:\s+paths?)?\s+(?:down\s+|up\s+)?to\s+(?P<m>{_N[1:-1]}|none|zero)\b",
+    re.I,
+)
+
+
 def _start_counts(clause: str) -> list[MeasureClaim]:
     out: list[MeasureClaim] = []
+    for m in _COUNT_CHANGE.finditer(clause):
+        start, now = number_value(m.group("n")), number_value(m.group("m").replace("none", "zero"))
+        if start is not None and now is not None:
+            out += [("start_count", start, m.group(0), ()), ("path_bound", ("==", now), m.group(0), ())]
     for m in _START.finditer(clause):
         n = number_value(m.group("n") or m.group("m"))
         if n is not None and not _NEG.search(m.group(0)):

@@ -59,6 +59,11 @@ _FRACTION_RE = re.compile(r"(?<![\w.])(0?\.\d{1,2})(?!\d)(?!\.\d)")
 _SEV = r"(low|medium|moderate|high|critical)"
 _SEVERITY_RES = (
     re.compile(
+        rf"\b(?:severity|rating|priority)\s+(?:has\s+)?(?:dropped|fell|fallen|went|gone|moved|changed|decreased|rose|"
+        rf"risen|increased|climbed|been\s+(?:lowered|raised))\s+(?:from\s+{_SEV}\s+)?(?:down\s+|up\s+)?to\s+{_SEV}\b",
+        re.I,
+    ),
+    re.compile(
         rf"\b(?:severity|criticality|priority)\b\W{{0,3}}(?:(?:is|was|of|level|rated|now|at|a|an|rating|=)\s+){{0,3}}"
         rf"\W{{0,2}}{_SEV}\b",
         re.I,
@@ -183,6 +188,10 @@ _PERCENT_RANGE = re.compile(
 )
 # a closing verb whose object the share is ("the run cut zero of the three paths", "blocked 50% of the paths")
 _CLOSING_BEFORE = re.compile(r"\b([a-z]+)\s+(?:off\s+|out\s+)?(?:only\s+|just\s+|exactly\s+)?$", re.I)
+_CHANGED = re.compile(
+    r"\b(?:dropped|fell|fallen|went|gone|moved|changed|decreased|reduced|rose|risen|grew|increased|climbed|lowered|raised)\b",
+    re.I,
+)
 _HOPS_EXTREME = re.compile(
     rf"\b(?P<which>shortest|longest)\b(?:\s+(?:qualifying|remaining|live|access|attack|open))*\s+(?:path|chain|route)\b"
     rf"[^.;\n]{{0,30}}?\b(?:is|was|has|takes|spans|covers|crosses|of|at)\s+(?:only\s+|just\s+|exactly\s+)?{_N}\s*-?\s*"
@@ -257,6 +266,8 @@ def number_claims(clause: str) -> list[NumberClaim]:
         if any(a < m.end() and m.start() < b for a, b in ranges):
             continue  # a range of the share of the paths, not of the score
         lo, hi = (int(g) for g in m.groups() if g is not None)
+        if _CHANGED.search(m.group(0)) and re.search(r"\bfrom\b", m.group(0), re.I):
+            lo = hi  # "the score dropped from 65 to 45": it is 45 now
         out.append(("score_range", (min(lo, hi), max(lo, hi)), m.group(0)))
     return out
 
@@ -282,11 +293,13 @@ def value_claims(clause: str, read: Sequence[tuple[int, int]] = ()) -> list[Valu
     if re.search(r"\b(?:risk|score)", clause, re.I):
         for m in _FRACTION_RE.finditer(clause):
             out.append(("score", round(float(m.group(1)) * 100), m.group(0), ""))
+    said = list(read)  # a severity read once: "dropped from high to medium" is medium, not high as well
     for rx in _SEVERITY_RES:
         for m in rx.finditer(clause):
-            if any(a < m.end() and m.start() < b for a, b in read):
+            if any(a < m.end() and m.start() < b for a, b in said):
                 continue
-            sev = m.group(1).lower()
+            said.append(m.span())
+            sev = m.group(m.lastindex or 1).lower()
             out.append(("severity", "medium" if sev == "moderate" else sev, m.group(0), ""))
     for m in _COUNT_RE.finditer(clause):
         if any(a < m.end() and m.start() < b for a, b in read):

@@ -142,6 +142,7 @@ _REL_SINGLE = re.compile(
     r"|\b([A-Z][a-z]+|[A-Z]{3,}|[a-z]+)\s+(?:relationships?|edges?|links?|relations?)\b"
     r"|(?<![\w-])([A-Z]{3,})(?![\w-])"
 )
+_VALUE_NOUNS = frozenset(_w("score scores rating ratings severity priority points"))
 _CAN_REACH = frozenset(_w("can still also could cannot will and longer"))
 _GET_FORMS = frozenset(_w("get gets getting"))
 _PAST_EXPOSE = frozenset(_w("remained existed led reached persisted stayed"))
@@ -531,6 +532,8 @@ class _Reader:
                 and (i == 0 or words[i - 1] in _DETERMINERS | _PREPOSITIONS | {"no", "zero", "of", "both", "all"})
             ):
                 continue  # "the list of blocked routes": an attribute, not a predicate
+            if closing and any(x in _VALUE_NOUNS for x in words[max(0, i - 3) : i]):
+                continue  # "the risk score dropped from 60 to 45": a value that fell, not a path that closed
             if closing and w in ("contains", "contain") and i > 0 and words[i - 1] in _CONTAINERS:
                 continue  # "the blast radius contains data assets": holds, not contains an exposure
             if (

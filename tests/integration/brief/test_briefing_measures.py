@@ -71,6 +71,14 @@ SHARES = [
     (C4001, "capped", "A quarter of the starting paths have been severed.", COUNT),
     (C4001, "capped", "The run severed 1 path out of 2.", T),
     (C4001, "capped", "The run severed 2 paths out of 2.", COUNT),
+    # a change: where it started and where it is now
+    (C4001, "capped", "The qualifying paths went from two to one.", T),
+    (C4001, "capped", "The qualifying paths went from three to one.", COUNT),
+    (C4001, "capped", "The path count has dropped from 2 to 0.", COUNT),
+    (C4001, "capped", "Its risk score fell from 60 to 45.", T),  # a value that fell, not a path that closed
+    (C4001, "capped", "Its risk score fell from 60 to 50.", SCORE),
+    (C4001, "capped", "Severity has dropped from high to medium.", T),
+    (C4001, "capped", "Severity has dropped from high to low.", SEVERITY),
     # a range of the live paths is two bounds, not a count of its upper end
     (IAM, "exposed", "Anywhere between two and five qualifying paths are open.", T),
     (IAM, "exposed", "Anywhere between four and six qualifying paths are open.", COUNT),
