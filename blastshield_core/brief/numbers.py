@@ -232,7 +232,27 @@ def percent_of_spans(clause: str) -> list[tuple[int, int]]:
     return [m.span() for rx in (_PERCENT, _PERCENT_RANGE) for m in rx.finditer(clause)]
 
 
+# "Half of the paths run through Z", "two of the three paths lead to X": a share of the paths through or to something,
+# not of the live paths (`links.py` reads it)
+_THROUGH_AFTER = re.compile(
+    r"\s+(?:(?:still|now|all|both|also|only|currently)\s+)*(?:run|runs|ran|pass|passes|passed|go|goes|went|lead|leads|"
+    r"led|cross|crosses|traverse|traverses|use|uses|touch|touches|include|includes|hold|holds|involve|involves|end|ends|"
+    r"reach|reaches|start|starts|begin|begins|share|shares)\b(?!\s+(?:open|closed|cut|blocked|severed)\b)",
+    re.I,
+)
+
+
 def number_claims(clause: str) -> list[NumberClaim]:
+    out = [c for c in _number_claims(clause) if not (c[0].startswith("path_") and _of_some(clause, c[2]))]
+    return out
+
+
+def _of_some(clause: str, text: str) -> bool:
+    at = clause.find(text)
+    return at >= 0 and _THROUGH_AFTER.match(clause[at + len(text) :]) is not None
+
+
+def _number_claims(clause: str) -> list[NumberClaim]:
     out: list[NumberClaim] = []
     for m in _SHARE.finditer(clause):
         k, total = number_value(m.group(1)), number_value(m.group(2))

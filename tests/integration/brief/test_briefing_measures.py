@@ -79,6 +79,9 @@ SHARES = [
     (C4001, "capped", "Its risk score fell from 60 to 50.", SCORE),
     (C4001, "capped", "Severity has dropped from high to medium.", T),
     (C4001, "capped", "Severity has dropped from high to low.", SEVERITY),
+    # a share of the paths through an entity is not a share of the live paths (the links reader's)
+    (C4001, "exposed", "Half of the paths run through bastion-01.", T),
+    (C4001, "exposed", "About 50% of the paths pass through admin-console.", T),
     # a range of the live paths is two bounds, not a count of its upper end
     (IAM, "exposed", "Anywhere between two and five qualifying paths are open.", T),
     (IAM, "exposed", "Anywhere between four and six qualifying paths are open.", COUNT),
