@@ -44,7 +44,7 @@ Verdict = tuple[str, str] | None  # (flag kind or "unverified", evidence), None 
 MEASURE_KINDS = frozenset(
     _w(
         "path_bound path_share path_percent path_percent_range hops score_range severity_not score_not distance "
-        "what_if start_count asset_list score_bound"
+        "what_if start_count asset_list score_bound open_count"
     )
 )
 # The words these readers read (the gate accounts for them).
@@ -446,6 +446,25 @@ def _judge_asset_list(ev: EvidenceSummary, value: object) -> Verdict:
     )
 
 
+# -- how many of the paths are open, without their total --------------------------------------------------------
+# "Only one of the paths is open", "exactly two of the qualifying paths remain live": a count of the live paths
+_OF_THE_OPEN = re.compile(
+    rf"\b(?:(?:exactly|only|just|precisely)\s+)?(?P<n>{_N[1:-1]}|none)\s+of\s+(?:the|its|their)\s+"
+    r"(?:(?:qualifying|access|attack|original|starting)\s+)*paths\s+(?P<neg>(?:is|are)\s+(?:not|no\s+longer)\s+|"
+    r"(?:is|are|remains?|stays?)\s+(?:still\s+)?)(?:open|live|active|left|exposed|reachable|standing)\b",
+    re.I,
+)
+
+
+def _open_counts(clause: str) -> list[MeasureClaim]:
+    out: list[MeasureClaim] = []
+    for m in _OF_THE_OPEN.finditer(clause):
+        n = 0 if m.group("n").lower() == "none" else number_value(m.group("n"))
+        if n is not None and not re.search(r"\b(?:not|no\s+longer)\b", m.group("neg"), re.I):
+            out.append(("open_count", n, m.group(0), ()))
+    return out
+
+
 # -- the reader and the judge ------------------------------------------------------------------
 
 
@@ -458,6 +477,7 @@ def measure_claims(clause: str, id_kind: IdKind) -> list[MeasureClaim]:
         *_negated_values(clause, id_kind),
         *_start_counts(clause),
         *_asset_lists(clause, id_kind),
+        *_open_counts(clause),
     ]
 
 
@@ -470,6 +490,10 @@ def judge_measure(ev: EvidenceSummary, kind: str, value: object, text: str, scop
         return judge_what_if(ev, claim)
     if kind == "path_percent_range":
         return _judge_percent_range(ev, claim)
+    if kind == "open_count":
+        if value == ev.path_count or ev.truncated:
+            return None
+        return ("wrong_count", f"the fresh investigation has {ev.path_count} live qualifying path(s)")
     if kind == "asset_list":
         return _judge_asset_list(ev, value)
     if kind == "start_count":

@@ -79,6 +79,11 @@ SHARES = [
     (C4001, "capped", "Its risk score fell from 60 to 50.", SCORE),
     (C4001, "capped", "Severity has dropped from high to medium.", T),
     (C4001, "capped", "Severity has dropped from high to low.", SEVERITY),
+    # how many of the paths are open, without their total: a count of the live paths
+    (C4001, "exposed", "Only one of the paths is open.", COUNT),
+    (C4001, "capped", "Only one of the paths is open.", T),
+    (IAM, "exposed", "Exactly two of the qualifying paths remain live.", COUNT),
+    (DEV, "after", "None of the paths is still open.", T),
     # a share of the paths through an entity is not a share of the live paths (the links reader's)
     (C4001, "exposed", "Half of the paths run through bastion-01.", T),
     (C4001, "exposed", "About 50% of the paths pass through admin-console.", T),
