@@ -53,7 +53,7 @@ _CONSEQUENTS: tuple[tuple[re.Pattern[str], bool, tuple[str, str, int]], ...] = (
     (
         re.compile(
             rf"\b{_N_PATHS}\s+(?:(?:would|will|could)\s+)?(?:still\s+)?(?:remains?|survives?|be\s+left|is\s+left|"
-            r"are\s+left|stays?|persists?)",
+            r"are\s+left|stays?|persists?)\b",
             re.I,
         ),
         False,
@@ -85,10 +85,17 @@ _RELEASE = re.compile(r"\b(?:releas\w*|unblock\w*|re-?open\w*|restor\w*|lift\w*|
 _MODAL = re.compile(r"\b(?:would|will|could|can|'d)\b", re.I)
 # "if we block R, one path stays open", "once R is blocked, ...": a block supposed, then what follows it
 _IF_BLOCKED = re.compile(
-    r"^\s*(?:even\s+)?(?:if|once|when|with)\s+(?:we\s+|you\s+|the\s+analyst\s+|someone\s+)?(?:also\s+)?"
-    r"(?:block|blocks|blocked|cut|cuts|close|closes|sever|severs)\b"
-    r"|^\s*(?:even\s+)?(?:if|once|when)\s+\S+(?:\s+and\s+\S+)?\s+(?:is|are|were|was|gets?|got)\s+(?:also\s+)?"
+    r"^\s*(?:even\s+)?(?:if|once|with)\s+(?:we\s+|you\s+|the\s+analyst\s+|someone\s+)?(?:also\s+)?"
+    r"(?:block|blocks|blocking|cut|cuts|close|closes|sever|severs)\b"
+    r"|^\s*(?:even\s+)?(?:if|once)\s+\S+(?:\s+and\s+\S+)?\s+(?:is|are|were|gets?)\s+(?:also\s+)?"
     r"(?:blocked|cut|closed|severed)\b",
+    re.I,
+)
+# the consequent negated ("would not be enough", "cannot close it", "not a single path would remain"), not a word of
+# its object ("would cut every path that is not blocked yet")
+_NEGATED = re.compile(
+    r"\b(?:would|will|could|can|does|do|did|is|are)\s+(?:still\s+)?(?:not|never)\b|\bcannot\b|\bnever\b"
+    r"|\bnot\s+(?:a\s+single|one|any|every|all|even\s+one)\b|^\s*(?:only\s+)?not\b",
     re.I,
 )
 # "Blocking R leaves one path open": a gerund's present effect (its past, "Blocking R cut the path", is a record)
@@ -154,7 +161,7 @@ def what_if_claims(clause: str, id_kind: IdKind) -> list[WhatIf]:
     consequent = _consequent(clause, id_kind)
     if consequent is None:
         return []
-    negated = bool(re.search(r"\b(?:not|never|cannot)\b", clause, re.I))
+    negated = bool(_NEGATED.search(clause))
     only = bool(re.search(r"\bonly\s+(?:by\s+)?blocking\b", clause, re.I))
     value = (consequent, negated, only, "single" if single and not routes else "", tuple(routes))
     return [("what_if", value, clause.strip(), tuple(routes))]

@@ -166,6 +166,9 @@ WHAT_IFS = [
     (C4001, "exposed", "With route-c11-stale already blocked, two paths remain.", T),  # the route is the setting
     (C4001, "capped", "With route-c11-primary already blocked, one path remains.", T),
     (C4001, "exposed", "With route-c11-primary already blocked, one path remains.", CLOSED),
+    (C4001, "exposed", "Even with route-c11-alternate blocked, not a single path would remain.", CLOSED),
+    (C4001, "exposed", "Even with route-c11-alternate blocked, not every path would be closed.", T),
+    (C4001, "capped", "When route-c11-primary was blocked, one path remained.", T),  # a record of the run
     # other modals and conditionals stay no claim; what a release would bring back is not in the evidence
     (C4001, "exposed", "If the analyst approves, we would block route-c11-primary.", T),
     (C4001, "exposed", "Releasing route-c11-stale would reopen a path.", UNREAD),

@@ -84,6 +84,8 @@ def test_other_modals_conditionals_and_actions_are_no_what_if():
         "Revoking alice's sessions would not cut route-x.",
         "Blocking route-x cut the path.",  # what was done: a state claim, not a what-if
         "Blocking the session would be enough.",  # no route named
+        "When route-x was blocked, one path remained.",  # a record, not a supposition
+        "Blocking route-x would cut every path that is not blocked yet.",  # a restricted object: some paths
     ):
         assert [k for k, _ in read(clause) if k == "what_if"] == [], clause
 
