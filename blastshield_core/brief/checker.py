@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
-from typing import Annotated, Literal, cast
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
@@ -41,6 +41,7 @@ from .evidence import (
 from .judge import JUDGED_KINDS, judge_claim
 from .known_words import VOCABULARY
 from .lexicon import CLOSE_FORMS
+from .measures import MEASURE_KINDS, judge_measure
 from .names import ACTION_RE, DATE_RE, REL_LIKE_RE, REL_PREFIX_RE, UNIT_RE, VERSION_RE, distance, reads_as_id
 from .normalise import normalise
 from .prose import ProseClaim, read_prose, sentences
@@ -480,12 +481,10 @@ class _Checker:
             self.blast(claim)
         elif claim.kind == "run_state":
             self.run_done(claim)
-        elif claim.kind in ("path_share", "path_percent", "hops", "score_range", "path_bound"):
-            self.number(claim)
         elif claim.kind == "unverified":
             if claim.clause not in self.unverified:
                 self.unverified.append(claim.clause)
-        elif claim.kind in JUDGED_KINDS:
+        elif claim.kind in JUDGED_KINDS or claim.kind in MEASURE_KINDS:
             self.judged(claim)
         elif claim.kind == "state" and claim.action == "revocation" and (ev.revocations or claim.value == "exposed"):
             self.revocation(claim)
@@ -493,55 +492,13 @@ class _Checker:
             scoped = bool(claim.scope or claim.assets or claim.depth)
             self.containment(str(claim.value), claim.text, claim.clause, scoped=scoped)
 
-    def number(self, claim: ProseClaim) -> None:
-        """Shares of the paths, hop lengths and score ranges."""
-        ev = self.ev
-        live, cut = ev.path_count, ev.cut_off_path_count
-        start = ev.run.paths_at_start if ev.run is not None else None
-        totals = {start if start is not None else live}
-        if claim.kind == "path_bound":
-            op, n = cast(tuple[str, int], claim.value)
-            holds = {">=": live >= n, ">": live > n, "<=": live <= n, "<": live < n}[op]
-            if not holds:
-                self.path_count(-1, claim.text, claim.clause)
-            return
-        if claim.kind == "score_range":
-            lo, hi = cast(tuple[int, int], claim.value)
-            if not lo <= ev.risk_score <= hi:
-                self.score(-1, claim.text, claim.clause)
-            return
-        if claim.kind == "hops":
-            which, n = cast(tuple[str, int], claim.value)
-            hops = [p.hops for p in ev.paths]
-            if hops and not ev.truncated and n != (min(hops) if which == "shortest" else max(hops)):
-                self.flag(
-                    FlagKind.WRONG_COUNT,
-                    claim.text,
-                    f"the live qualifying paths of {ev.alert_id} have {', '.join(map(str, sorted(hops)))} hop(s)",
-                    claim.clause,
-                )
-            return
-        # the whole is the qualifying paths at the run's start (the live ones without a run); the part, those
-        # still open or those cut since
-        wholes = [(w, w - live) for w in sorted(totals) if w >= live]
-        if claim.kind == "path_share":
-            k, total, closing = cast(tuple[int, int, bool], claim.value)
-            right = any(total == w and k == (c if closing else live) for w, c in wholes)
-        else:
-            pct, closing = cast(tuple[int, bool], claim.value)
-            right = any(w and pct == round(100 * (c if closing else live) / w) for w, c in wholes)
-        if not right:
-            self.flag(
-                FlagKind.WRONG_COUNT,
-                claim.text,
-                f"{live} qualifying path(s) remain and {cut} were cut by blocked relationships ({live + cut} in all)",
-                claim.clause,
-            )
-
     def judged(self, claim: ProseClaim) -> None:
         """Claims about the run's account actions and between named entities (`judge.py`)."""
         reader = self.tools.store if self.tools is not None else None
-        verdict = judge_claim(self.ev, reader, claim)
+        if claim.kind in MEASURE_KINDS:  # quantities, distances, what-ifs (`measures.py`)
+            verdict = judge_measure(self.ev, claim.kind, claim.value, claim.text, claim.scope)
+        else:
+            verdict = judge_claim(self.ev, reader, claim)
         if verdict is None:
             return
         kind, evidence = verdict

@@ -51,6 +51,7 @@ from .lexicon import (
     ZERO_NOUNS,
 )
 from .links import WORDS as LINK_WORDS
+from .measures import MEASURE_WORDS
 
 __all__ = ["CLOSED_CLASS", "LEXICON", "PAIRS", "Vocabulary", "about_alert", "strangers", "units_of", "words_of"]
 
@@ -100,6 +101,7 @@ LEXICON: Vocabulary = (
     | ZERO_NOUNS
     | ACCOUNT_WORDS  # the words the readers of account facts and of links between entities read
     | LINK_WORDS
+    | MEASURE_WORDS
 )
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@/'’-]*[A-Za-z0-9]|[A-Za-z0-9]|[:—–|()\"“”]")

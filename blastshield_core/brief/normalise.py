@@ -31,6 +31,9 @@ _CONTRACTIONS = (
     (re.compile(r"\b(it|that|there|what)['’]s\b", re.I), r"\1 is"),
     (re.compile(r"\b(they|we|you)['’]re\b", re.I), r"\1 are"),
     (re.compile(r"\b(they|we|you|i)['’]ve\b", re.I), r"\1 have"),
+    (re.compile(r"\b(i|we|you|they|he|she|it|that|this|there)['’]ll\b", re.I), r"\1 will"),
+    (re.compile(r"\b(i|we|you|they|he|she|it|that|there)['’]d\b", re.I), r"\1 would"),
+    (re.compile(r"\bi['’]m\b", re.I), "I am"),
 )
 _AUX = r"has|have|had|is|are|was|were|can|could|will|would|does|do|did|remains?|stays?"
 _NEITHER = re.compile(rf"\bneither\s+(?P<a>.+?)\s+nor\s+(?P<b>.+?)\s+(?P<aux>{_AUX})\s+(?P<rest>[^.;!?\n]+)", re.I)

@@ -52,7 +52,8 @@ from .lexicon import (
     number_value,
 )
 from .links import has_vocabulary, link_claims
-from .numbers import number_claims, percent_of_spans, score_range_spans
+from .measures import measure_claims, read_spans
+from .numbers import DEPTH_RE, PARTIAL_RE, number_claims, value_claims
 from .structure import bare_verdict, emptiness, restructure
 
 
@@ -82,12 +83,6 @@ class ProseClaim:
     sentence: str = ""  # the whole sentence the clause is part of (what the checker's gate reads)
 
 
-_NUM_WORDS = (
-    r"zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a\s+single|single|a\s+pair\s+of|"
-    r"a\s+couple\s+of|both"
-)
-_TENS = r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
-_NUM = rf"(\d{{1,4}}|(?:{_TENS})(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?|{_NUM_WORDS})"
 _ID_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9]|[A-Za-z0-9]|'s|[,;]")
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+|\n+")
 _CLAUSE_RE = re.compile(
@@ -147,6 +142,9 @@ _REL_SINGLE = re.compile(
     r"|\b([A-Z][a-z]+|[A-Z]{3,}|[a-z]+)\s+(?:relationships?|edges?|links?|relations?)\b"
     r"|(?<![\w-])([A-Z]{3,})(?![\w-])"
 )
+_VALUE_NOUNS = frozenset(_w("score scores rating ratings severity priority points"))
+_CAN_REACH = frozenset(_w("can still also could cannot will and longer"))
+_GET_FORMS = frozenset(_w("get gets getting"))
 _PAST_EXPOSE = frozenset(_w("remained existed led reached persisted stayed"))
 _PAST_AUX = frozenset(["was", "were", "had"])
 _POSSESSED = (ZERO_NOUNS - frozenset(_w("risk risks danger dangers threat threats"))) | frozenset(
@@ -155,72 +153,9 @@ _POSSESSED = (ZERO_NOUNS - frozenset(_w("risk risks danger dangers threat threat
 _MODEL_TYPES = frozenset(t.value for t in RelType)
 _COMMON_VERBS = frozenset(_w("has have runs reads holds grants controls manages writes accesses assumes"))
 _CAN_VERB = re.compile(r"\bcan\s+([a-z]+)\s+(?:to\s+|from\s+|into\s+)?([A-Za-z0-9][\w.:@-]*[A-Za-z0-9])")
-_SCORE_RES = (
-    re.compile(
-        r"\bscor(?:e|es|ed|ing)\b[^.\d\n+]{0,25}?(?<![\w+.-])(\d{1,3})\b(?![.,]\d)(?!\s*(?:points?|pts|%|hops?|/))",
-        re.I,
-    ),
-    re.compile(
-        rf"\bscor(?:e|es|ed|ing)\b(?:\s+(?:of|is|was|at|now|stands|sits|a|an|the|risk)){{0,3}}\s+({_NUM})\b(?![.,]\d)",
-        re.I,
-    ),
-    re.compile(r"(?<![\w.+-])(\d{1,3})\s*(?:/\s*100|out\s+of\s+(?:a\s+)?(?:100|hundred)|percent|per\s+cent|%)", re.I),
-    re.compile(
-        r"(?<![\w-])risk(?:\s+(?:level|rating|of|is|at|=|:))*\s+(\d{1,3})\b(?!\s*-?\s*(?:points?|hops?|paths?|assets?))",
-        re.I,
-    ),
-)
-_FRACTION_RE = re.compile(r"(?<![\w.])(0?\.\d{1,2})(?!\d)(?!\.\d)")
-_SEV = r"(low|medium|moderate|high|critical)"
-_SEVERITY_RES = (
-    re.compile(
-        rf"\b(?:severity|criticality|priority)\b\W{{0,3}}(?:(?:is|was|of|level|rated|now|at|a|an|rating|=)\s+){{0,3}}"
-        rf"\W{{0,2}}{_SEV}\b",
-        re.I,
-    ),
-    re.compile(rf"\b{_SEV}[\s-]+(?:severity|priority|risk|rated)\b", re.I),
-    re.compile(
-        rf"\b(?:rated|classed|classified|graded|ranked|triaged|categori[sz]ed|labell?ed|assessed)\s+(?:as\s+)?"
-        rf"(?:an?\s+)?{_SEV}\b",
-        re.I,
-    ),
-    re.compile(rf"\b(?:an?|this)\s+{_SEV}\s+(?:alert|incident|finding|case|issue|event)\b", re.I),
-    re.compile(
-        rf"\bscore\b[^.\n]{{0,25}}?\d{{1,3}}\s*(?:/\s*100)?\s*[(,]?\s*{_SEV}\b(?![\s-]+(?:sensitivity|data|assets?))",
-        re.I,
-    ),
-)
-_COUNT_ADJ = (
-    r"qualifying|access|attack|distinct|remaining|active|separate|independent|modell?ed|open|critical|sensitive|"
-    r"high|high-sensitivity|high/critical|data|or|and|current|live|different|unique|exposed|reachable|session|"
-    r"valuable|target|important|more|further|other|additional|total|blockable|known|existing|standing|viable"
-)
-_COUNT_RE = re.compile(
-    rf"(?<![\w.-]){_NUM}\s+((?:(?:{_COUNT_ADJ})[\s-]+){{0,4}})(paths?|assets?|routes?)\b(?!\s+of\b)", re.I
-)
-_COUNT_NOUN_FIRST = re.compile(
-    rf"\b(?:number\s+of|count\s+of)\s+(?:(?:{_COUNT_ADJ})\s+){{0,3}}(paths|assets|routes)\s+(?:is|was|stands\s+at|=|:)\s+"
-    rf"{_NUM}\b|\b(path|asset|route)\s+count\s*(?:is|was|of|=|:)?\s*(?:now\s+)?{_NUM}\b",
-    re.I,
-)
-_COUNT_SKIP_BEFORE = re.compile(
-    r"\b(?:before|initially|originally|original|at\s+the\s+start|started|previously|had|of|cut|cuts|cutting|carried|carries|"
-    r"carry|carrying|was|were|from|blocking|blocked|removed|severed|among|than|by|within|in|last|first)\W*(?:\w+\W+)?$",
-    re.I,
-)
-_DEPTH_RE = re.compile(
-    r"\b(?:within|at\s+depth|at\s+a\s+depth\s+of|depth|up\s+to|at\s+most|in)\s+(\d|one|two|three|four|five|six)\b"
-    r"(?:\s*-?\s*hops?)?",
-    re.I,
-)
 _EARLIER_RE = re.compile(
     r"\b(?:at\s+the\s+(?:start|outset|beginning)|at\s+first|used\s+to|had\s+been|had\s+(?:\w+ed|cut|shut)|ago|"
     r"before\s+the|prior\s+to)\b",
-    re.I,
-)
-_PARTIAL_RE = re.compile(
-    r"\b(?:one|some|part|two|\d+)\s+of\b|\bpartial(?:ly)?\b|\bpartly\b|\bsome\b|\bhalf\b"
-    r"|(?:%|\bpercent|\bper\s+cent)\s+of\b",
     re.I,
 )
 _IDIOMS = re.compile(
@@ -238,9 +173,14 @@ _RUN_END_VERBS = frozenset(
 _RUN_END_NEXT = _PREPOSITIONS | frozenset(_w("at when once because as and early there here since so ; ,"))
 _NONE_WORDS = frozenset(_w("no none nothing zero"))
 _RUN_DONE_BASE = frozenset(_w("complete succeed"))
-_BOUND_BEFORE = re.compile(
-    r"\b(?:at\s+least|at\s+most|more\s+than|fewer\s+than|less\s+than|up\s+to|no\s+more\s+than|"
-    r"no\s+fewer\s+than|no\s+less\s+than)\s*$",
+_GIVEN_RE = re.compile(
+    r"\s*(?:even\s+)?with\s+[^,;]{1,80}?\s+(?:already\s+|now\s+|still\s+)?(?:blocked|closed|cut|severed|revoked|"
+    r"disabled|in\s+place)\s*,",
+    re.I,
+)
+_PRESENT_RE = re.compile(
+    r"\s*(?:(?:but|and|yet)\s+)?(?:for\s+now|right\s+now|as\s+of\s+now|for\s+the\s+moment|at\s+the\s+moment|"
+    r"at\s+present|currently|today)\b",
     re.I,
 )
 _RUN_SHORT_RE = re.compile(r"\brun\s+(?:has\s+)?(stopped|failed|ended)\s+(?:short\s+of|without|before)\b", re.I)
@@ -251,16 +191,6 @@ _RUN_STATE_RE = re.compile(
     r"(?:the\s+)?(?:state|verdict|status))))\s*(?:now\s+)?[\"“`*]*(completed|stopped|failed|interrupted|abandoned)\b",
     re.I,
 )
-
-
-def _bound_op(words: str) -> str:
-    """>= for "at least", "no fewer than"; > for "more than"; <= and < likewise ("over 2 paths" is "via")."""
-    low = " ".join(words.lower().split())
-    if low in ("at least", "no fewer than", "no less than"):
-        return ">="
-    if low in ("at most", "up to", "no more than"):
-        return "<="
-    return ">" if low == "more than" else "<"
 
 
 _CLOSE_BASE = frozenset(f for f in CLOSE_FORMS if not f.endswith(("s", "ed", "ing")) or f in ("close", "cut", "shut"))
@@ -328,7 +258,11 @@ class _Reader:
         conditional = first in CONDITIONAL_WORDS
         for clause in _CLAUSE_RE.split(sentence):
             if clause and clause.strip():
+                if _PRESENT_RE.match(clause):
+                    conditional = False  # "If X reappears we will act; for now one path is open": a present claim
                 self.clause(clause, conditional, question)
+                if clause.rstrip().endswith(";"):
+                    conditional = False  # a condition does not reach past a semicolon
 
     def relationships(self, s: str) -> None:
         found: list[tuple[str, str]] = []
@@ -371,8 +305,8 @@ class _Reader:
         hypothetical = conditional or bool(words & CONDITIONAL_WORDS)
         recommended = bool(words & RECOMMEND_FORMS) or re.search(r"\b(?:in\s+order\s+to|so\s+as\s+to|let's)\b", low)
         earlier = bool(words & EARLIER_WORDS) or bool(_EARLIER_RE.search(clause))
-        partial = bool(_PARTIAL_RE.search(clause))
-        m = _DEPTH_RE.search(clause)
+        partial = bool(PARTIAL_RE.search(clause))
+        m = DEPTH_RE.search(clause)
         depth = number_value(m.group(1)) if m and re.search(r"depth|hop", m.group(0), re.I) else None
         if depth is not None and depth >= 6:
             depth = None
@@ -384,6 +318,14 @@ class _Reader:
         imperative_clause = bool(first_word) and first_word.group(1).lower() in _CLOSE_BASE  # type: ignore[union-attr]
         quiet = hypothetical or recommended or earlier or purpose or checking or imperative_clause
         before = len(self.claims)
+        measured = [] if question else measure_claims(clause, self.id_kind)
+        if any(kind == "what_if" for kind, *_ in measured):  # decidable from the live paths: read whole
+            for kind, value, text, between in measured:
+                self.add(kind, value, text, clause, scope=between)
+            return
+        for kind, value, text, between in measured:  # the paths at the run's start are history, and read as such
+            if not quiet or (kind == "start_count" and not (hypothetical or recommended or purpose or checking)):
+                self.add(kind, value, text, clause, scope=between)
         if not quiet:
             self.numbers(clause)
         account = [] if quiet or question else account_claims(clause, self.current)
@@ -395,7 +337,9 @@ class _Reader:
         for kind, value, text, between in links:
             self.add(kind, value, text, clause, scope=between)
         segments = [s for s in re.split(r",\s*", clause) if s.strip()]
-        clause_scope = self.scope(_tokens(clause, self.id_kind), clause)
+        given = _GIVEN_RE.match(clause)  # "With R already blocked, two paths remain": R is the setting, not the subject
+        rest = clause[given.end() :] if given else clause
+        clause_scope = self.scope(_tokens(rest, self.id_kind), rest)
         for n, segment in enumerate(segments):
             toks = _tokens(segment, self.id_kind)
             if not toks:
@@ -548,7 +492,8 @@ class _Reader:
         # "no / zero <path noun>", "nothing remains": an existence claim of containment.
         hedged = [i for i, w in enumerate(words) if w in MODALS - {"can"}]  # "would count as contained ... no path"
         for i, w in enumerate(words):
-            if toks[i].kind is None and w in ("no", "zero", "0") and not any(h < i for h in hedged):
+            share = words[i + 1 : i + 2] == ["of"]  # "cut zero of the three paths": a share, not emptiness
+            if toks[i].kind is None and w in ("no", "zero", "0") and not share and not any(h < i for h in hedged):
                 for j in range(i + 1, min(i + 5, len(words))):
                     if toks[j].kind is not None:
                         break
@@ -587,6 +532,8 @@ class _Reader:
                 and (i == 0 or words[i - 1] in _DETERMINERS | _PREPOSITIONS | {"no", "zero", "of", "both", "all"})
             ):
                 continue  # "the list of blocked routes": an attribute, not a predicate
+            if closing and any(x in _VALUE_NOUNS for x in words[max(0, i - 3) : i]):
+                continue  # "the risk score dropped from 60 to 45": a value that fell, not a path that closed
             if closing and w in ("contains", "contain") and i > 0 and words[i - 1] in _CONTAINERS:
                 continue  # "the blast radius contains data assets": holds, not contains an exposure
             if (
@@ -633,17 +580,10 @@ class _Reader:
                 )
             ):
                 exposing = True  # "at risk", "within reach", "in danger"
+            elif not closing and w in _GET_FORMS and words[i + 1 : i + 2] in (["to"], ["into"]):
+                exposing = i > 0 and words[i - 1] in _CAN_REACH  # "can still get to X": reach
             elif exposing and w in ("access", "reach", "read", "lead", "assume"):
-                exposing = i > 0 and words[i - 1] in {
-                    "can",
-                    "still",
-                    "also",
-                    "could",
-                    "cannot",
-                    "will",
-                    "and",
-                    "longer",
-                }
+                exposing = i > 0 and words[i - 1] in _CAN_REACH
             if (
                 exposing
                 and w in EXPOSE_ADJECTIVES
@@ -708,55 +648,13 @@ class _Reader:
             self.add("run_state", m.group(1).lower(), m.group(0), clause)
         for m in _RUN_SHORT_RE.finditer(clause):  # "the run stopped short of containment": not completed
             self.add("run_state", "not_completed", m.group(0), clause)
-        taken = score_range_spans(clause) + percent_of_spans(clause)  # not single scores
-        for rx in _SCORE_RES:
-            for m in rx.finditer(clause):
-                if any(a < m.end() and m.start() < b for a, b in taken):
-                    continue
-                value = number_value(m.group(1))
-                if value is not None:
-                    self.add("score", value, m.group(0), clause)
-        if re.search(r"\b(?:risk|score)", clause, re.I):
-            for m in _FRACTION_RE.finditer(clause):
-                self.add("score", round(float(m.group(1)) * 100), m.group(0), clause)
-        for rx in _SEVERITY_RES:
-            for m in rx.finditer(clause):
-                sev = m.group(1).lower()
-                self.add("severity", "medium" if sev == "moderate" else sev, m.group(0), clause)
-        for m in _COUNT_RE.finditer(clause):
-            before = clause[: m.start()]
-            skip = _COUNT_SKIP_BEFORE.search(before) and not re.search(r"\bin\s+total\W*$", before, re.I)
-            if skip or re.match(r"\s*(?:were|was|had|before|cut)\b", clause[m.end() :]):
-                continue
-            value = number_value(m.group(1))
-            noun = m.group(3).lower()
-            if value is None or re.search(r"\bblocked|cut\b", m.group(2), re.I):
-                continue
-            bound = _BOUND_BEFORE.search(before)
-            if bound is not None:  # "at least one path", "more than two paths": a bound, not a count
-                if noun.startswith("path"):
-                    self.add("path_bound", (_bound_op(bound.group(0)), value), bound.group(0) + m.group(0), clause)
-                continue
-            kind = (
-                "path_count"
-                if noun.startswith("path")
-                else "asset_count"
-                if noun.startswith("asset")
-                else "route_count"
-            )
-            self.add(kind, value, m.group(0), clause, qualifier=m.group(2).lower())
-        for m in _COUNT_NOUN_FIRST.finditer(clause):
-            noun = (m.group(1) or m.group(3)).lower()
-            value = number_value(m.group(2) or m.group(4))
-            if value is not None:
-                kind = (
-                    "path_count"
-                    if noun.startswith("path")
-                    else "asset_count"
-                    if noun.startswith("asset")
-                    else "route_count"
-                )
-                self.add(kind, value, m.group(0), clause, qualifier="qualifying")
+        shares = [
+            (at, at + len(text))
+            for kind, _, text in number_claims(clause)
+            if kind.startswith("path_") and (at := clause.find(text)) >= 0
+        ]
+        for kind, value, text, qualifier in value_claims(clause, read_spans(clause, self.id_kind) + shares):
+            self.add(kind, value, text, clause, qualifier=qualifier)
 
 
 def read_prose(

@@ -87,6 +87,9 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9;✅✔☑❌✗✘️]+", text.lower())
 
 
+_ID_LIST_RE = re.compile(r"[\w.:@/-]+(?:\s*(?:,|\band\b|&)\s*(?:and\s+)?[\w.:@/-]+)+")
+
+
 def _reading(key: str, value: str, subject: str = "The alert") -> str | None:
     """The sentence a key and its value stand for, or None when the key is not one of ours."""
     key, value = _clean(key), _clean(value)
@@ -96,6 +99,8 @@ def _reading(key: str, value: str, subject: str = "The alert") -> str | None:
     low = value.lower()
     known = set(kw) & (_STATE_KEYS | _RISK_KEYS | _COUNT_NOUNS) or " ".join(kw) in _POLAR_KEYS
     if len(vw) > 3:
+        if _ID_LIST_RE.fullmatch(value):
+            return None  # "Assets in reach: build-artifacts and customer-db": a list of ids, read with its key
         # the value is a sentence of its own ("Outcome: the exposure is closed.")
         return value + "." if known else None
     if set(kw) & _COUNT_NOUNS and not set(kw) & _STATE_KEYS:

@@ -32,6 +32,10 @@ def evidence(embedded_store):
 
 # (alert, state, text, expected flag kind or None for truthful)
 CASES = [
+    # a what-if about blocking routes is decided from the live paths and the routes they pass (`measures.py`)
+    (C4001, "exposed", "Even with route-c11-primary blocked, at least one qualifying path would remain.", T),
+    (C4001, "exposed", "Blocking route-c11-primary alone would leave one path open.", T),
+    (C4001, "exposed", "Blocking route-c11-primary alone would leave no path open.", F),
     (C4001, "exposed", "Neither route-c11-primary nor route-c11-alternate has been blocked.", T),
     (C4001, "exposed", "Neither route-c11-primary nor route-c11-stale has been blocked.", FlagKind.FALSE_EXPOSURE),
     (C4001, "exposed", "contractor_11 can't reach payments-vault anymore.", F),
@@ -86,8 +90,6 @@ CASES = [
 
 # Truthful sentences whose reading leaves a structural word unread: no flag, and listed as unverified.
 UNREAD = [
-    (C4001, "exposed", "Even with route-c11-primary blocked, at least one qualifying path would remain."),
-    (C4001, "exposed", "Blocking route-c11-primary alone would leave one path open."),
     (C4001, "capped", "Not every path from contractor_11 to sensitive data has been shut down."),
     (C4001, "capped", "The run took 1 action."),
 ]
