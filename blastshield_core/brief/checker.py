@@ -44,7 +44,8 @@ from .lexicon import CLOSE_FORMS
 from .names import ACTION_RE, DATE_RE, REL_LIKE_RE, REL_PREFIX_RE, UNIT_RE, VERSION_RE, distance, reads_as_id
 from .normalise import normalise
 from .prose import ProseClaim, read_prose, sentences
-from .runclaims import judge_revocation, judge_run_state, strip_run_reason
+from .runclaims import judge_revocation, judge_run_fact, judge_run_state, strip_run_reason
+from .runfacts import RunReading, read_run_facts, taken_by
 
 __all__ = [
     "MAX_TEXT_CHARS",
@@ -139,6 +140,7 @@ def _has_closing(clause: str) -> bool:
     return any(w in CLOSE_FORMS for w in re.findall(r"[a-z]+", clause.lower()))
 
 
+_RUN_READS = frozenset(["state", "run_state", "unverified", "path_count", "route_count", "path_share"])
 _PATTERN_CLAIMS = frozenset(["relationship", "score", "severity", "unverified"])
 _FRAME_MARK = re.compile(r"[:\"“”]")
 
@@ -353,6 +355,8 @@ class _Checker:
         judged: list[ProseClaim] = []
         gate = None if self.vocabulary is None else self._unread_clause
         claims = read_prose(text, self.id_kind, self.route_words, self.allowed, gate)
+        read = self.run_facts(text)  # the clauses about the run: read as its facts, not as the grammar reads them
+        claims = [c for c in claims if not (c.kind in _RUN_READS and taken_by(c.sentence, c.clause, read))]
         misread, dropped = withheld(claims)  # the shares inside other claims dropped; a misread clause is gated
         for n, claim in enumerate(claims):
             if n in dropped:
@@ -364,6 +368,27 @@ class _Checker:
             self.prose_claim(claim)
             judged.append(claim)
         return judged
+
+    def run_facts(self, text: str) -> dict[str, list[RunReading]]:
+        """Judge what the sentences say about the run (`runfacts.py`, `runclaims.py`); the readings by sentence."""
+        out: dict[str, list[RunReading]] = {}
+        for sentence in sentences(text):
+            readings = read_run_facts(sentence, self.id_kind)
+            if readings:
+                out[sentence[:600]] = readings
+            for reading in readings:
+                if self.vocabulary is not None and strangers(reading.rest, self.vocabulary, self.id_kind):
+                    if reading.clause not in self.unverified:
+                        self.unverified.append(reading.clause)
+                    continue
+                for fact in reading.facts:
+                    verdict = judge_run_fact(self.ev, fact)
+                    if verdict is not None and verdict[0] == "unverified":
+                        if reading.clause not in self.unverified:
+                            self.unverified.append(reading.clause)
+                    elif verdict is not None:
+                        self.flag(FlagKind(verdict[0]), reading.clause, verdict[1], sentence)
+        return out
 
     def prepare(self, text: str) -> str:
         """The text as the grammar reads it: the briefing's heading dropped, ARNs and names as ids, contractions,

@@ -9,9 +9,11 @@ are not read.
 from __future__ import annotations
 
 from ..results import RunState
-from .evidence import EvidenceSummary
+from .evidence import EvidenceSummary, RunSummary
+from .runfacts import RunFact
+from .runview import operation, route_of
 
-__all__ = ["Verdict", "judge_revocation", "judge_run_state", "strip_run_reason"]
+__all__ = ["Verdict", "judge_revocation", "judge_run_fact", "judge_run_state", "strip_run_reason"]
 
 Verdict = tuple[str, str] | None
 
@@ -60,3 +62,89 @@ def strip_run_reason(text: str, evidence: EvidenceSummary) -> str:
     if evidence.run is None or not evidence.run.reason:
         return text
     return text.replace(f"Recorded reason: {evidence.run.reason}", "Recorded reason: (quoted)")
+
+
+def _cap_reached(run: RunSummary) -> bool:
+    return run.state is RunState.STOPPED and run.reason.startswith("action cap")
+
+
+def _acted(run: RunSummary, verb: str) -> set[str]:
+    """What the run's actions were aimed at (touched), or applied to (blocked), by route, candidate or key id."""
+    out: set[str] = set()
+    for a in run.actions:
+        if verb == "blocked" and (a.get("status") != "applied" or operation(a) != "block_route"):
+            continue
+        route = route_of(a)
+        out |= {route, f"block-route:{route}", str(a.get("candidate_id") or "")}
+    return out - {""}
+
+
+def _describe(run: RunSummary) -> str:
+    acts = ", ".join(f"{route_of(a)} ({operation(a)}, {a.get('status')})" for a in run.actions) or "none"
+    return (
+        f"run {run.run_id} is {run.state.value} ({run.reason}); decider {run.decider}, cap {run.max_actions};"
+        f" {len(run.actions)} action(s): {acts}"
+    )
+
+
+def _holds(ev: EvidenceSummary, run: RunSummary, fact: RunFact) -> bool | None:
+    """Whether the fact (before its negation) is true of the run; None when the run does not say."""
+    actions = run.actions
+    if fact.kind == "state":
+        return run.state.value == fact.word
+    if fact.kind == "exists":
+        return True
+    if fact.kind == "cap_hit":
+        return _cap_reached(run)
+    if fact.kind == "cap":
+        return run.max_actions == fact.number
+    if fact.kind == "decider":
+        return run.decider.lower() == fact.word.lower()
+    if fact.kind == "unverified_action":
+        return any(a.get("status") == "applied" and a.get("verified") is not True for a in actions)
+    if fact.kind == "actions":
+        applied = [a for a in actions if a.get("status") == "applied"]
+        blocks = [a for a in applied if operation(a) == "block_route"]
+        return fact.number in ({len(blocks)} if fact.word == "block" else {len(actions), len(applied)})
+    if fact.kind == "target":
+        return fact.target in _acted(run, fact.word)
+    if fact.kind == "cut":
+        start = run.paths_at_start
+        left = run.remaining_paths if run.remaining_paths is not None else ev.path_count
+        if start is None:
+            return None
+        return fact.number == start - left and fact.whole in (None, start)
+    return None
+
+
+def _blocked_now(ev: EvidenceSummary, target: str) -> bool:
+    """A route blocked now, by this run or before it: "the run blocked X" is not denied (an earlier block is
+    not told apart from this run's in every wording)."""
+    route = target.removeprefix("block-route:")
+    return any(r.route_id == route and r.status != "active" for r in ev.routes)
+
+
+def judge_run_fact(ev: EvidenceSummary, fact: RunFact) -> Verdict:
+    """A fact a sentence states about the run (`runfacts.py`), against the run record: None when it holds.
+
+    When the alert has no run at all every positive fact is false (nothing ran, stopped or acted) and every
+    denial true; checked without its run (`no_run` unset), a positive fact is `unverified`. A false
+    claim that the run did what it did not, or ended as it did not, is `false_containment`; one that denies
+    what a completed run did (or that says it ended otherwise) is `false_exposure`."""
+    run = ev.run
+    if fact.kind == "target" and not fact.negated and _blocked_now(ev, fact.target):
+        return None
+    if run is None:
+        if fact.negated or (fact.kind == "actions" and fact.number == 0):
+            return None
+        if not ev.no_run:  # checked without its run: what the run did is not known here
+            return "unverified", ""
+        return "false_containment", f"no containment run of {ev.alert_id} was made: nothing ran, stopped or acted"
+    holds = _holds(ev, run, fact)
+    if holds is None or holds != fact.negated:
+        return None
+    completed = run.state is RunState.COMPLETED
+    kind = "false_exposure" if completed and (fact.negated or fact.kind == "state") else "false_containment"
+    if fact.kind in ("actions", "cap", "decider", "cut"):
+        kind = "wrong_count" if fact.kind != "decider" else kind
+    return kind, _describe(run)

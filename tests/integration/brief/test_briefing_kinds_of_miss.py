@@ -71,6 +71,9 @@ CASES = [
     (C4001, "capped", "Paths remaining: one.", T),
     (C4001, "capped", "Paths remaining: two.", FlagKind.WRONG_COUNT),
     (C4001, "exposed", "The exposure is not over: contractor_11 retains a working path to payments-vault.", T),
+    # the run's own facts (brief/runfacts.py): the number of actions is read, no longer unverified
+    (C4001, "capped", "The run took 1 action.", T),
+    (C4001, "capped", "The run took 3 actions.", FlagKind.WRONG_COUNT),
 ]
 
 # Truthful sentences whose reading leaves a structural word unread: no flag, and listed as unverified.
@@ -80,7 +83,7 @@ UNREAD = [
     (C4001, "capped", "This run changed nothing in AWS; whatever it did was in the graph."),
     (C4001, "capped", "Not every path from contractor_11 to sensitive data has been shut down."),
     (IAM, "exposed", "analytics-poweruser holds a direct, working read grant on finance-ledger."),
-    (C4001, "capped", "The run took 1 action."),
+    (C4001, "capped", "Its first action took the path count from two to two."),
 ]
 
 

@@ -1,0 +1,382 @@
+"""Reading the run as a source of facts: what a sentence says about the containment run.
+
+A briefing speaks of the run it was written after: how it ended ("the run stopped", "ended graph_only",
+"Verdict: stopped", "⚠️ Stopped (action cap reached)"), why ("because it reached its action cap", "the
+action cap was not what ended the run"), how much it did ("the run took two actions", "2 blocks were
+applied"), what it acted on ("X was not touched by the run", "the run also blocked X", "no action targeted
+X"), whether there was one at all ("no containment run has been made yet"), its decider and its cap. Each is
+a fact of the run record (`RunSummary`: its state, reason, cap and actions), read here by subject,
+predicate, quantity and negation rather than by phrase, and judged in `runclaims.py`.
+
+A clause is read only when the run (or one of its actions, or its cap) is what it speaks of; the
+reader never reads a clause under a condition, a modal or a question (those are no claim), and it reports
+the clauses it read so the prose grammar's reading of them (`prose.py`, which takes "Verdict: stopped" for a
+containment claim) gives way to it. The text is the grammar's: normalised, markup stripped, names as ids.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .lexicon import number_value
+
+__all__ = ["RUN_STATES", "RunFact", "RunReading", "read_run_facts", "taken_by"]
+
+IdKind = Callable[[str], str | None]
+
+RUN_STATES = ("completed", "stopped", "graph_only", "failed", "interrupted", "abandoned")
+
+
+@dataclass(frozen=True)
+class RunFact:
+    """One fact a clause states about the run.
+
+    kind: `state` (word: a run state), `exists` (a run was made), `cap_hit` (the action cap ended it), `cap`
+    (number: the cap), `actions` (word: action | block, number: how many), `cut` (number of the paths, whole:
+    of how many), `target` (word: touched | blocked, target: the id), `unverified_action` (an action could not
+    be verified), `decider` (word: its name). `negated`: the clause denies it."""
+
+    kind: str
+    word: str = ""
+    number: int | None = None
+    whole: int | None = None
+    target: str = ""
+    negated: bool = False
+
+
+@dataclass(frozen=True)
+class RunReading:
+    """A clause read as facts about the run, and the words the reading did not use (held to the gate)."""
+
+    clause: str
+    facts: tuple[RunFact, ...]
+    rest: str
+
+
+_SPLIT = re.compile(r";\s*|,?\s+(?:but|because|and\s+so|so|while|whereas)\s+|,\s+(?:and\s+)?|\s+[—–]\s+|\s+-\s+")
+_PAREN = re.compile(r"\s*\(([^()]*)\)")
+_NUM = (
+    r"(\d{1,3}|zero|no|one|two|three|four|five|six|seven|eight|nine|ten|a\s+single|single|a\s+pair\s+of|"
+    r"a\s+couple\s+of|both)"
+)
+_NEG = re.compile(r"\b(?:not|never|no|none|neither|nor|without)\b|n't\b")
+_QUIET = re.compile(
+    r"\b(?:if|unless|until|once|whether|would|could(?!\s+not\b)|might|may|should|must|shall|will|suppose|assuming|"
+    r"whenever|lest|ought|plan|plans|planning|intend|recommend|recommended|consider|next\s+step|suggest|suggested|"
+    r"suggests|proposed|proposes|propose|candidate|candidates)\b|\?"
+)
+# The subject: the run (any containment run, the response, the playbook's run), one of its actions or its cap.
+_RUN = re.compile(
+    r"(?<![\w-])(?:(?:containment|response)\s+)?runs?\b(?!\s+(?:through|via|over|across|along|from|to|as|into|past|by)\b)|"
+    r"\bcontainment\s+(?:was\s+|has\s+been\s+)?attempt(?:ed|s)?\b"
+)
+# What follows a transitive "stopped": its object ("stopped the exposure", "halted all access", "stopped alice").
+_OBJECT = re.compile(
+    r"\s+(?:the|a|an|its|their|all|every|any|each|this|that|these|those|both|access|exposure|attacks?|attackers?|"
+    r"paths?|lateral|further|[a-z0-9]+[-_:][\w:-]*)\b"
+)
+_DECIDER = re.compile(r"\b(?:decider|playbook)\b")
+_BOUND = re.compile(r"\b(?:at\s+least|at\s+most|more\s+than|fewer\s+than|less\s+than|over|under|up\s+to)\s+$")
+_ACTION_NOUN = re.compile(r"\b(?:actions?|blocks?|steps?)\b")
+_CAP = re.compile(
+    r"\b(?:action\s+)?(?:cap|limit|budget)\b|\bmax(?:imum)?[_\s]+actions\b|\bmaximum\s+number\s+of\s+actions\b"
+)
+_STATE_WORD = re.compile(
+    r"\b(completed|complete|succeeded|successful|stopped|halted|failed|graph[\s_-]*only|interrupted|abandoned)\b"
+)
+_STATE_OF = {
+    "completed": "completed",
+    "complete": "completed",
+    "succeeded": "completed",
+    "successful": "completed",
+    "stopped": "stopped",
+    "halted": "stopped",
+    "failed": "failed",
+    "interrupted": "interrupted",
+    "abandoned": "abandoned",
+}
+# "Verdict: stopped", "Outcome of the run: stopped", "the run's final state is stopped": a key naming a state.
+_STATE_KEY = re.compile(
+    r"\b(?:final\s+)?(?:state|status|verdict|outcome|result)\b(?:\s+of\s+(?:the\s+)?(?:containment\s+)?run)?"
+    r"\s*(?:is|was|:|=|reads|read)\s*(?:now\s+)?[`\"“*]*(\w[\w\s-]*?)[`\"”*]*\s*$"
+)
+# "ended (as|in|with) graph_only", "ended up stopped", "ended in the graph only"
+_ENDED = re.compile(
+    r"\b(?:ended|ends|finished|concluded|closed|terminated)\s+(?:up\s+)?(?:as\s+|in\s+(?:the\s+)?"
+    r"(?:state\s+)?|with\s+(?:the\s+)?(?:state\s+|verdict\s+|status\s+)?)?[`\"“]?(\w[\w-]*(?:\s+only)?)"
+)
+_PLANNED = re.compile(r"\bplanned\s+in\s+the\s+graph\b|\bin\s+the\s+graph\s+only\b|\bgraph[\s_-]+only\b")
+# What the run did to something, as a verb in the past ("blocked", "touched") or after "did" ("did not block").
+_TARGET_VERB = re.compile(
+    r"\b(touched|untouched|targeted|blocked|acted\s+on|aimed\s+at|left\s+alone|spared)\b|"
+    r"\b(?:did|does|do)\s+(?:not\s+|never\s+)?(touch|target|block|act\s+on)\b"
+)
+_CAP_HIT = re.compile(
+    r"\b(?:reach(?:ed|es|ing)?|hit(?:s|ting)?|exhaust(?:ed|s|ing)?|used\s+up|ran\s+into|r[ua]n\s+out|"
+    r"at\s+(?:its|the)\s+(?:action\s+)?cap|ended|ends|stopped|halted|what\s+ended)\b"
+)
+
+
+def _state_value(word: str) -> str | None:
+    w = word.lower().strip()
+    if re.fullmatch(r"graph[\s_-]*only", w):
+        return "graph_only"
+    return _STATE_OF.get(w)
+
+
+def _negated(text: str) -> bool:
+    return len(_NEG.findall(text)) % 2 == 1
+
+
+def _cut(text: str, span: tuple[int, int]) -> str:
+    return text[: span[0]] + " " + text[span[1] :]
+
+
+class _Clause:
+    """One clause's reading: the facts found and the text left over."""
+
+    def __init__(self, raw: str, run_named: bool, id_kind: IdKind):
+        self.raw = raw.strip(" .!")
+        self.low = self.raw.lower()
+        self.rest = self.raw
+        self.facts: list[RunFact] = []
+        self.run_named = run_named  # the run is the sentence's subject (an earlier clause named it)
+        self.id_kind = id_kind
+
+    def use(self, m: re.Match[str]) -> None:
+        """The words of a match are the reading's: they are not held to the gate."""
+        start = self.rest.lower().find(m.group(0))
+        if start >= 0:
+            self.rest = _cut(self.rest, (start, start + len(m.group(0))))
+
+    def add(self, fact: RunFact) -> None:
+        if fact not in self.facts:
+            self.facts.append(fact)
+
+    # -- readers ---------------------------------------------------------------------------------
+    def read(self, status_line: bool) -> None:
+        subject = _RUN.search(self.low) or _DECIDER.search(self.low)
+        about_run = bool(subject) or self.run_named or status_line
+        self.state(about_run, status_line)
+        self.cap()
+        if about_run or _ACTION_NOUN.search(self.low):
+            self.actions(about_run)
+            self.targets(about_run)
+        if about_run:
+            self.existence()
+            self.decider()
+
+    def state(self, about_run: bool, status_line: bool) -> None:
+        low = self.low
+        key = _STATE_KEY.search(low)
+        if key is not None:
+            value = _state_value(key.group(1))
+            head = low[: key.start()]
+            whose = about_run or not re.search(r"\w", head)  # "Verdict: stopped": a heading about the run
+            run_only = value is not None and value != "completed"
+            if value is not None and whose and (about_run or run_only or status_line):
+                self.add(RunFact("state", value, negated=_negated(head)))
+                self.use(key)
+                return
+        if status_line:  # "Stopped (action cap reached)": the line opens with the run's state
+            m = re.match(r"\s*(stopped|halted|failed|graph[\s_-]*only|interrupted|abandoned)\b", low)
+            if m:
+                self.add(RunFact("state", _state_value(m.group(1)) or ""))
+                self.use(m)
+                return
+        if not about_run:
+            return
+        m = re.search(
+            r"\b(?:ended|finished|concluded|closed)\s+with\s+(?:the\s+)?(?:alert|exposure|incident)\s+(?:still\s+|now\s+)?"
+            r"(contained|exposed|open)\b",
+            low,
+        )
+        if m:  # "ended with the alert contained": it completed
+            self.add(RunFact("state", "completed", negated=_negated(low[: m.start()]) != (m.group(1) != "contained")))
+            self.use(m)
+            return
+        m = _ENDED.search(low)
+        if m and _state_value(m.group(1)):
+            self.add(RunFact("state", _state_value(m.group(1)) or "", negated=_negated(low[: m.start()])))
+            self.use(m)
+            return
+        subject = _RUN.search(low)
+        verb = _STATE_WORD.search(low, subject.end() if subject else 0)
+        if verb is not None and not re.search(r"\bcontained|containing|paths?\b", low[: verb.start()]):
+            value = _state_value(verb.group(1))
+            between = low[subject.end() if subject else 0 : verb.start()]
+            if value is not None and len(between.split()) <= 4:
+                negated = _negated(low[: verb.start()])
+                if value == "completed" and re.search(r"\bin\s+the\s+graph\b", low):
+                    value = "graph_only"  # "completed in the graph": no further than the graph
+                after = low[verb.end() :]
+                if value == "stopped" and _OBJECT.match(after):
+                    return  # "the run stopped the exposure": a closing verb with its object, not the run's end
+                short = re.match(r"\s+(?:short\s+of|without|before)\b", after)
+                if value == "stopped" and short:  # "stopped short of containment": it did not complete
+                    value, negated = "completed", not negated
+                self.add(RunFact("state", value, negated=negated))
+                self.use(verb)
+                return
+        m = _PLANNED.search(low)
+        if m and not _TARGET_VERB.search(low):
+            self.add(RunFact("state", "graph_only"))
+            self.use(m)
+
+    def cap(self) -> None:
+        low = self.low
+        m = _CAP.search(low)
+        if m is None:
+            return
+        self.use(m)
+        value = re.search(
+            rf"\b(?:cap|limit|budget|max(?:imum)?[_\s]+actions)\s*(?:of|was|is|:|=|at)?\s*{_NUM}\s*(?:actions?)?\b|"
+            rf"\b{_NUM}[-\s]action\s+(?:cap|limit|budget)\b",
+            low,
+        )
+        if value is not None:
+            n = number_value(value.group(1) or value.group(2))
+            if n is not None:
+                self.add(RunFact("cap", number=n, negated=_negated(low[: value.start()]) and not _CAP_HIT.search(low)))
+                self.use(value)
+        hit = _CAP_HIT.search(low)
+        if hit is not None:
+            before = low[: max(hit.start(), m.start())]
+            self.add(RunFact("cap_hit", negated=_negated(before + " " + low[hit.start() : hit.end()])))
+            self.use(hit)
+
+    def actions(self, about_run: bool) -> None:
+        low = self.low
+        for count in re.finditer(rf"\b{_NUM}\s+(?:more\s+|further\s+|route\s+)?(actions?|blocks?)\b", low):
+            n = 0 if count.group(1) == "no" else number_value(count.group(1))
+            if n is None or _BOUND.search(low[: count.start()]):
+                continue  # "at least one action": a bound, not a count
+            noun = "block" if count.group(2).startswith("block") else "action"
+            if not about_run and not re.search(r"\b(?:took|taken|applied|made|performed|were|was)\b", low):
+                continue
+            self.add(RunFact("actions", noun, n, negated=_negated(low[: count.start()]) if n else False))
+            self.use(count)
+        m = re.search(
+            rf"\b(?:cut|severed|closed|removed|eliminated|blocked)\s+{_NUM}(?:\s+(?:of|out\s+of)\s+(?:the\s+|its\s+)?{_NUM})?"
+            r"\s+(?:qualifying\s+|open\s+|starting\s+|original\s+|attack\s+)?paths?\b",
+            low,
+        )
+        if m is not None and about_run:  # "the run cut two of the three paths it started with"
+            n = 0 if m.group(1) == "no" else number_value(m.group(1))
+            whole = number_value(m.group(2)) if m.group(2) else None
+            if n is not None and not _BOUND.search(low[: m.start()]):
+                self.add(RunFact("cut", number=n, whole=whole, negated=_negated(low[: m.start()])))
+                self.use(m)
+        m = re.search(
+            rf"\b(actions?|blocks?)(?:\s+(?:taken|applied|made|performed|in\s+total))?\s*(?::|=)\s*{_NUM}\s*$", low
+        )
+        if m is not None:  # "Actions taken: 2"
+            n = 0 if m.group(2) == "no" else number_value(m.group(2))
+            if n is not None:
+                self.add(RunFact("actions", "block" if m.group(1).startswith("block") else "action", n))
+                self.use(m)
+        m = re.search(rf"\bblocked\s+{_NUM}\s+(?:session\s+)?routes?\b", low)
+        if m is not None and about_run:
+            n = number_value(m.group(1))
+            if n is not None:
+                self.add(RunFact("actions", "block", n, negated=_negated(low[: m.start()])))
+                self.use(m)
+        if re.search(r"\b(?:action|block)s?\b.*\b(?:could|can|was|were)\s+not\s+(?:be\s+)?verified\b", low):
+            self.add(RunFact("unverified_action"))
+            self.rest = re.sub(r"\b(?:could|can|was|were)\s+not\s+(?:be\s+)?verified\b", " ", self.rest, flags=re.I)
+
+    def targets(self, about_run: bool) -> None:
+        ids = [t for t in re.findall(r"[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9]", self.raw) if self._target(t)]
+        verb = _TARGET_VERB.search(self.low)
+        if not ids or verb is None:
+            return
+        word = verb.group(1) or verb.group(2)
+        acted = "blocked" if word.startswith("block") else "touched"
+        negated = _negated(self.low) != (word in ("untouched", "left alone", "spared"))
+        if not about_run and not re.search(r"\b(?:action|actions|run)\b", self.low):
+            return
+        for t in ids:
+            self.add(RunFact("target", acted, target=t, negated=negated))
+            self.rest = self.rest.replace(t, " ")
+        self.use(verb)
+
+    def _target(self, token: str) -> bool:
+        kind = self.id_kind(token)
+        return kind in ("route", "action") or token.startswith("block-route:")
+
+    def existence(self) -> None:
+        low = self.low
+        m = re.search(
+            r"\b(?:there\s+(?:is|was|has\s+been|have\s+been)\s+)no\s+(?:containment\s+|response\s+)?runs?\b|"
+            r"\bno\s+(?:containment\s+|response\s+)?runs?\s+(?:exists?|yet|so\s+far)\b|"
+            r"\b(?:no|never\s+a)\s+(?:containment\s+)?run\s+(?:has|had|was|is)\s+(?:yet\s+)?(?:been\s+)?"
+            r"(?:made|run|started|done|attempted|performed|launched)\b|\b(?:was|were|has\s+been|had\s+been)\s+"
+            r"attempted\b|\balready\s+ran\b|\bhas\s+(?:already\s+)?(?:been\s+)?run\b",
+            low,
+        )
+        if m is not None:
+            self.add(RunFact("exists", negated=_negated(m.group(0))))
+            self.use(m)
+
+    def decider(self) -> None:
+        m = re.search(r"\b(rules|gemini|analyst)\s+(?:decider|playbook)\b|\bdecider\s*(?::|is|was)\s*(\w+)", self.low)
+        if m is not None:
+            self.add(RunFact("decider", m.group(1) or m.group(2), negated=_negated(self.low[: m.start()])))
+            self.use(m)
+
+
+def read_run_facts(sentence: str, id_kind: IdKind) -> list[RunReading]:
+    """The clauses of a sentence that state facts about the run, each with its facts (none when the sentence
+    is no claim about the run: a condition, a modal, a question, or no run, action or cap named)."""
+    low = sentence.lower()
+    if _QUIET.search(low):
+        return []
+    status_line = bool(
+        re.match(r"\s*(?:stopped|halted|failed|graph[\s_-]*only|interrupted|abandoned)\b\s*(?:\(|$)", low)
+    )
+    if not (
+        _RUN.search(low)
+        or _DECIDER.search(low)
+        or _CAP.search(low)
+        or status_line
+        or _STATE_KEY.search(low)
+        or re.search(r"\b(?:actions?|blocks?)\b", low)
+    ):
+        return []
+    text = _PAREN.sub(
+        lambda m: f", {m.group(1)}" if not m.group(1).strip().isdigit() else f" of {m.group(1)}", sentence
+    )
+    out: list[RunReading] = []
+    run_named = False
+    for n, raw in enumerate(c for c in _SPLIT.split(text) if c and c.strip()):
+        clause = _Clause(raw, run_named, id_kind)
+        clause.read(status_line and n == 0)
+        run_named = run_named or bool(_RUN.search(clause.low))
+        if clause.facts:
+            out.append(RunReading(clause.raw, tuple(clause.facts), clause.rest))
+    return out
+
+
+def _words(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9](?:[a-z0-9_:@./-]*[a-z0-9])?", text.lower()))
+
+
+def taken_by(sentence: str, clause: str, readings: dict[str, list[RunReading]]) -> bool:
+    """Whether the run reader read this clause of this sentence (the prose grammar's reading of it gives way)."""
+    mine = readings.get(sentence[:600])
+    if not mine:
+        return False
+    theirs = _words(clause)
+    if not theirs:
+        return False
+    if any(theirs in _words(r.clause) for r in mine):
+        return True
+    rest = f" {theirs} "  # a clause the grammar read whole, of several the run reader read
+    for r in mine:
+        rest = rest.replace(f" {_words(r.clause)} ", " ")
+    return set(rest.split()) <= _JOINERS
+
+
+_JOINERS = frozenset(["and", "but", "yet", "so", "because", "while", "whereas", "then"])
