@@ -26,7 +26,7 @@ __all__ = ["RUN_STATES", "RunFact", "RunReading", "read_run_facts", "taken_by"]
 
 IdKind = Callable[[str], str | None]
 
-RUN_STATES = ("completed", "stopped", "graph_only", "failed", "interrupted", "abandoned")
+RUN_STATES = ("running", "completed", "stopped", "graph_only", "failed", "interrupted", "abandoned")
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ _NUM = (
     r"(\d{1,3}|zero|no|one|two|three|four|five|six|seven|eight|nine|ten|a\s+single|single|a\s+pair\s+of|"
     r"a\s+couple\s+of|both)"
 )
-_NEG = re.compile(r"\b(?:not|never|no|none|neither|nor|without)\b|n't\b")
+_NEG = re.compile(r"\b(?:not|never|no|none|neither|nor|without|nothing|nobody)\b|n't\b")
 _QUIET = re.compile(
     r"\b(?:if|unless|until|once|whether|would|could(?!\s+not\b)|might|may|should|must|shall|will|suppose|assuming|"
     r"whenever|lest|ought|plan|plans|planning|intend|recommend|recommended|consider|next\s+step|suggest|suggested|"
@@ -84,7 +84,8 @@ _CAP = re.compile(
     r"\b(?:action\s+)?(?:cap|limit|budget)\b|\bmax(?:imum)?[_\s]+actions\b|\bmaximum\s+number\s+of\s+actions\b"
 )
 _STATE_WORD = re.compile(
-    r"\b(completed|complete|succeeded|successful|stopped|halted|failed|graph[\s_-]*only|interrupted|abandoned)\b"
+    r"\b(completed|complete|succeeded|successful|stopped|halted|failed|graph[\s_-]*only|interrupted|abandoned|"
+    r"running|ongoing|in\s+progress|under\s+way)\b"
 )
 _STATE_OF = {
     "completed": "completed",
@@ -96,6 +97,10 @@ _STATE_OF = {
     "failed": "failed",
     "interrupted": "interrupted",
     "abandoned": "abandoned",
+    "running": "running",
+    "ongoing": "running",
+    "in progress": "running",
+    "under way": "running",
 }
 # "Verdict: stopped", "Outcome of the run: stopped", "the run's final state is stopped": a key naming a state.
 _STATE_KEY = re.compile(
@@ -115,12 +120,12 @@ _TARGET_VERB = re.compile(
 )
 _CAP_HIT = re.compile(
     r"\b(?:reach(?:ed|es|ing)?|hit(?:s|ting)?|exhaust(?:ed|s|ing)?|used\s+up|ran\s+into|r[ua]n\s+out|"
-    r"at\s+(?:its|the)\s+(?:action\s+)?cap|ended|ends|stopped|halted|what\s+ended)\b"
+    r"at\s+(?:its|the)\s+(?:action\s+)?cap|end|ended|ends|stop|stopped|halt|halted|what\s+ended)\b"
 )
 
 
 def _state_value(word: str) -> str | None:
-    w = word.lower().strip()
+    w = re.sub(r"\s+", " ", word.lower().strip())
     if re.fullmatch(r"graph[\s_-]*only", w):
         return "graph_only"
     return _STATE_OF.get(w)
@@ -208,7 +213,9 @@ class _Clause:
             value = _state_value(verb.group(1))
             between = low[subject.end() if subject else 0 : verb.start()]
             if value is not None and len(between.split()) <= 4:
-                negated = _negated(low[: verb.start()])
+                # its auxiliary ("did not", "has never") and what comes before the subject ("Never did the run")
+                aux = " ".join(between.split()[-2:]) if subject else " ".join(low[: verb.start()].split()[-2:])
+                negated = _negated(aux) != (_negated(low[: subject.start()]) if subject else False)
                 if value == "completed" and re.search(r"\bin\s+the\s+graph\b", low):
                     value = "graph_only"  # "completed in the graph": no further than the graph
                 after = low[verb.end() :]
@@ -277,9 +284,13 @@ class _Clause:
             if n is not None:
                 self.add(RunFact("actions", "block" if m.group(1).startswith("block") else "action", n))
                 self.use(m)
-        m = re.search(rf"\bblocked\s+{_NUM}\s+(?:session\s+)?routes?\b", low)
+        m = re.search(
+            rf"\bblocked\s+{_NUM}\s+(?:session\s+)?routes?\b|"
+            rf"\b{_NUM}\s+(?:session\s+)?routes?\s+(?:was|were|got|has\s+been|have\s+been)\s+blocked\b",
+            low,
+        )
         if m is not None and about_run:
-            n = number_value(m.group(1))
+            n = number_value(m.group(1) or m.group(2))
             if n is not None:
                 self.add(RunFact("actions", "block", n, negated=_negated(low[: m.start()])))
                 self.use(m)
@@ -317,7 +328,7 @@ class _Clause:
             low,
         )
         if m is not None:
-            self.add(RunFact("exists", negated=_negated(m.group(0))))
+            self.add(RunFact("exists", negated=_negated(low[: m.end()])))
             self.use(m)
 
     def decider(self) -> None:
@@ -349,11 +360,10 @@ def read_run_facts(sentence: str, id_kind: IdKind) -> list[RunReading]:
         lambda m: f", {m.group(1)}" if not m.group(1).strip().isdigit() else f" of {m.group(1)}", sentence
     )
     out: list[RunReading] = []
-    run_named = False
+    run_named = bool(_RUN.search(low))  # the run is the sentence's subject: its other clauses speak of it too
     for n, raw in enumerate(c for c in _SPLIT.split(text) if c and c.strip()):
         clause = _Clause(raw, run_named, id_kind)
         clause.read(status_line and n == 0)
-        run_named = run_named or bool(_RUN.search(clause.low))
         if clause.facts:
             out.append(RunReading(clause.raw, tuple(clause.facts), clause.rest))
     return out
