@@ -63,8 +63,8 @@ _NUM = (
 )
 _NEG = re.compile(r"\b(?:not|never|no|none|neither|nor|without|nothing|nobody)\b|n't\b")
 _QUIET = re.compile(
-    r"\b(?:if|unless|until|once|whether|would|could(?!\s+not\b)|might|may|should|must|shall|will|suppose|assuming|"
-    r"whenever|lest|ought|plan|plans|planning|intend|recommend|recommended|consider|next\s+step|suggest|suggested|"
+    r"\b(?:if|unless|until|whether|would|could(?!\s+not\b)|might|may|should|must|shall|will|suppose|assuming|"
+    r"(?:once|when|whenever)\b(?![^,.;]*\b(?:was|were|had|did)\b)|lest|ought|plan|plans|planning|intend|recommend|recommended|consider|next\s+step|suggest|suggested|"
     r"suggests|proposed|proposes|propose|candidate|candidates)\b|\?"
 )
 # The subject: the run (any containment run, the response, the playbook's run), one of its actions or its cap.
@@ -109,7 +109,7 @@ _STATE_KEY = re.compile(
 )
 # "ended (as|in|with) graph_only", "ended up stopped", "ended in the graph only"
 _ENDED = re.compile(
-    r"\b(?:ended|ends|finished|concluded|closed|terminated)\s+(?:up\s+)?(?:as\s+|in\s+(?:the\s+)?"
+    r"\b(?:ended|ends|finished|concluded|closed|terminated|came\s+to\s+an\s+end|wound\s+up)\s+(?:up\s+)?(?:as\s+|in\s+(?:the\s+)?"
     r"(?:state\s+)?|with\s+(?:the\s+)?(?:state\s+|verdict\s+|status\s+)?)?[`\"“]?(\w[\w-]*(?:\s+only)?)"
 )
 _PLANNED = re.compile(r"\bplanned\s+in\s+the\s+graph\b|\bin\s+the\s+graph\s+only\b|\bgraph[\s_-]+only\b")
@@ -321,9 +321,11 @@ class _Clause:
         low = self.low
         m = re.search(
             r"\b(?:there\s+(?:is|was|has\s+been|have\s+been)\s+)no\s+(?:containment\s+|response\s+)?runs?\b|"
-            r"\bno\s+(?:containment\s+|response\s+)?runs?\s+(?:exists?|yet|so\s+far)\b|"
-            r"\b(?:no|never\s+a)\s+(?:containment\s+)?run\s+(?:has|had|was|is)\s+(?:yet\s+)?(?:been\s+)?"
-            r"(?:made|run|started|done|attempted|performed|launched)\b|\b(?:was|were|has\s+been|had\s+been)\s+"
+            r"\bno\s+(?:containment\s+|response\s+)?runs?\s+(?:(?:is|are|was|were|has\s+been)\s+)?(?:exists?|yet|so\s+far|"
+            r"on\s+record|on\s+file|recorded|logged|found)\b|"
+            r"\b(?:no|never\s+a|an?|one|the)\s+(?:containment\s+|response\s+)?run\s+(?:has|had|was|is)\s+"
+            r"(?:yet\s+|already\s+|ever\s+|never\s+)?(?:been\s+)?(?:made|run|started|done|attempted|performed|launched|"
+            r"carried\s+out|conducted|executed|triggered)\b|\b(?:was|were|has\s+been|had\s+been)\s+"
             r"attempted\b|\balready\s+ran\b|\bhas\s+(?:already\s+)?(?:been\s+)?run\b",
             low,
         )

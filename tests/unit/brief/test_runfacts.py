@@ -29,6 +29,8 @@ def facts(sentence: str) -> set[RunFact]:
         ("The run ended with the incident still exposed.", {RunFact("state", "completed", negated=True)}),
         ("The run halted short of containment.", {RunFact("state", "completed", negated=True)}),
         ("The run is still in progress.", {RunFact("state", "running")}),
+        ("In the end the run wound up graph-only.", {RunFact("state", "graph_only")}),
+        ("When the cap was hit, the run halted.", {RunFact("cap_hit"), RunFact("state", "stopped")}),
         # a transitive "stopped" is a closing verb with its object, not the run's end
         ("The run stopped every lateral move.", set()),
         # why: the cap, its value, and its denial
@@ -51,6 +53,8 @@ def facts(sentence: str) -> set[RunFact]:
         ),
         # whether there was one, and by which decider
         ("There is no containment run on record.", {RunFact("exists", negated=True)}),
+        ("No response runs were logged for it.", {RunFact("exists", negated=True)}),
+        ("One containment run was already carried out.", {RunFact("exists")}),
         ("The gemini decider already ran here.", {RunFact("exists"), RunFact("decider", "gemini")}),
         # no claim: conditions, modals, questions, suggestions
         ("If the run stops at its cap, one path stays open.", set()),
