@@ -117,11 +117,17 @@ def _holds(ev: EvidenceSummary, run: RunSummary, fact: RunFact) -> bool | None:
     return None
 
 
+def _routes_of(ev: EvidenceSummary, target: str) -> set[str]:
+    """The routes a target names: a route by its id or candidate id, or the session a route leads to."""
+    route = target.removeprefix("block-route:")
+    return {r.route_id for r in ev.routes if route in (r.route_id, r.target)}
+
+
 def _blocked_now(ev: EvidenceSummary, target: str) -> bool:
     """A route blocked now, by this run or before it: "the run blocked X" is not denied (an earlier block is
     not told apart from this run's in every wording)."""
-    route = target.removeprefix("block-route:")
-    return any(r.route_id == route and r.status != "active" for r in ev.routes)
+    routes = _routes_of(ev, target)
+    return any(r.route_id in routes and r.status != "active" for r in ev.routes)
 
 
 def judge_run_fact(ev: EvidenceSummary, fact: RunFact) -> Verdict:
@@ -132,8 +138,17 @@ def judge_run_fact(ev: EvidenceSummary, fact: RunFact) -> Verdict:
     claim that the run did what it did not, or ended as it did not, is `false_containment`; one that denies
     what a completed run did (or that says it ended otherwise) is `false_exposure`."""
     run = ev.run
-    if fact.kind == "target" and not fact.negated and _blocked_now(ev, fact.target):
-        return None
+    if fact.kind == "target":
+        if not _routes_of(ev, fact.target) and fact.target not in ev.revocations:
+            return "unverified", ""  # no route or action of this alert: what "the run touched X" means is not read
+        if not fact.negated and _blocked_now(ev, fact.target):
+            return None
+        fact = RunFact(
+            "target",
+            fact.word,
+            target=next(iter(sorted(_routes_of(ev, fact.target))), fact.target),
+            negated=fact.negated,
+        )
     if run is None:
         if fact.negated or (fact.kind == "actions" and fact.number == 0):
             return None

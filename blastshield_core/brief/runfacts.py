@@ -315,7 +315,7 @@ class _Clause:
 
     def _target(self, token: str) -> bool:
         kind = self.id_kind(token)
-        return kind in ("route", "action") or token.startswith("block-route:")
+        return kind in ("route", "action", "node") or token.startswith("block-route:")  # a session: its route
 
     def existence(self) -> None:
         low = self.low

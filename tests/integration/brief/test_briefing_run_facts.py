@@ -69,6 +69,9 @@ CASES = [
     # what it acted on
     ("capped", "route-c11-alternate was never touched by the run.", T),
     ("capped", "No action of the run targeted route-c11-primary.", FC),
+    ("capped", "The run blocked contractor_11 VPN session (primary).", T),  # a session by its plain name: its route
+    ("capped", "sess-c11-sso was blocked by the run.", FC),
+    ("capped", "The run did not touch admin-console.", UNREAD),  # no route or action: not what a run acts on
     ("done", "route-dev07-a was blocked by the run.", T),
     ("done", "The run never touched route-dev07-a.", FE),
     # whether there was one
