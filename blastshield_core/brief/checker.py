@@ -140,7 +140,8 @@ def _has_closing(clause: str) -> bool:
     return any(w in CLOSE_FORMS for w in re.findall(r"[a-z]+", clause.lower()))
 
 
-_RUN_READS = frozenset(["state", "run_state", "unverified", "path_count", "route_count", "path_share"])
+_COUNTS = frozenset(["path_count", "route_count", "path_share"])
+_RUN_READS = frozenset(["state", "run_state", "unverified"]) | _COUNTS
 _PATTERN_CLAIMS = frozenset(["relationship", "score", "severity", "unverified"])
 _FRAME_MARK = re.compile(r"[:\"“”]")
 
@@ -356,7 +357,9 @@ class _Checker:
         gate = None if self.vocabulary is None else self._unread_clause
         claims = read_prose(text, self.id_kind, self.route_words, self.allowed, gate)
         read = self.run_facts(text)  # the clauses about the run: read as its facts, not as the grammar reads them
-        claims = [c for c in claims if not (c.kind in _RUN_READS and taken_by(c.sentence, c.clause, read))]
+        claims = [
+            c for c in claims if not (c.kind in _RUN_READS and taken_by(c.sentence, c.clause, read, c.kind in _COUNTS))
+        ]
         misread, dropped = withheld(claims)  # the shares inside other claims dropped; a misread clause is gated
         for n, claim in enumerate(claims):
             if n in dropped:

@@ -100,7 +100,16 @@ def _holds(ev: EvidenceSummary, run: RunSummary, fact: RunFact) -> bool | None:
         return run.max_actions == fact.number
     if fact.kind == "decider":
         return run.decider.lower() == fact.word.lower()
+    if fact.kind == "all_verified":
+        applied = [a for a in actions if a.get("status") == "applied"]
+        return all(a.get("verified") is True for a in applied) if applied else None  # none: nothing to say
+    if fact.kind == "start":
+        return None if run.paths_at_start is None else run.paths_at_start == fact.number
+    if fact.kind == "left":
+        return fact.number == (run.remaining_paths if run.remaining_paths is not None else ev.path_count)
     if fact.kind == "unverified_action":
+        if not any(a.get("status") == "applied" for a in actions):
+            return None  # no action: nothing to say
         return any(a.get("status") == "applied" and a.get("verified") is not True for a in actions)
     if fact.kind == "actions":
         applied = [a for a in actions if a.get("status") == "applied"]
@@ -160,6 +169,6 @@ def judge_run_fact(ev: EvidenceSummary, fact: RunFact) -> Verdict:
         return None
     completed = run.state is RunState.COMPLETED
     kind = "false_exposure" if completed and (fact.negated or fact.kind == "state") else "false_containment"
-    if fact.kind in ("actions", "cap", "decider", "cut"):
+    if fact.kind in ("actions", "cap", "decider", "cut", "start", "left"):
         kind = "wrong_count" if fact.kind != "decider" else kind
     return kind, _describe(run)

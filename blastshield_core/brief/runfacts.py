@@ -35,8 +35,9 @@ class RunFact:
 
     kind: `state` (word: a run state), `exists` (a run was made), `cap_hit` (the action cap ended it), `cap`
     (number: the cap), `actions` (word: action | block, number: how many), `cut` (number of the paths, whole:
-    of how many), `target` (word: touched | blocked, target: the id), `unverified_action` (an action could not
-    be verified), `decider` (word: its name). `negated`: the clause denies it."""
+    of how many), `start` (number: the paths it started with), `left` (number: the paths open when it
+    ended), `target` (word: touched | blocked, target: the id), `unverified_action` (an action could not be
+    verified), `all_verified` (every action was), `decider` (word: its name). `negated`: the clause denies it."""
 
     kind: str
     word: str = ""
@@ -78,10 +79,11 @@ _OBJECT = re.compile(
     r"paths?|lateral|further|[a-z0-9]+[-_:][\w:-]*)\b"
 )
 _DECIDER = re.compile(r"\b(?:decider|playbook)\b")
+_CAP_OF = re.compile(r"\b(?:cap|capped|limit|budget|max(?:imum)?)\s+(?:(?:of|at|was|is|to)\s+)?$")
 _BOUND = re.compile(r"\b(?:at\s+least|at\s+most|more\s+than|fewer\s+than|less\s+than|over|under|up\s+to)\s+$")
 _ACTION_NOUN = re.compile(r"\b(?:actions?|blocks?|steps?)\b")
 _CAP = re.compile(
-    r"\b(?:action\s+)?(?:cap|limit|budget)\b|\bmax(?:imum)?[_\s]+actions\b|\bmaximum\s+number\s+of\s+actions\b"
+    r"\b(?:action\s+)?(?:cap|limit|budget)\b|\bcapped\b|\bmax(?:imum)?[_\s]+actions\b|\bmaximum\s+number\s+of\s+actions\b"
 )
 _STATE_WORD = re.compile(
     r"\b(completed|complete|succeeded|successful|stopped|halted|failed|graph[\s_-]*only|interrupted|abandoned|"
@@ -240,11 +242,11 @@ class _Clause:
         self.use(m)
         value = re.search(
             rf"\b(?:cap|limit|budget|max(?:imum)?[_\s]+actions)\s*(?:of|was|is|:|=|at)?\s*{_NUM}\s*(?:actions?)?\b|"
-            rf"\b{_NUM}[-\s]action\s+(?:cap|limit|budget)\b",
+            rf"\b{_NUM}[-\s]action\s+(?:cap|limit|budget)\b|\bcapped\s+at\s+{_NUM}",
             low,
         )
         if value is not None:
-            n = number_value(value.group(1) or value.group(2))
+            n = number_value(value.group(1) or value.group(2) or value.group(3))
             if n is not None:
                 self.add(RunFact("cap", number=n, negated=_negated(low[: value.start()]) and not _CAP_HIT.search(low)))
                 self.use(value)
@@ -258,8 +260,8 @@ class _Clause:
         low = self.low
         for count in re.finditer(rf"\b{_NUM}\s+(?:more\s+|further\s+|route\s+)?(actions?|blocks?)\b", low):
             n = 0 if count.group(1) == "no" else number_value(count.group(1))
-            if n is None or _BOUND.search(low[: count.start()]):
-                continue  # "at least one action": a bound, not a count
+            if n is None or _BOUND.search(low[: count.start()]) or _CAP_OF.search(low[: count.start()]):
+                continue  # "at least one action": a bound, not a count; "a cap of three actions": the cap
             noun = "block" if count.group(2).startswith("block") else "action"
             if not about_run and not re.search(r"\b(?:took|taken|applied|made|performed|were|was)\b", low):
                 continue
@@ -293,6 +295,42 @@ class _Clause:
             n = number_value(m.group(1) or m.group(2))
             if n is not None:
                 self.add(RunFact("actions", "block", n, negated=_negated(low[: m.start()])))
+                self.use(m)
+        m = re.search(
+            r"\b(?:nothing|no\s+(?:session\s+)?routes?|not\s+a\s+(?:single\s+)?(?:session\s+)?route)\s+(?:was|were|got|"
+            r"has\s+been|have\s+been)\s+blocked\b|\bblocked\s+(?:nothing|no\s+(?:session\s+)?routes?)\b",
+            low,
+        )
+        if m is not None and about_run:  # "nothing was blocked by the run": no block
+            self.add(RunFact("actions", "block", 0))
+            self.use(m)
+        m = re.search(
+            r"\b(?:every|all|each)\s+(?:one\s+)?(?:of\s+)?(?:the\s+run'?s\s+|its\s+|the\s+)?(?:actions?|blocks?)\b.*?\b(?:was|were)\s+"
+            r"(not\s+)?verified\b|\b(?:action|block)s?\b.*\b(?:was|were)\s+(?:all\s+)?(not\s+)?verified\b",
+            low,
+        )
+        if m is not None and not re.search(
+            r"\bcould\s+not|\bat\s+least\b|\bsome\b|(?<!every\s)(?<!each\s)\bone\b", low
+        ):
+            self.add(RunFact("all_verified", negated=_negated(low[: m.end()])))
+            self.use(m)
+        m = re.search(
+            rf"\b(?:with|leaving|left)\s+{_NUM}\s+(?:qualifying\s+)?paths?\s+(?:still\s+)?(?:open|remaining|left|live|"
+            r"active|standing|in\s+place)\b",
+            low,
+        )
+        if m is not None and about_run:  # "the run stopped with three paths still open"
+            n = 0 if m.group(1) == "no" else number_value(m.group(1))
+            if n is not None:
+                self.add(RunFact("left", number=n))
+                self.use(m)
+        m = re.search(
+            rf"\b(?:began|started|opened|begun)\s+(?:with|from|at)\s+{_NUM}\s+(?:qualifying\s+|open\s+)?paths?\b", low
+        )
+        if m is not None and about_run:  # "the run began with two qualifying paths"
+            n = number_value(m.group(1))
+            if n is not None:
+                self.add(RunFact("start", number=n, negated=_negated(low[: m.start()])))
                 self.use(m)
         if re.search(r"\b(?:action|block)s?\b.*\b(?:could|can|was|were)\s+not\s+(?:be\s+)?verified\b", low):
             self.add(RunFact("unverified_action"))
@@ -375,9 +413,12 @@ def _words(text: str) -> str:
     return " ".join(re.findall(r"[a-z0-9](?:[a-z0-9_:@./-]*[a-z0-9])?", text.lower()))
 
 
-def taken_by(sentence: str, clause: str, readings: dict[str, list[RunReading]]) -> bool:
-    """Whether the run reader read this clause of this sentence (the prose grammar's reading of it gives way)."""
-    mine = readings.get(sentence[:600])
+def taken_by(sentence: str, clause: str, readings: dict[str, list[RunReading]], count: bool = False) -> bool:
+    """Whether the run reader read this clause of this sentence (the prose grammar's reading of it gives way);
+    for a `count` of paths or routes, only when the reader read a number of its own there (actions, paths cut)."""
+    mine = readings.get(sentence[:600], [])
+    if count and not any(f.kind in ("actions", "cut", "start", "left") for r in mine for f in r.facts):
+        return False
     if not mine:
         return False
     theirs = _words(clause)

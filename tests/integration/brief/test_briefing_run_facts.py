@@ -47,11 +47,11 @@ def runs(embedded_store):
 CASES = [
     # how the run ended
     ("capped", "Status of the containment run: stopped.", T),
-    ("capped", "The run has not completed.", T),
+    ("capped", "So far the run has not completed.", T),
     ("capped", "The response run completed successfully.", FC),
     ("capped", "Final run status — graph_only", FC),
     ("done", "The run finished as completed after a single action.", T),
-    ("done", "Run status: stopped", FE),
+    ("done", "Status of this run: stopped", FE),
     ("done", "The run never completed.", FE),
     # why it ended
     ("capped", "The response run halted at its limit of one action.", T),
@@ -63,9 +63,16 @@ CASES = [
     ("capped", "The run's cap was set at three actions.", COUNT),
     # how much it did
     ("capped", "Exactly one action was taken by the run.", T),
-    ("capped", "The run applied two blocks.", COUNT),
+    ("capped", "Two blocks were applied by the run.", COUNT),
     ("done", "The run took three actions.", COUNT),
     ("done", "The run severed both of the starting paths.", T),
+    ("capped", "The run began with two qualifying paths.", T),
+    ("capped", "The run halted, leaving one path open.", T),
+    ("capped", "The run halted with three paths still in place.", COUNT),
+    ("capped", "Nothing was blocked by the run.", COUNT),
+    ("capped", "The run was capped at three actions.", COUNT),
+    ("done", "Every action of the run was verified.", T),
+    ("done", "Not every one of the run's actions was verified.", FE),
     # what it acted on
     ("capped", "route-c11-alternate was never touched by the run.", T),
     ("capped", "No action of the run targeted route-c11-primary.", FC),
@@ -77,7 +84,7 @@ CASES = [
     # whether there was one
     ("none", "No containment run exists for this alert yet.", T),
     ("none", "The run was halted at its cap.", FC),
-    ("none", "The response run completed.", FC),
+    ("none", "The containment run completed in full.", FC),
     ("none", "The response run has never completed.", T),
     ("capped", "There has been no containment run on this alert.", FC),
     # no claim: conditions, modals, questions, suggestions

@@ -20,7 +20,7 @@ def facts(sentence: str) -> set[RunFact]:
     ("sentence", "expected"),
     [
         # how the run ended, in any order of its words, with its negation where the verb has one
-        ("The response run halted.", {RunFact("state", "stopped")}),
+        ("The response run has halted.", {RunFact("state", "stopped")}),
         ("The run hasn't completed.", {RunFact("state", "completed", negated=True)}),
         ("Never did the run complete", {RunFact("state", "completed", negated=True)}),
         ("Final status of the run is graph_only", {RunFact("state", "graph_only")}),
@@ -28,7 +28,7 @@ def facts(sentence: str) -> set[RunFact]:
         ("The run finished as abandoned.", {RunFact("state", "abandoned")}),
         ("The run ended with the incident still exposed.", {RunFact("state", "completed", negated=True)}),
         ("The run halted short of containment.", {RunFact("state", "completed", negated=True)}),
-        ("The run is still in progress.", {RunFact("state", "running")}),
+        ("This run remains in progress.", {RunFact("state", "running")}),
         ("In the end the run wound up graph-only.", {RunFact("state", "graph_only")}),
         ("When the cap was hit, the run halted.", {RunFact("cap_hit"), RunFact("state", "stopped")}),
         # a transitive "stopped" is a closing verb with its object, not the run's end
@@ -44,6 +44,11 @@ def facts(sentence: str) -> set[RunFact]:
         ("Seven routes were blocked by the run.", {RunFact("actions", "block", 7)}),
         ("More than one action was taken by the run.", set()),
         ("The run severed four of the six paths.", {RunFact("cut", number=4, whole=6)}),
+        ("The run began with 2 open paths.", {RunFact("start", number=2)}),
+        ("It halted, the run, leaving three paths in place.", {RunFact("state", "stopped"), RunFact("left", number=3)}),
+        ("Nothing got blocked by the run.", {RunFact("actions", "block", 0)}),
+        ("The run was capped at five actions.", {RunFact("cap", number=5)}),
+        ("Not every one of the run's blocks was verified.", {RunFact("all_verified", negated=True)}),
         # what it acted on, by id, with "untouched" and "left alone" as denials
         ("The run did not block route-east.", {RunFact("target", "blocked", target="route-east", negated=True)}),
         ("route-west stayed untouched by the run.", {RunFact("target", "touched", target="route-west", negated=True)}),
@@ -52,7 +57,7 @@ def facts(sentence: str) -> set[RunFact]:
             {RunFact("target", "touched", target="acct:user:bo:access-key-1")},
         ),
         # whether there was one, and by which decider
-        ("There is no containment run on record.", {RunFact("exists", negated=True)}),
+        ("There was no containment run on record.", {RunFact("exists", negated=True)}),
         ("No response runs were logged for it.", {RunFact("exists", negated=True)}),
         ("One containment run was already carried out.", {RunFact("exists")}),
         ("The gemini decider already ran here.", {RunFact("exists"), RunFact("decider", "gemini")}),
