@@ -188,9 +188,9 @@ class _Clause:
                 self.use(key)
                 return
         if status_line:  # "Stopped (action cap reached)": the line opens with the run's state
-            m = re.match(r"\s*(stopped|halted|failed|graph[\s_-]*only|interrupted|abandoned)\b", low)
-            if m:
-                self.add(RunFact("state", _state_value(m.group(1)) or ""))
+            m = re.match(r"[^\w(]*(not\s+)?(stopped|halted|failed|graph[\s_-]*only|interrupted|abandoned)\b", low)
+            if m:  # "❌ Stopped" (read as "not Stopped"): its negation
+                self.add(RunFact("state", _state_value(m.group(2)) or "", negated=bool(m.group(1))))
                 self.use(m)
                 return
         if not about_run:
@@ -385,7 +385,11 @@ def read_run_facts(sentence: str, id_kind: IdKind) -> list[RunReading]:
     if _QUIET.search(low):
         return []
     status_line = bool(
-        re.match(r"\s*(?:stopped|halted|failed|graph[\s_-]*only|interrupted|abandoned)\b\s*(?:\(|$)", low)
+        re.match(
+            r"[^\w(]*(?:not\s+)?(?:stopped|halted|failed|graph[\s_-]*only|interrupted|abandoned)\b\s*[.!]?\s*"
+            r"(?:\(|[—–-]|$)",
+            low,
+        )
     )
     if not (
         _RUN.search(low)
@@ -402,6 +406,10 @@ def read_run_facts(sentence: str, id_kind: IdKind) -> list[RunReading]:
     out: list[RunReading] = []
     run_named = bool(_RUN.search(low))  # the run is the sentence's subject: its other clauses speak of it too
     for n, raw in enumerate(c for c in _SPLIT.split(text) if c and c.strip()):
+        if n > 0 and status_line and re.match(r"[^\w(]*not\s", low):
+            if out:  # a denied status: its remark ("❌ Stopped (cap reached)") is not asserted, the line is read
+                out[0] = RunReading(sentence.strip(" .!"), out[0].facts, out[0].rest)
+            break
         clause = _Clause(raw, run_named, id_kind)
         clause.read(status_line and n == 0)
         if clause.facts:

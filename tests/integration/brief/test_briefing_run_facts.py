@@ -59,6 +59,9 @@ CASES = [
     ("capped", "The action cap did not end the run.", FC),
     ("capped", "⚠️ Halted (action cap reached)", T),
     ("done", "The run was halted by its action cap.", FE),
+    ("capped", "🛑 Halted", T),
+    ("done", "❌ Halted (action cap reached)", T),
+    ("capped", "❌ Halted (action cap reached)", FC),
     ("done", "The run never hit its action limit.", T),
     ("capped", "The run's cap was set at three actions.", COUNT),
     # how much it did

@@ -80,6 +80,13 @@ def test_status_line_is_the_runs_state_and_its_remark_the_reason() -> None:
     assert {f for r in readings for f in r.facts} == {RunFact("state", "stopped"), RunFact("cap_hit")}
 
 
+def test_a_status_mark_before_the_state_and_a_denied_status() -> None:
+    assert facts("🛑 Halted") == {RunFact("state", "stopped")}
+    (reading,) = read_run_facts("not Halted (action limit reached)", _kind)  # "❌ Halted (...)" as normalised
+    assert reading.facts == (RunFact("state", "stopped", negated=True),)
+    assert reading.clause == "not Halted (action limit reached)"  # the remark of a denied status is not asserted
+
+
 def test_the_words_left_over_are_what_the_gate_holds() -> None:
     (reading,) = read_run_facts("Sadly the run halted.", _kind)
     assert reading.facts == (RunFact("state", "stopped"),) and reading.rest.split() == ["Sadly", "the", "run"]
