@@ -87,6 +87,9 @@ def _describe(run: RunSummary) -> str:
     )
 
 
+_ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "last": -1}
+
+
 def _holds(ev: EvidenceSummary, run: RunSummary, fact: RunFact) -> bool | None:
     """Whether the fact (before its negation) is true of the run; None when the run does not say."""
     actions = run.actions
@@ -105,6 +108,12 @@ def _holds(ev: EvidenceSummary, run: RunSummary, fact: RunFact) -> bool | None:
         return all(a.get("verified") is True for a in applied) if applied else None  # none: nothing to say
     if fact.kind == "start":
         return None if run.paths_at_start is None else run.paths_at_start == fact.number
+    if fact.kind == "step":
+        index = _ORDINALS.get(fact.word, 0 if len(actions) == 1 else None)
+        if index is None or not -len(actions) <= index < len(actions):
+            return None
+        action = actions[index]
+        return (action.get("paths_before"), action.get("paths_after")) == (fact.number, fact.whole)
     if fact.kind == "left":
         return fact.number == (run.remaining_paths if run.remaining_paths is not None else ev.path_count)
     if fact.kind == "unverified_action":
@@ -165,10 +174,12 @@ def judge_run_fact(ev: EvidenceSummary, fact: RunFact) -> Verdict:
             return "unverified", ""
         return "false_containment", f"no containment run of {ev.alert_id} was made: nothing ran, stopped or acted"
     holds = _holds(ev, run, fact)
-    if holds is None or holds != fact.negated:
+    if holds is None:
+        return "unverified", ""  # the record does not say (no such action, no paths counted at the start)
+    if holds != fact.negated:
         return None
     completed = run.state is RunState.COMPLETED
     kind = "false_exposure" if completed and (fact.negated or fact.kind == "state") else "false_containment"
-    if fact.kind in ("actions", "cap", "decider", "cut", "start", "left"):
+    if fact.kind in ("actions", "cap", "decider", "cut", "start", "left", "step"):
         kind = "wrong_count" if fact.kind != "decider" else kind
     return kind, _describe(run)

@@ -36,7 +36,8 @@ class RunFact:
     kind: `state` (word: a run state), `exists` (a run was made), `cap_hit` (the action cap ended it), `cap`
     (number: the cap), `actions` (word: action | block, number: how many), `cut` (number of the paths, whole:
     of how many), `start` (number: the paths it started with), `left` (number: the paths open when it
-    ended), `target` (word: touched | blocked, target: the id), `unverified_action` (an action could not be
+    ended), `step` (word: which action, "first" or "last"; number, whole: the paths before and after it),
+    `target` (word: touched | blocked, target: the id), `unverified_action` (an action could not be
     verified), `all_verified` (every action was), `decider` (word: its name). `negated`: the clause denies it."""
 
     kind: str
@@ -56,7 +57,9 @@ class RunReading:
     rest: str
 
 
-_SPLIT = re.compile(r";\s*|,?\s+(?:but|because|and\s+so|so|while|whereas)\s+|,\s+(?:and\s+)?|\s+[—–]\s+|\s+-\s+")
+_SPLIT = re.compile(
+    r";\s*|,?\s+(?:but|because(?!\s+of)|and\s+so|so|while|whereas)\s+|,\s+(?:and\s+)?|\s+[—–]\s+|\s+-\s+"
+)
 _PAREN = re.compile(r"\s*\(([^()]*)\)")
 _NUM = (
     r"(\d{1,3}|zero|no|one|two|three|four|five|six|seven|eight|nine|ten|a\s+single|single|a\s+pair\s+of|"
@@ -237,9 +240,19 @@ class _Clause:
     def cap(self) -> None:
         low = self.low
         m = _CAP.search(low)
+        out = re.search(
+            r"\b(?:ran|run|runs|running)\s+out\s+of\s+actions\b|\bused\s+(?:up\s+)?all\s+(?:of\s+)?its\s+actions\b", low
+        )
+        if out is not None:  # "the run ran out of actions": its cap ended it
+            self.add(RunFact("cap_hit", negated=_negated(low[: out.start()])))
+            self.use(out)
         if m is None:
             return
         self.use(m)
+        for word in re.finditer(
+            r"\b(?:stop\s+)?reason\s*:|\b(?:because\s+of|due\s+to|owing\s+to|on\s+account\s+of)\b", low
+        ):
+            self.use(word)  # "Reason: action cap reached", "stopped due to the cap": the cause named
         value = re.search(
             rf"\b(?:cap|limit|budget|max(?:imum)?[_\s]+actions)\s*(?:of|was|is|:|=|at)?\s*{_NUM}\s*(?:actions?)?\b|"
             rf"\b{_NUM}[-\s]action\s+(?:cap|limit|budget)\b|\bcapped\s+at\s+{_NUM}",
@@ -250,7 +263,7 @@ class _Clause:
             if n is not None:
                 self.add(RunFact("cap", number=n, negated=_negated(low[: value.start()]) and not _CAP_HIT.search(low)))
                 self.use(value)
-        hit = _CAP_HIT.search(low)
+        hit = _CAP_HIT.search(low) or re.search(r"\b(?:because\s+of|due\s+to|owing\s+to|on\s+account\s+of)\b", low)
         if hit is not None:
             before = low[: max(hit.start(), m.start())]
             self.add(RunFact("cap_hit", negated=_negated(before + " " + low[hit.start() : hit.end()])))
@@ -258,6 +271,29 @@ class _Clause:
 
     def actions(self, about_run: bool) -> None:
         low = self.low
+        m = re.search(
+            rf"\b(?:(first|second|third|fourth|fifth|last|only|single|one)\s+)?(?:action|block)\b[^.;]*?\bfrom\s+{_NUM}"
+            rf"\s+(?:qualifying\s+|open\s+)?(?:paths?\s+)?(?:down\s+)?to\s+{_NUM}\b",
+            low,
+        )
+        if m is not None and (about_run or m.group(1) or re.match(r"\s*(?:its|the|their)\s", low)):
+            before, after = number_value(m.group(2)), number_value(m.group(3))
+            if before is not None and after is not None:  # "its first action took the path count from two to one"
+                self.add(RunFact("step", m.group(1) or "", before, after, negated=_negated(low[: m.start()])))
+                self.use(m)
+                return
+        m = re.search(
+            rf"\b(?:used|took|spent|applied)\s+{_NUM}\s+of\s+(?:its|the|their)\s+{_NUM}\s+(?:allowed\s+|permitted\s+|"
+            r"available\s+|possible\s+)?actions\b",
+            low,
+        )
+        if m is not None:  # "the run used one of its three allowed actions": its actions and its cap
+            n, cap = number_value(m.group(1)), number_value(m.group(2))
+            if n is not None and cap is not None:
+                self.add(RunFact("actions", "action", n, negated=_negated(low[: m.start()])))
+                self.add(RunFact("cap", number=cap))
+                self.use(m)
+                return
         for count in re.finditer(rf"\b{_NUM}\s+(?:more\s+|further\s+|route\s+)?(actions?|blocks?)\b", low):
             n = 0 if count.group(1) == "no" else number_value(count.group(1))
             if n is None or _BOUND.search(low[: count.start()]) or _CAP_OF.search(low[: count.start()]):
@@ -403,6 +439,8 @@ def read_run_facts(sentence: str, id_kind: IdKind) -> list[RunReading]:
     text = _PAREN.sub(
         lambda m: f", {m.group(1)}" if not m.group(1).strip().isdigit() else f" of {m.group(1)}", sentence
     )
+    if not status_line:  # "Stop reason — the action budget": a short key and its value, as after a colon
+        text = re.sub(r"^([^\w]*\w+(?:[\s']+\w+){0,2})\s+[—–]\s+", r"\1: ", text)
     out: list[RunReading] = []
     run_named = bool(_RUN.search(low))  # the run is the sentence's subject: its other clauses speak of it too
     for n, raw in enumerate(c for c in _SPLIT.split(text) if c and c.strip()):

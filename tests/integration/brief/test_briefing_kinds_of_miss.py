@@ -74,6 +74,7 @@ CASES = [
     # the run's own facts (brief/runfacts.py): the number of actions is read, no longer unverified
     (C4001, "capped", "The run took 1 action.", T),
     (C4001, "capped", "The run took 3 actions.", FlagKind.WRONG_COUNT),
+    (C4001, "capped", "Its first action took the path count from two to two.", FlagKind.WRONG_COUNT),
 ]
 
 # Truthful sentences whose reading leaves a structural word unread: no flag, and listed as unverified.
@@ -83,7 +84,7 @@ UNREAD = [
     (C4001, "capped", "This run changed nothing in AWS; whatever it did was in the graph."),
     (C4001, "capped", "Not every path from contractor_11 to sensitive data has been shut down."),
     (IAM, "exposed", "analytics-poweruser holds a direct, working read grant on finance-ledger."),
-    (C4001, "capped", "Its first action took the path count from two to two."),
+    (C4001, "capped", "Containment took 2 tries."),
 ]
 
 

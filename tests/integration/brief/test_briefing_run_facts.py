@@ -75,6 +75,12 @@ CASES = [
     ("capped", "Nothing was blocked by the run.", COUNT),
     ("capped", "The run was capped at three actions.", COUNT),
     ("done", "Every action of the run was verified.", T),
+    ("capped", "The run's only block moved the paths from two to one.", T),
+    ("done", "The first action of the run moved the paths from two to one.", COUNT),
+    ("capped", "The run spent one of its three permitted actions.", COUNT),
+    ("capped", "Stop reason — the action budget.", T),
+    ("done", "Stop reason — the action budget.", FC),
+    ("done", "The run halted owing to its action budget.", FE),
     ("done", "Not every one of the run's actions was verified.", FE),
     # what it acted on
     ("capped", "route-c11-alternate was never touched by the run.", T),

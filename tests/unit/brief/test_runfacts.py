@@ -37,6 +37,8 @@ def facts(sentence: str) -> set[RunFact]:
         ("The run halted because its action limit was hit.", {RunFact("state", "stopped"), RunFact("cap_hit")}),
         ("The action budget played no part in ending the run.", set()),  # no predicate the reader knows
         ("The run never ran into its cap.", {RunFact("cap_hit", negated=True)}),
+        ("The run halted owing to its action budget.", {RunFact("state", "stopped"), RunFact("cap_hit")}),
+        ("The run had not run out of actions.", {RunFact("cap_hit", negated=True)}),
         ("A four-action cap applied to the run.", {RunFact("cap", number=4)}),
         # how much: counts, not bounds
         ("The run carried out 5 actions.", {RunFact("actions", "action", 5)}),
@@ -44,6 +46,11 @@ def facts(sentence: str) -> set[RunFact]:
         ("Seven routes were blocked by the run.", {RunFact("actions", "block", 7)}),
         ("More than one action was taken by the run.", set()),
         ("The run severed four of the six paths.", {RunFact("cut", number=4, whole=6)}),
+        ("The second block moved the open paths from 5 to 3.", {RunFact("step", "second", 5, 3)}),
+        (
+            "The run spent two of its four permitted actions.",
+            {RunFact("actions", "action", 2), RunFact("cap", number=4)},
+        ),
         ("The run began with 2 open paths.", {RunFact("start", number=2)}),
         ("It halted, the run, leaving three paths in place.", {RunFact("state", "stopped"), RunFact("left", number=3)}),
         ("Nothing got blocked by the run.", {RunFact("actions", "block", 0)}),
