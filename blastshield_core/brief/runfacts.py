@@ -79,7 +79,7 @@ _RUN = re.compile(
 # What follows a transitive "stopped": its object ("stopped the exposure", "halted all access", "stopped alice").
 _OBJECT = re.compile(
     r"\s+(?:the|a|an|its|their|all|every|any|each|this|that|these|those|both|access|exposure|attacks?|attackers?|"
-    r"paths?|lateral|further|[a-z0-9]+[-_:][\w:-]*)\b"
+    r"paths?|lateral|further|one|two|three|four|five|\d+|[a-z0-9]+[-_:][\w:-]*)\b"
 )
 _DECIDER = re.compile(r"\b(?:decider|playbook)\b")
 _CAP_OF = re.compile(r"\b(?:cap|capped|limit|budget|max(?:imum)?)\s+(?:(?:of|at|was|is|to)\s+)?$")
@@ -121,7 +121,8 @@ _PLANNED = re.compile(r"\bplanned\s+in\s+the\s+graph\b|\bin\s+the\s+graph\s+only
 # What the run did to something, as a verb in the past ("blocked", "touched") or after "did" ("did not block").
 _TARGET_VERB = re.compile(
     r"\b(touched|untouched|targeted|blocked|acted\s+on|aimed\s+at|left\s+alone|spared)\b|"
-    r"\b(?:did|does|do)\s+(?:not\s+|never\s+)?(touch|target|block|act\s+on)\b"
+    r"\b(?:did|does|do)\s+(?:not\s+|never\s+)?(touch|target|block|act\s+on)\b|"
+    r"\b(?:in|by|after|without)\s+(blocking|touching|targeting)\b"
 )
 _CAP_HIT = re.compile(
     r"\b(?:reach(?:ed|es|ing)?|hit(?:s|ting)?|exhaust(?:ed|s|ing)?|used\s+up|ran\s+into|r[ua]n\s+out|"
@@ -213,25 +214,29 @@ class _Clause:
             self.use(m)
             return
         subject = _RUN.search(low)
-        verb = _STATE_WORD.search(low, subject.end() if subject else 0)
-        if verb is not None and not re.search(r"\bcontained|containing|paths?\b", low[: verb.start()]):
+        for verb in _STATE_WORD.finditer(low, subject.end() if subject else 0):
+            if re.search(r"\bcontained|containing|paths?\b", low[: verb.start()]):
+                break
             value = _state_value(verb.group(1))
-            between = low[subject.end() if subject else 0 : verb.start()]
-            if value is not None and len(between.split()) <= 4:
-                # its auxiliary ("did not", "has never") and what comes before the subject ("Never did the run")
-                aux = " ".join(between.split()[-2:]) if subject else " ".join(low[: verb.start()].split()[-2:])
-                negated = _negated(aux) != (_negated(low[: subject.start()]) if subject else False)
-                if value == "completed" and re.search(r"\bin\s+the\s+graph\b", low):
-                    value = "graph_only"  # "completed in the graph": no further than the graph
-                after = low[verb.end() :]
-                if value == "stopped" and _OBJECT.match(after):
-                    return  # "the run stopped the exposure": a closing verb with its object, not the run's end
-                short = re.match(r"\s+(?:short\s+of|without|before)\b", after)
-                if value == "stopped" and short:  # "stopped short of containment": it did not complete
-                    value, negated = "completed", not negated
-                self.add(RunFact("state", value, negated=negated))
-                self.use(verb)
-                return
+            after_subject = subject.end() if subject else 0
+            pronouns = [it.end() for it in re.finditer(r"\bit\b", low[: verb.start()])]
+            between = low[max([after_subject, *pronouns]) : verb.start()]  # "... before it halted": from "it"
+            if value is None or len(between.split()) > 4:
+                break
+            after = low[verb.end() :]
+            if _OBJECT.match(after) or re.match(r"\s+(?:to\s+\w+|in\s+\w+ing)\b", after):
+                continue  # "stopped the exposure", "completed two actions", "failed to block X": not the run's end
+            # its auxiliary ("did not", "has never") and what comes before the subject ("Never did the run")
+            aux = " ".join(between.split()[-2:])
+            negated = _negated(aux) != (_negated(low[: subject.start()]) if subject else False)
+            if value == "completed" and re.search(r"\bin\s+the\s+graph\b", low):
+                value = "graph_only"  # "completed in the graph": no further than the graph
+            short = re.match(r"\s+(?:short\s+of|without|before)\b", after)
+            if value == "stopped" and short:  # "stopped short of containment": it did not complete
+                value, negated = "completed", not negated
+            self.add(RunFact("state", value, negated=negated))
+            self.use(verb)
+            return
         m = _PLANNED.search(low)
         if m and not _TARGET_VERB.search(low):
             self.add(RunFact("state", "graph_only"))
@@ -377,7 +382,7 @@ class _Clause:
         verb = _TARGET_VERB.search(self.low)
         if not ids or verb is None:
             return
-        word = verb.group(1) or verb.group(2)
+        word = verb.group(1) or verb.group(2) or verb.group(3)
         acted = "blocked" if word.startswith("block") else "touched"
         negated = _negated(self.low) != (word in ("untouched", "left alone", "spared"))
         if not about_run and not re.search(r"\b(?:action|actions|run)\b", self.low):

@@ -89,6 +89,9 @@ CASES = [
     ("capped", "sess-c11-sso was blocked by the run.", FC),
     ("capped", "The run did not touch admin-console.", UNREAD),  # no route or action: not what a run acts on
     ("done", "route-dev07-a was blocked by the run.", T),
+    ("capped", "The run succeeded in blocking route-c11-primary.", T),
+    ("capped", "The run halted without blocking route-c11-alternate.", T),
+    ("capped", "The run completed two blocks before halting.", COUNT),
     ("done", "The run never touched route-dev07-a.", FE),
     # whether there was one
     ("none", "No containment run exists for this alert yet.", T),

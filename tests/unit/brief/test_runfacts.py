@@ -33,6 +33,13 @@ def facts(sentence: str) -> set[RunFact]:
         ("When the cap was hit, the run halted.", {RunFact("cap_hit"), RunFact("state", "stopped")}),
         # a transitive "stopped" is a closing verb with its object, not the run's end
         ("The run stopped every lateral move.", set()),
+        (
+            "The run completed three blocks before it halted.",
+            {RunFact("actions", "block", 3), RunFact("state", "stopped")},
+        ),
+        ("The run failed to reach the vault.", set()),
+        ("The run managed, in the end, by blocking route-east.", {RunFact("target", "blocked", target="route-east")}),
+        ("It halted without blocking route-west.", set()),  # no run named: "it" alone is not the run
         # why: the cap, its value, and its denial
         ("The run halted because its action limit was hit.", {RunFact("state", "stopped"), RunFact("cap_hit")}),
         ("The action budget played no part in ending the run.", set()),  # no predicate the reader knows
