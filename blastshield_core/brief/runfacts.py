@@ -81,6 +81,11 @@ _OBJECT = re.compile(
     r"\s+(?:the|a|an|its|their|all|every|any|each|this|that|these|those|both|access|exposure|attacks?|attackers?|"
     r"paths?|lateral|further|one|two|three|four|five|\d+|[a-z0-9]+[-_:][\w:-]*)\b"
 )
+# Another run than the one checked: "the earlier run", "a previous run", "another run", "the next run".
+_OTHER_RUN = re.compile(
+    r"\b(?:earlier|previous|prior|another|other|next|new|later|second|future|further|older|last)\s+"
+    r"(?:(?:containment|response)\s+)?runs?\b"
+)
 _DECIDER = re.compile(r"\b(?:decider|playbook)\b")
 _CAP_OF = re.compile(r"\b(?:cap|capped|limit|budget|max(?:imum)?)\s+(?:(?:of|at|was|is|to)\s+)?$")
 _BOUND = re.compile(r"\b(?:at\s+least|at\s+most|more\s+than|fewer\s+than|less\s+than|over|under|up\s+to)\s+$")
@@ -423,8 +428,8 @@ def read_run_facts(sentence: str, id_kind: IdKind) -> list[RunReading]:
     """The clauses of a sentence that state facts about the run, each with its facts (none when the sentence
     is no claim about the run: a condition, a modal, a question, or no run, action or cap named)."""
     low = sentence.lower()
-    if _QUIET.search(low):
-        return []
+    if _QUIET.search(low) or _OTHER_RUN.search(low):
+        return []  # no claim, or about another run than this one ("the earlier run completed")
     status_line = bool(
         re.match(
             r"[^\w(]*(?:not\s+)?(?:stopped|halted|failed|graph[\s_-]*only|interrupted|abandoned)\b\s*[.!]?\s*"
@@ -441,14 +446,18 @@ def read_run_facts(sentence: str, id_kind: IdKind) -> list[RunReading]:
         or re.search(r"\b(?:actions?|blocks?)\b", low)
     ):
         return []
-    text = _PAREN.sub(
-        lambda m: f", {m.group(1)}" if not m.group(1).strip().isdigit() else f" of {m.group(1)}", sentence
-    )
+    text, previous = re.sub(r"(?<=\w)\(s\)", "s", sentence), ""  # "path(s)"
+    while text != previous:  # a parenthesis is a remark, a number in one the value before it ("cap (1)")
+        previous, text = (
+            text,
+            _PAREN.sub(lambda m: f", {m.group(1)}" if not m.group(1).strip().isdigit() else f" of {m.group(1)}", text),
+        )
     if not status_line:  # "Stop reason — the action budget": a short key and its value, as after a colon
         text = re.sub(r"^([^\w]*\w+(?:[\s']+\w+){0,2})\s+[—–]\s+", r"\1: ", text)
     out: list[RunReading] = []
-    run_named = bool(_RUN.search(low))  # the run is the sentence's subject: its other clauses speak of it too
-    for n, raw in enumerate(c for c in _SPLIT.split(text) if c and c.strip()):
+    run_named = bool(_RUN.search(low)) or status_line  # the run is the subject: its other clauses speak of it too
+    clauses = [c for c in _SPLIT.split(text) if c and c.strip()]
+    for n, raw in enumerate(clauses):
         if n > 0 and status_line and re.match(r"[^\w(]*not\s", low):
             if out:  # a denied status: its remark ("❌ Stopped (cap reached)") is not asserted, the line is read
                 out[0] = RunReading(sentence.strip(" .!"), out[0].facts, out[0].rest)
@@ -457,6 +466,8 @@ def read_run_facts(sentence: str, id_kind: IdKind) -> list[RunReading]:
         clause.read(status_line and n == 0)
         if clause.facts:
             out.append(RunReading(clause.raw, tuple(clause.facts), clause.rest))
+    if out and len(out) == len(clauses):  # every clause read: the sentence as the grammar splits it is read too
+        out.append(RunReading(sentence.strip(" .!"), (), ""))
     return out
 
 

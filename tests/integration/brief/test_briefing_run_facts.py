@@ -60,6 +60,8 @@ CASES = [
     ("capped", "⚠️ Halted (action cap reached)", T),
     ("done", "The run was halted by its action cap.", FE),
     ("capped", "🛑 Halted", T),
+    ("capped", "Run state: halted (action limit (1) hit with 1 path(s) left open).", T),
+    ("done", "Run state: halted (action limit (1) hit with 1 path(s) left open).", FE),
     ("done", "❌ Halted (action cap reached)", T),
     ("capped", "❌ Halted (action cap reached)", FC),
     ("done", "The run never hit its action limit.", T),

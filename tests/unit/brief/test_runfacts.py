@@ -90,8 +90,22 @@ def test_reader_finds_the_facts(sentence: str, expected: set[RunFact]) -> None:
 
 def test_status_line_is_the_runs_state_and_its_remark_the_reason() -> None:
     readings = read_run_facts("Halted (action limit reached)", _kind)
-    assert [r.clause for r in readings] == ["Halted", "action limit reached"]
+    # each clause with its facts, then the line itself: every clause of it was read
+    assert [(r.clause, bool(r.facts)) for r in readings] == [
+        ("Halted", True),
+        ("action limit reached", True),
+        ("Halted (action limit reached)", False),
+    ]
     assert {f for r in readings for f in r.facts} == {RunFact("state", "stopped"), RunFact("cap_hit")}
+
+
+def test_a_sentence_read_in_part_is_not_read_whole() -> None:
+    readings = read_run_facts("The run halted, and the vault is safe now.", _kind)
+    assert [r.clause for r in readings] == ["The run halted"]
+
+
+def test_another_run_is_not_this_one() -> None:
+    assert read_run_facts("The previous run completed in one action.", _kind) == []
 
 
 def test_a_status_mark_before_the_state_and_a_denied_status() -> None:
@@ -102,7 +116,7 @@ def test_a_status_mark_before_the_state_and_a_denied_status() -> None:
 
 
 def test_the_words_left_over_are_what_the_gate_holds() -> None:
-    (reading,) = read_run_facts("Sadly the run halted.", _kind)
+    reading, _ = read_run_facts("Sadly the run halted.", _kind)
     assert reading.facts == (RunFact("state", "stopped"),) and reading.rest.split() == ["Sadly", "the", "run"]
 
 
