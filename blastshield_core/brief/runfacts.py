@@ -68,7 +68,7 @@ _NUM = (
 _NEG = re.compile(r"\b(?:not|never|no|none|neither|nor|without|nothing|nobody)\b|n't\b")
 _QUIET = re.compile(
     r"\b(?:if|unless|until|whether|would|could(?!\s+not\b)|might|may|should|must|shall|will|suppose|assuming|"
-    r"(?:once|when|whenever)\b(?![^,.;]*\b(?:was|were|had|did)\b)|lest|ought|plan|plans|planning|intend|recommend|recommended|consider|next\s+step|suggest|suggested|"
+    r"(?:once|when|whenever)\b(?![^,.;]*\b(?:was|were|had|did|began|started|ran|hit|stopped|halted|ended)\b)|lest|ought|plan|plans|planning|intend|recommend|recommended|consider|next\s+step|suggest|suggested|"
     r"suggests|proposed|proposes|propose|candidate|candidates)\b|\?"
 )
 # The subject: the run (any containment run, the response, the playbook's run), one of its actions or its cap.
@@ -80,6 +80,11 @@ _RUN = re.compile(
 _OBJECT = re.compile(
     r"\s+(?:the|a|an|its|their|all|every|any|each|this|that|these|those|both|access|exposure|attacks?|attackers?|"
     r"paths?|lateral|further|one|two|three|four|five|\d+|[a-z0-9]+[-_:][\w:-]*)\b"
+)
+# The time a run starts from: "before the run", "at the start of the run", "when the run began".
+_AT_START = re.compile(
+    r"\b(?:before\s+the\s+(?:containment\s+|response\s+)?run|at\s+the\s+(?:run'?s\s+)?start(?:\s+of\s+the\s+run)?|"
+    r"when\s+the\s+(?:containment\s+|response\s+)?run\s+(?:began|started|opened))\b"
 )
 # Another run than the one checked: "the earlier run", "a previous run", "another run", "the next run".
 _OTHER_RUN = re.compile(
@@ -127,7 +132,8 @@ _PLANNED = re.compile(r"\bplanned\s+in\s+the\s+graph\b|\bin\s+the\s+graph\s+only
 _TARGET_VERB = re.compile(
     r"\b(touched|untouched|targeted|blocked|acted\s+on|aimed\s+at|left\s+alone|spared)\b|"
     r"\b(?:did|does|do)\s+(?:not\s+|never\s+)?(touch|target|block|act\s+on)\b|"
-    r"\b(?:in|by|after|without)\s+(blocking|touching|targeting)\b"
+    r"\b(?:in|by|after|without)\s+(blocking|touching|targeting)\b|"
+    r"\b(action|block)s?,?\s+(?:on|against|of)\b"
 )
 _CAP_HIT = re.compile(
     r"\b(?:reach(?:ed|es|ing)?|hit(?:s|ting)?|exhaust(?:ed|s|ing)?|used\s+up|ran\s+into|r[ua]n\s+out|"
@@ -183,6 +189,8 @@ class _Clause:
         if about_run:
             self.existence()
             self.decider()
+        if self.facts and subject is not None:
+            self.use(subject)  # "the response run", "containment was attempted": the subject is the reading's
 
     def state(self, about_run: bool, status_line: bool) -> None:
         low = self.low
@@ -387,7 +395,7 @@ class _Clause:
         verb = _TARGET_VERB.search(self.low)
         if not ids or verb is None:
             return
-        word = verb.group(1) or verb.group(2) or verb.group(3)
+        word = verb.group(1) or verb.group(2) or verb.group(3) or verb.group(4)
         acted = "blocked" if word.startswith("block") else "touched"
         negated = _negated(self.low) != (word in ("untouched", "left alone", "spared"))
         if not about_run and not re.search(r"\b(?:action|actions|run)\b", self.low):
@@ -452,6 +460,18 @@ def read_run_facts(sentence: str, id_kind: IdKind) -> list[RunReading]:
             text,
             _PAREN.sub(lambda m: f", {m.group(1)}" if not m.group(1).strip().isdigit() else f" of {m.group(1)}", text),
         )
+    start = _AT_START.search(low)
+    count = re.search(
+        rf"\b(?:had|has|was|were|held|counted|there\s+were)\s+{_NUM}\s+(?:qualifying\s+|open\s+)?paths?\b", low
+    )
+    if start is not None and count is not None and not _OTHER_RUN.search(low):  # "before the run, X had two paths"
+        n = 0 if count.group(1) == "no" else number_value(count.group(1))
+        if n is not None:
+            rest = sentence
+            for m in (start, count):
+                rest = re.sub(re.escape(m.group(0)), " ", rest, count=1, flags=re.I)
+            negated = _negated(low[: count.start()] + " " + low[count.end() :])  # "no paths" is a count, not a denial
+            return [RunReading(sentence.strip(" .!"), (RunFact("start", number=n, negated=negated),), rest)]
     if not status_line:  # "Stop reason — the action budget": a short key and its value, as after a colon
         text = re.sub(r"^([^\w]*\w+(?:[\s']+\w+){0,2})\s+[—–]\s+", r"\1: ", text)
     out: list[RunReading] = []

@@ -72,6 +72,8 @@ CASES = [
     ("done", "The run took three actions.", COUNT),
     ("done", "The run severed both of the starting paths.", T),
     ("capped", "The run began with two qualifying paths.", T),
+    ("capped", "At the start of the run, contractor_11 held 2 qualifying paths.", T),
+    ("done", "When the run began, developer_07 had 3 open paths.", COUNT),
     ("capped", "The run halted, leaving one path open.", T),
     ("capped", "The run halted with three paths still in place.", COUNT),
     ("capped", "Nothing was blocked by the run.", COUNT),

@@ -59,6 +59,8 @@ def facts(sentence: str) -> set[RunFact]:
             {RunFact("actions", "action", 2), RunFact("cap", number=4)},
         ),
         ("The run began with 2 open paths.", {RunFact("start", number=2)}),
+        ("When the response run started, bo had four open paths.", {RunFact("start", number=4)}),
+        ("Before the run there were no paths at all.", {RunFact("start", number=0)}),
         ("It halted, the run, leaving three paths in place.", {RunFact("state", "stopped"), RunFact("left", number=3)}),
         ("Nothing got blocked by the run.", {RunFact("actions", "block", 0)}),
         ("The run was capped at five actions.", {RunFact("cap", number=5)}),
@@ -117,7 +119,7 @@ def test_a_status_mark_before_the_state_and_a_denied_status() -> None:
 
 def test_the_words_left_over_are_what_the_gate_holds() -> None:
     reading, _ = read_run_facts("Sadly the run halted.", _kind)
-    assert reading.facts == (RunFact("state", "stopped"),) and reading.rest.split() == ["Sadly", "the", "run"]
+    assert reading.facts == (RunFact("state", "stopped"),) and reading.rest.split() == ["Sadly", "the"]
 
 
 def test_the_grammar_gives_way_only_for_the_clauses_read() -> None:
