@@ -68,12 +68,14 @@ _NUM = (
 _NEG = re.compile(r"\b(?:not|never|no|none|neither|nor|without|nothing|nobody)\b|n't\b")
 _QUIET = re.compile(
     r"\b(?:if|unless|until|whether|would|could(?!\s+not\b)|might|may|should|must|shall|will|suppose|assuming|"
-    r"(?:once|when|whenever)\b(?![^,.;]*\b(?:was|were|had|did|began|started|ran|hit|stopped|halted|ended)\b)|lest|ought|plan|plans|planning|intend|recommend|recommended|consider|next\s+step|suggest|suggested|"
-    r"suggests|proposed|proposes|propose|candidate|candidates)\b|\?"
+    r"(?:once|when|whenever)\b(?![^,.;]*\b(?:was|were|had|did|began|started|ran|hit|stopped|halted|ended)\b)|"
+    r"lest|ought|plan|plans|planning|intend|recommend|recommended|consider|next|suggest|suggested|suggests|"
+    r"proposed|proposes|propose|candidate|candidates|(?:you|we|they|analysts?|one)\s+can)\b|\?"
 )
 # The subject: the run (any containment run, the response, the playbook's run), one of its actions or its cap.
 _RUN = re.compile(
-    r"(?<![\w-])(?:(?:containment|response)\s+)?runs?\b(?!\s+(?:through|via|over|across|along|from|to|as|into|past|by)\b)|"
+    r"(?<![\w-])(?<!\bto\s)(?<!\bcan\s)(?<!\bwill\s)(?:(?:containment|response)\s+)?runs?\b"
+    r"(?!\s+(?:through|via|over|across|along|from|to|as|into|past|by|the|a|an|it|another|containment|again)\b)|"
     r"\bcontainment\s+(?:was\s+|has\s+been\s+)?attempt(?:ed|s)?\b"
 )
 # What follows a transitive "stopped": its object ("stopped the exposure", "halted all access", "stopped alice").
@@ -436,8 +438,11 @@ def read_run_facts(sentence: str, id_kind: IdKind) -> list[RunReading]:
     """The clauses of a sentence that state facts about the run, each with its facts (none when the sentence
     is no claim about the run: a condition, a modal, a question, or no run, action or cap named)."""
     low = sentence.lower()
-    if _QUIET.search(low) or _OTHER_RUN.search(low):
-        return []  # no claim, or about another run than this one ("the earlier run completed")
+    if _OTHER_RUN.search(low) or "?" in low:
+        return []  # about another run than this one ("the earlier run completed"), or a question
+    first = _SPLIT.split(low, maxsplit=1)[0]
+    if _QUIET.search(first) and not re.match(r"\W*(?:the|this|its|our)\s+(?:containment\s+|response\s+)?run\b", first):
+        return []  # opened by a condition, a plan or a modal: no claim ("If the run had reached its cap, ...")
     status_line = bool(
         re.match(
             r"[^\w(]*(?:not\s+)?(?:stopped|halted|failed|graph[\s_-]*only|interrupted|abandoned)\b\s*[.!]?\s*"
@@ -482,6 +487,8 @@ def read_run_facts(sentence: str, id_kind: IdKind) -> list[RunReading]:
             if out:  # a denied status: its remark ("❌ Stopped (cap reached)") is not asserted, the line is read
                 out[0] = RunReading(sentence.strip(" .!"), out[0].facts, out[0].rest)
             break
+        if _QUIET.search(raw.lower()):
+            continue  # this clause is no claim ("...; its next action would have blocked X")
         clause = _Clause(raw, run_named, id_kind)
         clause.read(status_line and n == 0)
         if clause.facts:

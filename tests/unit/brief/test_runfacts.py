@@ -82,8 +82,11 @@ def facts(sentence: str) -> set[RunFact]:
         ("The run would have halted at its cap.", set()),
         ("Did the run halt?", set()),
         ("The suggested next step is to block route-east.", set()),
+        ("You can run the gemini decider once more.", set()),
+        ("The run halted; its next action would have blocked route-east.", {RunFact("state", "stopped")}),
         # not about the run: paths that run through something
         ("Both paths run through route-east.", set()),
+        ("Analysts may want to run containment again.", set()),
     ],
 )
 def test_reader_finds_the_facts(sentence: str, expected: set[RunFact]) -> None:
