@@ -318,6 +318,13 @@ class _Clause:
             n = 0 if count.group(1) == "no" else number_value(count.group(1))
             if n is None or _BOUND.search(low[: count.start()]) or _CAP_OF.search(low[: count.start()]):
                 continue  # "at least one action": a bound, not a count; "a cap of three actions": the cap
+            if _TARGET_VERB.search(low, count.end()):
+                continue  # "no action targeted X", "one block touched X": what they were aimed at, not how many
+            if re.match(r"\s+(?:left|remaining|to\s+spare|in\s+hand)\b", low[count.end() :]):
+                if n == 0:  # "no actions left": its cap was spent
+                    self.add(RunFact("cap_hit"))
+                    self.use(count)
+                continue  # what it had left of its cap is not a count of what it did
             noun = "block" if count.group(2).startswith("block") else "action"
             if not about_run and not re.search(r"\b(?:took|taken|applied|made|performed|were|was)\b", low):
                 continue
@@ -394,12 +401,14 @@ class _Clause:
 
     def targets(self, about_run: bool) -> None:
         ids = [t for t in re.findall(r"[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9]", self.raw) if self._target(t)]
-        verb = _TARGET_VERB.search(self.low)
+        found = list(_TARGET_VERB.finditer(self.low))
+        verb = next((v for v in found if v.group(4) is None), found[0] if found else None)  # a verb before a noun
         if not ids or verb is None:
             return
         word = verb.group(1) or verb.group(2) or verb.group(3) or verb.group(4)
         acted = "blocked" if word.startswith("block") else "touched"
-        negated = _negated(self.low) != (word in ("untouched", "left alone", "spared"))
+        # the negation before the verb, or in it ("did not block"); "untouched" and "spared" deny it themselves
+        negated = _negated(self.low[: verb.end()]) != (word in ("untouched", "left alone", "spared"))
         if not about_run and not re.search(r"\b(?:action|actions|run)\b", self.low):
             return
         for t in ids:
@@ -446,7 +455,7 @@ def read_run_facts(sentence: str, id_kind: IdKind) -> list[RunReading]:
     status_line = bool(
         re.match(
             r"[^\w(]*(?:not\s+)?(?:stopped|halted|failed|graph[\s_-]*only|interrupted|abandoned)\b\s*[.!]?\s*"
-            r"(?:\(|[—–-]|$)",
+            r"(?:\(|[—–,;-]|$)",
             low,
         )
     )

@@ -97,6 +97,9 @@ def _reading(key: str, value: str, subject: str = "The alert") -> str | None:
         return f"The run state is {run_only or vw[0]}."  # "Run: stopped"
     if run_only and set(kw) & _STATE_KEYS and "containment" not in kw:
         return f"The run state is {run_only}."
+    lead = re.match(r"(stopped|graph[ _]only|failed|interrupted|abandoned)\s*([;,].*)$", value, re.I)
+    if lead and ("run" in kw or (set(kw) & _STATE_KEYS and "containment" not in kw)):  # "Verdict: stopped; ..."
+        return f"The run state is {lead.group(1).lower().replace(' ', '_')}{lead.group(2)}."
     if "blast" in kw and "radius" in kw:
         return "The blast radius is empty." if set(vw) <= _NIL else None
     if " ".join(kw) in _POLAR_KEYS or (len(kw) == 2 and kw[0] in ("still", "fully") and kw[1] in _POLAR_KEYS):

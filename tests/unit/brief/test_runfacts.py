@@ -52,6 +52,8 @@ def facts(sentence: str) -> set[RunFact]:
         ("Actions applied: three", {RunFact("actions", "action", 3)}),
         ("Seven routes were blocked by the run.", {RunFact("actions", "block", 7)}),
         ("More than one action was taken by the run.", set()),
+        ("By then the run had no actions left.", {RunFact("cap_hit")}),
+        ("No block of the run touched route-west.", {RunFact("target", "touched", target="route-west", negated=True)}),
         ("The run severed four of the six paths.", {RunFact("cut", number=4, whole=6)}),
         ("The second block moved the open paths from 5 to 3.", {RunFact("step", "second", 5, 3)}),
         (
