@@ -44,8 +44,7 @@ from .lexicon import CLOSE_FORMS
 from .names import ACTION_RE, DATE_RE, REL_LIKE_RE, REL_PREFIX_RE, UNIT_RE, VERSION_RE, distance, reads_as_id
 from .normalise import normalise
 from .prose import ProseClaim, read_prose, sentences
-from .runclaims import judge_revocation, judge_run_fact, judge_run_state, strip_run_reason
-from .runfacts import RunReading, read_run_facts, taken_by
+from .runclaims import RunVerdicts, judge_revocation, judge_run_sentences, judge_run_state, strip_run_reason
 
 __all__ = [
     "MAX_TEXT_CHARS",
@@ -358,7 +357,7 @@ class _Checker:
         claims = read_prose(text, self.id_kind, self.route_words, self.allowed, gate)
         read = self.run_facts(text)  # the clauses about the run: read as its facts, not as the grammar reads them
         claims = [
-            c for c in claims if not (c.kind in _RUN_READS and taken_by(c.sentence, c.clause, read, c.kind in _COUNTS))
+            c for c in claims if not (c.kind in _RUN_READS and read.takes(c.sentence, c.clause, c.kind in _COUNTS))
         ]
         misread, dropped = withheld(claims)  # the shares inside other claims dropped; a misread clause is gated
         for n, claim in enumerate(claims):
@@ -372,26 +371,13 @@ class _Checker:
             judged.append(claim)
         return judged
 
-    def run_facts(self, text: str) -> dict[str, list[RunReading]]:
-        """Judge what the sentences say about the run (`runfacts.py`, `runclaims.py`); the readings by sentence."""
-        out: dict[str, list[RunReading]] = {}
-        for sentence in sentences(text):
-            readings = read_run_facts(sentence, self.id_kind)
-            if readings:
-                out[sentence[:600]] = readings
-            for reading in readings:
-                if self.vocabulary is not None and strangers(reading.rest, self.vocabulary, self.id_kind):
-                    if reading.clause not in self.unverified:
-                        self.unverified.append(reading.clause)
-                    continue
-                for fact in reading.facts:
-                    verdict = judge_run_fact(self.ev, fact)
-                    if verdict is not None and verdict[0] == "unverified":
-                        if reading.clause not in self.unverified:
-                            self.unverified.append(reading.clause)
-                    elif verdict is not None:
-                        self.flag(FlagKind(verdict[0]), reading.clause, verdict[1], sentence)
-        return out
+    def run_facts(self, text: str) -> RunVerdicts:
+        """Judge what the sentences say about the run (`runclaims.judge_run_sentences`)."""
+        found = judge_run_sentences(self.ev, sentences(text), self.id_kind, self.vocabulary)
+        for kind, clause, evidence, sentence in found.flags:
+            self.flag(FlagKind(kind), clause, evidence, sentence)
+        self.unverified += [c for c in found.unverified if c not in self.unverified]
+        return found
 
     def prepare(self, text: str) -> str:
         """The text as the grammar reads it: the briefing's heading dropped, ARNs and names as ids, contractions,

@@ -8,12 +8,24 @@ are not read.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
 from ..results import RunState
+from .coverage import Vocabulary, strangers
 from .evidence import EvidenceSummary, RunSummary
-from .runfacts import RunFact
+from .runfacts import IdKind, RunFact, RunReading, read_run_facts, taken_by
 from .runview import operation, route_of
 
-__all__ = ["Verdict", "judge_revocation", "judge_run_fact", "judge_run_state", "strip_run_reason"]
+__all__ = [
+    "RunVerdicts",
+    "Verdict",
+    "judge_revocation",
+    "judge_run_fact",
+    "judge_run_sentences",
+    "judge_run_state",
+    "strip_run_reason",
+]
 
 Verdict = tuple[str, str] | None
 
@@ -183,3 +195,39 @@ def judge_run_fact(ev: EvidenceSummary, fact: RunFact) -> Verdict:
     if fact.kind in ("actions", "cap", "decider", "cut", "start", "left", "step"):
         kind = "wrong_count" if fact.kind != "decider" else kind
     return kind, _describe(run)
+
+
+@dataclass
+class RunVerdicts:
+    """What the sentences say about the run, judged: the flags (kind, clause, evidence, sentence), the clauses
+    left unverified, and the readings by sentence (the prose grammar's reading of a clause read here gives way)."""
+
+    flags: list[tuple[str, str, str, str]] = field(default_factory=list)
+    unverified: list[str] = field(default_factory=list)
+    readings: dict[str, list[RunReading]] = field(default_factory=dict)
+
+    def takes(self, sentence: str, clause: str, count: bool = False) -> bool:
+        return taken_by(sentence, clause, self.readings, count)
+
+
+def judge_run_sentences(
+    ev: EvidenceSummary, sentences: Iterable[str], id_kind: IdKind, vocabulary: Vocabulary | None
+) -> RunVerdicts:
+    """Read each sentence's facts about the run (`runfacts.py`) and judge them; a reading whose other words the
+    gate's vocabulary does not account for, or that the record does not decide, is unverified."""
+    out = RunVerdicts()
+    for sentence in sentences:
+        readings = read_run_facts(sentence, id_kind)
+        if readings:
+            out.readings[sentence[:600]] = readings
+        for reading in readings:
+            if vocabulary is not None and strangers(reading.rest, vocabulary, id_kind):
+                out.unverified.append(reading.clause)
+                continue
+            for fact in reading.facts:
+                verdict = judge_run_fact(ev, fact)
+                if verdict is not None and verdict[0] == "unverified":
+                    out.unverified.append(reading.clause)
+                elif verdict is not None:
+                    out.flags.append((verdict[0], reading.clause, verdict[1], sentence))
+    return out

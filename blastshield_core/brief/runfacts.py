@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from .lexicon import number_value
 
-__all__ = ["RUN_STATES", "RunFact", "RunReading", "read_run_facts", "taken_by"]
+__all__ = ["RUN_STATES", "IdKind", "RunFact", "RunReading", "read_run_facts", "taken_by"]
 
 IdKind = Callable[[str], str | None]
 
