@@ -121,7 +121,7 @@ _STATE_OF = {
 }
 # "Verdict: stopped", "Outcome of the run: stopped", "the run's final state is stopped": a key naming a state.
 _STATE_KEY = re.compile(
-    r"\b(?:final\s+)?(?:state|status|verdict|outcome|result)\b(?:\s+of\s+(?:the\s+)?(?:containment\s+)?run)?"
+    r"\b(?:final\s+)?(?:state|status|verdict|outcome|result|run)\b(?:\s+of\s+(?:the\s+)?(?:containment\s+)?run)?"
     r"\s*(?:is|was|:|=|reads|read)\s*(?:now\s+)?[`\"“*]*(\w[\w\s-]*?)[`\"”*]*\s*$"
 )
 # "ended (as|in|with) graph_only", "ended up stopped", "ended in the graph only"
@@ -269,6 +269,9 @@ class _Clause:
         if m is None:
             return
         self.use(m)
+        if self.run_named and re.fullmatch(r"\s*(?:the\s+|its\s+)?(?:action\s+)?(?:cap|limit|budget)\s*", low):
+            self.add(RunFact("cap_hit"))  # "Run: halted (cap)": the remark names what ended it
+            return
         for word in re.finditer(
             r"\b(?:stop\s+)?reason\s*:|\b(?:because\s+of|due\s+to|owing\s+to|on\s+account\s+of)\b", low
         ):

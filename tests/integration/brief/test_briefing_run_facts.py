@@ -60,6 +60,8 @@ CASES = [
     ("capped", "⚠️ Halted (action cap reached)", T),
     ("done", "The run was halted by its action cap.", FE),
     ("capped", "🛑 Halted", T),
+    ("capped", "- Run: halted (cap)", T),
+    ("done", "- Run: halted (cap)", FE),
     ("capped", "Run verdict: halted; one path still open.", T),
     ("done", "Status: halted, one path left.", FE),
     ("capped", "After blocking route-c11-primary the run had no actions left.", T),
