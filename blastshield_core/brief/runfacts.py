@@ -76,7 +76,7 @@ _QUIET = re.compile(
 _RUN = re.compile(
     r"(?<![\w-])(?<!\bto\s)(?<!\bcan\s)(?<!\bwill\s)(?:(?:containment|response)\s+)?runs?\b"
     r"(?!\s+(?:through|via|over|across|along|from|to|as|into|past|by|the|a|an|it|another|containment|again)\b)|"
-    r"\bcontainment\s+(?:was\s+|has\s+been\s+)?attempt(?:ed|s)?\b"
+    r"\bcontainment\s+(?:(?:was|has|had)\s+(?:not\s+|never\s+|yet\s+)*(?:been\s+)?)?attempt(?:ed|s)?\b"
 )
 # What follows a transitive "stopped": its object ("stopped the exposure", "halted all access", "stopped alice").
 _OBJECT = re.compile(
@@ -430,9 +430,10 @@ class _Clause:
             r"\bno\s+(?:containment\s+|response\s+)?runs?\s+(?:(?:is|are|was|were|has\s+been)\s+)?(?:exists?|yet|so\s+far|"
             r"on\s+record|on\s+file|recorded|logged|found)\b|"
             r"\b(?:no|never\s+a|an?|one|the)\s+(?:containment\s+|response\s+)?run\s+(?:has|had|was|is)\s+"
-            r"(?:yet\s+|already\s+|ever\s+|never\s+)?(?:been\s+)?(?:made|run|started|done|attempted|performed|launched|"
-            r"carried\s+out|conducted|executed|triggered)\b|\b(?:was|were|has\s+been|had\s+been)\s+"
-            r"attempted\b|\balready\s+ran\b|\bhas\s+(?:already\s+)?(?:been\s+)?run\b",
+            r"(?:not\s+|yet\s+|already\s+|ever\s+|never\s+)*(?:been\s+)?(?:made|run(?!\s+out\b)|started|done|attempted|performed|"
+            r"launched|carried\s+out|conducted|executed|triggered)\b|\b(?:was|were|has|had)\s+(?:not\s+|never\s+|yet\s+)*"
+            r"(?:been\s+)?attempted\b|\balready\s+ran\b|\bhas\s+(?:already\s+)?(?:been\s+)?run\b|"
+            r"\b(?:has|have|had)\s+no\s+(?:containment\s+|response\s+)?runs?\b",
             low,
         )
         if m is not None:

@@ -104,6 +104,8 @@ CASES = [
     ("done", "The run never touched route-dev07-a.", FE),
     # whether there was one
     ("none", "No containment run exists for this alert yet.", T),
+    ("none", "Containment has never been attempted here.", T),
+    ("done", "Containment has never been attempted here.", FE),
     ("none", "The run was halted at its cap.", FC),
     ("none", "The containment run completed in full.", FC),
     ("none", "The response run has never completed.", T),

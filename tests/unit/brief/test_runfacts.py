@@ -77,6 +77,8 @@ def facts(sentence: str) -> set[RunFact]:
         # whether there was one, and by which decider
         ("There was no containment run on record.", {RunFact("exists", negated=True)}),
         ("No response runs were logged for it.", {RunFact("exists", negated=True)}),
+        ("Containment has not yet been attempted.", {RunFact("exists", negated=True)}),
+        ("This incident has no response run.", {RunFact("exists", negated=True)}),
         ("One containment run was already carried out.", {RunFact("exists")}),
         ("The gemini decider already ran here.", {RunFact("exists"), RunFact("decider", "gemini")}),
         # no claim: conditions, modals, questions, suggestions
