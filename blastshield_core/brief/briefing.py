@@ -315,7 +315,10 @@ class Briefer:
                 raise EvidenceUnavailable(
                     Status.INVALID_INPUT, f"run {run_id} is for alert {run.alert_id}, not {alert_id}"
                 )
-        return gather_evidence(self.tools, alert_id, run)
+        ev = gather_evidence(self.tools, alert_id, run)
+        if run is None and self.audit.latest_run_id(alert_id) is None:
+            ev = ev.model_copy(update={"no_run": True})  # a claim that a run was made is then false
+        return ev
 
     def containment_banner(self, alert_id: str) -> ContainmentBanner:
         """A fresh standard investigation's answer, for the banner above a briefing (cached or not)."""

@@ -45,6 +45,7 @@ from .measures import MEASURE_KINDS, judge_measure
 from .names import ACTION_RE, DATE_RE, REL_LIKE_RE, REL_PREFIX_RE, UNIT_RE, VERSION_RE, distance, reads_as_id
 from .normalise import normalise
 from .prose import ProseClaim, read_prose, sentences
+from .runclaims import RunVerdicts, judge_revocation, judge_run_sentences, judge_run_state, strip_run_reason
 
 __all__ = [
     "MAX_TEXT_CHARS",
@@ -139,6 +140,8 @@ def _has_closing(clause: str) -> bool:
     return any(w in CLOSE_FORMS for w in re.findall(r"[a-z]+", clause.lower()))
 
 
+_COUNTS = frozenset(["path_count", "route_count", "path_share"])
+_RUN_READS = frozenset(["state", "run_state", "unverified"]) | _COUNTS
 _PATTERN_CLAIMS = frozenset(["relationship", "score", "severity", "unverified"])
 _FRAME_MARK = re.compile(r"[:\"“”]")
 
@@ -353,6 +356,10 @@ class _Checker:
         judged: list[ProseClaim] = []
         gate = None if self.vocabulary is None else self._unread_clause
         claims = read_prose(text, self.id_kind, self.route_words, self.allowed, gate)
+        read = self.run_facts(text)  # the clauses about the run: read as its facts, not as the grammar reads them
+        claims = [
+            c for c in claims if not (c.kind in _RUN_READS and read.takes(c.sentence, c.clause, c.kind in _COUNTS))
+        ]
         misread, dropped = withheld(claims)  # the shares inside other claims dropped; a misread clause is gated
         for n, claim in enumerate(claims):
             if n in dropped:
@@ -364,6 +371,14 @@ class _Checker:
             self.prose_claim(claim)
             judged.append(claim)
         return judged
+
+    def run_facts(self, text: str) -> RunVerdicts:
+        """Judge what the sentences say about the run (`runclaims.judge_run_sentences`)."""
+        found = judge_run_sentences(self.ev, sentences(text), self.id_kind, self.vocabulary)
+        for kind, clause, evidence, sentence in found.flags:
+            self.flag(FlagKind(kind), clause, evidence, sentence)
+        self.unverified += [c for c in found.unverified if c not in self.unverified]
+        return found
 
     def prepare(self, text: str) -> str:
         """The text as the grammar reads it: the briefing's heading dropped, ARNs and names as ids, contractions,
@@ -509,47 +524,16 @@ class _Checker:
         self.flag(FlagKind(kind), claim.text, evidence, claim.clause)
 
     def run_done(self, claim: ProseClaim) -> None:
-        """ "The run completed": only a fresh "no qualifying path" completes a run."""
-        run = self.ev.run
-        if run is not None and claim.value not in ("completed", "not_completed"):
-            if run.state.value != claim.value:  # "Run state: stopped" on a run that ended otherwise
-                kind = FlagKind.FALSE_EXPOSURE if run.state is RunState.COMPLETED else FlagKind.FALSE_CONTAINMENT
-                self.flag(kind, claim.text, f"run {run.run_id} is {run.state.value} ({run.reason})", claim.clause)
-            return
-        if run is not None and claim.value == "not_completed" and run.state is RunState.COMPLETED:
-            self.flag(
-                FlagKind.FALSE_EXPOSURE,
-                claim.text,
-                f"run {run.run_id} is completed ({run.reason})",
-                claim.clause,
-            )
-            return
-        if run is not None and claim.value == "completed" and run.state is not RunState.COMPLETED:
-            self.flag(
-                FlagKind.FALSE_CONTAINMENT,
-                claim.text,
-                f"run {run.run_id} is {run.state.value} ({run.reason}); a fresh investigation"
-                f" ({self.ev.status.value}) finds {self.ev.path_count} qualifying path(s)",
-                claim.clause,
-            )
+        """ "The run completed", "Run: stopped": against the run's state (`runclaims.py`)."""
+        self._verdict(judge_run_state(self.ev, claim.value), claim)
 
     def revocation(self, claim: ProseClaim) -> None:
-        """ "The role's sessions were revoked": true when the run applied a revocation on the account.
+        """ "The role's sessions were revoked": against the run's revocations (`runclaims.py`)."""
+        self._verdict(judge_revocation(self.ev, claim.value), claim)
 
-        A revocation stops the role's sessions issued before it and cuts no path; a claim of it is a claim
-        about the action, checked against the run's actions (and "not revoked" against none applied)."""
-        applied = any(self.ev.revocations.values())
-        if (claim.value == "contained") == applied:
-            return
-        assert self.ev.run is not None  # revocations come from the run
-        done = ", ".join(f"{c}: {'applied' if a else 'not applied'}" for c, a in self.ev.revocations.items())
-        self.flag(
-            FlagKind.FALSE_CONTAINMENT if claim.value == "contained" else FlagKind.FALSE_EXPOSURE,
-            claim.text,
-            f"run {self.ev.run.run_id} revoked role sessions: {done}; a revocation cuts no path and a fresh"
-            f" investigation finds {self.ev.path_count} qualifying path(s)",
-            claim.clause,
-        )
+    def _verdict(self, verdict: tuple[str, str] | None, claim: ProseClaim) -> None:
+        if verdict is not None:
+            self.flag(FlagKind(verdict[0]), claim.text, verdict[1], claim.clause)
 
     def blast(self, claim: ProseClaim) -> None:
         """An emptiness claim about the blast radius ("is empty", "is not empty") or membership in it."""
@@ -621,13 +605,6 @@ class _Checker:
         return bool(self._live(claim.depth))
 
 
-def _strip_run_reason(text: str, evidence: EvidenceSummary) -> str:
-    """The run's recorded reason, on its own `Recorded reason:` line, is quoted data, not a claim."""
-    if evidence.run is None or not evidence.run.reason:
-        return text
-    return text.replace(f"Recorded reason: {evidence.run.reason}", "Recorded reason: (quoted)")
-
-
 class CheckOutcome(_Model):
     """A check's verdicts: the contradicted claims (flags) and the sentences it could not judge."""
 
@@ -643,7 +620,7 @@ class CheckOutcome(_Model):
 
 def read_sentences(text: str, evidence: EvidenceSummary) -> list[str]:
     """The sentences of a text as the grammar reads them (what the gate's vocabulary is learned from)."""
-    return sentences(_Checker(evidence, None, set(), None).prepare(_strip_run_reason(text[:MAX_TEXT_CHARS], evidence)))
+    return sentences(_Checker(evidence, None, set(), None).prepare(strip_run_reason(text[:MAX_TEXT_CHARS], evidence)))
 
 
 def check_text(
@@ -664,7 +641,7 @@ def check_text_outcome(
 
     `vocabulary` is the gate of `coverage.py` (None judges every clause the grammar reads: measurement only)."""
     checker = _Checker(evidence, tools, allowed or set(), vocabulary)
-    checker.text(_strip_run_reason(text[:MAX_TEXT_CHARS], evidence))
+    checker.text(strip_run_reason(text[:MAX_TEXT_CHARS], evidence))
     return CheckOutcome(flags=checker.flags, unverified=checker.unverified)
 
 
@@ -729,7 +706,7 @@ def check_claims_outcome(
         # the fresh query answered: "unknown" understates exposure (or denies containment)
         opposite = "contained" if evidence.containment_state == "exposed" else "exposed"
         checker.containment(opposite, "containment_state: unknown", "containment_state")
-    prose = checker.text(_strip_run_reason(claims.prose, evidence))
+    prose = checker.text(strip_run_reason(claims.prose, evidence))
     for claim, name, structured in _disagreements(claims, prose):
         checker.flag(
             FlagKind.SELF_CONTRADICTION,

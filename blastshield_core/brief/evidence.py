@@ -77,6 +77,9 @@ class EvidenceSummary(_Model):
     )
     containment_state: ContainmentState
     run: RunSummary | None = None
+    no_run: bool = Field(
+        default=False, description="the alert has no containment run at all (not merely none given to the check)"
+    )
     arns: dict[str, str] = Field(
         default_factory=dict, description="ARN -> entity id, for the AWS entities on the alert's paths"
     )

@@ -53,7 +53,7 @@ MEASURE_WORDS = frozenset(
         "hop hops away apart separate separates separated distance sits sit lies lie alone enough suffice suffices "
         "percent per cent share starting started start original originally remaining rate rates rated currently "
         "nearest closest farthest furthest leave leaves fewer less least most relationships steps edges distinct "
-        "unique different additional total further independent initially began begun"
+        "unique different additional total further independent initially began begun had held faced counted showed"
     )
 )
 

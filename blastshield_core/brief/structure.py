@@ -70,6 +70,7 @@ _STATE_WORDS = _w(
     "neutralized remediated isolated clear ongoing active live"
 )
 
+_RUN_ONLY_STATES = frozenset(_w("stopped graph_only failed interrupted abandoned"))  # a run's ends, no exposure's
 _KV_RE = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+|>\s*)*([A-Za-z][A-Za-z ;/()'-]{0,40}?)\s*(?::|=)\s+(.+?)\s*$")
 _HEADING_RE = re.compile(r"^\s*#{1,6}\s+(.+?)\s*#*\s*$")
 _TABLE_RE = re.compile(r"^\s*\|.*\|\s*$")
@@ -109,8 +110,14 @@ def _reading(key: str, value: str, subject: str = "The alert") -> str | None:
         if re.fullmatch(r"\d{1,4}", low) or (len(vw) == 1 and vw[0] in _COUNT_WORDS):
             return f"{low} {key.lower()}."  # "Paths remaining: two"
         return None
-    if "run" in kw and len(kw) <= 5 and len(vw) == 1:  # "Outcome of the run: stopped" too
-        return f"The run state is {vw[0]}."  # "Run: stopped"
+    run_only = "_".join(vw) if "_".join(vw) in _RUN_ONLY_STATES else None  # "Verdict: graph_only": the run's end
+    if "run" in kw and len(kw) <= 5 and (len(vw) == 1 or run_only):  # "Outcome of the run: stopped" too
+        return f"The run state is {run_only or vw[0]}."  # "Run: stopped"
+    if run_only and set(kw) & _STATE_KEYS and "containment" not in kw:
+        return f"The run state is {run_only}."
+    lead = re.match(r"(stopped|graph[ _]only|failed|interrupted|abandoned)\s*([;,].*)$", value, re.I)
+    if lead and ("run" in kw or (set(kw) & _STATE_KEYS and "containment" not in kw)):  # "Verdict: stopped; ..."
+        return f"The run state is {lead.group(1).lower().replace(' ', '_')}{lead.group(2)}."
     if "blast" in kw and "radius" in kw:
         return "The blast radius is empty." if set(vw) <= _NIL else None
     if " ".join(kw) in _POLAR_KEYS or (len(kw) == 2 and kw[0] in ("still", "fully") and kw[1] in _POLAR_KEYS):

@@ -8,6 +8,7 @@ import itertools
 
 from tests.helpers.briefing_families import Context, Family, Part, both, on_paths, pairs, reaches, words
 from tests.helpers.briefing_families_first import FIRST_FAMILIES, FIRST_HELD_OUT, READER_TUNING
+from tests.helpers.briefing_families_runfacts import RUN_FACT_FAMILIES
 from tests.helpers.briefing_families_seventh import SEVENTH as SEVENTH_HELD_OUT
 from tests.helpers.briefing_families_sixth import SIXTH as SIXTH_HELD_OUT
 
@@ -480,6 +481,7 @@ FAMILIES = (
     + tuple(SIXTH_HELD_OUT)
     + tuple(SEVENTH_HELD_OUT)
     + READER_TUNING
+    + RUN_FACT_FAMILIES  # tuning families written after the seventh set (tests/helpers/briefing_families_runfacts.py)
 )
 SECOND = frozenset(f.name for f in SECOND_HELD_OUT)
 THIRD = frozenset(f.name for f in THIRD_HELD_OUT)
@@ -498,7 +500,9 @@ PARTS: tuple[Part, ...] = (
     Part(
         "tuning",
         "Tuning part",
-        (frozenset(f.name for f in FIRST_FAMILIES) - FIRST_HELD_OUT) | {f.name for f in READER_TUNING},
+        (frozenset(f.name for f in FIRST_FAMILIES) - FIRST_HELD_OUT)
+        | {f.name for f in READER_TUNING}
+        | {f.name for f in RUN_FACT_FAMILIES},
     ),
     Part(
         "held-out",

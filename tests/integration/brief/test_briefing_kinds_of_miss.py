@@ -86,12 +86,16 @@ CASES = [
     (C4001, "capped", "Paths remaining: one.", T),
     (C4001, "capped", "Paths remaining: two.", FlagKind.WRONG_COUNT),
     (C4001, "exposed", "The exposure is not over: contractor_11 retains a working path to payments-vault.", T),
+    # the run's own facts (brief/runfacts.py): the number of actions is read, no longer unverified
+    (C4001, "capped", "The run took 1 action.", T),
+    (C4001, "capped", "The run took 3 actions.", FlagKind.WRONG_COUNT),
+    (C4001, "capped", "Its first action took the path count from two to two.", FlagKind.WRONG_COUNT),
 ]
 
 # Truthful sentences whose reading leaves a structural word unread: no flag, and listed as unverified.
 UNREAD = [
     (C4001, "capped", "Not every path from contractor_11 to sensitive data has been shut down."),
-    (C4001, "capped", "The run took 1 action."),
+    (C4001, "capped", "Containment took 2 tries."),
 ]
 
 

@@ -125,7 +125,7 @@ def test_check_briefing_query_failure_exit_four(tmp_path):
 
 def test_check_briefing_run_option(loopback_server, tmp_path):
     """--run holds the check against that run; an unknown run exits 3, a run of another alert 2; the default is
-    the alert's latest run (none for an alert never contained)."""
+    the alert's latest run (none for an alert never contained, where a claim that a run was made is false)."""
     env = {"FALKORDB_URL": loopback_server.url, "BLASTSHIELD_GRAPH": f"cli_runopt_{uuid.uuid4().hex[:8]}"}
     env["GEMINI_API_KEY"] = ""
     assert run_cli("seed", env=env).returncode == 0
@@ -133,7 +133,9 @@ def test_check_briefing_run_option(loopback_server, tmp_path):
     path.write_text("The run completed.")
     result = run_cli("check-briefing", "BH-1042", str(path), "--json", env=env)
     data = json.loads(result.stdout)
-    assert (result.returncode, data["run_id"]) == (0, None)
+    assert (result.returncode, data["run_id"]) == (1, None)
+    assert [f["kind"] for f in data["flags"]] == ["false_containment"]
+    assert "no containment run of BH-1042" in data["flags"][0]["evidence"]
     unknown = run_cli("check-briefing", "BH-1042", str(path), "--run", "run-20200101T000000-abcdef", env=env)
     assert unknown.returncode == 3 and "Traceback" not in unknown.stderr
     contain = run_cli("contain", "BH-CONTAINMENT-4001", "--decider", "rules", "--max-actions", "1", "--confirm",

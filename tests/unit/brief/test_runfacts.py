@@ -1,0 +1,137 @@
+"""The run's facts as the reader finds them in a sentence (blastshield_core/brief/runfacts.py): subject, predicate,
+quantity and negation, on sentences of no corpus."""
+
+from __future__ import annotations
+
+import pytest
+
+from blastshield_core.brief.runfacts import RunFact, read_run_facts, taken_by
+
+
+def _kind(token: str) -> str | None:
+    return {"route-east": "route", "route-west": "route", "acct:user:bo:access-key-1": "route"}.get(token)
+
+
+def facts(sentence: str) -> set[RunFact]:
+    return {f for r in read_run_facts(sentence, _kind) for f in r.facts}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # how the run ended, in any order of its words, with its negation where the verb has one
+        ("The response run has halted.", {RunFact("state", "stopped")}),
+        ("The run hasn't completed.", {RunFact("state", "completed", negated=True)}),
+        ("Never did the run complete", {RunFact("state", "completed", negated=True)}),
+        ("Final status of the run is graph_only", {RunFact("state", "graph_only")}),
+        ("Verdict: interrupted", {RunFact("state", "interrupted")}),
+        ("The run finished as abandoned.", {RunFact("state", "abandoned")}),
+        ("The run ended with the incident still exposed.", {RunFact("state", "completed", negated=True)}),
+        ("The run halted short of containment.", {RunFact("state", "completed", negated=True)}),
+        ("This run remains in progress.", {RunFact("state", "running")}),
+        ("In the end the run wound up graph-only.", {RunFact("state", "graph_only")}),
+        ("When the cap was hit, the run halted.", {RunFact("cap_hit"), RunFact("state", "stopped")}),
+        # a transitive "stopped" is a closing verb with its object, not the run's end
+        ("The run stopped every lateral move.", set()),
+        (
+            "The run completed three blocks before it halted.",
+            {RunFact("actions", "block", 3), RunFact("state", "stopped")},
+        ),
+        ("The run failed to reach the vault.", set()),
+        ("The run managed, in the end, by blocking route-east.", {RunFact("target", "blocked", target="route-east")}),
+        ("It halted without blocking route-west.", set()),  # no run named: "it" alone is not the run
+        # why: the cap, its value, and its denial
+        ("The run halted because its action limit was hit.", {RunFact("state", "stopped"), RunFact("cap_hit")}),
+        ("The action budget played no part in ending the run.", set()),  # no predicate the reader knows
+        ("The run never ran into its cap.", {RunFact("cap_hit", negated=True)}),
+        ("The run halted owing to its action budget.", {RunFact("state", "stopped"), RunFact("cap_hit")}),
+        ("The run had not run out of actions.", {RunFact("cap_hit", negated=True)}),
+        ("A four-action cap applied to the run.", {RunFact("cap", number=4)}),
+        # how much: counts, not bounds
+        ("The run carried out 5 actions.", {RunFact("actions", "action", 5)}),
+        ("Actions applied: three", {RunFact("actions", "action", 3)}),
+        ("Seven routes were blocked by the run.", {RunFact("actions", "block", 7)}),
+        ("More than one action was taken by the run.", set()),
+        ("By then the run had no actions left.", {RunFact("cap_hit")}),
+        ("No block of the run touched route-west.", {RunFact("target", "touched", target="route-west", negated=True)}),
+        ("The run severed four of the six paths.", {RunFact("cut", number=4, whole=6)}),
+        ("The second block moved the open paths from 5 to 3.", {RunFact("step", "second", 5, 3)}),
+        (
+            "The run spent two of its four permitted actions.",
+            {RunFact("actions", "action", 2), RunFact("cap", number=4)},
+        ),
+        ("The run began with 2 open paths.", {RunFact("start", number=2)}),
+        ("When the response run started, bo had four open paths.", {RunFact("start", number=4)}),
+        ("Before the run there were no paths at all.", {RunFact("start", number=0)}),
+        ("It halted, the run, leaving three paths in place.", {RunFact("state", "stopped"), RunFact("left", number=3)}),
+        ("Nothing got blocked by the run.", {RunFact("actions", "block", 0)}),
+        ("The run was capped at five actions.", {RunFact("cap", number=5)}),
+        ("Not every one of the run's blocks was verified.", {RunFact("all_verified", negated=True)}),
+        # what it acted on, by id, with "untouched" and "left alone" as denials
+        ("The run did not block route-east.", {RunFact("target", "blocked", target="route-east", negated=True)}),
+        ("route-west stayed untouched by the run.", {RunFact("target", "touched", target="route-west", negated=True)}),
+        (
+            "The run's last action targeted acct:user:bo:access-key-1.",
+            {RunFact("target", "touched", target="acct:user:bo:access-key-1")},
+        ),
+        # whether there was one, and by which decider
+        ("There was no containment run on record.", {RunFact("exists", negated=True)}),
+        ("No response runs were logged for it.", {RunFact("exists", negated=True)}),
+        ("Containment has not yet been attempted.", {RunFact("exists", negated=True)}),
+        ("This incident has no response run.", {RunFact("exists", negated=True)}),
+        ("One containment run was already carried out.", {RunFact("exists")}),
+        ("The gemini decider already ran here.", {RunFact("exists"), RunFact("decider", "gemini")}),
+        # no claim: conditions, modals, questions, suggestions
+        ("If the run stops at its cap, one path stays open.", set()),
+        ("The run would have halted at its cap.", set()),
+        ("Did the run halt?", set()),
+        ("The suggested next step is to block route-east.", set()),
+        ("You can run the gemini decider once more.", set()),
+        ("The run halted; its next action would have blocked route-east.", {RunFact("state", "stopped")}),
+        # not about the run: paths that run through something
+        ("Both paths run through route-east.", set()),
+        ("Analysts may want to run containment again.", set()),
+    ],
+)
+def test_reader_finds_the_facts(sentence: str, expected: set[RunFact]) -> None:
+    assert facts(sentence) == expected
+
+
+def test_status_line_is_the_runs_state_and_its_remark_the_reason() -> None:
+    readings = read_run_facts("Halted (action limit reached)", _kind)
+    # each clause with its facts, then the line itself: every clause of it was read
+    assert [(r.clause, bool(r.facts)) for r in readings] == [
+        ("Halted", True),
+        ("action limit reached", True),
+        ("Halted (action limit reached)", False),
+    ]
+    assert {f for r in readings for f in r.facts} == {RunFact("state", "stopped"), RunFact("cap_hit")}
+
+
+def test_a_sentence_read_in_part_is_not_read_whole() -> None:
+    readings = read_run_facts("The run halted, and the vault is safe now.", _kind)
+    assert [r.clause for r in readings] == ["The run halted"]
+
+
+def test_another_run_is_not_this_one() -> None:
+    assert read_run_facts("The previous run completed in one action.", _kind) == []
+
+
+def test_a_status_mark_before_the_state_and_a_denied_status() -> None:
+    assert facts("🛑 Halted") == {RunFact("state", "stopped")}
+    (reading,) = read_run_facts("not Halted (action limit reached)", _kind)  # "❌ Halted (...)" as normalised
+    assert reading.facts == (RunFact("state", "stopped", negated=True),)
+    assert reading.clause == "not Halted (action limit reached)"  # the remark of a denied status is not asserted
+
+
+def test_the_words_left_over_are_what_the_gate_holds() -> None:
+    reading, _ = read_run_facts("Sadly the run halted.", _kind)
+    assert reading.facts == (RunFact("state", "stopped"),) and reading.rest.split() == ["Sadly", "the"]
+
+
+def test_the_grammar_gives_way_only_for_the_clauses_read() -> None:
+    sentence = "The run blocked route-east, yet the path remains."
+    read = {sentence: read_run_facts(sentence, _kind)}
+    assert taken_by(sentence, "The run blocked route-east", read)
+    assert not taken_by(sentence, sentence, read)  # the grammar's whole sentence holds a clause not read here
+    assert not taken_by("Another sentence.", "The run blocked route-east", read)
