@@ -7,12 +7,26 @@ from __future__ import annotations
 import itertools
 
 from tests.helpers.briefing_families import Context, Family, Part, both, on_paths, pairs, reaches, words
+from tests.helpers.briefing_families_eighth import EIGHTH as EIGHTH_HELD_OUT
 from tests.helpers.briefing_families_first import FIRST_FAMILIES, FIRST_HELD_OUT, READER_TUNING
+from tests.helpers.briefing_families_ninth import NINTH as NINTH_HELD_OUT
 from tests.helpers.briefing_families_runfacts import RUN_FACT_FAMILIES
 from tests.helpers.briefing_families_seventh import SEVENTH as SEVENTH_HELD_OUT
 from tests.helpers.briefing_families_sixth import SIXTH as SIXTH_HELD_OUT
 
-__all__ = ["FAMILIES", "FIFTH", "FOURTH", "HELD_OUT", "PARTS", "SECOND", "SEVENTH", "SIXTH", "THIRD"]
+__all__ = [
+    "EIGHTH",
+    "FAMILIES",
+    "FIFTH",
+    "FOURTH",
+    "HELD_OUT",
+    "NINTH",
+    "PARTS",
+    "SECOND",
+    "SEVENTH",
+    "SIXTH",
+    "THIRD",
+]
 
 
 # -- the second held-out set (written after the first held-out measurement and the changes it led to) ------
@@ -482,6 +496,8 @@ FAMILIES = (
     + tuple(SEVENTH_HELD_OUT)
     + READER_TUNING
     + RUN_FACT_FAMILIES  # tuning families written after the seventh set (tests/helpers/briefing_families_runfacts.py)
+    + tuple(EIGHTH_HELD_OUT)
+    + tuple(NINTH_HELD_OUT)
 )
 SECOND = frozenset(f.name for f in SECOND_HELD_OUT)
 THIRD = frozenset(f.name for f in THIRD_HELD_OUT)
@@ -489,7 +505,9 @@ FOURTH = frozenset(f.name for f in FOURTH_HELD_OUT)
 FIFTH = frozenset(f.name for f in FIFTH_HELD_OUT)
 SIXTH = frozenset(f.name for f in SIXTH_HELD_OUT)
 SEVENTH = frozenset(f.name for f in SEVENTH_HELD_OUT)
-HELD_OUT = FIRST_HELD_OUT | SECOND | THIRD | FOURTH | FIFTH | SIXTH | SEVENTH
+EIGHTH = frozenset(f.name for f in EIGHTH_HELD_OUT)
+NINTH = frozenset(f.name for f in NINTH_HELD_OUT)
+HELD_OUT = FIRST_HELD_OUT | SECOND | THIRD | FOURTH | FIFTH | SIXTH | SEVENTH | EIGHTH | NINTH
 
 # The parts in the order they were written. To add a set: write its families in a module of its own,
 # add them to FAMILIES and HELD_OUT, and append its Part here with the name of its first-measurement file;
@@ -531,5 +549,25 @@ PARTS: tuple[Part, ...] = (
         "Written while the checker's reading of known words in new orders was built, by someone who had not"
         " seen the checker's rules, its corpora or its figures, and kept from the people changing the checker"
         " until it was measured.",
+    ),
+    Part(
+        "held-out-8",
+        "Eighth held-out set",
+        EIGHTH,
+        "eighth_first.md",
+        "Written while the checker's readers per fact (the run, quantities and distances, the account and named"
+        " entities) were built, by someone who had not seen the checker's rules, its corpora or its figures, in"
+        " the style of a model's incident briefing, and kept from the people changing the checker until it was"
+        " measured.",
+    ),
+    Part(
+        "held-out-9",
+        "Ninth held-out set",
+        NINTH,
+        "ninth_first.md",
+        "Written while the checker's readers per fact (the run, quantities and distances, the account and named"
+        " entities) were built, by someone who had not seen the checker's rules, its corpora or its figures, in"
+        " the style of an analyst's ticket notes and chat, and kept from the people changing the checker until it"
+        " was measured.",
     ),
 )

@@ -142,13 +142,14 @@ def contexts(embedded_store, moto_server, tmp_path_factory) -> Iterator[list[tup
 
 
 _KEY_ID = re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b")
+_RUN_ID = re.compile(r"\brun-\d{8}T\d{6}-[0-9a-f]{6}\b")
 
 
 def _alias(c: Context, text: str) -> str:
     """The text as kept in the repo: an analyst alert's id (random) as ALERT, an access key id moto made
-    (random) as AKIA-KEY."""
+    (random) as AKIA-KEY, a run's id (its time and a random part) as RUN-ID."""
     text = text.replace(c.ev.alert_id, "ALERT") if c.ev.alert_id.startswith("AN-") else text
-    return _KEY_ID.sub("AKIA-KEY", text)
+    return _RUN_ID.sub("RUN-ID", _KEY_ID.sub("AKIA-KEY", text))
 
 
 @pytest.fixture(scope="module")
