@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["WORDS", "AccountClaim", "account_claims", "kind_of", "mentions_account"]
+__all__ = ["WORDS", "AccountClaim", "account_claims", "kind_of", "mentions_account", "on_account"]
 
 AccountClaim = tuple[str, bool, str]
 
@@ -37,8 +37,14 @@ _IN_GRAPH_ALONE = (
     r"applied)\s+(?:was|happened|stayed|is)\s+(?:only\s+|purely\s+|entirely\s+)?(?:in|on)\s+the\s+graph\b"
 )
 _KEY_ID = r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"
+# "the key", "alice's key": a user's key, named without "access" (not "the key route", "the key point").
+_THE_KEY = (
+    r"\b(?:the|her|his|its|their|that|this|[\w-]+'s)\s+key\b(?![-\w'])"
+    r"(?!\s+(?:block|blocks|route|routes|path|paths|risk|step|point|question|finding|fact|takeaway|issue|hop|node|part|"
+    r"asset|entity|role|session|word|change|difference)\b)"
+)
 _ACCOUNT = re.compile(
-    rf"{_KEYED}|{_REACHED}|{_KEY_ID}|{_IN_GRAPH_ALONE}|\btokenissuetime\b|"
+    rf"{_KEYED}|{_REACHED}|{_KEY_ID}|{_IN_GRAPH_ALONE}|{_THE_KEY}|\btokenissuetime\b|"
     r"\b(?:in|on|within|inside|across)\s+(?:the\s+)?(?:(?:live|real|actual)\s+)?(?:aws|iam)\b"
     r"|\b(?:on|against)\s+the\s+(?:(?:aws|live|real|actual)\s+)?account\b|\baws[\s-]side\b|\bin\s+the\s+account\b"
     r"|\bgraph[\s-]only\b|\b(?:in|on)\s+the\s+graph\s+(?:only|alone)\b|\bonly\s+(?:in|on)\s+the\s+graph\b"
@@ -59,13 +65,14 @@ _GRAPH_ONLY = re.compile(
 _STILL_WORK = re.compile(
     r"\b(?:still|continue\s+to|keep|keeps)\s+(?:work|works|working|function|functions|valid|usable|active|live|enabled|"
     r"succeed|succeeds|succeeding|go\s+through|goes\s+through|get\s+through|pass|passes)\b"
-    r"|\b(?:still|can\s+still)\s+(?:use|be\s+used)\b"
+    r"|\b(?:still|can\s+still)\s+(?:use|be\s+used|read|access|list|download|get\s+to)\b"
     r"|\b(?:remain|remains|remained|stay|stays|is\s+still|are\s+still)\s+(?:active|valid|usable|enabled|live)\b"
     r"|\bas\s+(?:active|enabled|valid)\b|\b(?:still|can)\s+(?:sign|log)\s*-?\s*in\b",
     re.I,
 )
 _STOP_WORK = re.compile(
     r"\b(?:no\s+longer|don't|do\s+not|doesn't|does\s+not|cannot|can't|can\s+no\s+longer)\s+(?:works?|functions?|use|be\s+used)\b"
+    r"|\b(?:cannot|can't|can\s+no\s+longer|could\s+no\s+longer)\s+(?:read|access|list|download|get\s+to)\b"
     r"|\bstopped\s+working\b|\bare\s+(?:now\s+)?(?:dead|useless|unusable|invalid)\b"
     r"|\b(?:now\s+)?(?:fail|fails|failing|bounce|bounces)\b(?!\s+to\b)|\b(?:are|is)\s+(?:now\s+)?(?:rejected|refused|denied)\b"
     r"|\bas\s+(?:inactive|disabled|deactivated|revoked)\b"
@@ -131,6 +138,11 @@ def mentions_account(clause: str) -> bool:
     return bool(_ACCOUNT.search(clause))
 
 
+def on_account(clause: str) -> bool:
+    """The clause names the account as its place ("on the account", "in AWS", "AWS: ...")."""
+    return bool(_EXPLICIT.search(clause))
+
+
 def kind_of(text: str) -> str:
     """What a text says changed on the account: revocation, policy, key, credential or any."""
     return _kind(text)
@@ -171,9 +183,20 @@ def _placed(clause: str, sentence: str) -> str | None:
         return _THERE.sub("in AWS", clause)
     if at > 0 and _EXPLICIT.search(sentence[:at]) and _CREDENTIAL_USE.search(clause):
         return clause  # "nothing was applied in AWS, and alice's credentials keep working": the same place
+    working = _STILL_WORK.search(clause) or _STOP_WORK.search(clause)
+    if at > 0 and _IT.match(clause) and working and mentions_account(sentence[:at]):
+        return clause  # "the key was not deactivated; it is still active": "it" is what the clause before named
     return None
 
 
+# A key or credential said to be held active, or to be active: it was not disabled.
+_HOLDS_ACTIVE = re.compile(
+    r"\b(?:holds?|has|have|keeps?|retains?|owns?)\s+(?:(?:an?|the|its|her|his|their|one|any|no)\s+)?"
+    r"(?:(?:active|enabled|valid|working|usable|live)\s+)(?:[\w-]+\s+){0,2}?(?:access\s+)?(?:keys?|credentials?)\b"
+    r"|\b(?:is|are)\s+(?:now\s+|currently\s+|not\s+|no\s+longer\s+)?(?:active|enabled)\b",
+    re.I,
+)
+_IT = re.compile(r"^\W*(?:it|they)(?:'s|'re)?\b", re.I)
 # Credentials or a key said to work or not: a fact of the account wherever the sentence placed it.
 _CREDENTIAL_USE = re.compile(
     r"\b(?:credentials?|(?:access\s+)?keys?|passwords?|logins?)\b.*\b(?:work|works|working|function|functions|usable|"
@@ -200,6 +223,10 @@ def account_claims(clause: str, sentence: str = "") -> list[AccountClaim]:
         return [(kind, negated, text)]
     if _STOP_WORK.search(clause):
         return [(kind, True, text)]
+    held = _HOLDS_ACTIVE.search(clause) if kind in ("key", "credential") else None
+    if held is not None:  # "alice still holds an active access key", "the key is active": not disabled
+        negations = len(_NEG.findall(" ".join([*clause[: held.start()].split()[-5:], held.group(0)])))
+        return [(kind, negations % 2 == 1, text)]
     m = _PRED.search(clause)
     if m is None:
         return _contained_there(clause, text)

@@ -175,10 +175,9 @@ def gather_evidence(tools: ReadTools, alert_id: str, run: RunRecord | None = Non
         raise EvidenceUnavailable(Status.QUERY_FAILED, f"cut-off paths: {exc}") from None
     live = {n for p in inv.paths for n in p.node_ids}
     cut_off = sorted({n for p in every for n in p.node_ids} - live)
-    arns = {
+    arns = {  # of two nodes with one ARN (a user and her ":policies" node), the shorter id: the principal
         str(n.properties["arn"]): n.id
-        for p in (*inv.paths, *every)
-        for n in p.nodes
+        for n in sorted((n for p in (*inv.paths, *every) for n in p.nodes), key=lambda n: -len(n.id))
         if isinstance(n.properties.get("arn"), str) and n.properties["arn"].startswith("arn:")
     }
     frontier = sorted({n for p in (*inv.paths, *every) for n in p.node_ids} | {inv.alert.entity_id})

@@ -33,6 +33,7 @@ import re
 from collections.abc import Callable
 from itertools import pairwise
 
+from .account import on_account
 from .lexicon import CLOSE_ADJECTIVES, CLOSE_FORMS, CLOSE_NOUNS, EXPOSE_ADJECTIVES
 
 __all__ = ["WORDS", "LinkClaim", "has_vocabulary", "link_claims"]
@@ -227,6 +228,8 @@ def _resolve_it(clause: str, id_kind: IdKind, sentence: str) -> str:
 def link_claims(clause: str, id_kind: IdKind, sentence: str = "") -> list[LinkClaim]:
     """The claims between named entities in one clause (`sentence`, the whole sentence, names what "that grant"
     refers to)."""
+    if on_account(clause):
+        return []  # "on the account, alice can still read X with the key": the account's access, not the graph's
     out: list[LinkClaim] = _anaphoric(clause, id_kind, sentence)
     for m in _MEMBER.finditer(clause):
         if id_kind(m.group("id")) in (*_ENTITY_KINDS, "route"):
@@ -310,9 +313,12 @@ def link_claims(clause: str, id_kind: IdKind, sentence: str = "") -> list[LinkCl
                 direct = "directly" in words or "directly" in rest[:12].lower()
                 out.append(("link", (rel, not negated, direct), clause[a_end - len(a) : b_end], (a, b)))
             continue
-        joined = re.search(r"\bto\b|->|→", between) or (
-            re.fullmatch(r"\s*and\s*", between) and re.search(r"\bbetween\s*$", clause[:a_start], re.I)
-        )  # "the grant from A to B", "the trust between A and B"
+        joined = (
+            re.search(r"\bto\b|->|→", between)
+            or (re.fullmatch(r"\s*and\s*", between) and re.search(r"\bbetween\s*$", clause[:a_start], re.I))
+            or (re.fullmatch(r"\s*(?:on|over)\s*", between) and re.search(r"\bfor\s*$", clause[:a_start], re.I))
+            or re.fullmatch(r"\s*(?:grant|permission|right)\s+(?:on|over|to)\s*", between)
+        )  # "the grant from A to B", "the trust between A and B", "the grant for A on B", "A's grant on B"
         if _LINK_NOUN.search(clause[:b_start]) and joined:
             state = _LINK_STATE.search(rest) or _LINK_STATE.search(clause[: a_end - len(a)])
             if state is not None:

@@ -88,7 +88,7 @@ _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+|\n+")
 _CLAUSE_RE = re.compile(
     r"(?<=;)\s+|\s+(?:but|however|although|though|whereas|while|because|since|thus|hence|therefore)\b,?\s*"
     r"|,\s+(?:and|which|so|as)\s+|\s+and\s+(?=(?:the|all|every|no|its|their|it|they|access|paths?|we|nothing)\b)"
-    r"|\s+[—–]\s+|\s+-\s+",
+    r"|\s+[—–]\s+|\s+-\s+|(?<=\w:)\s+(?=(?:it|they|it's|they're)\s)",  # "X wasn't touched: it is still active"
     re.I,
 )
 _MARKUP_RE = re.compile(r"^[\s>#*+-]*(?:\d+[.)]\s+)?|[`*]{1,3}|(?<!\w)_{1,2}(?=\S)|(?<=\S)_{1,2}(?!\w)")

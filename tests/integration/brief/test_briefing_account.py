@@ -27,12 +27,19 @@ GRAPH_ONLY_TRUE = [
     "| change | applied on the account |\n|---|---|\n| access key deactivation | ❌ |",
     "Nothing was changed for alice on the AWS account.",
     "The key block never made it to AWS, so alice's key still works there.",
+    # "the key" without "access", "it" after a clause about the key, a key held active, access said of the account
+    "Her key was neither disabled nor removed; it still works.",
+    "alice keeps an enabled access key.",
+    "On the AWS account alice can still read the bucket with her key.",
 ]
 # (false on a graph-only run, truthful on an applied one)
 APPLIED_TRUE = [
     "| change | applied on the account |\n|---|---|\n| access key deactivation | ✅ |",
     "IAM: access key deactivated for alice",
     "✅ Contained on the AWS account",
+    "alice's key was deactivated; it no longer works.",
+    "alice no longer has an active access key.",
+    "In AWS, alice can no longer read the bucket with that key.",
 ]
 
 
@@ -88,7 +95,7 @@ def test_disabled_in_aws_is_false_on_a_graph_only_run(moto_account, tmp_path, ca
         assert _check(capsys, tmp_path, data, alert_id, text)[1]["flags"] == [], text
     for text in APPLIED_TRUE:
         code, out = _check(capsys, tmp_path, data, alert_id, text)
-        assert code == 1 and [f["kind"] for f in out["flags"]] == ["false_containment"], (text, out)
+        assert code == 1 and {f["kind"] for f in out["flags"]} == {"false_containment"}, (text, out)
 
 
 def test_disabled_in_aws_holds_on_an_applied_verified_run(moto_account, tmp_path, capsys, monkeypatch):
@@ -98,7 +105,7 @@ def test_disabled_in_aws_holds_on_an_applied_verified_run(moto_account, tmp_path
     code, out = _check(capsys, tmp_path, data, alert_id, SENTENCE, "--run", run_id)
     assert (code, out["flags"], out["unverified"]) == (0, [], [])
     code, out = _check(capsys, tmp_path, data, alert_id, NOT_APPLIED, "--run", run_id)
-    assert code == 1 and [f["kind"] for f in out["flags"]] == ["false_exposure"]
+    assert code == 1 and {f["kind"] for f in out["flags"]} == {"false_exposure"}  # each of its two clauses
     for text in APPLIED_TRUE:
         assert _check(capsys, tmp_path, data, alert_id, text)[1]["flags"] == [], text
     for text in GRAPH_ONLY_TRUE:

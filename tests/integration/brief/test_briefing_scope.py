@@ -87,6 +87,13 @@ CASES = [
     ("exposed", D, "deploy-role keeps an active, unconditional grant to assume prod-admin-role.", set()),
     ("exposed", D, "deploy-role keeps a conditional grant to assume prod-admin-role.", {REL}),
     ("exposed", C, "console-role holds a denied grant on ops-role.", set()),
+    # a grant named "for A on B" or "A's grant on B", with its state
+    ("exposed", C, "The permission for console-role over ops-role is denied.", set()),
+    ("exposed", C, "The permission for console-role over ops-role is allowed.", {REL}),
+    ("exposed", C, "console-role's grant on ops-role is not denied.", {REL}),
+    # a colon before "it": the clause after it is a claim of its own, the negation before it is not its
+    ("exposed", D, "route-dev07-a was left alone: it is still active.", set()),
+    ("after", D, "route-dev07-a was left alone: it is still active.", {EXP}),
     ("exposed", C, "console-role has a working, direct grant to assume ops-role.", {REL}),
     ("exposed", D, "developer_07 keeps an active session sess-dev07-legacy.", {REL}),
     # a grant in the passive voice; several targets
