@@ -61,6 +61,7 @@ _YES = _w("yes y true ✅ ✔ ✔️ ☑ achieved complete completed done confir
 _NO = _w("no n false ❌ ✗ ✘ pending incomplete partial none failed outstanding")
 # Columns of a before/after table: the "after" column is a claim about the row's subject, "before" is history.
 _BEFORE_KEYS = _w("before previously initially originally earlier start pre-run prior was")
+_CHANGE_KEYS = _w("after now current status state result outcome change changes action")
 _AFTER_KEYS = _w("after now current currently today post-run afterwards final end is")
 _GENERIC_HEAD = _w("field key check item property metric attribute name parameter aspect category question")
 _ENTITY_HEAD = _w("alert session route asset entity node role workload id identity resource")
@@ -195,6 +196,26 @@ def _account_cell(key: str, subject: str, value: str) -> str | None:
     return f"The {noun} action was {'' if done else 'not '}applied in AWS."
 
 
+_ACCOUNT_THING = re.compile(
+    r"\bdeny[\s-]*all\b|\binline\s+(?:deny\s+)?polic|\baccess\s+keys?\b|\b(?:AKIA|ASIA)[A-Z0-9]{16}\b", re.I
+)
+_CHANGE = re.compile(r"\b(attached|detached|deactivated|disabled|removed|deleted)\b", re.I)
+
+
+def _account_change(row: str, value: str) -> str | None:
+    """A status or after cell saying what was done to a thing only the account has (a deny-all or inline policy,
+    an access key): "| alice | ... | deny-all inline policy | ✅ attached |" is "The deny-all policy was attached on
+    the AWS account."; None for anything else (a session, a route: the graph's too)."""
+    if not _ACCOUNT_THING.search(row):
+        return None
+    words = _words(_clean(value))
+    m = _CHANGE.search(" ".join(words))
+    if m is None:
+        return None
+    negated = bool(set(words) & _w("not no never"))
+    return f"The {_NOUNS[kind_of(_clean(row))]} was {'not ' if negated else ''}{m.group(1).lower()} on the AWS account."
+
+
 def named_verdict(line: str) -> str:
     """A verdict said through a verb of naming, as the verdict: "cannot be called contained" is "is not contained",
     "can now be considered contained" is "is contained" ("could be called" and "can be called" stay modal)."""
@@ -267,6 +288,10 @@ def _table(rows: list[str]) -> list[str]:
                 account = _account_cell(key, cells[0], value)
                 if account is not None:
                     sentences.append(account)
+                    continue
+                changed = _account_change(" | ".join(cells), value) if set(_words(key)) & _CHANGE_KEYS else None
+                if changed is not None:
+                    sentences.append(changed)
                     continue
                 if re.search(r"\b(?:aws|iam|account)\b", key, re.I) and _ACCOUNT_ROW.search(cells[0]):
                     continue  # an account column whose value is no yes or no: not the alert's state

@@ -31,6 +31,8 @@ GRAPH_ONLY_TRUE = [
     "Her key was neither disabled nor removed; it still works.",
     "alice keeps an enabled access key.",
     "On the AWS account alice can still read the bucket with her key.",
+    # a status cell on a thing only the account has (an access key, a deny-all policy)
+    "| user | change | status |\n|---|---|---|\n| alice | access key | not deactivated |",
 ]
 # (false on a graph-only run, truthful on an applied one)
 APPLIED_TRUE = [
@@ -40,6 +42,7 @@ APPLIED_TRUE = [
     "alice's key was deactivated; it no longer works.",
     "alice no longer has an active access key.",
     "In AWS, alice can no longer read the bucket with that key.",
+    "| who | what | result |\n|---|---|---|\n| alice | access key | ✅ deactivated |",
 ]
 
 
