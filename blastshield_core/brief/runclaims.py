@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from ..results import RunState
 from .coverage import Vocabulary, strangers
 from .evidence import EvidenceSummary, RunSummary
-from .runfacts import IdKind, RunFact, RunReading, read_run_facts, taken_by
+from .runfacts import IdKind, RunFact, RunReading, asks_about_run, is_answer, read_run_facts, taken_by
 from .runview import operation, route_of
 
 __all__ = [
@@ -135,6 +135,8 @@ def _holds(ev: EvidenceSummary, run: RunSummary, fact: RunFact) -> bool | None:
     if fact.kind == "actions":
         applied = [a for a in actions if a.get("status") == "applied"]
         blocks = [a for a in applied if operation(a) == "block_route"]
+        if fact.word == "verified":  # "two verified actions": applied and verified
+            return fact.number == len([a for a in applied if a.get("verified") is True])
         return fact.number in ({len(blocks)} if fact.word == "block" else {len(actions), len(applied)})
     if fact.kind == "target":
         return fact.target in _acted(run, fact.word)
@@ -216,8 +218,10 @@ def judge_run_sentences(
     """Read each sentence's facts about the run (`runfacts.py`) and judge them; a reading whose other words the
     gate's vocabulary does not account for, or that the record does not decide, is unverified."""
     out = RunVerdicts()
+    asked = False  # the sentence before asked about the run: this one, its answer, speaks of it
     for sentence in sentences:
-        readings = read_run_facts(sentence, id_kind)
+        readings = read_run_facts(sentence, id_kind, run_named=asked and is_answer(sentence))
+        asked = sentence.rstrip().endswith("?") and asks_about_run(sentence)
         if readings:
             out.readings[sentence[:600]] = readings
         for reading in readings:

@@ -93,6 +93,15 @@ _OTHER_RUN = re.compile(
     r"\b(?:earlier|previous|prior|another|other|next|new|later|second|future|further|older|last)\s+"
     r"(?:(?:containment|response)\s+)?runs?\b"
 )
+# "this one" beside another run ("the earlier run completed, but this one stopped") is the run; "another one" is not.
+_OTHER_ONE = re.compile(r"\b(?:earlier|previous|prior|another|other|next|new|later|older|last|first)\s+one\b")
+# What someone said, taken back in the same sentence ("earlier I said the run completed; actually it stopped").
+_SAID = re.compile(
+    r"\b(?:i|we|you|they|someone|the\s+\w+)\s+(?:had\s+)?(?:said|wrote|reported|claimed|thought|stated|assumed)\b"
+)
+_RETRACTED = re.compile(
+    r"\b(?:actually|in\s+fact|correction|i\s+was\s+wrong|we\s+were\s+wrong|mistaken|not\s+so|that\s+was\s+wrong)\b"
+)
 _DECIDER = re.compile(r"\b(?:decider|playbook)\b")
 _CAP_OF = re.compile(r"\b(?:cap|capped|limit|budget|max(?:imum)?)\s+(?:(?:of|at|was|is|to)\s+)?$")
 _BOUND = re.compile(r"\b(?:at\s+least|at\s+most|more\s+than|fewer\s+than|less\s+than|over|under|up\s+to)\s+$")
@@ -317,7 +326,9 @@ class _Clause:
                 self.add(RunFact("cap", number=cap))
                 self.use(m)
                 return
-        for count in re.finditer(rf"\b{_NUM}\s+(?:more\s+|further\s+|route\s+)?(actions?|blocks?)\b", low):
+        for count in re.finditer(
+            rf"\b{_NUM}\s+(?:more\s+|further\s+|route\s+)?(?:(verified|[a-z]+ed)\s+)?(actions?|blocks?)\b", low
+        ):
             n = 0 if count.group(1) == "no" else number_value(count.group(1))
             if n is None or _BOUND.search(low[: count.start()]) or _CAP_OF.search(low[: count.start()]):
                 continue  # "at least one action": a bound, not a count; "a cap of three actions": the cap
@@ -328,7 +339,9 @@ class _Clause:
                     self.add(RunFact("cap_hit"))
                     self.use(count)
                 continue  # what it had left of its cap is not a count of what it did
-            noun = "block" if count.group(2).startswith("block") else "action"
+            if count.group(2) not in (None, "verified"):
+                continue  # "two rejected actions": a kind of action the count does not read
+            noun = "verified" if count.group(2) else "block" if count.group(3).startswith("block") else "action"
             if not about_run and not re.search(r"\b(?:took|taken|applied|made|performed|were|was)\b", low):
                 continue
             self.add(RunFact("actions", noun, n, negated=_negated(low[: count.start()]) if n else False))
@@ -447,12 +460,30 @@ class _Clause:
             self.use(m)
 
 
-def read_run_facts(sentence: str, id_kind: IdKind) -> list[RunReading]:
+def asks_about_run(question: str) -> bool:
+    """Whether a question asks about the run ("did the run finish?", "has anyone run containment on X?"): the
+    answer after it speaks of the run ("no, it stopped")."""
+    low = question.lower()
+    return bool(_RUN.search(low) or re.search(r"\b(?:run|ran)\s+(?:the\s+)?containment\b", low))
+
+
+def is_answer(sentence: str) -> bool:
+    """Whether a sentence opens as the answer to a question before it ("yes, ...", "no, it stopped")."""
+    return bool(re.match(r"\W*(?:a:\s*)?(?:yes|no|nope|yep|not|it|correct|indeed)\b", sentence, re.I))
+
+
+def read_run_facts(sentence: str, id_kind: IdKind, run_named: bool = False) -> list[RunReading]:
     """The clauses of a sentence that state facts about the run, each with its facts (none when the sentence
     is no claim about the run: a condition, a modal, a question, or no run, action or cap named)."""
     low = sentence.lower()
-    if _OTHER_RUN.search(low) or "?" in low:
-        return []  # about another run than this one ("the earlier run completed"), or a question
+    if "?" in low:  # a question is no claim; the answer after it is ("did the run finish? no, it stopped")
+        question, _, answer = sentence.rpartition("?")
+        if not re.search(r"\w", answer) or "?" in question:
+            return []
+        told = read_run_facts(answer, id_kind, run_named=asks_about_run(question) and is_answer(answer))
+        return [RunReading(question.strip(), (), ""), *told] if told else []
+    if _OTHER_RUN.search(low) and not _SPLIT.search(low):
+        return []  # about another run than this one ("the earlier run completed")
     first = _SPLIT.split(low, maxsplit=1)[0]
     if _QUIET.search(first) and not re.match(r"\W*(?:the|this|its|our)\s+(?:containment\s+|response\s+)?run\b", first):
         return []  # opened by a condition, a plan or a modal: no claim ("If the run had reached its cap, ...")
@@ -464,7 +495,8 @@ def read_run_facts(sentence: str, id_kind: IdKind) -> list[RunReading]:
         )
     )
     if not (
-        _RUN.search(low)
+        run_named
+        or _RUN.search(low)
         or _DECIDER.search(low)
         or _CAP.search(low)
         or status_line
@@ -493,7 +525,8 @@ def read_run_facts(sentence: str, id_kind: IdKind) -> list[RunReading]:
     if not status_line:  # "Stop reason — the action budget": a short key and its value, as after a colon
         text = re.sub(r"^([^\w]*\w+(?:[\s']+\w+){0,2})\s+[—–]\s+", r"\1: ", text)
     out: list[RunReading] = []
-    run_named = bool(_RUN.search(low)) or status_line  # the run is the subject: its other clauses speak of it too
+    run_named = run_named or bool(_RUN.search(low)) or status_line  # the run is the subject of its other clauses
+    retracted = _RETRACTED.search(low) is not None
     clauses = [c for c in _SPLIT.split(text) if c and c.strip()]
     for n, raw in enumerate(clauses):
         if n > 0 and status_line and re.match(r"[^\w(]*not\s", low):
@@ -502,6 +535,13 @@ def read_run_facts(sentence: str, id_kind: IdKind) -> list[RunReading]:
             break
         if _QUIET.search(raw.lower()):
             continue  # this clause is no claim ("...; its next action would have blocked X")
+        if (
+            _OTHER_RUN.search(raw.lower())
+            or _OTHER_ONE.search(raw.lower())
+            or (retracted and _SAID.search(raw.lower()))
+        ):
+            out.append(RunReading(raw.strip(" .!"), (), ""))  # another run, or what was said and taken back: no claim
+            continue
         clause = _Clause(raw, run_named, id_kind)
         clause.read(status_line and n == 0)
         if clause.facts:
@@ -524,6 +564,8 @@ def taken_by(sentence: str, clause: str, readings: dict[str, list[RunReading]], 
     if not mine:
         return False
     theirs = _words(clause)
+    if is_answer(clause):  # the reply that opens an answer ("no, it stopped") is no word of the claim
+        theirs = re.sub(r"^(?:a:?\s+)?(?:yes|no|nope|yep|correct|indeed)\s+", "", theirs)
     if not theirs:
         return False
     if any(theirs in _words(r.clause) for r in mine):
@@ -535,3 +577,58 @@ def taken_by(sentence: str, clause: str, readings: dict[str, list[RunReading]], 
 
 
 _JOINERS = frozenset(["and", "but", "yet", "so", "because", "while", "whereas", "then"])
+
+
+# A table of runs ("| Run | Alert | Decider | Actions | State | Notes |") or of a run's fields ("| field | value |"):
+# the columns the run reader knows, as the sentences they stand for.
+_RUN_COLUMN = {
+    "state": "state",
+    "status": "state",
+    "final state": "state",
+    "final status": "state",
+    "run state": "state",
+    "run status": "state",
+    "outcome": "state",
+    "actions": "actions",
+    "actions taken": "actions",
+    "action count": "actions",
+    "decider": "decider",
+    "notes": "left",
+    "note": "left",
+    "open after": "left",
+    "paths left": "left",
+    "left": "left",
+}
+_LEFT_NOTE = re.compile(rf"^\W*{_NUM}\s+(?:qualifying\s+)?(?:paths?\s+)?(?:open|left|remaining)(?:\s+after)?\W*$")
+
+
+def _run_cell(column: str, value: str) -> str | None:
+    low = " ".join(re.findall(r"[\w-]+", value.lower()))
+    if column == "state":
+        state = _state_value(low) or ("graph_only" if _PLANNED.search(low) or low == "graph_only" else None)
+        return f"Status of the run: {state}." if state else None
+    if column == "actions":
+        n = 0 if low == "no" else number_value(low) if low else None
+        return f"The run took {n} actions." if n is not None else None
+    if column == "decider":
+        return f"The run's decider was {low}." if re.fullmatch(r"[a-z][\w-]*", low) else None
+    m = _LEFT_NOTE.match(low)
+    n = None if m is None else 0 if m.group(1) == "no" else number_value(m.group(1))
+    return f"The run left {n} paths open." if n is not None else None
+
+
+def run_table_row(header: list[str], cells: list[str]) -> list[str] | None:
+    """The sentences a row of a table of runs stands for (None when the table is not about the run): a header whose
+    first column is the run, or a two-column row whose key is a field the run reader knows ("| state | stopped |")."""
+    key = [" ".join(re.findall(r"[a-z]+", h.lower())) for h in header]
+    if len(cells) == 2 and (column := _RUN_COLUMN.get(" ".join(re.findall(r"[a-z]+", cells[0].lower())))):
+        if column == "left":
+            return None
+        sentence = _run_cell(column, cells[1])
+        return [sentence] if sentence else None
+    if not key or key[0] not in ("run", "run id", "runs") or len(cells) < 2:
+        return None
+    out = [
+        s for h, v in zip(key[1:], cells[1:], strict=False) if h in _RUN_COLUMN and (s := _run_cell(_RUN_COLUMN[h], v))
+    ]
+    return out

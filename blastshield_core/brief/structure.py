@@ -41,6 +41,7 @@ from __future__ import annotations
 import re
 
 from .account import kind_of
+from .runfacts import run_table_row
 
 __all__ = ["bare_verdict", "emptiness", "named_verdict", "restructure"]
 
@@ -271,6 +272,9 @@ def _table(rows: list[str]) -> list[str]:
         header, body, out = [], rows, []
     for row in body:
         cells = _cells(row)
+        if (run := run_table_row([_clean(h) for h in header], cells)) is not None:  # a table of runs: the run reader's
+            out.append(" ".join(run))
+            continue
         sentences: list[str] = []
         head0 = _words(header[0]) if header else []
         if len(cells) == 2 and header and (account := _account_cell(header[1], cells[0], cells[1])) is not None:

@@ -114,6 +114,44 @@ CASES = [
     ("capped", "If the run had reached its cap, one path would remain.", T),
     ("done", "Should the run stop at its cap, we will start another.", T),
     ("done", "Did the run stop at its cap?", T),
+    # a question's answer speaks of the run the question named; the question itself is no claim
+    ("capped", "Did the run finish? No, it stopped with one path still open.", T),
+    ("done", "Did the run finish? No, it stopped with one path still open.", FE),
+    ("capped", "Did the run finish? Yes, it completed.", FC),
+    ("none", "Has anyone run containment here? Yes, it already completed.", FC),
+    ("done", "Did the run stop at its cap? Yes.", T),
+    # another run, and what was said and taken back, are no claim about this run; the rest of the sentence is
+    ("capped", "The earlier run completed, but this one stopped.", T),
+    ("done", "The earlier run completed, but this one stopped.", FE),
+    ("capped", "The previous run halted; another one is running.", T),
+    ("capped", "Earlier we said the run completed; in fact it stopped at its cap.", T),
+    ("capped", "We said the run completed.", FC),  # said and not taken back: still the claim
+    # a count of verified actions is the run's applied and verified actions
+    ("done", "One verified action in this run.", T),
+    ("done", "Two verified actions in this run.", COUNT),
+    # tables of runs, and a run's fields, stand for the sentences of their cells
+    (
+        "capped",
+        "| Run | Alert | Decider | Actions | State | Notes |\n|---|---|---|---|---|---|\n| R1 | A | rules | 1 | stopped | 1 open after |",
+        T,
+    ),
+    (
+        "capped",
+        "| Run | Alert | Decider | Actions | State | Notes |\n|---|---|---|---|---|---|\n| R1 | A | rules | 1 | completed | 1 open after |",
+        FC,
+    ),
+    (
+        "capped",
+        "| Run | Alert | Decider | Actions | State | Notes |\n|---|---|---|---|---|---|\n| R1 | A | rules | 3 | stopped | 1 open after |",
+        COUNT,
+    ),
+    (
+        "done",
+        "| Run | Alert | Decider | Actions | State | Notes |\n|---|---|---|---|---|---|\n| R1 | A | rules | 1 | completed | 2 open after |",
+        COUNT,
+    ),
+    ("capped", "| field | value |\n|---|---|\n| state | stopped |\n| actions | 1 |", T),
+    ("done", "| field | value |\n|---|---|\n| status | stopped |", FE),
     # checked without its run: what the run did is not known, so not judged
     ("unknown", "The run halted at its cap.", UNREAD),
 ]

@@ -135,3 +135,32 @@ def test_the_grammar_gives_way_only_for_the_clauses_read() -> None:
     assert taken_by(sentence, "The run blocked route-east", read)
     assert not taken_by(sentence, sentence, read)  # the grammar's whole sentence holds a clause not read here
     assert not taken_by("Another sentence.", "The run blocked route-east", read)
+
+
+@pytest.mark.parametrize(
+    ("header", "cells", "expected"),
+    [
+        (
+            ["Run", "Alert", "Actions", "State"],
+            ["r1", "A", "2", "stopped"],
+            ["The run took 2 actions.", "Status of the run: stopped."],
+        ),
+        (["Run", "Notes"], ["r1", "no paths open after"], ["The run left 0 paths open."]),
+        (["Run", "Notes"], ["r1", "operator paused it"], []),  # a note that is no count: nothing
+        (["field", "value"], ["state", "graph_only"], ["Status of the run: graph_only."]),
+        (["field", "value"], ["status", "contained"], None),  # the alert's state, not the run's: not the run's table
+        (["Entity", "State"], ["route-east", "blocked"], None),
+    ],
+)
+def test_run_table_row(header, cells, expected):
+    from blastshield_core.brief.runfacts import run_table_row
+
+    assert run_table_row(header, cells) == expected
+
+
+def test_answer_and_retraction_readings():
+    told = facts("Earlier I said the run completed; actually it stopped.")
+    assert told == {RunFact("state", "stopped")}
+    assert facts("did the run finish? no, it stopped.") == {RunFact("state", "stopped")}
+    assert facts("did the run finish?") == set()
+    assert facts("The earlier run stopped, but this one completed.") == {RunFact("state", "completed")}
