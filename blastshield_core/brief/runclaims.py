@@ -14,7 +14,16 @@ from dataclasses import dataclass, field
 from ..results import RunState
 from .coverage import Vocabulary, strangers
 from .evidence import EvidenceSummary, RunSummary
-from .runfacts import IdKind, RunFact, RunReading, asks_about_run, is_answer, read_run_facts, taken_by
+from .runfacts import (
+    IdKind,
+    RunFact,
+    RunReading,
+    answer_in_full,
+    asks_about_run,
+    is_answer,
+    read_run_facts,
+    taken_by,
+)
 from .runview import operation, route_of
 
 __all__ = [
@@ -218,10 +227,12 @@ def judge_run_sentences(
     """Read each sentence's facts about the run (`runfacts.py`) and judge them; a reading whose other words the
     gate's vocabulary does not account for, or that the record does not decide, is unverified."""
     out = RunVerdicts()
-    asked = False  # the sentence before asked about the run: this one, its answer, speaks of it
+    question = ""  # the sentence before, when it asked something: this one, its answer, speaks of what it asked
     for sentence in sentences:
-        readings = read_run_facts(sentence, id_kind, run_named=asked and is_answer(sentence))
-        asked = sentence.rstrip().endswith("?") and asks_about_run(sentence)
+        full = answer_in_full(question, sentence) if question else []
+        asked = bool(question) and asks_about_run(question) and is_answer(sentence)
+        readings = [r for s in full for r in read_run_facts(s, id_kind)] or read_run_facts(sentence, id_kind, asked)
+        question = sentence if sentence.rstrip().endswith("?") else ""
         if readings:
             out.readings[sentence[:600]] = readings
         for reading in readings:

@@ -472,6 +472,38 @@ def is_answer(sentence: str) -> bool:
     return bool(re.match(r"\W*(?:a:\s*)?(?:yes|no|nope|yep|not|it|correct|indeed)\b", sentence, re.I))
 
 
+_HOW_MANY = re.compile(
+    r"(?:[^:?]*:\s*)?\W*how\s+many\s+(?:qualifying\s+|open\s+)?(paths?|actions?)\s+did\s+(?:we|it|the\s+(?:containment\s+)?run)\s+"
+    r"(start\s+with|begin\s+with|take|apply)\W*$"
+)
+_LEFT_NOW = re.compile(
+    rf"^{_NUM}\s+(?:qualifying\s+|open\s+)?(?:paths?\s+)?(?:left|remaining|remain|still\s+open|open)"
+    r"(?:\s+(?:now|today|after\s+the\s+run))?(?:\s+in\s+the\s+graph)?\W*$"
+)
+
+
+def answer_in_full(question: str, answer: str) -> list[str]:
+    """A bare count answering "how many paths did we start with?" or "how many actions did it take?", as the
+    sentences it stands for ("two; 1 left now": two paths before the run, one left after it); none otherwise."""
+    asked = _HOW_MANY.match(question.lower())
+    parts = [p.strip(" .!") for p in re.split(r"[;,]", answer.lower())]
+    told = re.fullmatch(rf"\W*(?:a:\s*)?{_NUM}", parts[0]) if asked else None
+    if asked is None or told is None or len(parts) > 2:
+        return []
+    start = asked.group(1).startswith("path") and asked.group(2) in ("start with", "begin with")
+    if not start and asked.group(1).startswith("path"):
+        return []
+    out = [
+        f"Before the run, the alert had {told.group(1)} paths." if start else f"The run took {told.group(1)} actions."
+    ]
+    if len(parts) == 2:
+        left = _LEFT_NOW.match(parts[1])
+        if left is None:
+            return []
+        out.append(f"The run left {left.group(1)} paths open.")
+    return out
+
+
 def read_run_facts(sentence: str, id_kind: IdKind, run_named: bool = False) -> list[RunReading]:
     """The clauses of a sentence that state facts about the run, each with its facts (none when the sentence
     is no claim about the run: a condition, a modal, a question, or no run, action or cap named)."""
@@ -480,6 +512,8 @@ def read_run_facts(sentence: str, id_kind: IdKind, run_named: bool = False) -> l
         question, _, answer = sentence.rpartition("?")
         if not re.search(r"\w", answer) or "?" in question:
             return []
+        if full := answer_in_full(question, answer):
+            return [RunReading(question.strip(), (), ""), *[r for s in full for r in read_run_facts(s, id_kind)]]
         told = read_run_facts(answer, id_kind, run_named=asks_about_run(question) and is_answer(answer))
         return [RunReading(question.strip(), (), ""), *told] if told else []
     if _OTHER_RUN.search(low) and not _SPLIT.search(low):

@@ -120,6 +120,11 @@ CASES = [
     ("capped", "Did the run finish? Yes, it completed.", FC),
     ("none", "Has anyone run containment here? Yes, it already completed.", FC),
     ("done", "Did the run stop at its cap? Yes.", T),
+    # a bare count answering "how many": the count the question asked for
+    ("capped", "How many paths did we start with? Three; 1 left now.", COUNT),
+    ("capped", "How many paths did we start with? Two; 2 left now.", COUNT),
+    ("done", "How many actions did the run take? One.", T),
+    ("done", "How many actions did the run take? Two.", COUNT),
     # another run, and what was said and taken back, are no claim about this run; the rest of the sentence is
     ("capped", "The earlier run completed, but this one stopped.", T),
     ("done", "The earlier run completed, but this one stopped.", FE),

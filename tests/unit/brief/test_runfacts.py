@@ -164,3 +164,15 @@ def test_answer_and_retraction_readings():
     assert facts("did the run finish? no, it stopped.") == {RunFact("state", "stopped")}
     assert facts("did the run finish?") == set()
     assert facts("The earlier run stopped, but this one completed.") == {RunFact("state", "completed")}
+
+
+def test_a_bare_count_answers_how_many():
+    from blastshield_core.brief.runfacts import answer_in_full
+
+    assert answer_in_full("How many paths did we start with?", "two; 1 left now.") == [
+        "Before the run, the alert had two paths.",
+        "The run left 1 paths open.",
+    ]
+    assert answer_in_full("How many actions did it take?", "3") == ["The run took 3 actions."]
+    assert answer_in_full("How many paths did we start with?", "two, I think") == []  # a hedge: not read
+    assert answer_in_full("How many paths are left?", "two") == []  # not a question the reader knows
