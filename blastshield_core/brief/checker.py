@@ -358,7 +358,10 @@ class _Checker:
         claims = read_prose(text, self.id_kind, self.route_words, self.allowed, gate)
         read = self.run_facts(text)  # the clauses about the run: read as its facts, not as the grammar reads them
         claims = [
-            c for c in claims if not (c.kind in _RUN_READS and read.takes(c.sentence, c.clause, c.kind in _COUNTS))
+            c
+            for c in claims
+            if not (c.kind in _RUN_READS and read.takes(c.sentence, c.clause, c.kind in _COUNTS))
+            and not (c.kind == "score" and c.text.endswith("%") and read.takes(c.sentence, c.clause, True))
         ]
         misread, dropped = withheld(claims)  # the shares inside other claims dropped; a misread clause is gated
         for n, claim in enumerate(claims):

@@ -155,6 +155,10 @@ def _holds(ev: EvidenceSummary, run: RunSummary, fact: RunFact) -> bool | None:
         if start is None:
             return None
         return fact.number == start - left and fact.whole in (None, start)
+    if fact.kind == "cut_share":  # the share of the paths at the start that the run cut, rounded
+        start = run.paths_at_start
+        left = run.remaining_paths if run.remaining_paths is not None else ev.path_count
+        return None if not start else fact.number == round(100 * (start - left) / start)
     return None
 
 
@@ -203,7 +207,7 @@ def judge_run_fact(ev: EvidenceSummary, fact: RunFact) -> Verdict:
         return None
     completed = run.state is RunState.COMPLETED
     kind = "false_exposure" if completed and (fact.negated or fact.kind == "state") else "false_containment"
-    if fact.kind in ("actions", "cap", "decider", "cut", "start", "left", "step"):
+    if fact.kind in ("actions", "cap", "decider", "cut", "cut_share", "start", "left", "step"):
         kind = "wrong_count" if fact.kind != "decider" else kind
     return kind, _describe(run)
 

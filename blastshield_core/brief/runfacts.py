@@ -348,14 +348,17 @@ class _Clause:
             self.use(count)
         m = re.search(
             rf"\b(?:cut|severed|closed|removed|eliminated|blocked)\s+{_NUM}(?:\s+(?:of|out\s+of)\s+(?:the\s+|its\s+)?{_NUM})?"
-            r"\s+(?:qualifying\s+|open\s+|starting\s+|original\s+|attack\s+)?paths?\b",
+            r"\s+(?:qualifying\s+|open\s+|starting\s+|original\s+|attack\s+)?paths?\b(?:\s*,?\s*(\d{1,3})\s*%(?!\w))?",
             low,
         )
-        if m is not None and about_run:  # "the run cut two of the three paths it started with"
+        if m is not None and about_run:  # "the run cut two of the three paths it started with (67%)"
             n = 0 if m.group(1) == "no" else number_value(m.group(1))
             whole = number_value(m.group(2)) if m.group(2) else None
             if n is not None and not _BOUND.search(low[: m.start()]):
-                self.add(RunFact("cut", number=n, whole=whole, negated=_negated(low[: m.start()])))
+                negated = _negated(low[: m.start()])
+                self.add(RunFact("cut", number=n, whole=whole, negated=negated))
+                if m.group(3) is not None:  # the share of the paths it cut, as a percentage
+                    self.add(RunFact("cut_share", number=int(m.group(3)), negated=negated))
                 self.use(m)
         m = re.search(
             rf"\b(actions?|blocks?)(?:\s+(?:taken|applied|made|performed|in\s+total))?\s*(?::|=)\s*{_NUM}\s*$", low
@@ -504,6 +507,15 @@ def answer_in_full(question: str, answer: str) -> list[str]:
     return out
 
 
+def _paren(m: re.Match[str]) -> str:
+    """A parenthesis as the reader reads it: a remark after a comma, a number the value before it ("cap (1)"), a
+    percentage the share before it ("cut one of two paths (50%)")."""
+    inner = m.group(1).strip()
+    if inner.isdigit():
+        return f" of {inner}"
+    return f" {inner}" if re.fullmatch(r"\d{1,3}\s*%", inner) else f", {m.group(1)}"
+
+
 def read_run_facts(sentence: str, id_kind: IdKind, run_named: bool = False) -> list[RunReading]:
     """The clauses of a sentence that state facts about the run, each with its facts (none when the sentence
     is no claim about the run: a condition, a modal, a question, or no run, action or cap named)."""
@@ -542,7 +554,7 @@ def read_run_facts(sentence: str, id_kind: IdKind, run_named: bool = False) -> l
     while text != previous:  # a parenthesis is a remark, a number in one the value before it ("cap (1)")
         previous, text = (
             text,
-            _PAREN.sub(lambda m: f", {m.group(1)}" if not m.group(1).strip().isdigit() else f" of {m.group(1)}", text),
+            _PAREN.sub(_paren, text),
         )
     start = _AT_START.search(low)
     count = re.search(

@@ -120,6 +120,10 @@ CASES = [
     ("capped", "Did the run finish? Yes, it completed.", FC),
     ("none", "Has anyone run containment here? Yes, it already completed.", FC),
     ("done", "Did the run stop at its cap? Yes.", T),
+    # the share of the paths the run cut, as a percentage after the count: the run's share, not a score
+    ("capped", "The run cut one of two qualifying paths (50%).", T),
+    ("capped", "The run cut one of two qualifying paths (100%).", COUNT),
+    ("done", "The run severed one of one path (100%).", T),
     # a bare count answering "how many": the count the question asked for
     ("capped", "How many paths did we start with? Three; 1 left now.", COUNT),
     ("capped", "How many paths did we start with? Two; 2 left now.", COUNT),
