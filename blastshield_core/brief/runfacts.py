@@ -485,9 +485,20 @@ _LEFT_NOW = re.compile(
 )
 
 
+_DID_ANYTHING = re.compile(
+    r"(?:[^:?]*:\s*)?\W*(?:did|has)\s+(?:a|the|any|this)\s+(?:containment\s+|response\s+)?run\s+"
+    r"(block|cut|close|sever)(?:ed)?\s+(?:anything|any\s+routes?|any\s+paths?)\b([^?]*?)\W*$"
+)
+_PAST = {"block": "blocked", "cut": "cut", "close": "closed", "sever": "severed"}
+
+
 def answer_in_full(question: str, answer: str) -> list[str]:
     """A bare count answering "how many paths did we start with?" or "how many actions did it take?", as the
     sentences it stands for ("two; 1 left now": two paths before the run, one left after it); none otherwise."""
+    did = _DID_ANYTHING.match(question.lower())
+    yes = re.fullmatch(rf"\W*(?:a:\s*)?(?:yes|yep|indeed),?\s+{_NUM}\s+(routes?|paths?)\W*", answer.lower())
+    if did is not None and yes is not None:  # "did a run block anything for X? yes, one route"
+        return [f"The run {_PAST[did.group(1)]} {yes.group(1)} {yes.group(2)}{did.group(2)}."]
     asked = _HOW_MANY.match(question.lower())
     parts = [p.strip(" .!") for p in re.split(r"[;,]", answer.lower())]
     told = re.fullmatch(rf"\W*(?:a:\s*)?{_NUM}", parts[0]) if asked else None

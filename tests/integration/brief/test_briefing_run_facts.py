@@ -120,6 +120,10 @@ CASES = [
     ("capped", "Did the run finish? Yes, it completed.", FC),
     ("none", "Has anyone run containment here? Yes, it already completed.", FC),
     ("done", "Did the run stop at its cap? Yes.", T),
+    ("none", "Q: did a run block anything here? A: yes, one route.", FC),
+    ("done", "Did the run block anything? Yes, one route.", T),
+    ("done", "Did the run block anything? Yes, two routes.", COUNT),
+    ("done", "Did the run block anything? Yes, I think so.", T),  # no count: nothing read
     # the share of the paths the run cut, as a percentage after the count: the run's share, not a score
     ("capped", "The run cut one of two qualifying paths (50%).", T),
     ("capped", "The run cut one of two qualifying paths (100%).", COUNT),
