@@ -231,6 +231,20 @@ class _Checker:
             self._graph_cache[entity_id] = bool(rows)
         return self._graph_cache[entity_id]
 
+    def _route_in_graph(self, route_id: str) -> bool:
+        """Whether the graph holds a routed relationship with this route id (the alert's evidence names only the
+        routes its paths use)."""
+        if self.tools is None or len(self._graph_cache) >= 100:
+            return False
+        key = f"route:{route_id}"
+        if key not in self._graph_cache:
+            try:
+                rows = self.tools.store.read("routes_by_ids", {"route_ids": [route_id]})
+            except QueryFailed as exc:
+                raise EvidenceUnavailable(Status.QUERY_FAILED, f"route lookup: {exc}") from None
+            self._graph_cache[key] = bool(rows)
+        return self._graph_cache[key]
+
     def _near(self, token: str) -> str | None:
         if len(token) < 5:
             return None
@@ -246,6 +260,9 @@ class _Checker:
     # -- structured claims -----------------------------------------------------------
     def entity(self, entity_id: str, context: str = "") -> None:
         if entity_id in self.known or entity_id in self.allowed or entity_id in self.ev.arns:
+            return
+        if context and self._route_in_graph(entity_id):  # a real route off the alert's paths: not judged here
+            self.unverified += [context] if context not in self.unverified else []
             return
         near = self._near(entity_id)
         hint = f" (closest in the evidence: {near})" if near else ""

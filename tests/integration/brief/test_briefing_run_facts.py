@@ -124,6 +124,9 @@ CASES = [
     ("done", "Did the run block anything? Yes, one route.", T),
     ("done", "Did the run block anything? Yes, two routes.", COUNT),
     ("done", "Did the run block anything? Yes, I think so.", T),  # no count: nothing read
+    # a route the graph holds off the alert's paths is no unknown entity, but not judged either; a made-up one is
+    ("none", "route-web19-gw is not on any of the paths.", UNREAD),
+    ("none", "route-web19-zz is still active.", FlagKind.UNKNOWN_ENTITY),
     # the share of the paths the run cut, as a percentage after the count: the run's share, not a score
     ("capped", "The run cut one of two qualifying paths (50%).", T),
     ("capped", "The run cut one of two qualifying paths (100%).", COUNT),
