@@ -229,7 +229,27 @@ def score_range_spans(clause: str) -> list[tuple[int, int]]:
 
 
 def percent_of_spans(clause: str) -> list[tuple[int, int]]:
-    return [m.span() for rx in (_PERCENT, _PERCENT_RANGE) for m in rx.finditer(clause)]
+    return [m.span() for rx in (_PERCENT, _PERCENT_RANGE) for m in rx.finditer(clause)] + [
+        (a, b) for a, b, _ in _restated(clause)
+    ]
+
+
+# "the run cut one of two paths (50%)", "severed one of the two paths it began with (50%)": a percentage in
+# parentheses after a share, with no other number between, restates that share
+_PAREN_PCT = re.compile(
+    r"[^()\d;:.\n]{0,40}?\(\s*(?:about\s+|roughly\s+|~\s*)?(\d{1,3})(?:\.\d+)?\s*(?:%|percent|per\s+cent)\s*\)", re.I
+)
+
+
+def _restated(clause: str) -> list[tuple[int, int, int]]:
+    """Where a share of the paths is restated as a percentage in parentheses: (start, end, percent)."""
+    out = []
+    for rx in (_SHARE, *_SHARE_OTHER):
+        for m in rx.finditer(clause):
+            p = _PAREN_PCT.match(clause, m.end())
+            if p is not None:
+                out.append((p.start() + p.group(0).index("("), p.end(), int(p.group(1))))
+    return out
 
 
 # "Half of the paths run through Z", "two of the three paths lead to X": a share of the paths through or to something,
@@ -263,6 +283,18 @@ def _number_claims(clause: str) -> list[NumberClaim]:
             k, total = number_value(m.group(1)), number_value(m.group(2))
             if k is not None and total is not None and k <= total:
                 out.append(("path_share", (k, total, _closes(clause, m.start(), m.end())), m.group(0)))
+    for m in (*_SHARE.finditer(clause), *(m for rx in _SHARE_OTHER for m in rx.finditer(clause))):
+        p = _PAREN_PCT.match(clause, m.end())
+        k, total = number_value(m.group(1)), number_value(m.group(2))
+        if p is not None and k is not None and total and abs(int(p.group(1)) - 100 * k / total) >= 1:
+            # a restatement that does not match its own share: the percentage is a claim of its own
+            out.append(
+                (
+                    "path_percent",
+                    (int(p.group(1)), _closes(clause, m.start(), m.end())),
+                    p.group(0)[p.group(0).index("(") :],
+                )
+            )
     for m in _FRACTION_OF.finditer(clause):
         pct = _FRACTIONS[" ".join(m.group(1).lower().split())]
         out.append(("path_percent", (pct, _closes(clause, m.start(), m.end())), m.group(0)))

@@ -195,7 +195,26 @@ FOR_NOW = [
     (DEV, "after", "Once the analyst signs off we'll close the ticket; for now two qualifying paths remain.", COUNT),
     (DEV, "after", "If anything comes back we will act again.", T),
 ]
-CASES = SHARES + DISTANCES + NEGATED + ONE_PATH + WHAT_IFS + LISTS + START + FOR_NOW
+# a share restated as a percentage in parentheses; a range whose low end is zero; where a path ends; "assuming"
+# as the step of assuming a role between two entities, a condition elsewhere; "you can mark" acts on the alert
+RESTATED = [
+    (C4001, "capped", "The run severed one of the two paths it began with (50%).", T),
+    (C4001, "capped", "The run severed one of the two paths it began with (100%).", COUNT),
+    (IAM, "after", "The run severed zero of the 3 starting paths (0%).", T),
+    (IAM, "after", "The run cut 0 of the 3 paths it started with (0 percent).", T),
+    (IAM, "after", "The run cut 1 of the 3 paths it started with (33%).", COUNT),
+    (DEV, "exposed", "Anywhere from zero to four paths are still open.", T),
+    (DEV, "after", "Somewhere between 0 and 2 qualifying paths are left.", T),
+    (IAM, "exposed", "Between 0 and 1 paths are still open.", COUNT),
+    (IAM, "exposed", "Zero paths are still open.", CLOSED),
+    (WORK, "exposed", "One of its three paths ends at customer-pii.", UNREAD),
+    (WORK, "exposed", "Every path ends in customer-pii and the exposure has ended.", CLOSED),
+    (DEV, "exposed", "The open path has deploy-role assuming prod-admin-role.", T),
+    (DEV, "exposed", "None of the open paths has deploy-role assuming prod-admin-role.", LINK),
+    (DEV, "exposed", "Assuming the block on deploy-role holds, no path would remain.", T),
+    (DEV, "after", "You can now mark BH-1042 contained.", T),
+]
+CASES = RESTATED + SHARES + DISTANCES + NEGATED + ONE_PATH + WHAT_IFS + LISTS + START + FOR_NOW
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}/{c[1]}:{c[2][:60]}")
