@@ -194,7 +194,7 @@ _CHANGED = re.compile(
 )
 _HOPS_EXTREME = re.compile(
     rf"\b(?P<which>shortest|longest)\b(?:\s+(?:qualifying|remaining|live|access|attack|open))*\s+(?:path|chain|route)\b"
-    rf"[^.;\n]{{0,30}}?\b(?:is|was|has|takes|spans|covers|crosses|of|at)\s+(?:only\s+|just\s+|exactly\s+)?{_N}\s*-?\s*"
+    rf"[^.;\n]{{0,30}}?(?:\b(?:is|was|has|takes|spans|covers|crosses|of|at)|\s*[:=])\s+(?:only\s+|just\s+|exactly\s+)?{_N}\s*-?\s*"
     r"(?:hops?|relationships?|steps?|edges?)\b",
     re.I,
 )
@@ -203,6 +203,25 @@ _HOPS_THE = re.compile(
     rf"\bthe\s+(?P<which>only|one|single|open|remaining|live|last|qualifying)\s+(?:(?:open|remaining|live|qualifying)\s+)?"
     rf"(?:path|chain)\s+(?:is|spans|covers|has|takes|runs)\s+(?:only\s+|just\s+|exactly\s+)?{_N}\s*-?\s*"
     r"(?:hops?|relationships?|steps?|edges?)\b",
+    re.I,
+)
+# "a 5-hop path is left", "the path left after the block is four hops long": one of the live paths
+_HOPS_LEFT = (
+    re.compile(
+        rf"\b(?P<which>a|one|the)\s+{_N}\s*-\s*hop\s+(?:(?:qualifying|open|live|attack|access)\s+)?(?:path|chain)\s+"
+        r"(?:is\s+|was\s+)?(?:still\s+)?(?:left|remains|survives|stays\s+open|is\s+open|open)\b",
+        re.I,
+    ),
+    re.compile(
+        rf"\bthe\s+(?:path|chain)\s+(?:that\s+(?:is|was)\s+)?(?P<which>left|remaining|still\s+open)\b[^.;\n\d]{{0,30}}?\s"
+        rf"(?:is|spans|has|takes)\s+(?:only\s+|just\s+|exactly\s+)?{_N}\s*-?\s*(?:hops?|relationships?|steps?|edges?)\b",
+        re.I,
+    ),
+)
+# "at least one open path is shorter than five hops": a bound on the shortest live path ("longer than": the longest)
+_HOPS_THAN = re.compile(
+    r"\b(?:at\s+least\s+one|one|a|some)\s+(?:(?:open|live|remaining|qualifying)\s+)*path\s+(?:is\s+)?(?:still\s+)?"
+    rf"(?P<which>shorter|longer)\s+than\s+{_N}\s*-?\s*hops?\b",
     re.I,
 )
 _HOPS_ADJ = re.compile(rf"\b(?P<which>shortest|longest)\s+(?:is\s+)?(?:a\s+)?{_N}\s*-\s*hop\b", re.I)
@@ -308,7 +327,11 @@ def _number_claims(clause: str) -> list[NumberClaim]:
     for m in _PERCENT.finditer(clause):
         if not any(a <= m.start() < b for a, b in ranges):
             out.append(("path_percent", (int(m.group(1)), _closes(clause, m.start(), m.end())), m.group(0)))
-    for rx in (_HOPS_EXTREME, _HOPS_ADJ, _HOPS_THE):
+    for m in _HOPS_THAN.finditer(clause):
+        n = number_value(m.group(2))
+        if n is not None:
+            out.append(("hops", ("lt" if m.group("which").lower() == "shorter" else "gt", n), m.group(0)))
+    for rx in (_HOPS_EXTREME, _HOPS_ADJ, _HOPS_THE, *_HOPS_LEFT):
         for m in rx.finditer(clause):
             n = number_value(m.group(2))
             if n is not None:

@@ -518,6 +518,8 @@ class _Reader:
                     if words[j] in ZERO_NOUNS:
                         if words[j] in _RISK_NOUNS and words[j + 1 : j + 2] and words[j + 1] in _NOT_RISK_HEAD:
                             break  # "no risk score"
+                        if {"shorter", "longer"} & set(words[j + 1 : j + 5]):
+                            break  # "no open path is shorter than five hops": a length, not emptiness
                         # "no path is blocked": the predicate that follows carries the claim, "no" negates it
                         if not any(self._predicate_at(toks, k) for k in range(j + 1, min(j + 8, len(toks)))):
                             end = toks[min(j + 3, len(toks) - 1)]

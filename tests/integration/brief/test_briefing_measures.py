@@ -213,6 +213,20 @@ RESTATED = [
     (DEV, "exposed", "None of the open paths has deploy-role assuming prod-admin-role.", LINK),
     (DEV, "exposed", "Assuming the block on deploy-role holds, no path would remain.", T),
     (DEV, "after", "You can now mark BH-1042 contained.", T),
+    # a length written as a label, a path left, a bound on one path's length
+    (DEV, "exposed", "Shortest path: 5 hops.", T),
+    (DEV, "exposed", "Longest path = 7 hops.", COUNT),
+    (IAM, "exposed", "Shortest qualifying path: 1 hop.", T),
+    (IAM, "exposed", "Shortest qualifying path: 2 hops.", COUNT),
+    (DEV, "exposed", "A 5-hop path is still open.", T),
+    (DEV, "exposed", "A 3-hop path remains.", COUNT),
+    (DEV, "after", "A 5-hop chain is left.", COUNT),
+    (C4001, "capped", "The path still open after the cap spans five hops.", T),
+    (C4001, "capped", "The path left after the cap is three hops long.", COUNT),
+    (DEV, "exposed", "At least one live path is shorter than 6 hops.", T),
+    (DEV, "exposed", "At least one live path is longer than 5 hops.", COUNT),
+    (DEV, "exposed", "No open path is shorter than five hops.", T),
+    (DEV, "exposed", "If a 3-hop path is left, we will block it.", T),
 ]
 CASES = RESTATED + SHARES + DISTANCES + NEGATED + ONE_PATH + WHAT_IFS + LISTS + START + FOR_NOW
 
