@@ -286,9 +286,17 @@ def number_claims(clause: str) -> list[NumberClaim]:
     return out
 
 
+# "route R carries one of the two paths": the paths a route or node carries, not the live ones
+_THROUGH_BEFORE = re.compile(
+    r"\b(?:carries|carry|carried|carrying|serves|holds|is\s+on|sits\s+on|lies\s+on|appears\s+(?:on|in))\s+$", re.I
+)
+
+
 def _of_some(clause: str, text: str) -> bool:
     at = clause.find(text)
-    return at >= 0 and _THROUGH_AFTER.match(clause[at + len(text) :]) is not None
+    return at >= 0 and (
+        _THROUGH_AFTER.match(clause[at + len(text) :]) is not None or _THROUGH_BEFORE.search(clause[:at]) is not None
+    )
 
 
 def _number_claims(clause: str) -> list[NumberClaim]:

@@ -172,6 +172,7 @@ _RUN_END_VERBS = frozenset(
 )
 _RUN_END_NEXT = _PREPOSITIONS | frozenset(_w("at when once because as and early there here since so ; ,"))
 _NONE_WORDS = frozenset(_w("no none nothing zero"))
+_SCORING = frozenset(_w("adds add added earns earned gives gave contributes contributed scores scored points"))
 _RUN_DONE_BASE = frozenset(_w("complete succeed"))
 _GIVEN_RE = re.compile(
     r"\s*(?:even\s+)?with\s+[^,;]{1,80}?\s+(?:already\s+|now\s+|still\s+)?(?:blocked|closed|cut|severed|revoked|"
@@ -626,6 +627,8 @@ class _Reader:
                 exposing = False  # "through can assume": a relationship type written in words
             if not (closing or exposing) or not has_subject:
                 continue
+            if exposing and i == 0 and w.endswith("ing") and _SCORING & set(words[i + 1 :]):
+                continue  # "Reaching a critical asset adds no points": what a scoring rule counts, not a state
             window = words[max(0, i - 8) : i]
             if any(i - 8 <= k < i for k in low):
                 continue  # "between 0 and 3 paths remain": a range that holds none or some (its bounds are judged)

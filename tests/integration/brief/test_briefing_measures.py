@@ -227,6 +227,11 @@ RESTATED = [
     (DEV, "exposed", "At least one live path is longer than 5 hops.", COUNT),
     (DEV, "exposed", "No open path is shorter than five hops.", T),
     (DEV, "exposed", "If a 3-hop path is left, we will block it.", T),
+    # the paths a route carries are not a share of the live paths; what a scoring rule counts is not a state
+    (C4001, "exposed", "route-c11-primary carries one of the two qualifying paths.", T),
+    (C4001, "exposed", "One of the two qualifying paths is still open.", COUNT),
+    (DEV, "after", "Reaching a critical asset earns no points any more.", T),
+    (DEV, "after", "Reaching customer-db is still possible.", OPEN),
 ]
 CASES = RESTATED + SHARES + DISTANCES + NEGATED + ONE_PATH + WHAT_IFS + LISTS + START + FOR_NOW
 
