@@ -232,6 +232,14 @@ RESTATED = [
     (C4001, "exposed", "One of the two qualifying paths is still open.", COUNT),
     (DEV, "after", "Reaching a critical asset earns no points any more.", T),
     (DEV, "after", "Reaching customer-db is still possible.", OPEN),
+    # what the reach rule adds to this alert's score (fired or not); a rule that did not fire, said without "now"
+    (DEV, "after", "Reaching a critical asset still adds points to the score.", SCORE),
+    (DEV, "exposed", "Reaching a critical asset still contributes to the score.", T),
+    (DEV, "exposed", "Reaching a critical asset adds 20 points.", T),
+    (DEV, "exposed", "Reaching a critical asset adds 25 points.", SCORE),
+    (DEV, "exposed", "Reaching a critical asset no longer adds points.", SCORE),
+    (C4001, "capped", "Reaching a high-sensitivity asset adds 10 points.", UNREAD),
+    (C4001, "capped", "Reaching a high-sensitivity asset currently adds 10 points.", SCORE),
 ]
 CASES = RESTATED + SHARES + DISTANCES + NEGATED + ONE_PATH + WHAT_IFS + LISTS + START + FOR_NOW
 
