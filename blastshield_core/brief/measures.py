@@ -473,7 +473,7 @@ def _open_counts(clause: str) -> list[MeasureClaim]:
 # "Reaching a critical asset adds no points now", "reaching a high-sensitivity asset still adds 10 points": what the
 # reach rule of that sensitivity contributes to the score (E1-critical-reach, E1-high-reach)
 _RULE_POINTS = re.compile(
-    r"^\W*reaching\s+(?:a|an|any)?\s*(?P<level>critical|high)(?:[\s-]+sensitivity)?\s+(?:data\s+)?(?:asset|data)s?\s+"
+    r"^\W*(?:[a-z]+\s*:\s*)?reaching\s+(?:a|an|any)?\s*(?P<level>critical|high)(?:[\s-]+sensitivity)?\s+(?:data\s+)?(?:asset|data)s?\s+"
     r"(?P<neg>no\s+longer\s+|doesn't\s+|does\s+not\s+|still\s+|now\s+|currently\s+)?(?:adds?|earns?|contributes?|gives?)\s+"
     r"(?P<n>no|nothing|zero|\d{1,3}|some)?\s*(?:more\s+|extra\s+)?(?:points?|pts)?",
     re.I,

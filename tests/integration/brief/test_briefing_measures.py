@@ -240,6 +240,7 @@ RESTATED = [
     (DEV, "exposed", "Reaching a critical asset no longer adds points.", SCORE),
     (C4001, "capped", "Reaching a high-sensitivity asset adds 10 points.", UNREAD),
     (C4001, "capped", "Reaching a high-sensitivity asset currently adds 10 points.", SCORE),
+    (DEV, "after", "Note: reaching a critical asset still adds points.", SCORE),
 ]
 CASES = RESTATED + SHARES + DISTANCES + NEGATED + ONE_PATH + WHAT_IFS + LISTS + START + FOR_NOW
 
