@@ -241,6 +241,12 @@ RESTATED = [
     (C4001, "capped", "Reaching a high-sensitivity asset adds 10 points.", UNREAD),
     (C4001, "capped", "Reaching a high-sensitivity asset currently adds 10 points.", SCORE),
     (DEV, "after", "Note: reaching a critical asset still adds points.", SCORE),
+    # "could still" / "could no longer": a present ability, unless the line states a condition
+    (C4001, "capped", "contractor_11 could still get to payments-vault.", T),
+    (DEV, "after", "developer_07 could still get to customer-db.", OPEN),
+    (DEV, "exposed", "developer_07 could no longer get to customer-db.", CLOSED),
+    (DEV, "after", "Were the block lifted, developer_07 could still get to customer-db.", T),
+    (DEV, "after", "Without the block in place, developer_07 could still get to customer-db.", T),
 ]
 CASES = RESTATED + SHARES + DISTANCES + NEGATED + ONE_PATH + WHAT_IFS + LISTS + START + FOR_NOW
 
