@@ -575,6 +575,13 @@ class _Reader:
                 and (i + 1 == len(toks) or words[i + 1] in _RUN_END_NEXT or re.match(r"\S+\s*\(", segment[t.start :]))
             ):
                 continue  # "the run stopped after one action": the run's end, not the exposure's
+            if (
+                closing
+                and w in _RUN_END_VERBS
+                and words[i + 1 : i + 2] == ["with"]
+                and {"path", "paths"} & set(words[i + 2 : i + 6])
+            ):
+                continue  # "it stopped with three paths still open": how the run ended, with the paths it left
             if not closing and w == "passed" and i > 0 and words[i - 1] in ("has", "have"):
                 closing = True  # "the danger has passed"
             if closing and i > 0 and words[i - 1] == "to" and w in _CLOSE_BASE:

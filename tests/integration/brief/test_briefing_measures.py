@@ -241,6 +241,9 @@ RESTATED = [
     (C4001, "capped", "Reaching a high-sensitivity asset adds 10 points.", UNREAD),
     (C4001, "capped", "Reaching a high-sensitivity asset currently adds 10 points.", SCORE),
     (DEV, "after", "Note: reaching a critical asset still adds points.", SCORE),
+    # a run that stopped "with" paths left ended there: no claim that the exposure ended
+    (IAM, "after", "No, it halted with the three paths still open.", T),
+    (IAM, "after", "It stopped with the exposure closed.", CLOSED),
     # "could still" / "could no longer": a present ability, unless the line states a condition
     (C4001, "capped", "contractor_11 could still get to payments-vault.", T),
     (DEV, "after", "developer_07 could still get to customer-db.", OPEN),
