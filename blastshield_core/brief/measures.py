@@ -325,11 +325,11 @@ def _judge_number(ev: EvidenceSummary, kind: str, value: object) -> Verdict:
     if kind == "hops":
         which, n = cast(tuple[str, int], value)
         hops = [p.hops for p in ev.paths]
-        if which in ("lt", "gt"):
-            wrong = not any(h < n if which == "lt" else h > n for h in hops)
+        if which in ("lt", "gt", "le"):
+            wrong = not any(h < n if which == "lt" else h > n if which == "gt" else h <= n for h in hops)
         else:
             wrong = n not in hops if which == "any" else n != (min(hops) if which == "shortest" else max(hops))
-        if not hops and not ev.truncated and which in ("any", "lt", "gt"):
+        if not hops and not ev.truncated and which in ("any", "lt", "gt", "le"):
             return ("wrong_count", _paths_evidence(ev))  # "a 5-hop path is left" when none is
         if hops and not ev.truncated and wrong:
             lengths = ", ".join(map(str, sorted(hops)))

@@ -224,6 +224,12 @@ _HOPS_THAN = re.compile(
     rf"(?P<which>shorter|longer)\s+than\s+{_N}\s*-?\s*hops?\b",
     re.I,
 )
+# "there is a path within three hops", "there is still an open path of four hops or fewer": one live path that short
+_HOPS_WITHIN = re.compile(
+    r"\bthere\s+(?:is|remains)\s+(?:still\s+)?(?:a|an|one|at\s+least\s+one)\s+(?:(?:open|live|qualifying|remaining)\s+)*"
+    rf"path\s+(?:within\s+{_N}\s*-?\s*hops?\b|of\s+{_N}\s*-?\s*hops?\s+or\s+(?:fewer|less)\b)",
+    re.I,
+)
 _HOPS_ADJ = re.compile(rf"\b(?P<which>shortest|longest)\s+(?:is\s+)?(?:a\s+)?{_N}\s*-\s*hop\b", re.I)
 _RANGE = re.compile(
     r"\b(?:score|scored|scores|rated|risk)\b[^.;\n]{0,30}?\b(?:between\s+(-?\d{1,3})\s+and\s+(-?\d{1,3})"
@@ -339,6 +345,10 @@ def _number_claims(clause: str) -> list[NumberClaim]:
         n = number_value(m.group(2))
         if n is not None:
             out.append(("hops", ("lt" if m.group("which").lower() == "shorter" else "gt", n), m.group(0)))
+    for m in _HOPS_WITHIN.finditer(clause):
+        n = number_value(m.group(1) or m.group(2))
+        if n is not None:
+            out.append(("hops", ("le", n), m.group(0)))
     for rx in (_HOPS_EXTREME, _HOPS_ADJ, _HOPS_THE, *_HOPS_LEFT):
         for m in rx.finditer(clause):
             n = number_value(m.group(2))

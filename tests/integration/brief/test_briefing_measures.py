@@ -227,6 +227,10 @@ RESTATED = [
     (DEV, "exposed", "At least one live path is longer than 5 hops.", COUNT),
     (DEV, "exposed", "No open path is shorter than five hops.", T),
     (DEV, "exposed", "If a 3-hop path is left, we will block it.", T),
+    (C4001, "exposed", "There is still a live path within four hops.", T),
+    (C4001, "exposed", "There is an open path of three hops or fewer.", COUNT),
+    (DEV, "after", "There remains a path within six hops.", COUNT),
+    (C4001, "exposed", "If there is a path within three hops, block it.", T),
     # the paths a route carries are not a share of the live paths; what a scoring rule counts is not a state
     (C4001, "exposed", "route-c11-primary carries one of the two qualifying paths.", T),
     (C4001, "exposed", "One of the two qualifying paths is still open.", COUNT),
