@@ -480,7 +480,21 @@ _RULE_POINTS = re.compile(
 )
 
 
+# "The E2-short-path rule also fired, adding 15 points", "E1-high-reach did not fire": a named rule of the score
+_RULE_FIRED = re.compile(
+    r"\b(?P<rule>[ES]\d?-[a-z_-]*[a-z])\s+(?:rule\s+)?(?:also\s+|still\s+|now\s+)?(?P<neg>did\s+not\s+|does\s+not\s+|never\s+|no\s+longer\s+)?"
+    r"(?:fired|fires|fire|applied|applies|apply|triggered|triggers|trigger)\b(?:\s*,?\s*(?:adding|for|worth|giving)\s+"
+    r"(?P<n>\d{1,3})\s+points?)?",
+)
+
+
 def _rule_points(clause: str) -> list[MeasureClaim]:
+    out: list[MeasureClaim] = []
+    for f in _RULE_FIRED.finditer(clause):
+        n = int(f.group("n")) if f.group("n") else None
+        out.append(("rule_points", (f.group("rule"), not f.group("neg"), n, True), f.group(0), ()))
+    if out:
+        return out
     m = _RULE_POINTS.search(clause)
     if m is None or not re.search(r"\b(?:points?|pts|score)\b", clause, re.I):
         return []

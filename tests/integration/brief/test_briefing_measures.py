@@ -244,6 +244,12 @@ RESTATED = [
     (DEV, "exposed", "Reaching a critical asset no longer adds points.", SCORE),
     (C4001, "capped", "Reaching a high-sensitivity asset adds 10 points.", UNREAD),
     (C4001, "capped", "Reaching a high-sensitivity asset currently adds 10 points.", SCORE),
+    (DEV, "exposed", "The E2-long-path rule fired as well, for 5 points.", T),
+    (DEV, "exposed", "The E2-medium-path rule also applied, adding 10 points.", SCORE),
+    (DEV, "exposed", "E2-long-path fired, adding 15 points.", SCORE),
+    (DEV, "exposed", "E3-multiple-paths did not fire.", T),
+    (DEV, "after", "E1-critical-reach no longer fires.", T),
+    (DEV, "after", "If E1-critical-reach still fired, the score would be higher.", T),
     (DEV, "after", "Note: reaching a critical asset still adds points.", SCORE),
     # a run that stopped "with" paths left ended there: no claim that the exposure ended
     (IAM, "after", "No, it halted with the three paths still open.", T),
