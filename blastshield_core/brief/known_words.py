@@ -20,9 +20,9 @@ def _entries(text: str) -> Vocabulary:
 LEARNED: Vocabulary = _entries(
     """
 (, ), :, <id>, <n>, a, able, about, access, according, account, achieved, action, actions, active,
-actually, adds, admin, after, again, against, aimed, alert, alerted, all, allowed, alone, already,
-also, alternate, although, among, an, analyst, and, any, anymore, anyone, anything, api, appears,
-applied, applies, approve, are, as, assessment, asset, assets, assume, assumed, assumes,
+actually, adding, adds, admin, after, again, against, aimed, alert, alerted, all, allowed, alone,
+already, also, alternate, although, among, an, analyst, and, any, anymore, anyone, anything, api,
+appears, applied, applies, approve, are, as, assessment, asset, assets, assume, assumed, assumes,
 assumesrole, assuming, at, attached, attack, attacker, attempted, audit, avenue, avoids, away, aws,
 back, barred, based, be, because, been, before, behind, being, between, blast, blastshield, block,
 blocked, blocking, blocks, both, bottom, briefing, broken, brought, bucket, build, but, by, calls,
