@@ -491,8 +491,8 @@ _RULE_FIRED = re.compile(
 def _rule_points(clause: str) -> list[MeasureClaim]:
     out: list[MeasureClaim] = []
     for f in _RULE_FIRED.finditer(clause):
-        n = int(f.group("n")) if f.group("n") else None
-        out.append(("rule_points", (f.group("rule"), not f.group("neg"), n, True), f.group(0), ()))
+        fired = int(f.group("n")) if f.group("n") else None
+        out.append(("rule_points", (f.group("rule"), not f.group("neg"), fired, True), f.group(0), ()))
     if out:
         return out
     m = _RULE_POINTS.search(clause)
