@@ -44,7 +44,7 @@ Verdict = tuple[str, str] | None  # (flag kind or "unverified", evidence), None 
 MEASURE_KINDS = frozenset(
     _w(
         "path_bound path_share path_percent path_percent_range hops score_range severity_not score_not distance "
-        "what_if start_count asset_list score_bound open_count"
+        "what_if start_count asset_list score_bound open_count rule_points"
     )
 )
 # The words these readers read (the gate accounts for them).
@@ -325,7 +325,12 @@ def _judge_number(ev: EvidenceSummary, kind: str, value: object) -> Verdict:
     if kind == "hops":
         which, n = cast(tuple[str, int], value)
         hops = [p.hops for p in ev.paths]
-        wrong = n not in hops if which == "any" else n != (min(hops) if which == "shortest" else max(hops))
+        if which in ("lt", "gt", "le"):
+            wrong = not any(h < n if which == "lt" else h > n if which == "gt" else h <= n for h in hops)
+        else:
+            wrong = n not in hops if which == "any" else n != (min(hops) if which == "shortest" else max(hops))
+        if not hops and not ev.truncated and which in ("any", "lt", "gt", "le"):
+            return ("wrong_count", _paths_evidence(ev))  # "a 5-hop path is left" when none is
         if hops and not ev.truncated and wrong:
             lengths = ", ".join(map(str, sorted(hops)))
             return ("wrong_count", f"the live qualifying paths of {ev.alert_id} have {lengths} hop(s)")
@@ -465,6 +470,55 @@ def _open_counts(clause: str) -> list[MeasureClaim]:
     return out
 
 
+# "Reaching a critical asset adds no points now", "reaching a high-sensitivity asset still adds 10 points": what the
+# reach rule of that sensitivity contributes to the score (E1-critical-reach, E1-high-reach)
+_RULE_POINTS = re.compile(
+    r"^\W*(?:[a-z]+\s*:\s*)?reaching\s+(?:a|an|any)?\s*(?P<level>critical|high)(?:[\s-]+sensitivity)?\s+(?:data\s+)?(?:asset|data)s?\s+"
+    r"(?P<neg>no\s+longer\s+|doesn't\s+|does\s+not\s+|still\s+|now\s+|currently\s+)?(?:adds?|earns?|contributes?|gives?)\s+"
+    r"(?P<n>no|nothing|zero|\d{1,3}|some)?\s*(?:more\s+|extra\s+)?(?:points?|pts)?",
+    re.I,
+)
+
+
+# "The E2-short-path rule also fired, adding 15 points", "E1-high-reach did not fire": a named rule of the score
+_RULE_FIRED = re.compile(
+    r"\b(?P<rule>[ES]\d?-[a-z_-]*[a-z])\s+(?:rule\s+)?(?:also\s+|still\s+|now\s+)?(?P<neg>did\s+not\s+|does\s+not\s+|never\s+|no\s+longer\s+)?"
+    r"(?:fired|fires|fire|applied|applies|apply|triggered|triggers|trigger)\b(?:\s*,?\s*(?:adding|for|worth|giving)\s+"
+    r"(?P<n>\d{1,3})\s+points?)?",
+)
+
+
+def _rule_points(clause: str) -> list[MeasureClaim]:
+    out: list[MeasureClaim] = []
+    for f in _RULE_FIRED.finditer(clause):
+        fired = int(f.group("n")) if f.group("n") else None
+        out.append(("rule_points", (f.group("rule"), not f.group("neg"), fired, True), f.group(0), ()))
+    if out:
+        return out
+    m = _RULE_POINTS.search(clause)
+    if m is None or not re.search(r"\b(?:points?|pts|score)\b", clause, re.I):
+        return []
+    neg = (m.group("neg") or "").lower()
+    n = (m.group("n") or "").lower()
+    adds = not (neg.startswith(("no", "doesn", "does")) or n in ("no", "nothing", "zero"))
+    points = int(n) if n.isdigit() and adds else None
+    now = neg.strip() in ("still", "now", "currently") or bool(
+        re.search(r"\b(?:now|currently|any\s+more|anymore)\b", clause, re.I)
+    )
+    return [("rule_points", (f"E1-{m.group('level').lower()}-reach", adds, points, now), m.group(0).strip(), ())]
+
+
+def _judge_rule_points(ev: EvidenceSummary, value: object) -> Verdict:
+    rule, adds, points, now = cast(tuple[str, bool, int | None, bool], value)
+    fired = next((f for f in ev.factors if f.rule == rule), None)
+    if adds and fired is None and not now:  # "reaching a critical asset adds 20 points": the rule, or this alert?
+        return ("unverified", f"{rule} did not fire for {ev.alert_id}; the sentence may describe the rule")
+    if (fired is not None) == adds and (points is None or fired is None or fired.points == points):
+        return None
+    factors = ", ".join(f"+{f.points} {f.rule}" for f in ev.factors) or "no factor"
+    return ("wrong_score", f"computed risk score is {ev.risk_score} ({ev.rule_set}: {factors})")
+
+
 # -- the reader and the judge ------------------------------------------------------------------
 
 
@@ -478,6 +532,7 @@ def measure_claims(clause: str, id_kind: IdKind) -> list[MeasureClaim]:
         *_start_counts(clause),
         *_asset_lists(clause, id_kind),
         *_open_counts(clause),
+        *_rule_points(clause),
     ]
 
 
@@ -494,6 +549,8 @@ def judge_measure(ev: EvidenceSummary, kind: str, value: object, text: str, scop
         if value == ev.path_count or ev.truncated:
             return None
         return ("wrong_count", f"the fresh investigation has {ev.path_count} live qualifying path(s)")
+    if kind == "rule_points":
+        return _judge_rule_points(ev, value)
     if kind == "asset_list":
         return _judge_asset_list(ev, value)
     if kind == "start_count":

@@ -10,6 +10,7 @@
   message, an email, an attacker or a speech verb), and inline quotes after a speech verb, are
   quotation, not the briefing's claims; other quote marks are dropped ("the verdict is
   \\"contained\\"" claims contained).
+- Ability: "could still" / "could no longer" read as "can ..." outside a condition.
 - Names: an entity's plain name, or its id in other letter case, becomes its id.
 
 The result keeps one line per input line, so structure (`structure.py`) still sees tables and
@@ -96,6 +97,15 @@ _ID_DASH = re.compile(
 )
 
 
+# "X could still reach Y", "alice could no longer use the key": a present ability in a briefing, unless the line
+# states a condition ("if the block were lifted, X could still reach Y" stays a hypothetical)
+_COULD = re.compile(r"\bcould\s+(still|no\s+longer)\b", re.I)
+_CONDITION = re.compile(
+    r"\b(?:if|unless|without|were|had|would|once|when|whenever|until|assuming|suppose|supposing|provided|otherwise)\b",
+    re.I,
+)
+
+
 def _line(line: str) -> str:
     line = _RUN_DASH.sub(r"\1: ", line)  # "Final run status — stopped" is a key and its value
     line = _ID_DASH.sub(r"\1\2\3: ", line)
@@ -118,6 +128,8 @@ def _line(line: str) -> str:
                 + f"{m.group('a')} does not {base}{rest}; {m.group('b')} does not {base}{rest}"
                 + line[m.end() :]
             )
+    if not _CONDITION.search(line):
+        line = _COULD.sub(lambda m: f"can {m.group(1)}", line)
     line = _SPEECH_QUOTE.sub(lambda m: f"{m.group('lead')}{m.group('gap')}(quoted)", line)
     line = _COLON_QUOTE.sub(lambda m: f"{m.group('lead')}(quoted)", line)
     return _QUOTES.sub("", line)

@@ -194,7 +194,7 @@ _CHANGED = re.compile(
 )
 _HOPS_EXTREME = re.compile(
     rf"\b(?P<which>shortest|longest)\b(?:\s+(?:qualifying|remaining|live|access|attack|open))*\s+(?:path|chain|route)\b"
-    rf"[^.;\n]{{0,30}}?\b(?:is|was|has|takes|spans|covers|crosses|of|at)\s+(?:only\s+|just\s+|exactly\s+)?{_N}\s*-?\s*"
+    rf"[^.;\n]{{0,30}}?(?:\b(?:is|was|has|takes|spans|covers|crosses|of|at)|\s*[:=])\s+(?:only\s+|just\s+|exactly\s+)?{_N}\s*-?\s*"
     r"(?:hops?|relationships?|steps?|edges?)\b",
     re.I,
 )
@@ -203,6 +203,31 @@ _HOPS_THE = re.compile(
     rf"\bthe\s+(?P<which>only|one|single|open|remaining|live|last|qualifying)\s+(?:(?:open|remaining|live|qualifying)\s+)?"
     rf"(?:path|chain)\s+(?:is|spans|covers|has|takes|runs)\s+(?:only\s+|just\s+|exactly\s+)?{_N}\s*-?\s*"
     r"(?:hops?|relationships?|steps?|edges?)\b",
+    re.I,
+)
+# "a 5-hop path is left", "the path left after the block is four hops long": one of the live paths
+_HOPS_LEFT = (
+    re.compile(
+        rf"\b(?P<which>a|one|the)\s+{_N}\s*-\s*hop\s+(?:(?:qualifying|open|live|attack|access)\s+)?(?:path|chain)\s+"
+        r"(?:is\s+|was\s+)?(?:still\s+)?(?:left|remains|survives|stays\s+open|is\s+open|open)\b",
+        re.I,
+    ),
+    re.compile(
+        rf"\bthe\s+(?:path|chain)\s+(?:that\s+(?:is|was)\s+)?(?P<which>left|remaining|still\s+open)\b[^.;\n\d]{{0,30}}?\s"
+        rf"(?:is|spans|has|takes)\s+(?:only\s+|just\s+|exactly\s+)?{_N}\s*-?\s*(?:hops?|relationships?|steps?|edges?)\b",
+        re.I,
+    ),
+)
+# "at least one open path is shorter than five hops": a bound on the shortest live path ("longer than": the longest)
+_HOPS_THAN = re.compile(
+    r"\b(?:at\s+least\s+one|one|a|some)\s+(?:(?:open|live|remaining|qualifying)\s+)*path\s+(?:is\s+)?(?:still\s+)?"
+    rf"(?P<which>shorter|longer)\s+than\s+{_N}\s*-?\s*hops?\b",
+    re.I,
+)
+# "there is a path within three hops", "there is still an open path of four hops or fewer": one live path that short
+_HOPS_WITHIN = re.compile(
+    r"\bthere\s+(?:is|remains)\s+(?:still\s+)?(?:a|an|one|at\s+least\s+one)\s+(?:(?:open|live|qualifying|remaining)\s+)*"
+    rf"path\s+(?:within\s+{_N}\s*-?\s*hops?\b|of\s+{_N}\s*-?\s*hops?\s+or\s+(?:fewer|less)\b)",
     re.I,
 )
 _HOPS_ADJ = re.compile(rf"\b(?P<which>shortest|longest)\s+(?:is\s+)?(?:a\s+)?{_N}\s*-\s*hop\b", re.I)
@@ -229,7 +254,27 @@ def score_range_spans(clause: str) -> list[tuple[int, int]]:
 
 
 def percent_of_spans(clause: str) -> list[tuple[int, int]]:
-    return [m.span() for rx in (_PERCENT, _PERCENT_RANGE) for m in rx.finditer(clause)]
+    return [m.span() for rx in (_PERCENT, _PERCENT_RANGE) for m in rx.finditer(clause)] + [
+        (a, b) for a, b, _ in _restated(clause)
+    ]
+
+
+# "the run cut one of two paths (50%)", "severed one of the two paths it began with (50%)": a percentage in
+# parentheses after a share, with no other number between, restates that share
+_PAREN_PCT = re.compile(
+    r"[^()\d;:.\n]{0,40}?\(\s*(?:about\s+|roughly\s+|~\s*)?(\d{1,3})(?:\.\d+)?\s*(?:%|percent|per\s+cent)\s*\)", re.I
+)
+
+
+def _restated(clause: str) -> list[tuple[int, int, int]]:
+    """Where a share of the paths is restated as a percentage in parentheses: (start, end, percent)."""
+    out = []
+    for rx in (_SHARE, *_SHARE_OTHER):
+        for m in rx.finditer(clause):
+            p = _PAREN_PCT.match(clause, m.end())
+            if p is not None:
+                out.append((p.start() + p.group(0).index("("), p.end(), int(p.group(1))))
+    return out
 
 
 # "Half of the paths run through Z", "two of the three paths lead to X": a share of the paths through or to something,
@@ -247,9 +292,17 @@ def number_claims(clause: str) -> list[NumberClaim]:
     return out
 
 
+# "route R carries one of the two paths": the paths a route or node carries, not the live ones
+_THROUGH_BEFORE = re.compile(
+    r"\b(?:carries|carry|carried|carrying|serves|holds|is\s+on|sits\s+on|lies\s+on|appears\s+(?:on|in))\s+$", re.I
+)
+
+
 def _of_some(clause: str, text: str) -> bool:
     at = clause.find(text)
-    return at >= 0 and _THROUGH_AFTER.match(clause[at + len(text) :]) is not None
+    return at >= 0 and (
+        _THROUGH_AFTER.match(clause[at + len(text) :]) is not None or _THROUGH_BEFORE.search(clause[:at]) is not None
+    )
 
 
 def _number_claims(clause: str) -> list[NumberClaim]:
@@ -263,6 +316,18 @@ def _number_claims(clause: str) -> list[NumberClaim]:
             k, total = number_value(m.group(1)), number_value(m.group(2))
             if k is not None and total is not None and k <= total:
                 out.append(("path_share", (k, total, _closes(clause, m.start(), m.end())), m.group(0)))
+    for m in (*_SHARE.finditer(clause), *(m for rx in _SHARE_OTHER for m in rx.finditer(clause))):
+        p = _PAREN_PCT.match(clause, m.end())
+        k, total = number_value(m.group(1)), number_value(m.group(2))
+        if p is not None and k is not None and total and abs(int(p.group(1)) - 100 * k / total) >= 1:
+            # a restatement that does not match its own share: the percentage is a claim of its own
+            out.append(
+                (
+                    "path_percent",
+                    (int(p.group(1)), _closes(clause, m.start(), m.end())),
+                    p.group(0)[p.group(0).index("(") :],
+                )
+            )
     for m in _FRACTION_OF.finditer(clause):
         pct = _FRACTIONS[" ".join(m.group(1).lower().split())]
         out.append(("path_percent", (pct, _closes(clause, m.start(), m.end())), m.group(0)))
@@ -276,7 +341,15 @@ def _number_claims(clause: str) -> list[NumberClaim]:
     for m in _PERCENT.finditer(clause):
         if not any(a <= m.start() < b for a, b in ranges):
             out.append(("path_percent", (int(m.group(1)), _closes(clause, m.start(), m.end())), m.group(0)))
-    for rx in (_HOPS_EXTREME, _HOPS_ADJ, _HOPS_THE):
+    for m in _HOPS_THAN.finditer(clause):
+        n = number_value(m.group(2))
+        if n is not None:
+            out.append(("hops", ("lt" if m.group("which").lower() == "shorter" else "gt", n), m.group(0)))
+    for m in _HOPS_WITHIN.finditer(clause):
+        n = number_value(m.group(1) or m.group(2))
+        if n is not None:
+            out.append(("hops", ("le", n), m.group(0)))
+    for rx in (_HOPS_EXTREME, _HOPS_ADJ, _HOPS_THE, *_HOPS_LEFT):
         for m in rx.finditer(clause):
             n = number_value(m.group(2))
             if n is not None:

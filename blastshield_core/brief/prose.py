@@ -172,6 +172,7 @@ _RUN_END_VERBS = frozenset(
 )
 _RUN_END_NEXT = _PREPOSITIONS | frozenset(_w("at when once because as and early there here since so ; ,"))
 _NONE_WORDS = frozenset(_w("no none nothing zero"))
+_SCORING = frozenset(_w("adds add added earns earned gives gave contributes contributed scores scored points"))
 _RUN_DONE_BASE = frozenset(_w("complete succeed"))
 _GIVEN_RE = re.compile(
     r"\s*(?:even\s+)?with\s+[^,;]{1,80}?\s+(?:already\s+|now\s+|still\s+)?(?:blocked|closed|cut|severed|revoked|"
@@ -286,7 +287,8 @@ class _Reader:
             if word.lower() in REL_VERBS and not common:
                 found.append((word, m.group(0)))
         for m in _CAN_VERB.finditer(s):
-            if m.group(1).lower() not in _CAN_OK | CLOSE_FORMS and self.id_kind(m.group(2)) is not None:
+            # "X can read Y" between graph entities; "you can mark BH-1042 contained" acts on the alert, no relationship
+            if m.group(1).lower() not in _CAN_OK | CLOSE_FORMS and self.id_kind(m.group(2)) not in (None, "alert"):
                 found.append((f"CAN_{m.group(1)}", m.group(0)))
         for raw, text in found:
             if (
@@ -297,12 +299,21 @@ class _Reader:
             ):
                 self.add("relationship", normalise_type(raw), text, s)
 
+    def _verb_assuming(self, clause: str) -> set[str]:
+        """{"assuming"} when every "assuming" follows an entity ("no open path has A assuming B"): the step of
+        assuming a role, not a condition ("assuming the block holds, ...")."""
+        before = [m.group(1) for m in re.finditer(r"([\w:/.@-]+)\s+assuming\b", clause, re.I)]
+        total = len(re.findall(r"\bassuming\b", clause, re.I))
+        if total and len(before) == total and all(self.id_kind(w) not in (None, "alert") for w in before):
+            return {"assuming"}
+        return set()
+
     # -- clauses -------------------------------------------------------------------------
     def clause(self, clause: str, conditional: bool, question: bool = False) -> None:
         clause = bare_verdict(clause) or clause  # "...; not contained.": a verdict about the alert
         low = clause.lower()
         words = set(re.findall(r"[a-z']+", low))
-        hypothetical = conditional or bool(words & CONDITIONAL_WORDS)
+        hypothetical = conditional or bool(words & CONDITIONAL_WORDS - self._verb_assuming(clause))
         recommended = bool(words & RECOMMEND_FORMS) or re.search(r"\b(?:in\s+order\s+to|so\s+as\s+to|let's)\b", low)
         earlier = bool(words & EARLIER_WORDS) or bool(_EARLIER_RE.search(clause))
         partial = bool(PARTIAL_RE.search(clause))
@@ -491,8 +502,16 @@ class _Reader:
         about_sessions = any(w in CREDENTIAL_NOUNS for w in words) and not any(t.kind == "route" for t in toks)
         # "no / zero <path noun>", "nothing remains": an existence claim of containment.
         hedged = [i for i, w in enumerate(words) if w in MODALS - {"can"}]  # "would count as contained ... no path"
+        # "between 0 and 3 paths", "from zero to two paths": the low end of a range, neither emptiness nor negation
+        low = {
+            k
+            for k in range(1, len(words))
+            if words[k] in ("0", "zero")
+            and words[k - 1] in ("between", "from")
+            and {"and", "to"} & set(words[k + 1 : k + 3])
+        }
         for i, w in enumerate(words):
-            share = words[i + 1 : i + 2] == ["of"]  # "cut zero of the three paths": a share, not emptiness
+            share = words[i + 1 : i + 2] == ["of"] or i in low  # "cut zero of the three paths": a share, not emptiness
             if toks[i].kind is None and w in ("no", "zero", "0") and not share and not any(h < i for h in hedged):
                 for j in range(i + 1, min(i + 5, len(words))):
                     if toks[j].kind is not None:
@@ -500,6 +519,8 @@ class _Reader:
                     if words[j] in ZERO_NOUNS:
                         if words[j] in _RISK_NOUNS and words[j + 1 : j + 2] and words[j + 1] in _NOT_RISK_HEAD:
                             break  # "no risk score"
+                        if {"shorter", "longer"} & set(words[j + 1 : j + 5]):
+                            break  # "no open path is shorter than five hops": a length, not emptiness
                         # "no path is blocked": the predicate that follows carries the claim, "no" negates it
                         if not any(self._predicate_at(toks, k) for k in range(j + 1, min(j + 8, len(toks)))):
                             end = toks[min(j + 3, len(toks) - 1)]
@@ -521,6 +542,9 @@ class _Reader:
             closing = self._closing_at(toks, i)
             if closing and i > 0 and w in _NOUNISH_VERBS and (words[i - 1] in _DETERMINERS | SUBJECT_NOUNS):
                 continue  # "a cut", "the block", "a route block": nouns
+            ends_at = words[i + 1 : i + 2] in (["at"], ["in"], ["on"]) and i + 2 < len(toks) and toks[i + 2].kind
+            if closing and w in ("end", "ends", "ended") and ends_at:
+                continue  # "one of its paths ends at customer-pii": where a path leads, not an end to it
             acting = (i == 0 and not participle) or (i > 0 and words[i - 1] in _PREPOSITIONS)
             if closing and w.endswith("ing") and acting:
                 continue  # "by blocking X": the action, not a state
@@ -551,6 +575,13 @@ class _Reader:
                 and (i + 1 == len(toks) or words[i + 1] in _RUN_END_NEXT or re.match(r"\S+\s*\(", segment[t.start :]))
             ):
                 continue  # "the run stopped after one action": the run's end, not the exposure's
+            if (
+                closing
+                and w in _RUN_END_VERBS
+                and words[i + 1 : i + 2] == ["with"]
+                and {"path", "paths"} & set(words[i + 2 : i + 6])
+            ):
+                continue  # "it stopped with three paths still open": how the run ended, with the paths it left
             if not closing and w == "passed" and i > 0 and words[i - 1] in ("has", "have"):
                 closing = True  # "the danger has passed"
             if closing and i > 0 and words[i - 1] == "to" and w in _CLOSE_BASE:
@@ -603,7 +634,11 @@ class _Reader:
                 exposing = False  # "through can assume": a relationship type written in words
             if not (closing or exposing) or not has_subject:
                 continue
+            if exposing and i == 0 and w.endswith("ing") and _SCORING & set(words[i + 1 :]):
+                continue  # "Reaching a critical asset adds no points": what a scoring rule counts, not a state
             window = words[max(0, i - 8) : i]
+            if any(i - 8 <= k < i for k in low):
+                continue  # "between 0 and 3 paths remain": a range that holds none or some (its bounds are judged)
             modal = [x for x in window[-4:] if x in MODALS]
             can_no_longer = bool(modal) and modal[-1] == "can" and any(x in ("no", "not", "never") for x in window)
             if modal and (closing or modal[-1] != "can") and not can_no_longer:
@@ -620,7 +655,9 @@ class _Reader:
                 continue  # "Blocking X cuts the path": the effect of an action, not a claim that it happened
             yet_to = any(a == "yet" and b == "to" for a, b in pairwise(window))  # "has yet to be"
             negations = sum(
-                1 for k in range(max(0, i - 8), i) if k not in spent and (words[k] in NEGATIONS or words[k] == "0")
+                1
+                for k in range(max(0, i - 8), i)
+                if k not in spent | low and (words[k] in NEGATIONS or words[k] == "0")
             )
             negated = (negations + yet_to) % 2 == 1
             partly = any(x in ("partially", "partly") for x in window)

@@ -195,7 +195,73 @@ FOR_NOW = [
     (DEV, "after", "Once the analyst signs off we'll close the ticket; for now two qualifying paths remain.", COUNT),
     (DEV, "after", "If anything comes back we will act again.", T),
 ]
-CASES = SHARES + DISTANCES + NEGATED + ONE_PATH + WHAT_IFS + LISTS + START + FOR_NOW
+# a share restated as a percentage in parentheses; a range whose low end is zero; where a path ends; "assuming"
+# as the step of assuming a role between two entities, a condition elsewhere; "you can mark" acts on the alert
+RESTATED = [
+    (C4001, "capped", "The run severed one of the two paths it began with (50%).", T),
+    (C4001, "capped", "The run severed one of the two paths it began with (100%).", COUNT),
+    (IAM, "after", "The run severed zero of the 3 starting paths (0%).", T),
+    (IAM, "after", "The run cut 0 of the 3 paths it started with (0 percent).", T),
+    (IAM, "after", "The run cut 1 of the 3 paths it started with (33%).", COUNT),
+    (DEV, "exposed", "Anywhere from zero to four paths are still open.", T),
+    (DEV, "after", "Somewhere between 0 and 2 qualifying paths are left.", T),
+    (IAM, "exposed", "Between 0 and 1 paths are still open.", COUNT),
+    (IAM, "exposed", "Zero paths are still open.", CLOSED),
+    (WORK, "exposed", "One of its three paths ends at customer-pii.", UNREAD),
+    (WORK, "exposed", "Every path ends in customer-pii and the exposure has ended.", CLOSED),
+    (DEV, "exposed", "The open path has deploy-role assuming prod-admin-role.", T),
+    (DEV, "exposed", "None of the open paths has deploy-role assuming prod-admin-role.", LINK),
+    (DEV, "exposed", "Assuming the block on deploy-role holds, no path would remain.", T),
+    (DEV, "after", "You can now mark BH-1042 contained.", T),
+    # a length written as a label, a path left, a bound on one path's length
+    (DEV, "exposed", "Shortest path: 5 hops.", T),
+    (DEV, "exposed", "Longest path = 7 hops.", COUNT),
+    (IAM, "exposed", "Shortest qualifying path: 1 hop.", T),
+    (IAM, "exposed", "Shortest qualifying path: 2 hops.", COUNT),
+    (DEV, "exposed", "A 5-hop path is still open.", T),
+    (DEV, "exposed", "A 3-hop path remains.", COUNT),
+    (DEV, "after", "A 5-hop chain is left.", COUNT),
+    (C4001, "capped", "The path still open after the cap spans five hops.", T),
+    (C4001, "capped", "The path left after the cap is three hops long.", COUNT),
+    (DEV, "exposed", "At least one live path is shorter than 6 hops.", T),
+    (DEV, "exposed", "At least one live path is longer than 5 hops.", COUNT),
+    (DEV, "exposed", "No open path is shorter than five hops.", T),
+    (DEV, "exposed", "If a 3-hop path is left, we will block it.", T),
+    (C4001, "exposed", "There is still a live path within four hops.", T),
+    (C4001, "exposed", "There is an open path of three hops or fewer.", COUNT),
+    (DEV, "after", "There remains a path within six hops.", COUNT),
+    (C4001, "exposed", "If there is a path within three hops, block it.", T),
+    # the paths a route carries are not a share of the live paths; what a scoring rule counts is not a state
+    (C4001, "exposed", "route-c11-primary carries one of the two qualifying paths.", T),
+    (C4001, "exposed", "One of the two qualifying paths is still open.", COUNT),
+    (DEV, "after", "Reaching a critical asset earns no points any more.", T),
+    (DEV, "after", "Reaching customer-db is still possible.", OPEN),
+    # what the reach rule adds to this alert's score (fired or not); a rule that did not fire, said without "now"
+    (DEV, "after", "Reaching a critical asset still adds points to the score.", SCORE),
+    (DEV, "exposed", "Reaching a critical asset still contributes to the score.", T),
+    (DEV, "exposed", "Reaching a critical asset adds 20 points.", T),
+    (DEV, "exposed", "Reaching a critical asset adds 25 points.", SCORE),
+    (DEV, "exposed", "Reaching a critical asset no longer adds points.", SCORE),
+    (C4001, "capped", "Reaching a high-sensitivity asset adds 10 points.", UNREAD),
+    (C4001, "capped", "Reaching a high-sensitivity asset currently adds 10 points.", SCORE),
+    (DEV, "exposed", "The E2-long-path rule fired as well, for 5 points.", T),
+    (DEV, "exposed", "The E2-medium-path rule also applied, adding 10 points.", SCORE),
+    (DEV, "exposed", "E2-long-path fired, adding 15 points.", SCORE),
+    (DEV, "exposed", "E3-multiple-paths did not fire.", T),
+    (DEV, "after", "E1-critical-reach no longer fires.", T),
+    (DEV, "after", "If E1-critical-reach still fired, the score would be higher.", T),
+    (DEV, "after", "Note: reaching a critical asset still adds points.", SCORE),
+    # a run that stopped "with" paths left ended there: no claim that the exposure ended
+    (IAM, "after", "No, it halted with the three paths still open.", T),
+    (IAM, "after", "It stopped with the exposure closed.", CLOSED),
+    # "could still" / "could no longer": a present ability, unless the line states a condition
+    (C4001, "capped", "contractor_11 could still get to payments-vault.", T),
+    (DEV, "after", "developer_07 could still get to customer-db.", OPEN),
+    (DEV, "exposed", "developer_07 could no longer get to customer-db.", CLOSED),
+    (DEV, "after", "Were the block lifted, developer_07 could still get to customer-db.", T),
+    (DEV, "after", "Without the block in place, developer_07 could still get to customer-db.", T),
+]
+CASES = RESTATED + SHARES + DISTANCES + NEGATED + ONE_PATH + WHAT_IFS + LISTS + START + FOR_NOW
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}/{c[1]}:{c[2][:60]}")
