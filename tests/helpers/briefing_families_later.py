@@ -8,14 +8,17 @@ import itertools
 
 from tests.helpers.briefing_families import Context, Family, Part, both, on_paths, pairs, reaches, words
 from tests.helpers.briefing_families_eighth import EIGHTH as EIGHTH_HELD_OUT
+from tests.helpers.briefing_families_eleventh import ELEVENTH as ELEVENTH_HELD_OUT
 from tests.helpers.briefing_families_first import FIRST_FAMILIES, FIRST_HELD_OUT, READER_TUNING
 from tests.helpers.briefing_families_ninth import NINTH as NINTH_HELD_OUT
 from tests.helpers.briefing_families_runfacts import RUN_FACT_FAMILIES
 from tests.helpers.briefing_families_seventh import SEVENTH as SEVENTH_HELD_OUT
 from tests.helpers.briefing_families_sixth import SIXTH as SIXTH_HELD_OUT
+from tests.helpers.briefing_families_tenth import TENTH as TENTH_HELD_OUT
 
 __all__ = [
     "EIGHTH",
+    "ELEVENTH",
     "FAMILIES",
     "FIFTH",
     "FOURTH",
@@ -25,6 +28,7 @@ __all__ = [
     "SECOND",
     "SEVENTH",
     "SIXTH",
+    "TENTH",
     "THIRD",
 ]
 
@@ -498,6 +502,8 @@ FAMILIES = (
     + RUN_FACT_FAMILIES  # tuning families written after the seventh set (tests/helpers/briefing_families_runfacts.py)
     + tuple(EIGHTH_HELD_OUT)
     + tuple(NINTH_HELD_OUT)
+    + tuple(TENTH_HELD_OUT)
+    + tuple(ELEVENTH_HELD_OUT)
 )
 SECOND = frozenset(f.name for f in SECOND_HELD_OUT)
 THIRD = frozenset(f.name for f in THIRD_HELD_OUT)
@@ -507,7 +513,9 @@ SIXTH = frozenset(f.name for f in SIXTH_HELD_OUT)
 SEVENTH = frozenset(f.name for f in SEVENTH_HELD_OUT)
 EIGHTH = frozenset(f.name for f in EIGHTH_HELD_OUT)
 NINTH = frozenset(f.name for f in NINTH_HELD_OUT)
-HELD_OUT = FIRST_HELD_OUT | SECOND | THIRD | FOURTH | FIFTH | SIXTH | SEVENTH | EIGHTH | NINTH
+TENTH = frozenset(f.name for f in TENTH_HELD_OUT)
+ELEVENTH = frozenset(f.name for f in ELEVENTH_HELD_OUT)
+HELD_OUT = FIRST_HELD_OUT | SECOND | THIRD | FOURTH | FIFTH | SIXTH | SEVENTH | EIGHTH | NINTH | TENTH | ELEVENTH
 
 # The parts in the order they were written. To add a set: write its families in a module of its own,
 # add them to FAMILIES and HELD_OUT, and append its Part here with the name of its first-measurement file;
@@ -569,5 +577,25 @@ PARTS: tuple[Part, ...] = (
         " entities) were built, by someone who had not seen the checker's rules, its corpora or its figures, in"
         " the style of an analyst's ticket notes and chat, and kept from the people changing the checker until it"
         " was measured.",
+    ),
+    Part(
+        "held-out-10",
+        "Tenth held-out set",
+        TENTH,
+        "tenth_first.md",
+        "Written while the checker's readers per fact were built and tuned on the eighth and ninth sets, by"
+        " someone who had not seen the checker's rules, its corpora or its figures, in the style of a"
+        " post-incident report and an executive summary, and kept from the people changing the checker until it"
+        " was measured.",
+    ),
+    Part(
+        "held-out-11",
+        "Eleventh held-out set",
+        ELEVENTH,
+        "eleventh_first.md",
+        "Written while the checker's readers per fact were built and tuned on the eighth and ninth sets, by"
+        " someone who had not seen the checker's rules, its corpora or its figures, in the style of questions"
+        ' and answers and a colleague\'s chat (a hedged claim, "I think X", claims X), and kept from the people'
+        " changing the checker until it was measured.",
     ),
 )
