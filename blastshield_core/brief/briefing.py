@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -24,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..base.gemini import gemini_client
 from ..base.settings import Settings
 from ..graph.audit import RUN_ID_PATTERN, AuditLog
+from ..graph.store import QueryFailed
 from ..read.tools import ReadTools
 from ..results import RunRecord, RunState, Status
 from . import runview
@@ -295,10 +297,19 @@ def render_model(ev: EvidenceSummary, claims: BriefingClaims, model: str, unveri
 class Briefer:
     """Briefings and checks for alerts and runs; the dashboard and the CLI call this."""
 
-    def __init__(self, tools: ReadTools, audit: AuditLog, settings: Settings):
+    def __init__(
+        self,
+        tools: ReadTools,
+        audit: AuditLog,
+        settings: Settings,
+        account_open: Callable[[], Mapping[str, str]] | None = None,
+    ):
+        """`account_open` gives the routes blocked in the graph that the account does not hold blocked
+        (route id -> "graph_only" or "undone"): the banner counts their paths as open on the account."""
         self.tools = tools
         self.audit = audit
         self.settings = settings
+        self.account_open = account_open
 
     def run_record(self, run_id: str) -> RunRecord:
         found = self.audit.get(run_id) if re.fullmatch(RUN_ID_PATTERN, run_id or "") else None
@@ -330,8 +341,7 @@ class Briefer:
                 f" {inv.alert.entity_id if inv.alert else alert_id} still reach high/critical data"
             )
         elif inv.status is Status.NO_PATH:
-            state = "contained"
-            message = "no qualifying path to a high/critical asset within 6 hops"
+            state, message = self._account_view(alert_id)
         else:
             state, message = "unknown", inv.message
         return ContainmentBanner(
@@ -341,6 +351,33 @@ class Briefer:
             path_count=inv.path_count,
             message=message,
             checked_at=datetime.now(UTC),
+        )
+
+    def _account_view(self, alert_id: str) -> tuple[Literal["contained", "exposed", "unknown"], str]:
+        """No qualifying path in the graph: contained only if the account holds every block the paths
+        need. A block planned in the graph only, or undone on the account, leaves its paths open there."""
+        contained = "no qualifying path to a high/critical asset within 6 hops"
+        if self.account_open is None:
+            return "contained", contained
+        try:
+            open_routes = dict(self.account_open())
+        except QueryFailed as exc:
+            return "unknown", f"no qualifying path in the graph; whether the account holds its blocks is unknown: {exc}"
+        if not open_routes:
+            return "contained", contained
+        routes = self.tools.get_containment_route_statuses(alert_id, open_routes)
+        if routes.status is not Status.OK:
+            return "unknown", f"no qualifying path in the graph; paths open on the account unknown: {routes.message}"
+        if not routes.open_on_account:
+            return "contained", contained
+        mine = sorted(r.route_id for r in routes.routes if r.route_id in open_routes)
+        why = "; ".join(
+            f"{r} {'blocked in the graph only' if open_routes[r] == 'graph_only' else 'undone on the account'}"
+            for r in mine
+        )
+        return "exposed", (
+            f"no qualifying path in the graph, but {routes.open_on_account} qualifying path(s) are open on the AWS"
+            f" account ({why})"
         )
 
     def _allowed(self) -> set[str]:

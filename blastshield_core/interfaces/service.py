@@ -176,7 +176,7 @@ class Services:
         """Briefings (model, checked, or the labelled fallback) and the briefing checker."""
         from ..brief.briefing import Briefer
 
-        return Briefer(self.tools, self.audit, self.settings)
+        return Briefer(self.tools, self.audit, self.settings, self.account_open_blocks)
 
     @property
     def reporter(self) -> Reporter:

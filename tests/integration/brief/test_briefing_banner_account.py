@@ -1,0 +1,77 @@
+"""The banner above a briefing says "contained" only when the account holds the blocks, not the graph alone.
+
+AWS documentation cited: IAM User Guide, "Manage access keys for IAM users"
+(https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html): a key is disabled
+by setting its status to Inactive with `UpdateAccessKey`. Without a respond profile BlastShield makes no
+call: the key's route is blocked in the graph only, the key stays Active, and the path it carries is
+open on the account although the graph has none. moto does not enforce key status; these tests assert
+what the account reports (the key's status) and what the banner says, not that requests with the key fail.
+"""
+
+from __future__ import annotations
+
+import json
+
+from blastshield_core.base.settings import load_settings
+from blastshield_core.interfaces.cli import main
+from blastshield_core.interfaces.service import open_services
+from blastshield_core.results import Status
+from tests.helpers import aws_live
+from tests.helpers.aws_live import ACCOUNT, user_with_key_to_critical_bucket
+
+moto_server, moto_account = aws_live.moto_server, aws_live.moto_account  # the fixtures
+
+ROUTE = f"{ACCOUNT}:user:alice:access-key-1"
+
+
+def _cli(capsys, *argv: str) -> tuple[int, dict]:
+    code = main([*argv, "--json"])
+    out = capsys.readouterr().out
+    return code, json.loads(out) if out.strip().startswith("{") else {}
+
+
+def _contained(moto_account, tmp_path, capsys, monkeypatch, *, respond: bool) -> tuple[str, str, str]:
+    """alice's key to a critical bucket, collected and imported; an alert on alice, contained by the rules."""
+    if respond:
+        monkeypatch.setenv("BLASTSHIELD_AWS_RESPOND_PROFILE", "respond")
+    key = user_with_key_to_critical_bucket(moto_account)
+    data = str(tmp_path / "db")
+    assert _cli(capsys, "collect-aws", "--out", str(tmp_path / "c"), "--import", "--data-dir", data)[0] == 0
+    code, opened = _cli(capsys, "alert", "open", f"{ACCOUNT}:user:alice", "--title", "alice's key", "--data-dir", data)
+    assert code == 0, opened
+    code, run = _cli(capsys, "contain", opened["alert_id"], "--decider", "rules", "--confirm", "--data-dir", data)
+    assert run["state"] == ("completed" if respond else "graph_only"), run
+    return key, data, opened["alert_id"]
+
+
+def _key_status(moto_account, key: str) -> str:
+    keys = moto_account.client("iam").list_access_keys(UserName="alice")["AccessKeyMetadata"]
+    return next(k["Status"] for k in keys if k["AccessKeyId"] == key)
+
+
+def test_a_graph_only_containment_is_not_called_contained(moto_account, tmp_path, capsys, monkeypatch):
+    """The graph has no path, the key is Active: the banner says exposed, with the paths open on the account."""
+    key, data, alert_id = _contained(moto_account, tmp_path, capsys, monkeypatch, respond=False)
+    assert _key_status(moto_account, key) == "Active"
+    services = open_services(load_settings(data_dir=data))
+    try:
+        assert services.tools.investigate_alert(alert_id).status is Status.NO_PATH  # the graph alone says contained
+        banner = services.briefer.containment_banner(alert_id)
+    finally:
+        services.close()
+    assert (banner.status, banner.containment_state, banner.path_count) == (Status.NO_PATH, "exposed", 0)
+    assert "qualifying path(s) are open on the AWS account" in banner.message
+    assert f"{ROUTE} blocked in the graph only" in banner.message
+
+
+def test_a_containment_applied_on_the_account_is_contained(moto_account, tmp_path, capsys, monkeypatch):
+    """With a respond profile the key is Inactive on the account: the same banner says contained."""
+    key, data, alert_id = _contained(moto_account, tmp_path, capsys, monkeypatch, respond=True)
+    assert _key_status(moto_account, key) == "Inactive"
+    services = open_services(load_settings(data_dir=data))
+    try:
+        banner = services.briefer.containment_banner(alert_id)
+    finally:
+        services.close()
+    assert (banner.status, banner.containment_state) == (Status.NO_PATH, "contained"), banner
+    assert "open on the AWS account" not in banner.message
