@@ -1,4 +1,4 @@
-"""The banner above a briefing says "contained" only when the account holds the blocks, not the graph alone.
+"""The banner above a briefing, and the briefing, say "contained" only when the account holds the blocks.
 
 AWS documentation cited: IAM User Guide, "Manage access keys for IAM users"
 (https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html): a key is disabled
@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import json
 
+from pydantic import SecretStr
+
 from blastshield_core.base.settings import load_settings
 from blastshield_core.interfaces.cli import main
 from blastshield_core.interfaces.service import open_services
 from blastshield_core.results import Status
 from tests.helpers import aws_live
 from tests.helpers.aws_live import ACCOUNT, user_with_key_to_critical_bucket
+from tests.helpers.gemini_fake import json_text
 
 moto_server, moto_account = aws_live.moto_server, aws_live.moto_account  # the fixtures
 
@@ -49,19 +52,53 @@ def _key_status(moto_account, key: str) -> str:
     return next(k["Status"] for k in keys if k["AccessKeyId"] == key)
 
 
-def test_a_graph_only_containment_is_not_called_contained(moto_account, tmp_path, capsys, monkeypatch):
-    """The graph has no path, the key is Active: the banner says exposed, with the paths open on the account."""
+CLAIMS = {
+    "entity_ids": [f"{ACCOUNT}:user:alice"],
+    "risk_score": 0,
+    "severity": "low",
+    "path_count": 0,
+    "asset_count": 0,
+    "prose": "No qualifying path is left from alice.",
+}
+
+
+def test_a_graph_only_containment_is_not_called_contained(moto_account, tmp_path, capsys, monkeypatch, gemini):
+    """The graph has no path, the key is Active: the banner says exposed, with the paths open on the account; the
+    fallback briefing says not contained on the account; a model briefing claiming "contained" is not shown."""
     key, data, alert_id = _contained(moto_account, tmp_path, capsys, monkeypatch, respond=False)
     assert _key_status(moto_account, key) == "Active"
     services = open_services(load_settings(data_dir=data))
     try:
         assert services.tools.investigate_alert(alert_id).status is Status.NO_PATH  # the graph alone says contained
         banner = services.briefer.containment_banner(alert_id)
+        fallback = services.briefer.brief(alert_id)  # no model key
     finally:
         services.close()
     assert (banner.status, banner.containment_state, banner.path_count) == (Status.NO_PATH, "exposed", 0)
     assert "qualifying path(s) are open on the AWS account" in banner.message
     assert f"{ROUTE} blocked in the graph only" in banner.message
+    assert fallback.label == "fallback" and "**Contained.**" not in fallback.markdown
+    assert "**Not contained on the AWS account.**" in fallback.markdown
+    assert f"- `{ROUTE}`: blocked in the graph only; the credentials still work there" in fallback.markdown
+
+    gemini.add(json_text({**CLAIMS, "containment_state": "contained"}))
+    on_account = "alice's key still works on the AWS account: the block was made in the graph only."
+    gemini.add(json_text({**CLAIMS, "containment_state": "exposed", "prose": on_account}))
+    settings = load_settings(data_dir=data).model_copy(
+        update={"gemini_api_key": SecretStr("test-key"), "gemini_base_url": gemini.url, "gemini_timeout_s": 10.0}
+    )
+    services = open_services(settings)
+    try:
+        told_contained = services.briefer.brief(alert_id)
+        told_exposed = services.briefer.brief(alert_id)
+    finally:
+        services.close()
+    assert told_contained.label == "fallback" and [f.kind.value for f in told_contained.flags] == ["false_containment"]
+    assert "open on the AWS account" in told_contained.flags[0].evidence
+    assert told_exposed.label == "model", told_exposed.flags
+    # the model was given the account's side of it
+    prompt = "".join(part.get("text", "") for c in gemini.requests[0]["contents"] for part in c["parts"])
+    assert '"account": {' in prompt and '"state": "exposed"' in prompt and "blocked in the graph only" in prompt
 
 
 def test_a_containment_applied_on_the_account_is_contained(moto_account, tmp_path, capsys, monkeypatch):
@@ -71,7 +108,9 @@ def test_a_containment_applied_on_the_account_is_contained(moto_account, tmp_pat
     services = open_services(load_settings(data_dir=data))
     try:
         banner = services.briefer.containment_banner(alert_id)
+        fallback = services.briefer.brief(alert_id)
     finally:
         services.close()
     assert (banner.status, banner.containment_state) == (Status.NO_PATH, "contained"), banner
     assert "open on the AWS account" not in banner.message
+    assert "**Contained.**" in fallback.markdown and "Not contained" not in fallback.markdown

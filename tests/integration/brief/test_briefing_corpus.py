@@ -101,11 +101,13 @@ def test_hand_written_paraphrase(corpus_case, case):
 
 
 def test_long_briefing_is_checked_in_bounded_time(corpus_case):
-    """A briefing at the 20,000-character limit, repetitive on purpose, is checked in well under 5 s."""
+    """A briefing at the 20,000-character limit, repetitive on purpose, is checked in well under 5 s of this
+    process's CPU time (not wall time: other processes on a loaded machine do not count; a reading that grew
+    with the square of the text would take minutes)."""
     evidence, tools, *_ = corpus_case
-    started = time.monotonic()
+    started = time.process_time()
     flags = check_text(("no path " * 3000)[:20000], evidence[("BH-1042", "exposed")], tools)
-    assert time.monotonic() - started < 5 and {f.kind for f in flags} == {FlagKind.FALSE_CONTAINMENT}
+    assert time.process_time() - started < 5 and {f.kind for f in flags} == {FlagKind.FALSE_CONTAINMENT}
 
 
 @pytest.mark.parametrize("half", [0, 1], ids=["development", "held-out"])
