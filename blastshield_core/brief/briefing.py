@@ -236,7 +236,7 @@ def render_fallback(ev: EvidenceSummary, reason: str, account: AccountView | Non
         )
         lines += ["", "### What remains"]
         lines += [f"- `{r}`: {_why_open(kind)}; the credentials still work there" for r, kind in account.routes.items()]
-        lines.append("Contain it on the account: a run with a respond profile for the account, or contain again.")
+        lines += ["", "Contain it on the account: a run with a respond profile for the account, or contain again."]
     elif ev.containment_state == "contained" and account is not None and account.state == "unknown":
         lines.append(
             f"**Containment on the AWS account unknown.** A fresh investigation finds no qualifying path from"
