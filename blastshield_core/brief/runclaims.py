@@ -8,6 +8,7 @@ are not read.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -37,6 +38,16 @@ __all__ = [
 ]
 
 Verdict = tuple[str, str] | None
+# A comma followed by another clause, not by a conjunction the prose grammar splits at itself.
+_COMMA_SPLICE = re.compile(r",\s+(?!(?:and|but|or|nor|so|yet|while|whereas|then)\b)(?=\w)")
+
+
+def _semicolon_after(text: str, words: list[str]) -> str:
+    """The text with the comma after these words (markup between them allowed) as a semicolon."""
+    found = re.search(r"[\W_]+".join(map(re.escape, words)) + r"[`*_\"”]*(?=,)", text, re.I)
+    if found is None or not _COMMA_SPLICE.match(text, found.end()):
+        return text
+    return text[: found.end()] + ";" + text[found.end() + 1 :]
 
 
 def judge_run_state(ev: EvidenceSummary, value: object) -> Verdict:
@@ -144,6 +155,8 @@ def _holds(ev: EvidenceSummary, run: RunSummary, fact: RunFact) -> bool | None:
     if fact.kind == "actions":
         applied = [a for a in actions if a.get("status") == "applied"]
         blocks = [a for a in applied if operation(a) == "block_route"]
+        if fact.word == "at_least":  # "at least one action was taken"
+            return len(applied) >= (fact.number or 0)
         if fact.word == "verified":  # "two verified actions": applied and verified
             return fact.number == len([a for a in applied if a.get("verified") is True])
         return fact.number in ({len(blocks)} if fact.word == "block" else {len(actions), len(applied)})
@@ -223,6 +236,19 @@ class RunVerdicts:
 
     def takes(self, sentence: str, clause: str, count: bool = False) -> bool:
         return taken_by(sentence, clause, self.readings, count)
+
+    def separate(self, text: str) -> str:
+        """The text with a comma that ends a clause read here ("the run ended stopped, three paths remain open") as a
+        semicolon: the prose grammar reads what follows as a clause of its own, not as part of the run's clause."""
+        for sentence, readings in list(self.readings.items()):
+            new = sentence
+            for reading in readings:
+                words = re.findall(r"\w+", reading.clause)
+                if reading.facts and words:
+                    new, text = _semicolon_after(new, words), _semicolon_after(text, words)
+            if new != sentence:
+                self.readings[new[:600]] = readings
+        return text
 
 
 def judge_run_sentences(

@@ -58,7 +58,8 @@ class RunReading:
 
 
 _SPLIT = re.compile(
-    r";\s*|,?\s+(?:but|because(?!\s+of)|and\s+so|so|while|whereas)\s+|,\s+(?:and\s+)?|\s+[—–]\s+|\s+-\s+"
+    r";\s*|,?\s+(?:but|because(?!\s+of)|and\s+so|so(?!\s+far\b)|while|whereas)\s+|,\s+(?:and\s+)?|\s+[—–]\s+|"
+    r"\s+-\s+"
 )
 _PAREN = re.compile(r"\s*\(([^()]*)\)")
 _NUM = (
@@ -135,7 +136,8 @@ _STATE_KEY = re.compile(
 )
 # "ended (as|in|with) graph_only", "ended up stopped", "ended in the graph only"
 _ENDED = re.compile(
-    r"\b(?:ended|ends|finished|concluded|closed|terminated|came\s+to\s+an\s+end|wound\s+up)\s+(?:up\s+)?(?:as\s+|in\s+(?:the\s+)?"
+    r"\b(?:ended|ends|finished|concluded|closed|terminated|came\s+to\s+an\s+end|wound\s+up|"
+    r"(?<=\bnot\s)(?:end|finish|conclude))\s+(?:up\s+)?(?:as\s+|in\s+(?:the\s+)?"
     r"(?:state\s+)?|with\s+(?:the\s+)?(?:state\s+|verdict\s+|status\s+)?)?[`\"“]?(\w[\w-]*(?:\s+only)?)"
 )
 _PLANNED = re.compile(r"\bplanned\s+in\s+the\s+graph\b|\bin\s+the\s+graph\s+only\b|\bgraph[\s_-]+only\b")
@@ -255,7 +257,7 @@ class _Clause:
             negated = _negated(aux) != (_negated(low[: subject.start()]) if subject else False)
             if value == "completed" and re.search(r"\bin\s+the\s+graph\b", low):
                 value = "graph_only"  # "completed in the graph": no further than the graph
-            short = re.match(r"\s+(?:short\s+of|without|before)\b", after)
+            short = re.match(r"\s+(?:short\s+of|without)\b", after)
             if value == "stopped" and short:  # "stopped short of containment": it did not complete
                 value, negated = "completed", not negated
             self.add(RunFact("state", value, negated=negated))
@@ -319,7 +321,14 @@ class _Clause:
             r"available\s+|possible\s+)?actions\b",
             low,
         )
-        if m is not None:  # "the run used one of its three allowed actions": its actions and its cap
+        m = m or re.search(
+            rf"\b{_NUM}\s+(?:out\s+)?of\s+(?:its|the|their)\s+{_NUM}\s+(?:allowed\s+|permitted\s+|available\s+|possible\s+)?"
+            r"actions?\s+(?:was|were|got|has\s+been|have\s+been)\s+(?:used|taken|spent|applied)\b",
+            low,
+        )
+        if (
+            m is not None
+        ):  # "the run used one of its three allowed actions", "one of the three permitted actions was used"
             n, cap = number_value(m.group(1)), number_value(m.group(2))
             if n is not None and cap is not None:
                 self.add(RunFact("actions", "action", n, negated=_negated(low[: m.start()])))
@@ -327,11 +336,23 @@ class _Clause:
                 self.use(m)
                 return
         for count in re.finditer(
-            rf"\b{_NUM}\s+(?:more\s+|further\s+|route\s+)?(?:(verified|[a-z]+ed)\s+)?(actions?|blocks?)\b", low
+            rf"\b{_NUM}\s+(?:more\s+|further\s+|route\s+|response\s+|containment\s+)?(?:(verified|[a-z]+ed)\s+)?(actions?|blocks?)\b",
+            low,
         ):
             n = 0 if count.group(1) == "no" else number_value(count.group(1))
+            least = re.search(r"\bat\s+least\s+$", low[: count.start()])
+            if (
+                n
+                and least
+                and re.match(
+                    r"\s+(?:was|were|has\s+been|have\s+been)\s+(?:taken|applied|made|performed)\b", low[count.end() :]
+                )
+            ):
+                self.add(RunFact("actions", "at_least", n, negated=_negated(low[: count.start()])))
+                self.use(count)  # "at least one action was taken": a lower bound on what it did
+                continue
             if n is None or _BOUND.search(low[: count.start()]) or _CAP_OF.search(low[: count.start()]):
-                continue  # "at least one action": a bound, not a count; "a cap of three actions": the cap
+                continue  # "at most three actions": a bound it does not read; "a cap of three actions": the cap
             if _TARGET_VERB.search(low, count.end()):
                 continue  # "no action targeted X", "one block touched X": what they were aimed at, not how many
             if re.match(r"\s+(?:left|remaining|to\s+spare|in\s+hand)\b", low[count.end() :]):
@@ -361,11 +382,13 @@ class _Clause:
                     self.add(RunFact("cut_share", number=int(m.group(3)), negated=negated))
                 self.use(m)
         m = re.search(
-            rf"\b(actions?|blocks?)(?:\s+(?:taken|applied|made|performed|in\s+total))?\s*(?::|=)\s*{_NUM}\s*$", low
+            rf"\b(actions?|blocks?)(?:\s+(?:taken|applied|made|performed|in\s+total))?\s*(?::|=)\s*(?:{_NUM}|(none))"
+            r"(?:\s+(?:so\s+far|yet))?\s*$",
+            low,
         )
         if m is not None:  # "Actions taken: 2"
-            n = 0 if m.group(2) == "no" else number_value(m.group(2))
-            if n is not None:
+            n = 0 if m.group(2) in ("no", None) else number_value(m.group(2))
+            if n is not None:  # "Actions taken: none so far": no action
                 self.add(RunFact("actions", "block" if m.group(1).startswith("block") else "action", n))
                 self.use(m)
         m = re.search(
@@ -449,7 +472,11 @@ class _Clause:
             r"(?:not\s+|yet\s+|already\s+|ever\s+|never\s+)*(?:been\s+)?(?:made|run(?!\s+out\b)|started|done|attempted|performed|"
             r"launched|carried\s+out|conducted|executed|triggered)\b|\b(?:was|were|has|had)\s+(?:not\s+|never\s+|yet\s+)*"
             r"(?:been\s+)?attempted\b|\balready\s+ran\b|\bhas\s+(?:already\s+)?(?:been\s+)?run\b|"
-            r"\b(?:has|have|had)\s+no\s+(?:containment\s+|response\s+)?runs?\b",
+            r"\b(?:has|have|had)\s+no\s+(?:containment\s+|response\s+)?runs?\b|"
+            r"\b(?:a|an|the|one)\s+(?:\w+\s+)?run\s+(?:has\s+|had\s+)?(?:already\s+)?(?:went|gone|got|been)\s+through\b|"
+            r"\b(?:handed|passed|sent|submitted|given)\s+(?:over\s+)?to\s+(?:a|an|the)\s+(?:containment\s+|response\s+)?run\b|"
+            r"\b(?:contained|blocked|closed|cut|handled|resolved)\s+by\s+(?:a|an|the)\s+(?:automated\s+|automatic\s+|rules\s+|"
+            r"gemini\s+)?(?:containment\s+|response\s+)?run\b",
             low,
         )
         if m is not None:
@@ -518,6 +545,25 @@ def answer_in_full(question: str, answer: str) -> list[str]:
     return out
 
 
+# A subordinate clause of time or purpose after the main one ("was stopped before the alert could be contained"):
+# its modal is its own, not the main clause's.
+_SUBORDINATE = re.compile(
+    r"\s+(?:before|so\s+that|in\s+order\s+to)\s+(?!the\s+(?:containment\s+|response\s+)?run\b).*$"
+)
+
+
+# A status line keyed by the run's state with the alert after it ("✅ Completed: ALERT", "❌ Not completed: ALERT").
+_STATE_OF_ALERT = re.compile(
+    r"[^\w(]*(not\s+)?(completed|complete|stopped|halted|failed|graph[\s_-]*only|interrupted|abandoned)\s*[:—–-]\s*"
+    r"(\S+?)\s*[.!]?\s*$"
+)
+
+
+def _main(clause: str) -> str:
+    """The clause without a subordinate clause of time or purpose that follows its verb."""
+    return _SUBORDINATE.sub("", clause) if re.search(r"\w\s+\w", clause) else clause
+
+
 def _paren(m: re.Match[str]) -> str:
     """A parenthesis as the reader reads it: a remark after a comma, a number the value before it ("cap (1)"), a
     percentage the share before it ("cut one of two paths (50%)")."""
@@ -541,7 +587,11 @@ def read_run_facts(sentence: str, id_kind: IdKind, run_named: bool = False) -> l
         return [RunReading(question.strip(), (), ""), *told] if told else []
     if _OTHER_RUN.search(low) and not _SPLIT.search(low):
         return []  # about another run than this one ("the earlier run completed")
-    first = _SPLIT.split(low, maxsplit=1)[0]
+    keyed = _STATE_OF_ALERT.match(low)
+    if keyed is not None and id_kind(sentence.strip(" .!")[keyed.start(3) :]) == "alert":
+        value = _state_value(keyed.group(2)) or ""  # "✅ Completed: ALERT": the state of the alert's run, keyed by it
+        return [RunReading(sentence.strip(" .!"), (RunFact("state", value, negated=bool(keyed.group(1))),), "")]
+    first = _main(_SPLIT.split(low, maxsplit=1)[0])
     if _QUIET.search(first) and not re.match(r"\W*(?:the|this|its|our)\s+(?:containment\s+|response\s+)?run\b", first):
         return []  # opened by a condition, a plan or a modal: no claim ("If the run had reached its cap, ...")
     status_line = bool(
@@ -590,7 +640,7 @@ def read_run_facts(sentence: str, id_kind: IdKind, run_named: bool = False) -> l
             if out:  # a denied status: its remark ("❌ Stopped (cap reached)") is not asserted, the line is read
                 out[0] = RunReading(sentence.strip(" .!"), out[0].facts, out[0].rest)
             break
-        if _QUIET.search(raw.lower()):
+        if _QUIET.search(_main(raw.lower())):
             continue  # this clause is no claim ("...; its next action would have blocked X")
         if (
             _OTHER_RUN.search(raw.lower())
@@ -630,7 +680,9 @@ def taken_by(sentence: str, clause: str, readings: dict[str, list[RunReading]], 
     rest = f" {theirs} "  # a clause the grammar read whole, of several the run reader read
     for r in mine:
         rest = rest.replace(f" {_words(r.clause)} ", " ")
-    return set(rest.split()) <= _JOINERS
+    head, comma, _ = clause.partition(",")  # "In summary, the run ended stopped": an opener of a few words
+    opener = set(_words(head).split()) if comma and len(_words(head).split()) <= 3 else set()
+    return set(rest.split()) <= _JOINERS | opener
 
 
 _JOINERS = frozenset(["and", "but", "yet", "so", "because", "while", "whereas", "then"])
@@ -656,11 +708,15 @@ _RUN_COLUMN = {
     "paths left": "left",
     "left": "left",
 }
+# A column of a table of alerts that holds the state of the alert's run.
+_RUN_OF_ALERT = {"run state": "state", "run status": "state", "latest run": "state", "last run": "state"}
 _LEFT_NOTE = re.compile(rf"^\W*{_NUM}\s+(?:qualifying\s+)?(?:paths?\s+)?(?:open|left|remaining)(?:\s+after)?\W*$")
 
 
 def _run_cell(column: str, value: str) -> str | None:
     low = " ".join(re.findall(r"[\w-]+", value.lower()))
+    if column == "state" and re.fullmatch(r"(?:none|no\s+run|not\s+run|never\s+run)(?:\s+(?:yet|so\s+far))?", low):
+        return "No containment run has been made yet."  # "| run state | none yet |": there is no run
     if column == "state":
         state = _state_value(low) or ("graph_only" if _PLANNED.search(low) or low == "graph_only" else None)
         return f"Status of the run: {state}." if state else None
@@ -683,8 +739,12 @@ def run_table_row(header: list[str], cells: list[str]) -> list[str] | None:
             return None
         sentence = _run_cell(column, cells[1])
         return [sentence] if sentence else None
-    if not key or key[0] not in ("run", "run id", "runs") or len(cells) < 2:
+    if not key or len(cells) < 2 or len(cells) != len(key):
         return None
+    if key[0] not in ("run", "run id", "runs"):  # a table of alerts with a column of their run's state ("run state")
+        runs = [(h, v) for h, v in zip(key[1:], cells[1:], strict=False) if h in _RUN_OF_ALERT]
+        out = [s for h, v in runs if (s := _run_cell(_RUN_OF_ALERT[h], v))]
+        return out if runs and len(out) == len(runs) and len(runs) == len(key) - 1 else None
     out = [
         s for h, v in zip(key[1:], cells[1:], strict=False) if h in _RUN_COLUMN and (s := _run_cell(_RUN_COLUMN[h], v))
     ]
