@@ -518,7 +518,8 @@ class _Checker:
         elif claim.kind == "run_state":
             self.run_done(claim)
         elif claim.kind == "unverified":
-            if claim.clause not in self.unverified:
+            label = claim.clause != claim.sentence and self.id_kind(claim.clause.strip(" .:;,!*`#-—–")) == "alert"
+            if not label and claim.clause not in self.unverified:  # "ALERT — still exposed": the id labels the line
                 self.unverified.append(claim.clause)
         elif claim.kind in JUDGED_KINDS or claim.kind in MEASURE_KINDS:
             self.judged(claim)

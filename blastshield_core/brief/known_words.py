@@ -46,7 +46,7 @@ fired, first, flags, foothold, for, forwards, found, fresh, from, full, fully, f
 gateway, gemini, get, gives, go, goes, gone, got, grant, grants, graph, had, half, halted, handed,
 handled, harm, harmless, has, hasadmin, have, he, heads, help, helpdesk, high, higher, history,
 hit, holds, hop, hops, host, how, i, iam, if, impact, in, inactive, incident, including, indeed,
-independent, indicated, inline, inside, insisted, insists, internet, into, invalidated,
+independent, indicated, inline, inside, insisted, insists, instead, internet, into, invalidated,
 investigated, investigation, involved, is, isolated, isolation, issued, it, its, itself, joins,
 keeps, kept, key, keys, kicked, killed, killing, last, later, latest, lead, leads, least, leave,
 led, ledger, left, legacy, lets, level, lies, likely, limit, line, links, list, listed, live,

@@ -119,6 +119,8 @@ def _describe(run: RunSummary) -> str:
     )
 
 
+# How a run that stopped with nothing left to act on records why (respond/loop.py, respond/decide.py).
+_NO_CANDIDATE = ("no candidate", "none passes through an active session route")
 _ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "last": -1}
 
 
@@ -131,6 +133,9 @@ def _holds(ev: EvidenceSummary, run: RunSummary, fact: RunFact) -> bool | None:
         return True
     if fact.kind == "cap_hit":
         return _cap_reached(run)
+    if fact.kind == "no_candidate":  # "it ran out of routes to block": the decider had no candidate left
+        reason = run.reason.lower()
+        return run.state is RunState.STOPPED and any(r in reason for r in _NO_CANDIDATE)
     if fact.kind == "cap":
         return run.max_actions == fact.number
     if fact.kind == "decider":
@@ -219,7 +224,8 @@ def judge_run_fact(ev: EvidenceSummary, fact: RunFact) -> Verdict:
     if holds != fact.negated:
         return None
     completed = run.state is RunState.COMPLETED
-    kind = "false_exposure" if completed and (fact.negated or fact.kind == "state") else "false_containment"
+    ends = fact.kind in ("state", "no_candidate")  # how it ended: on a completed run, a false end denies containment
+    kind = "false_exposure" if completed and (fact.negated or ends) else "false_containment"
     if fact.kind in ("actions", "cap", "decider", "cut", "cut_share", "start", "left", "step"):
         kind = "wrong_count" if fact.kind != "decider" else kind
     return kind, _describe(run)

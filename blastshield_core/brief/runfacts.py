@@ -22,7 +22,17 @@ from dataclasses import dataclass
 
 from .lexicon import number_value
 
-__all__ = ["RUN_STATES", "IdKind", "RunFact", "RunReading", "read_run_facts", "taken_by"]
+__all__ = [
+    "NUM",
+    "PLANNED",
+    "RUN_STATES",
+    "IdKind",
+    "RunFact",
+    "RunReading",
+    "read_run_facts",
+    "state_value",
+    "taken_by",
+]
 
 IdKind = Callable[[str], str | None]
 
@@ -38,7 +48,8 @@ class RunFact:
     of how many), `start` (number: the paths it started with), `left` (number: the paths open when it
     ended), `step` (word: which action, "first" or "last"; number, whole: the paths before and after it),
     `target` (word: touched | blocked, target: the id), `unverified_action` (an action could not be
-    verified), `all_verified` (every action was), `decider` (word: its name). `negated`: the clause denies it."""
+    verified), `all_verified` (every action was), `decider` (word: its name), `no_candidate` (it stopped
+    with nothing left to choose from). `negated`: the clause denies it."""
 
     kind: str
     word: str = ""
@@ -154,7 +165,7 @@ _CAP_HIT = re.compile(
 )
 
 
-def _state_value(word: str) -> str | None:
+def state_value(word: str) -> str | None:
     w = re.sub(r"\s+", " ", word.lower().strip())
     if re.fullmatch(r"graph[\s_-]*only", w):
         return "graph_only"
@@ -202,6 +213,7 @@ class _Clause:
         if about_run:
             self.existence()
             self.decider()
+            self.out_of_candidates()
         if self.facts and subject is not None:
             self.use(subject)  # "the response run", "containment was attempted": the subject is the reading's
 
@@ -209,7 +221,7 @@ class _Clause:
         low = self.low
         key = _STATE_KEY.search(low)
         if key is not None:
-            value = _state_value(key.group(1))
+            value = state_value(key.group(1))
             head = low[: key.start()]
             whose = about_run or not re.search(r"\w", head)  # "Verdict: stopped": a heading about the run
             run_only = value is not None and value != "completed"
@@ -220,7 +232,7 @@ class _Clause:
         if status_line:  # "Stopped (action cap reached)": the line opens with the run's state
             m = re.match(r"[^\w(]*(not\s+)?(stopped|halted|failed|graph[\s_-]*only|interrupted|abandoned)\b", low)
             if m:  # "❌ Stopped" (read as "not Stopped"): its negation
-                self.add(RunFact("state", _state_value(m.group(2)) or "", negated=bool(m.group(1))))
+                self.add(RunFact("state", state_value(m.group(2)) or "", negated=bool(m.group(1))))
                 self.use(m)
                 return
         if not about_run:
@@ -235,15 +247,15 @@ class _Clause:
             self.use(m)
             return
         m = _ENDED.search(low)
-        if m and _state_value(m.group(1)):
-            self.add(RunFact("state", _state_value(m.group(1)) or "", negated=_negated(low[: m.start()])))
+        if m and state_value(m.group(1)):
+            self.add(RunFact("state", state_value(m.group(1)) or "", negated=_negated(low[: m.start()])))
             self.use(m)
             return
         subject = _RUN.search(low)
         for verb in _STATE_WORD.finditer(low, subject.end() if subject else 0):
             if re.search(r"\bcontained|containing|paths?\b", low[: verb.start()]):
                 break
-            value = _state_value(verb.group(1))
+            value = state_value(verb.group(1))
             after_subject = subject.end() if subject else 0
             pronouns = [it.end() for it in re.finditer(r"\bit\b", low[: verb.start()])]
             between = low[max([after_subject, *pronouns]) : verb.start()]  # "... before it halted": from "it"
@@ -469,18 +481,30 @@ class _Clause:
             r"\bno\s+(?:containment\s+|response\s+)?runs?\s+(?:(?:is|are|was|were|has\s+been)\s+)?(?:exists?|yet|so\s+far|"
             r"on\s+record|on\s+file|recorded|logged|found)\b|"
             r"\b(?:no|never\s+a|an?|one|the)\s+(?:containment\s+|response\s+)?run\s+(?:has|had|was|is)\s+"
-            r"(?:not\s+|yet\s+|already\s+|ever\s+|never\s+)*(?:been\s+)?(?:made|run(?!\s+out\b)|started|done|attempted|performed|"
+            r"(?:not\s+|yet\s+|already\s+|ever\s+|never\s+)*(?:been\s+)?(?:made|run(?!\s+out\b)|started|done|attempted|performed|taken\s+place|"
             r"launched|carried\s+out|conducted|executed|triggered)\b|\b(?:was|were|has|had)\s+(?:not\s+|never\s+|yet\s+)*"
             r"(?:been\s+)?attempted\b|\balready\s+ran\b|\bhas\s+(?:already\s+)?(?:been\s+)?run\b|"
             r"\b(?:has|have|had)\s+no\s+(?:containment\s+|response\s+)?runs?\b|"
             r"\b(?:a|an|the|one)\s+(?:\w+\s+)?run\s+(?:has\s+|had\s+)?(?:already\s+)?(?:went|gone|got|been)\s+through\b|"
             r"\b(?:handed|passed|sent|submitted|given)\s+(?:over\s+)?to\s+(?:a|an|the)\s+(?:containment\s+|response\s+)?run\b|"
-            r"\b(?:contained|blocked|closed|cut|handled|resolved)\s+by\s+(?:a|an|the)\s+(?:automated\s+|automatic\s+|rules\s+|"
+            r"\b(?:contained|closed|handled|resolved)\s+by\s+(?:a|an)\s+(?:automated\s+|automatic\s+|rules\s+|"
             r"gemini\s+)?(?:containment\s+|response\s+)?run\b",
             low,
         )
         if m is not None:
             self.add(RunFact("exists", negated=_negated(low[: m.end()])))
+            self.use(m)
+
+    def out_of_candidates(self) -> None:
+        """ "it ran out of routes to block", "had nothing left to block": it stopped with no candidate left."""
+        m = re.search(
+            r"\b(?:ran|run|runs|running)\s+out\s+of\s+(?:routes?|candidates?|options|sessions?|things)(?:\s+to\s+"
+            r"(?:block|cut|choose(?:\s+from)?|act\s+on))?\b|\b(?:had|has|with)\s+(?:nothing|no\s+(?:routes?|candidates?))"
+            r"\s+(?:left\s+)?to\s+(?:block|cut|choose\s+from|act\s+on)\b",
+            self.low,
+        )
+        if m is not None and not any(f.kind == "cap_hit" and not f.negated for f in self.facts):
+            self.add(RunFact("no_candidate", negated=_negated(self.low[: m.start()])))
             self.use(m)
 
     def decider(self) -> None:
@@ -589,7 +613,7 @@ def read_run_facts(sentence: str, id_kind: IdKind, run_named: bool = False) -> l
         return []  # about another run than this one ("the earlier run completed")
     keyed = _STATE_OF_ALERT.match(low)
     if keyed is not None and id_kind(sentence.strip(" .!")[keyed.start(3) :]) == "alert":
-        value = _state_value(keyed.group(2)) or ""  # "✅ Completed: ALERT": the state of the alert's run, keyed by it
+        value = state_value(keyed.group(2)) or ""  # "✅ Completed: ALERT": the state of the alert's run, keyed by it
         return [RunReading(sentence.strip(" .!"), (RunFact("state", value, negated=bool(keyed.group(1))),), "")]
     first = _main(_SPLIT.split(low, maxsplit=1)[0])
     if _QUIET.search(first) and not re.match(r"\W*(?:the|this|its|our)\s+(?:containment\s+|response\s+)?run\b", first):
@@ -688,64 +712,4 @@ def taken_by(sentence: str, clause: str, readings: dict[str, list[RunReading]], 
 _JOINERS = frozenset(["and", "but", "yet", "so", "because", "while", "whereas", "then"])
 
 
-# A table of runs ("| Run | Alert | Decider | Actions | State | Notes |") or of a run's fields ("| field | value |"):
-# the columns the run reader knows, as the sentences they stand for.
-_RUN_COLUMN = {
-    "state": "state",
-    "status": "state",
-    "final state": "state",
-    "final status": "state",
-    "run state": "state",
-    "run status": "state",
-    "outcome": "state",
-    "actions": "actions",
-    "actions taken": "actions",
-    "action count": "actions",
-    "decider": "decider",
-    "notes": "left",
-    "note": "left",
-    "open after": "left",
-    "paths left": "left",
-    "left": "left",
-}
-# A column of a table of alerts that holds the state of the alert's run.
-_RUN_OF_ALERT = {"run state": "state", "run status": "state", "latest run": "state", "last run": "state"}
-_LEFT_NOTE = re.compile(rf"^\W*{_NUM}\s+(?:qualifying\s+)?(?:paths?\s+)?(?:open|left|remaining)(?:\s+after)?\W*$")
-
-
-def _run_cell(column: str, value: str) -> str | None:
-    low = " ".join(re.findall(r"[\w-]+", value.lower()))
-    if column == "state" and re.fullmatch(r"(?:none|no\s+run|not\s+run|never\s+run)(?:\s+(?:yet|so\s+far))?", low):
-        return "No containment run has been made yet."  # "| run state | none yet |": there is no run
-    if column == "state":
-        state = _state_value(low) or ("graph_only" if _PLANNED.search(low) or low == "graph_only" else None)
-        return f"Status of the run: {state}." if state else None
-    if column == "actions":
-        n = 0 if low == "no" else number_value(low) if low else None
-        return f"The run took {n} actions." if n is not None else None
-    if column == "decider":
-        return f"The run's decider was {low}." if re.fullmatch(r"[a-z][\w-]*", low) else None
-    m = _LEFT_NOTE.match(low)
-    n = None if m is None else 0 if m.group(1) == "no" else number_value(m.group(1))
-    return f"The run left {n} paths open." if n is not None else None
-
-
-def run_table_row(header: list[str], cells: list[str]) -> list[str] | None:
-    """The sentences a row of a table of runs stands for (None when the table is not about the run): a header whose
-    first column is the run, or a two-column row whose key is a field the run reader knows ("| state | stopped |")."""
-    key = [" ".join(re.findall(r"[a-z]+", h.lower())) for h in header]
-    if len(cells) == 2 and (column := _RUN_COLUMN.get(" ".join(re.findall(r"[a-z]+", cells[0].lower())))):
-        if column == "left":
-            return None
-        sentence = _run_cell(column, cells[1])
-        return [sentence] if sentence else None
-    if not key or len(cells) < 2 or len(cells) != len(key):
-        return None
-    if key[0] not in ("run", "run id", "runs"):  # a table of alerts with a column of their run's state ("run state")
-        runs = [(h, v) for h, v in zip(key[1:], cells[1:], strict=False) if h in _RUN_OF_ALERT]
-        out = [s for h, v in runs if (s := _run_cell(_RUN_OF_ALERT[h], v))]
-        return out if runs and len(out) == len(runs) and len(runs) == len(key) - 1 else None
-    out = [
-        s for h, v in zip(key[1:], cells[1:], strict=False) if h in _RUN_COLUMN and (s := _run_cell(_RUN_COLUMN[h], v))
-    ]
-    return out
+NUM, PLANNED = _NUM, _PLANNED  # for the tables of runs (`runtables.py`)
