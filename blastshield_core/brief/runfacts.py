@@ -436,7 +436,12 @@ class _Clause:
             r"active|standing|in\s+place)\b",
             low,
         )
-        if m is not None and about_run:  # "the run stopped with three paths still open"
+        m = m or re.search(
+            rf"^\W*(?:and\s+)?{_NUM}\s+(?:qualifying\s+|open\s+)?(?:paths?\s+)?(?:is|are|remains?|stays?)\s+(?:still\s+)?"
+            r"open\s+after\s+(?:it|the\s+(?:containment\s+|response\s+)?run)\b",
+            low,
+        )
+        if m is not None and about_run:  # "the run stopped with three paths still open", "one is open after it"
             n = 0 if m.group(1) == "no" else number_value(m.group(1))
             if n is not None:
                 self.add(RunFact("left", number=n))
@@ -583,6 +588,23 @@ _STATE_OF_ALERT = re.compile(
 )
 
 
+_OPEN_COUNT = re.compile(rf"\b{_NUM}\s+(?:qualifying\s+|open\s+)?paths?\s+(?:was|were)\s+(?:open|live|active)\b")
+
+
+def _open_at_start(raw: str) -> RunReading | None:
+    """ "Two qualifying paths were open before the run": the paths it started with, read in a clause of its own."""
+    low = raw.lower()
+    start = _AT_START.search(low)
+    count = _OPEN_COUNT.search(low)
+    n = None if count is None else 0 if count.group(1) == "no" else number_value(count.group(1))
+    if start is None or count is None or n is None or _OTHER_RUN.search(low):
+        return None
+    rest = raw
+    for m in (start, count):
+        rest = re.sub(re.escape(m.group(0)), " ", rest, count=1, flags=re.I)
+    return RunReading(raw.strip(" .!"), (RunFact("start", number=n, negated=_negated(low[: count.start()])),), rest)
+
+
 def _main(clause: str) -> str:
     """The clause without a subordinate clause of time or purpose that follows its verb."""
     return _SUBORDINATE.sub("", clause) if re.search(r"\w\s+\w", clause) else clause
@@ -645,6 +667,9 @@ def read_run_facts(sentence: str, id_kind: IdKind, run_named: bool = False) -> l
     count = re.search(
         rf"\b(?:had|has|was|were|held|counted|there\s+were)\s+{_NUM}\s+(?:qualifying\s+|open\s+)?paths?\b", low
     )
+    parts = [c for c in _SPLIT.split(low) if c.strip()]
+    if count is None and len(parts) == 2 and _AT_START.fullmatch(parts[0].strip(" .!")):
+        count = _OPEN_COUNT.search(low, max(low.find(parts[1]), 0))  # "Before the run, two qualifying paths were open."
     if start is not None and count is not None and not _OTHER_RUN.search(low):  # "before the run, X had two paths"
         n = 0 if count.group(1) == "no" else number_value(count.group(1))
         if n is not None:
@@ -672,6 +697,9 @@ def read_run_facts(sentence: str, id_kind: IdKind, run_named: bool = False) -> l
             or (retracted and _SAID.search(raw.lower()))
         ):
             out.append(RunReading(raw.strip(" .!"), (), ""))  # another run, or what was said and taken back: no claim
+            continue
+        if (opened := _open_at_start(raw)) is not None:  # "whereas two paths were open before the run, ..."
+            out.append(opened)
             continue
         clause = _Clause(raw, run_named, id_kind)
         clause.read(status_line and n == 0)

@@ -53,6 +53,18 @@ CASES = [
     ("capped", f"Sam says {C4001} is still exposed. That is wrong: it is contained.", FC),
     ("done", f"They told us {DEV} is exposed. In fact it is contained.", T),
     ("capped", f"We wrote that {C4001} is contained.", FC),  # the writer's own words are the claim
+    # the paths open before the run and after it (capped: two at the start, one left; done: one at the start, none left)
+    ("capped", "Two qualifying paths were open before the run.", T),
+    ("done", "Two qualifying paths were open before the run.", COUNT),
+    ("capped", "At the start of the run, two qualifying paths were open.", T),
+    ("capped", "Whereas two qualifying paths were open before the run, one is still open after it.", T),
+    ("capped", "Whereas two qualifying paths were open before the run, two are still open after it.", COUNT),
+    ("done", "Whereas one qualifying path was open before the run, one remains open after the run.", COUNT),
+    # a correction of an earlier message claims what follows its colon, now
+    ("done", f"Follow-up to my previous note: {DEV} is contained; no qualifying path is left.", T),
+    ("done", f"Follow-up to my previous note: {DEV} is still exposed.", FE),
+    ("capped", f"Clarification of our last message: {C4001} is contained.", FC),
+    ("done", f"2. Update on my first reply: {DEV} is exposed.", FE),
 ]
 
 
