@@ -394,6 +394,14 @@ class _Clause:
                     self.add(RunFact("cut_share", number=int(m.group(3)), negated=negated))
                 self.use(m)
         m = re.search(
+            r"\b(?:changed|achieved|accomplished|fixed|closed|cut)\s+nothing\b|\bmade\s+no\s+(?:difference|change)\b",
+            low,
+        )
+        on_account = re.search(r"\b(?:aws|account|iam|keys?|credentials?|polic(?:y|ies))\b", low)
+        if m and about_run and not on_account and not any(f.kind == "cut" for f in self.facts):  # "it changed nothing"
+            self.add(RunFact("cut", number=0, negated=_negated(low[: m.start()])))
+            self.use(m)
+        m = re.search(
             rf"\b(actions?|blocks?)(?:\s+(?:taken|applied|made|performed|in\s+total))?\s*(?::|=)\s*(?:{_NUM}|(none))"
             r"(?:\s+(?:so\s+far|yet))?\s*$",
             low,

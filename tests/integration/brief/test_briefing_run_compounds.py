@@ -60,6 +60,10 @@ CASES = [
     ("capped", "Whereas two qualifying paths were open before the run, one is still open after it.", T),
     ("capped", "Whereas two qualifying paths were open before the run, two are still open after it.", COUNT),
     ("done", "Whereas one qualifying path was open before the run, one remains open after the run.", COUNT),
+    # what the run changed: nothing, said of the paths (not of an account)
+    ("done", "The run changed nothing: the same path is open as before.", COUNT),
+    ("capped", "The response run made no difference.", COUNT),
+    ("capped", "The run changed nothing on the AWS account.", T),
     # a correction of an earlier message claims what follows its colon, now
     ("done", f"Follow-up to my previous note: {DEV} is contained; no qualifying path is left.", T),
     ("done", f"Follow-up to my previous note: {DEV} is still exposed.", FE),
