@@ -269,7 +269,10 @@ class _Clause:
             negated = _negated(aux) != (_negated(low[: subject.start()]) if subject else False)
             if value == "completed" and re.search(r"\bin\s+the\s+graph\b", low):
                 value = "graph_only"  # "completed in the graph": no further than the graph
-            short = re.match(r"\s+(?:short\s+of|without)\b", after)
+            short = re.match(
+                r"\s+(?:short\s+of|without|before\s+(?:containment|containing|completion|completing|finishing)\b)",
+                after,
+            )  # "halted before containment": it did not complete; "halted before X could ...": it stopped
             if value == "stopped" and short:  # "stopped short of containment": it did not complete
                 value, negated = "completed", not negated
             self.add(RunFact("state", value, negated=negated))
@@ -741,7 +744,10 @@ def taken_by(sentence: str, clause: str, readings: dict[str, list[RunReading]], 
     for r in mine:
         rest = rest.replace(f" {_words(r.clause)} ", " ")
     head, comma, _ = clause.partition(",")  # "In summary, the run ended stopped": an opener of a few words
-    opener = set(_words(head).split()) if comma and len(_words(head).split()) <= 3 else set()
+    plain = (
+        comma and len(_words(head).split()) <= 3 and not _NEG.search(head.lower()) and not _QUIET.search(head.lower())
+    )
+    opener = set(_words(head).split()) if plain else set()  # "Not yet, the run ...": a denial, not an opener
     return set(rest.split()) <= _JOINERS | opener
 
 

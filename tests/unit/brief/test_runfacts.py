@@ -190,6 +190,7 @@ def _alert_kind(token: str) -> str | None:
         ("The run did not conclude in graph_only.", {RunFact("state", "graph_only", negated=True)}),
         # a subordinate clause of time keeps its modal: the main clause is a claim
         ("The run halted before anyone could review it.", {RunFact("state", "stopped")}),
+        ("The run halted before containment.", {RunFact("state", "completed", negated=True)}),
         ("The run would have halted before it blocked anything.", set()),  # the main clause's own modal
         # a state keyed by the alert's id
         ("🛑 Halted: INC-77", {RunFact("state", "stopped")}),
@@ -224,6 +225,9 @@ def test_an_opener_before_the_run_clause_is_the_run_readers() -> None:
     long = "After a long review by the team, the run halted."
     read = {long: read_run_facts(long, _kind)}
     assert not taken_by(long, long, read)  # an opener of more words is a clause of its own
+    denied = "Not really, the run halted."
+    read = {denied: read_run_facts(denied, _kind)}
+    assert not taken_by(denied, denied, read)  # a denial before it is no opener
 
 
 def test_a_table_of_alerts_with_their_runs_state() -> None:
