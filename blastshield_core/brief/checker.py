@@ -45,6 +45,7 @@ from .measures import MEASURE_KINDS, judge_measure
 from .names import ACTION_RE, DATE_RE, REL_LIKE_RE, REL_PREFIX_RE, UNIT_RE, VERSION_RE, distance, reads_as_id
 from .normalise import normalise
 from .prose import ProseClaim, read_prose, sentences
+from .reported import unreport
 from .runclaims import RunVerdicts, judge_revocation, judge_run_sentences, judge_run_state, strip_run_reason
 
 __all__ = [
@@ -372,8 +373,8 @@ class _Checker:
             self._id(m.group(0), self._sentence_at(text, m.start()))
         judged: list[ProseClaim] = []
         gate = None if self.vocabulary is None else self._unread_clause
-        claims = read_prose(text, self.id_kind, self.route_words, self.allowed, gate)
         read = self.run_facts(text)  # the clauses about the run: read as its facts, not as the grammar reads them
+        claims = read_prose(read.separate(text), self.id_kind, self.route_words, self.allowed, gate)
         claims = [
             c
             for c in claims
@@ -405,7 +406,7 @@ class _Checker:
         markers and quotations in full (`normalise`)."""
         lines = [line for line in text.splitlines() if not self._quotes_title(line)]
         text = _ARN_RE.sub(self._arn, "\n".join(lines))
-        return normalise(text, self.ev.names_lower, self.known_lower)
+        return unreport(normalise(text, self.ev.names_lower, self.known_lower))
 
     def _unread_clause(self, clause: str, sentence: str) -> bool:
         """A clause that made no claim, about the alert, that the reading does not account for (or whose number it
@@ -517,7 +518,8 @@ class _Checker:
         elif claim.kind == "run_state":
             self.run_done(claim)
         elif claim.kind == "unverified":
-            if claim.clause not in self.unverified:
+            label = claim.clause != claim.sentence and self.id_kind(claim.clause.strip(" .:;,!*`#-—–")) == "alert"
+            if not label and claim.clause not in self.unverified:  # "ALERT — still exposed": the id labels the line
                 self.unverified.append(claim.clause)
         elif claim.kind in JUDGED_KINDS or claim.kind in MEASURE_KINDS:
             self.judged(claim)

@@ -8,6 +8,7 @@ are not read.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -37,6 +38,16 @@ __all__ = [
 ]
 
 Verdict = tuple[str, str] | None
+# A comma followed by another clause, not by a conjunction the prose grammar splits at itself.
+_COMMA_SPLICE = re.compile(r",\s+(?!(?:and|but|or|nor|so|yet|while|whereas|then)\b)(?=\w)")
+
+
+def _semicolon_after(text: str, words: list[str]) -> str:
+    """The text with the comma after these words (markup between them allowed) as a semicolon."""
+    found = re.search(r"[\W_]+".join(map(re.escape, words)) + r"[`*_\"”]*(?=,)", text, re.I)
+    if found is None or not _COMMA_SPLICE.match(text, found.end()):
+        return text
+    return text[: found.end()] + ";" + text[found.end() + 1 :]
 
 
 def judge_run_state(ev: EvidenceSummary, value: object) -> Verdict:
@@ -108,6 +119,8 @@ def _describe(run: RunSummary) -> str:
     )
 
 
+# How a run that stopped with nothing left to act on records why (respond/loop.py, respond/decide.py).
+_NO_CANDIDATE = ("no candidate", "none passes through an active session route")
 _ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "last": -1}
 
 
@@ -120,6 +133,9 @@ def _holds(ev: EvidenceSummary, run: RunSummary, fact: RunFact) -> bool | None:
         return True
     if fact.kind == "cap_hit":
         return _cap_reached(run)
+    if fact.kind == "no_candidate":  # "it ran out of routes to block": the decider had no candidate left
+        reason = run.reason.lower()
+        return run.state is RunState.STOPPED and any(r in reason for r in _NO_CANDIDATE)
     if fact.kind == "cap":
         return run.max_actions == fact.number
     if fact.kind == "decider":
@@ -144,6 +160,8 @@ def _holds(ev: EvidenceSummary, run: RunSummary, fact: RunFact) -> bool | None:
     if fact.kind == "actions":
         applied = [a for a in actions if a.get("status") == "applied"]
         blocks = [a for a in applied if operation(a) == "block_route"]
+        if fact.word == "at_least":  # "at least one action was taken"
+            return len(applied) >= (fact.number or 0)
         if fact.word == "verified":  # "two verified actions": applied and verified
             return fact.number == len([a for a in applied if a.get("verified") is True])
         return fact.number in ({len(blocks)} if fact.word == "block" else {len(actions), len(applied)})
@@ -206,7 +224,8 @@ def judge_run_fact(ev: EvidenceSummary, fact: RunFact) -> Verdict:
     if holds != fact.negated:
         return None
     completed = run.state is RunState.COMPLETED
-    kind = "false_exposure" if completed and (fact.negated or fact.kind == "state") else "false_containment"
+    ends = fact.kind in ("state", "no_candidate")  # how it ended: on a completed run, a false end denies containment
+    kind = "false_exposure" if completed and (fact.negated or ends) else "false_containment"
     if fact.kind in ("actions", "cap", "decider", "cut", "cut_share", "start", "left", "step"):
         kind = "wrong_count" if fact.kind != "decider" else kind
     return kind, _describe(run)
@@ -223,6 +242,19 @@ class RunVerdicts:
 
     def takes(self, sentence: str, clause: str, count: bool = False) -> bool:
         return taken_by(sentence, clause, self.readings, count)
+
+    def separate(self, text: str) -> str:
+        """The text with a comma that ends a clause read here ("the run ended stopped, three paths remain open") as a
+        semicolon: the prose grammar reads what follows as a clause of its own, not as part of the run's clause."""
+        for sentence, readings in list(self.readings.items()):
+            new = sentence
+            for reading in readings:
+                words = re.findall(r"\w+", reading.clause)
+                if reading.facts and words:
+                    new, text = _semicolon_after(new, words), _semicolon_after(text, words)
+            if new != sentence:
+                self.readings[new[:600]] = readings
+        return text
 
 
 def judge_run_sentences(

@@ -22,7 +22,17 @@ from dataclasses import dataclass
 
 from .lexicon import number_value
 
-__all__ = ["RUN_STATES", "IdKind", "RunFact", "RunReading", "read_run_facts", "taken_by"]
+__all__ = [
+    "NUM",
+    "PLANNED",
+    "RUN_STATES",
+    "IdKind",
+    "RunFact",
+    "RunReading",
+    "read_run_facts",
+    "state_value",
+    "taken_by",
+]
 
 IdKind = Callable[[str], str | None]
 
@@ -38,7 +48,8 @@ class RunFact:
     of how many), `start` (number: the paths it started with), `left` (number: the paths open when it
     ended), `step` (word: which action, "first" or "last"; number, whole: the paths before and after it),
     `target` (word: touched | blocked, target: the id), `unverified_action` (an action could not be
-    verified), `all_verified` (every action was), `decider` (word: its name). `negated`: the clause denies it."""
+    verified), `all_verified` (every action was), `decider` (word: its name), `no_candidate` (it stopped
+    with nothing left to choose from). `negated`: the clause denies it."""
 
     kind: str
     word: str = ""
@@ -58,7 +69,8 @@ class RunReading:
 
 
 _SPLIT = re.compile(
-    r";\s*|,?\s+(?:but|because(?!\s+of)|and\s+so|so|while|whereas)\s+|,\s+(?:and\s+)?|\s+[—–]\s+|\s+-\s+"
+    r";\s*|,?\s+(?:but|because(?!\s+of)|and\s+so|so(?!\s+far\b)|while|whereas)\s+|,\s+(?:and\s+)?|\s+[—–]\s+|"
+    r"\s+-\s+"
 )
 _PAREN = re.compile(r"\s*\(([^()]*)\)")
 _NUM = (
@@ -135,7 +147,8 @@ _STATE_KEY = re.compile(
 )
 # "ended (as|in|with) graph_only", "ended up stopped", "ended in the graph only"
 _ENDED = re.compile(
-    r"\b(?:ended|ends|finished|concluded|closed|terminated|came\s+to\s+an\s+end|wound\s+up)\s+(?:up\s+)?(?:as\s+|in\s+(?:the\s+)?"
+    r"\b(?:ended|ends|finished|concluded|closed|terminated|came\s+to\s+an\s+end|wound\s+up|"
+    r"(?<=\bnot\s)(?:end|finish|conclude))\s+(?:up\s+)?(?:as\s+|in\s+(?:the\s+)?"
     r"(?:state\s+)?|with\s+(?:the\s+)?(?:state\s+|verdict\s+|status\s+)?)?[`\"“]?(\w[\w-]*(?:\s+only)?)"
 )
 _PLANNED = re.compile(r"\bplanned\s+in\s+the\s+graph\b|\bin\s+the\s+graph\s+only\b|\bgraph[\s_-]+only\b")
@@ -152,7 +165,7 @@ _CAP_HIT = re.compile(
 )
 
 
-def _state_value(word: str) -> str | None:
+def state_value(word: str) -> str | None:
     w = re.sub(r"\s+", " ", word.lower().strip())
     if re.fullmatch(r"graph[\s_-]*only", w):
         return "graph_only"
@@ -200,6 +213,7 @@ class _Clause:
         if about_run:
             self.existence()
             self.decider()
+            self.out_of_candidates()
         if self.facts and subject is not None:
             self.use(subject)  # "the response run", "containment was attempted": the subject is the reading's
 
@@ -207,7 +221,7 @@ class _Clause:
         low = self.low
         key = _STATE_KEY.search(low)
         if key is not None:
-            value = _state_value(key.group(1))
+            value = state_value(key.group(1))
             head = low[: key.start()]
             whose = about_run or not re.search(r"\w", head)  # "Verdict: stopped": a heading about the run
             run_only = value is not None and value != "completed"
@@ -218,7 +232,7 @@ class _Clause:
         if status_line:  # "Stopped (action cap reached)": the line opens with the run's state
             m = re.match(r"[^\w(]*(not\s+)?(stopped|halted|failed|graph[\s_-]*only|interrupted|abandoned)\b", low)
             if m:  # "❌ Stopped" (read as "not Stopped"): its negation
-                self.add(RunFact("state", _state_value(m.group(2)) or "", negated=bool(m.group(1))))
+                self.add(RunFact("state", state_value(m.group(2)) or "", negated=bool(m.group(1))))
                 self.use(m)
                 return
         if not about_run:
@@ -233,15 +247,15 @@ class _Clause:
             self.use(m)
             return
         m = _ENDED.search(low)
-        if m and _state_value(m.group(1)):
-            self.add(RunFact("state", _state_value(m.group(1)) or "", negated=_negated(low[: m.start()])))
+        if m and state_value(m.group(1)):
+            self.add(RunFact("state", state_value(m.group(1)) or "", negated=_negated(low[: m.start()])))
             self.use(m)
             return
         subject = _RUN.search(low)
         for verb in _STATE_WORD.finditer(low, subject.end() if subject else 0):
             if re.search(r"\bcontained|containing|paths?\b", low[: verb.start()]):
                 break
-            value = _state_value(verb.group(1))
+            value = state_value(verb.group(1))
             after_subject = subject.end() if subject else 0
             pronouns = [it.end() for it in re.finditer(r"\bit\b", low[: verb.start()])]
             between = low[max([after_subject, *pronouns]) : verb.start()]  # "... before it halted": from "it"
@@ -255,7 +269,10 @@ class _Clause:
             negated = _negated(aux) != (_negated(low[: subject.start()]) if subject else False)
             if value == "completed" and re.search(r"\bin\s+the\s+graph\b", low):
                 value = "graph_only"  # "completed in the graph": no further than the graph
-            short = re.match(r"\s+(?:short\s+of|without|before)\b", after)
+            short = re.match(
+                r"\s+(?:short\s+of|without|before\s+(?:containment|containing|completion|completing|finishing)\b)",
+                after,
+            )  # "halted before containment": it did not complete; "halted before X could ...": it stopped
             if value == "stopped" and short:  # "stopped short of containment": it did not complete
                 value, negated = "completed", not negated
             self.add(RunFact("state", value, negated=negated))
@@ -319,7 +336,14 @@ class _Clause:
             r"available\s+|possible\s+)?actions\b",
             low,
         )
-        if m is not None:  # "the run used one of its three allowed actions": its actions and its cap
+        m = m or re.search(
+            rf"\b{_NUM}\s+(?:out\s+)?of\s+(?:its|the|their)\s+{_NUM}\s+(?:allowed\s+|permitted\s+|available\s+|possible\s+)?"
+            r"actions?\s+(?:was|were|got|has\s+been|have\s+been)\s+(?:used|taken|spent|applied)\b",
+            low,
+        )
+        if (
+            m is not None
+        ):  # "the run used one of its three allowed actions", "one of the three permitted actions was used"
             n, cap = number_value(m.group(1)), number_value(m.group(2))
             if n is not None and cap is not None:
                 self.add(RunFact("actions", "action", n, negated=_negated(low[: m.start()])))
@@ -327,11 +351,23 @@ class _Clause:
                 self.use(m)
                 return
         for count in re.finditer(
-            rf"\b{_NUM}\s+(?:more\s+|further\s+|route\s+)?(?:(verified|[a-z]+ed)\s+)?(actions?|blocks?)\b", low
+            rf"\b{_NUM}\s+(?:more\s+|further\s+|route\s+|response\s+|containment\s+)?(?:(verified|[a-z]+ed)\s+)?(actions?|blocks?)\b",
+            low,
         ):
             n = 0 if count.group(1) == "no" else number_value(count.group(1))
+            least = re.search(r"\bat\s+least\s+$", low[: count.start()])
+            if (
+                n
+                and least
+                and re.match(
+                    r"\s+(?:was|were|has\s+been|have\s+been)\s+(?:taken|applied|made|performed)\b", low[count.end() :]
+                )
+            ):
+                self.add(RunFact("actions", "at_least", n, negated=_negated(low[: count.start()])))
+                self.use(count)  # "at least one action was taken": a lower bound on what it did
+                continue
             if n is None or _BOUND.search(low[: count.start()]) or _CAP_OF.search(low[: count.start()]):
-                continue  # "at least one action": a bound, not a count; "a cap of three actions": the cap
+                continue  # "at most three actions": a bound it does not read; "a cap of three actions": the cap
             if _TARGET_VERB.search(low, count.end()):
                 continue  # "no action targeted X", "one block touched X": what they were aimed at, not how many
             if re.match(r"\s+(?:left|remaining|to\s+spare|in\s+hand)\b", low[count.end() :]):
@@ -361,11 +397,21 @@ class _Clause:
                     self.add(RunFact("cut_share", number=int(m.group(3)), negated=negated))
                 self.use(m)
         m = re.search(
-            rf"\b(actions?|blocks?)(?:\s+(?:taken|applied|made|performed|in\s+total))?\s*(?::|=)\s*{_NUM}\s*$", low
+            r"\b(?:changed|achieved|accomplished|fixed|closed|cut)\s+nothing\b|\bmade\s+no\s+(?:difference|change)\b",
+            low,
+        )
+        on_account = re.search(r"\b(?:aws|account|iam|keys?|credentials?|polic(?:y|ies))\b", low)
+        if m and about_run and not on_account and not any(f.kind == "cut" for f in self.facts):  # "it changed nothing"
+            self.add(RunFact("cut", number=0, negated=_negated(low[: m.start()])))
+            self.use(m)
+        m = re.search(
+            rf"\b(actions?|blocks?)(?:\s+(?:taken|applied|made|performed|in\s+total))?\s*(?::|=)\s*(?:{_NUM}|(none))"
+            r"(?:\s+(?:so\s+far|yet))?\s*$",
+            low,
         )
         if m is not None:  # "Actions taken: 2"
-            n = 0 if m.group(2) == "no" else number_value(m.group(2))
-            if n is not None:
+            n = 0 if m.group(2) in ("no", None) else number_value(m.group(2))
+            if n is not None:  # "Actions taken: none so far": no action
                 self.add(RunFact("actions", "block" if m.group(1).startswith("block") else "action", n))
                 self.use(m)
         m = re.search(
@@ -401,7 +447,12 @@ class _Clause:
             r"active|standing|in\s+place)\b",
             low,
         )
-        if m is not None and about_run:  # "the run stopped with three paths still open"
+        m = m or re.search(
+            rf"^\W*(?:and\s+)?{_NUM}\s+(?:qualifying\s+|open\s+)?(?:paths?\s+)?(?:is|are|remains?|stays?)\s+(?:still\s+)?"
+            r"open\s+after\s+(?:it|the\s+(?:containment\s+|response\s+)?run)\b",
+            low,
+        )
+        if m is not None and about_run:  # "the run stopped with three paths still open", "one is open after it"
             n = 0 if m.group(1) == "no" else number_value(m.group(1))
             if n is not None:
                 self.add(RunFact("left", number=n))
@@ -446,14 +497,30 @@ class _Clause:
             r"\bno\s+(?:containment\s+|response\s+)?runs?\s+(?:(?:is|are|was|were|has\s+been)\s+)?(?:exists?|yet|so\s+far|"
             r"on\s+record|on\s+file|recorded|logged|found)\b|"
             r"\b(?:no|never\s+a|an?|one|the)\s+(?:containment\s+|response\s+)?run\s+(?:has|had|was|is)\s+"
-            r"(?:not\s+|yet\s+|already\s+|ever\s+|never\s+)*(?:been\s+)?(?:made|run(?!\s+out\b)|started|done|attempted|performed|"
+            r"(?:not\s+|yet\s+|already\s+|ever\s+|never\s+)*(?:been\s+)?(?:made|run(?!\s+out\b)|started|done|attempted|performed|taken\s+place|"
             r"launched|carried\s+out|conducted|executed|triggered)\b|\b(?:was|were|has|had)\s+(?:not\s+|never\s+|yet\s+)*"
             r"(?:been\s+)?attempted\b|\balready\s+ran\b|\bhas\s+(?:already\s+)?(?:been\s+)?run\b|"
-            r"\b(?:has|have|had)\s+no\s+(?:containment\s+|response\s+)?runs?\b",
+            r"\b(?:has|have|had)\s+no\s+(?:containment\s+|response\s+)?runs?\b|"
+            r"\b(?:a|an|the|one)\s+(?:\w+\s+)?run\s+(?:has\s+|had\s+)?(?:already\s+)?(?:went|gone|got|been)\s+through\b|"
+            r"\b(?:handed|passed|sent|submitted|given)\s+(?:over\s+)?to\s+(?:a|an|the)\s+(?:containment\s+|response\s+)?run\b|"
+            r"\b(?:contained|closed|handled|resolved)\s+by\s+(?:a|an)\s+(?:automated\s+|automatic\s+|rules\s+|"
+            r"gemini\s+)?(?:containment\s+|response\s+)?run\b",
             low,
         )
         if m is not None:
             self.add(RunFact("exists", negated=_negated(low[: m.end()])))
+            self.use(m)
+
+    def out_of_candidates(self) -> None:
+        """ "it ran out of routes to block", "had nothing left to block": it stopped with no candidate left."""
+        m = re.search(
+            r"\b(?:ran|run|runs|running)\s+out\s+of\s+(?:routes?|candidates?|options|sessions?|things)(?:\s+to\s+"
+            r"(?:block|cut|choose(?:\s+from)?|act\s+on))?\b|\b(?:had|has|with)\s+(?:nothing|no\s+(?:routes?|candidates?))"
+            r"\s+(?:left\s+)?to\s+(?:block|cut|choose\s+from|act\s+on)\b",
+            self.low,
+        )
+        if m is not None and not any(f.kind == "cap_hit" and not f.negated for f in self.facts):
+            self.add(RunFact("no_candidate", negated=_negated(self.low[: m.start()])))
             self.use(m)
 
     def decider(self) -> None:
@@ -518,6 +585,42 @@ def answer_in_full(question: str, answer: str) -> list[str]:
     return out
 
 
+# A subordinate clause of time or purpose after the main one ("was stopped before the alert could be contained"):
+# its modal is its own, not the main clause's.
+_SUBORDINATE = re.compile(
+    r"\s+(?:before|so\s+that|in\s+order\s+to)\s+(?!the\s+(?:containment\s+|response\s+)?run\b).*$"
+)
+
+
+# A status line keyed by the run's state with the alert after it ("✅ Completed: ALERT", "❌ Not completed: ALERT").
+_STATE_OF_ALERT = re.compile(
+    r"[^\w(]*(not\s+)?(completed|complete|stopped|halted|failed|graph[\s_-]*only|interrupted|abandoned)\s*[:—–-]\s*"
+    r"(\S+?)\s*[.!]?\s*$"
+)
+
+
+_OPEN_COUNT = re.compile(rf"\b{_NUM}\s+(?:qualifying\s+|open\s+)?paths?\s+(?:was|were)\s+(?:open|live|active)\b")
+
+
+def _open_at_start(raw: str) -> RunReading | None:
+    """ "Two qualifying paths were open before the run": the paths it started with, read in a clause of its own."""
+    low = raw.lower()
+    start = _AT_START.search(low)
+    count = _OPEN_COUNT.search(low)
+    n = None if count is None else 0 if count.group(1) == "no" else number_value(count.group(1))
+    if start is None or count is None or n is None or _OTHER_RUN.search(low):
+        return None
+    rest = raw
+    for m in (start, count):
+        rest = re.sub(re.escape(m.group(0)), " ", rest, count=1, flags=re.I)
+    return RunReading(raw.strip(" .!"), (RunFact("start", number=n, negated=_negated(low[: count.start()])),), rest)
+
+
+def _main(clause: str) -> str:
+    """The clause without a subordinate clause of time or purpose that follows its verb."""
+    return _SUBORDINATE.sub("", clause) if re.search(r"\w\s+\w", clause) else clause
+
+
 def _paren(m: re.Match[str]) -> str:
     """A parenthesis as the reader reads it: a remark after a comma, a number the value before it ("cap (1)"), a
     percentage the share before it ("cut one of two paths (50%)")."""
@@ -541,7 +644,11 @@ def read_run_facts(sentence: str, id_kind: IdKind, run_named: bool = False) -> l
         return [RunReading(question.strip(), (), ""), *told] if told else []
     if _OTHER_RUN.search(low) and not _SPLIT.search(low):
         return []  # about another run than this one ("the earlier run completed")
-    first = _SPLIT.split(low, maxsplit=1)[0]
+    keyed = _STATE_OF_ALERT.match(low)
+    if keyed is not None and id_kind(sentence.strip(" .!")[keyed.start(3) :]) == "alert":
+        value = state_value(keyed.group(2)) or ""  # "✅ Completed: ALERT": the state of the alert's run, keyed by it
+        return [RunReading(sentence.strip(" .!"), (RunFact("state", value, negated=bool(keyed.group(1))),), "")]
+    first = _main(_SPLIT.split(low, maxsplit=1)[0])
     if _QUIET.search(first) and not re.match(r"\W*(?:the|this|its|our)\s+(?:containment\s+|response\s+)?run\b", first):
         return []  # opened by a condition, a plan or a modal: no claim ("If the run had reached its cap, ...")
     status_line = bool(
@@ -571,6 +678,9 @@ def read_run_facts(sentence: str, id_kind: IdKind, run_named: bool = False) -> l
     count = re.search(
         rf"\b(?:had|has|was|were|held|counted|there\s+were)\s+{_NUM}\s+(?:qualifying\s+|open\s+)?paths?\b", low
     )
+    parts = [c for c in _SPLIT.split(low) if c.strip()]
+    if count is None and len(parts) == 2 and _AT_START.fullmatch(parts[0].strip(" .!")):
+        count = _OPEN_COUNT.search(low, max(low.find(parts[1]), 0))  # "Before the run, two qualifying paths were open."
     if start is not None and count is not None and not _OTHER_RUN.search(low):  # "before the run, X had two paths"
         n = 0 if count.group(1) == "no" else number_value(count.group(1))
         if n is not None:
@@ -590,7 +700,7 @@ def read_run_facts(sentence: str, id_kind: IdKind, run_named: bool = False) -> l
             if out:  # a denied status: its remark ("❌ Stopped (cap reached)") is not asserted, the line is read
                 out[0] = RunReading(sentence.strip(" .!"), out[0].facts, out[0].rest)
             break
-        if _QUIET.search(raw.lower()):
+        if _QUIET.search(_main(raw.lower())):
             continue  # this clause is no claim ("...; its next action would have blocked X")
         if (
             _OTHER_RUN.search(raw.lower())
@@ -598,6 +708,9 @@ def read_run_facts(sentence: str, id_kind: IdKind, run_named: bool = False) -> l
             or (retracted and _SAID.search(raw.lower()))
         ):
             out.append(RunReading(raw.strip(" .!"), (), ""))  # another run, or what was said and taken back: no claim
+            continue
+        if (opened := _open_at_start(raw)) is not None:  # "whereas two paths were open before the run, ..."
+            out.append(opened)
             continue
         clause = _Clause(raw, run_named, id_kind)
         clause.read(status_line and n == 0)
@@ -630,62 +743,15 @@ def taken_by(sentence: str, clause: str, readings: dict[str, list[RunReading]], 
     rest = f" {theirs} "  # a clause the grammar read whole, of several the run reader read
     for r in mine:
         rest = rest.replace(f" {_words(r.clause)} ", " ")
-    return set(rest.split()) <= _JOINERS
+    head, comma, _ = clause.partition(",")  # "In summary, the run ended stopped": an opener of a few words
+    plain = (
+        comma and len(_words(head).split()) <= 3 and not _NEG.search(head.lower()) and not _QUIET.search(head.lower())
+    )
+    opener = set(_words(head).split()) if plain else set()  # "Not yet, the run ...": a denial, not an opener
+    return set(rest.split()) <= _JOINERS | opener
 
 
 _JOINERS = frozenset(["and", "but", "yet", "so", "because", "while", "whereas", "then"])
 
 
-# A table of runs ("| Run | Alert | Decider | Actions | State | Notes |") or of a run's fields ("| field | value |"):
-# the columns the run reader knows, as the sentences they stand for.
-_RUN_COLUMN = {
-    "state": "state",
-    "status": "state",
-    "final state": "state",
-    "final status": "state",
-    "run state": "state",
-    "run status": "state",
-    "outcome": "state",
-    "actions": "actions",
-    "actions taken": "actions",
-    "action count": "actions",
-    "decider": "decider",
-    "notes": "left",
-    "note": "left",
-    "open after": "left",
-    "paths left": "left",
-    "left": "left",
-}
-_LEFT_NOTE = re.compile(rf"^\W*{_NUM}\s+(?:qualifying\s+)?(?:paths?\s+)?(?:open|left|remaining)(?:\s+after)?\W*$")
-
-
-def _run_cell(column: str, value: str) -> str | None:
-    low = " ".join(re.findall(r"[\w-]+", value.lower()))
-    if column == "state":
-        state = _state_value(low) or ("graph_only" if _PLANNED.search(low) or low == "graph_only" else None)
-        return f"Status of the run: {state}." if state else None
-    if column == "actions":
-        n = 0 if low == "no" else number_value(low) if low else None
-        return f"The run took {n} actions." if n is not None else None
-    if column == "decider":
-        return f"The run's decider was {low}." if re.fullmatch(r"[a-z][\w-]*", low) else None
-    m = _LEFT_NOTE.match(low)
-    n = None if m is None else 0 if m.group(1) == "no" else number_value(m.group(1))
-    return f"The run left {n} paths open." if n is not None else None
-
-
-def run_table_row(header: list[str], cells: list[str]) -> list[str] | None:
-    """The sentences a row of a table of runs stands for (None when the table is not about the run): a header whose
-    first column is the run, or a two-column row whose key is a field the run reader knows ("| state | stopped |")."""
-    key = [" ".join(re.findall(r"[a-z]+", h.lower())) for h in header]
-    if len(cells) == 2 and (column := _RUN_COLUMN.get(" ".join(re.findall(r"[a-z]+", cells[0].lower())))):
-        if column == "left":
-            return None
-        sentence = _run_cell(column, cells[1])
-        return [sentence] if sentence else None
-    if not key or key[0] not in ("run", "run id", "runs") or len(cells) < 2:
-        return None
-    out = [
-        s for h, v in zip(key[1:], cells[1:], strict=False) if h in _RUN_COLUMN and (s := _run_cell(_RUN_COLUMN[h], v))
-    ]
-    return out
+NUM, PLANNED = _NUM, _PLANNED  # for the tables of runs (`runtables.py`)

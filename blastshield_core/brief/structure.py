@@ -41,7 +41,7 @@ from __future__ import annotations
 import re
 
 from .account import kind_of
-from .runfacts import run_table_row
+from .runtables import run_table_row
 
 __all__ = ["bare_verdict", "emptiness", "named_verdict", "restructure"]
 

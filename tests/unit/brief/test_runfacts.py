@@ -153,7 +153,7 @@ def test_the_grammar_gives_way_only_for_the_clauses_read() -> None:
     ],
 )
 def test_run_table_row(header, cells, expected):
-    from blastshield_core.brief.runfacts import run_table_row
+    from blastshield_core.brief.runtables import run_table_row
 
     assert run_table_row(header, cells) == expected
 
@@ -176,3 +176,64 @@ def test_a_bare_count_answers_how_many():
     assert answer_in_full("How many actions did it take?", "3") == ["The run took 3 actions."]
     assert answer_in_full("How many paths did we start with?", "two, I think") == []  # a hedge: not read
     assert answer_in_full("How many paths are left?", "two") == []  # not a question the reader knows
+
+
+def _alert_kind(token: str) -> str | None:
+    return "alert" if token == "INC-77" else _kind(token)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # "did not end": the base form after its auxiliary
+        ("The response run for INC-77 did not finish as completed.", {RunFact("state", "completed", negated=True)}),
+        ("The run did not conclude in graph_only.", {RunFact("state", "graph_only", negated=True)}),
+        # a subordinate clause of time keeps its modal: the main clause is a claim
+        ("The run halted before anyone could review it.", {RunFact("state", "stopped")}),
+        ("The run halted before containment.", {RunFact("state", "completed", negated=True)}),
+        ("The run would have halted before it blocked anything.", set()),  # the main clause's own modal
+        # a state keyed by the alert's id
+        ("🛑 Halted: INC-77", {RunFact("state", "stopped")}),
+        ("Not completed — INC-77", {RunFact("state", "completed", negated=True)}),
+        # a share of the cap in the passive, and a lower bound on the actions
+        (
+            "Two of its four allowed actions were spent by the run.",
+            {RunFact("actions", "action", 2), RunFact("cap", number=4)},
+        ),
+        ("At least two actions have been applied by the run.", {RunFact("actions", "at_least", 2)}),
+        ("Actions applied: none yet", {RunFact("actions", "action", 0)}),
+        ("No containment action has been performed yet.", {RunFact("actions", "action", 0)}),
+        # whether there was a run, said by what it did
+        ("The exposure was closed by an automatic run.", {RunFact("exists")}),
+        ("The ticket was never passed to a response run.", {RunFact("exists", negated=True)}),
+        ("One rules run has already gone through.", {RunFact("exists")}),
+        ("No response run has taken place so far.", {RunFact("exists", negated=True)}),
+        # what it had left to act on
+        ("The run had nothing left to block.", {RunFact("no_candidate")}),
+        ("It was not the cap; the run simply ran out of routes to cut.", {RunFact("no_candidate")}),
+    ],
+)
+def test_third_pass_readings(sentence: str, expected: set[RunFact]) -> None:
+    got = {f for r in read_run_facts(sentence, _alert_kind) for f in r.facts}
+    assert expected <= got if expected else got == set(), got
+
+
+def test_an_opener_before_the_run_clause_is_the_run_readers() -> None:
+    sentence = "All told, the run halted."
+    read = {sentence: read_run_facts(sentence, _kind)}
+    assert taken_by(sentence, sentence, read)
+    long = "After a long review by the team, the run halted."
+    read = {long: read_run_facts(long, _kind)}
+    assert not taken_by(long, long, read)  # an opener of more words is a clause of its own
+    denied = "Not really, the run halted."
+    read = {denied: read_run_facts(denied, _kind)}
+    assert not taken_by(denied, denied, read)  # a denial before it is no opener
+
+
+def test_a_table_of_alerts_with_their_runs_state() -> None:
+    from blastshield_core.brief.runtables import run_table_row
+
+    assert run_table_row(["alert", "run state"], ["INC-77", "none yet"]) == ["No containment run has been made yet."]
+    assert run_table_row(["alert", "run status"], ["INC-77", "halted"]) == ["Status of the run: stopped."]
+    assert run_table_row(["alert", "run state", "owner"], ["INC-77", "halted", "bo"]) is None  # not every column read
+    assert run_table_row(["alert", "state"], ["INC-77", "contained"]) is None  # the alert's state, not its run's
