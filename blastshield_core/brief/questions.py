@@ -400,14 +400,26 @@ def _answer(line: str) -> str | None:
 # -- hedges, corrections and verdicts on reported words -----------------------------------------------------
 
 _HEDGE_LEAD = re.compile(
-    r"(?P<neg>(?:i|we)\s+(?:do\s+not|don't)\s+(?:think|believe))\s+(?:that\s+)?|"
-    r"(?:(?:i|we)\s+(?:am\s+|are\s+)?(?:(?:fairly|pretty|quite|reasonably|very)\s+)?(?:sure|confident|certain)|"
-    r"(?:i|we)\s+(?:think|believe|reckon|suspect|gather)|probably|presumably|most\s+likely|as\s+far\s+as\s+i\s+can\s+tell,?|"
-    r"if\s+i\s+am\s+not\s+mistaken,?|i\s+would\s+say)\s+(?:that\s+)?",
+    r"(?P<neg>(?:i|we)\s+(?:(?:do\s+not|don't)\s+(?:think|believe)|doubt))\s+(?:that\s+|whether\s+|if\s+)?|"
+    r"(?P<open>(?:i|we)\s+(?:am\s+not\s+sure|are\s+not\s+sure|do\s+not\s+know|cannot\s+tell|hope|wonder))"
+    r"\s+(?:that\s+|whether\s+|if\s+)?|"
+    r"(?:(?:(?:i|we)\s+(?:am\s+|are\s+)?)?(?:fairly|pretty|quite|reasonably|very)\s+(?:sure|confident|certain)|"
+    r"(?:i|we)\s+(?:am\s+|are\s+)(?:sure|confident|certain)|"
+    r"(?:i|we)\s+(?:think|believe|reckon|suspect|gather|guess)|probably|presumably|most\s+likely|apparently|seemingly|"
+    r"it\s+(?:looks|seems|appears)(?:\s+like|\s+as\s+if|\s+that)?|my\s+(?:understanding|reading|read|sense)\s+is|"
+    r"as\s+far\s+as\s+(?:i|we)\s+(?:know|can\s+tell|can\s+see)|from\s+what\s+(?:i|we)\s+(?:can\s+)?(?:see|tell)|"
+    r"if\s+i\s+am\s+not\s+mistaken|i\s+would\s+say)\s*,?\s+(?:that\s+)?",
     re.I,
 )
 _HEDGE_TAIL = re.compile(
-    r",\s*(?:i\s+think|i\s+believe|i\s+am\s+(?:fairly\s+|pretty\s+)?sure|i\s+reckon|probably|presumably)\s*(?=[.!]?\s*[*_]*\s*$)",
+    r",\s*(?:i\s+think|i\s+believe|i\s+guess|i\s+reckon|(?:i\s+am\s+)?(?:fairly\s+|pretty\s+)?sure|probably|presumably|"
+    r"apparently|if\s+i\s+am\s+not\s+mistaken|as\s+far\s+as\s+(?:i|we)\s+(?:know|can\s+tell))\s*(?=[.!]?\s*[*_]*\s*$)",
+    re.I,
+)
+# a hedging adverb between the verb and what it says ("X is probably contained"), not "likely to"
+_HEDGE_MID = re.compile(
+    r"\b(?P<aux>is|are|was|were|has|have|had|can|will|does|do|did)\s+(?:probably|presumably|most\s+likely|likely|"
+    r"apparently)\s+(?!to\b)",
     re.I,
 )
 _PUT_AT = re.compile(r"\bi\s+would\s+put\s+(?P<x>.+?)\s+at\s+(?P<v>.+)$", re.I)
@@ -462,11 +474,23 @@ def _subject_of(clause: str) -> str:
     return clause[: m.start()].strip() if m else ""
 
 
+_PERSONS = _w("i we you they he she someone somebody")
+# "we disabled alice's key in AWS": the person, the verb in the past, and what it acted on (before a place or means)
+_ACTED_ON = re.compile(
+    r"^(?:i|we|you|they|he|she|someone|somebody|[A-Z][\w-]*)\s+(?:\w+ed|cut|set|shut|put|sent|made|took|ran)\s+"
+    r"(?P<obj>.+?)(?:\s+(?:in|on|at|for|from|to|with|via|through|inside|outside)\b.*)?$",
+    re.I,
+)
+
+
 def _said(x: str, true: bool, more: str) -> str | None:
     """What the writer's verdict on someone's words claims."""
     more = (more or "").strip().rstrip(".")
     if not true and more:
         subject = _subject_of(x)
+        if not subject or subject.lower() in _PERSONS:  # "we disabled the key": "it" is what was acted on
+            acted = _ACTED_ON.match(x)
+            subject = acted.group("obj") if acted else ""
         return re.sub(r"^(?:it|they)\b", subject, more, count=1, flags=re.I) if subject else more
     if not true:
         return negated(x)
@@ -505,10 +529,14 @@ def _hedges(text: str) -> str | None:
         rest = text[m.end() :]
         if m.group("neg"):
             return negated(rest)
+        if m.group("open"):
+            return "whether " + rest  # the writer does not know: an open question, no claim
         return rest
     tail = _HEDGE_TAIL.search(text)
     if tail:
         return text[: tail.start()] + text[tail.end() :]
+    if _HEDGE_MID.search(text) and not re.match(r"\W*(?:if|unless|when|once)\b", text, re.I):
+        return _HEDGE_MID.sub(lambda m: m.group("aux") + " ", text)
     return None
 
 

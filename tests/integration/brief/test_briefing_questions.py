@@ -106,3 +106,22 @@ CASES = [
 @pytest.mark.parametrize(("state", "alert", "text", "expected"), CASES)
 def test_questions_hedges_and_verdicts(check, state, alert, text, expected):
     assert check(state, alert, text) == expected
+
+
+HEDGES = [
+    # a hedged claim, however it is hedged, claims what it hedges; doubt claims the opposite; not knowing claims nothing
+    ("exposed", "BH-1042 is probably contained.", {CON}),
+    ("after", "BH-1042 is probably contained.", set()),
+    ("exposed", "From what I can see, BH-1042 is still exposed.", set()),
+    ("after", "From what I can see, BH-1042 is still exposed.", {EXP}),
+    ("exposed", "BH-1042 is contained, if I'm not mistaken.", {CON}),
+    ("exposed", "I doubt BH-1042 is contained.", set()),
+    ("after", "I doubt BH-1042 is contained.", {EXP}),
+    ("exposed", "I'm not sure BH-1042 is contained.", set()),
+    ("after", "I'm not sure BH-1042 is still exposed.", set()),
+]
+
+
+@pytest.mark.parametrize(("state", "text", "expected"), HEDGES)
+def test_hedged_claims(check, state, text, expected):
+    assert check(state, D, text) == expected

@@ -37,6 +37,15 @@ from blastshield_core.brief.questions import answered, negated
         ("Ana says u-1 is contained. She is wrong.", "u-1 is not contained."),
         ('Bo wrote "u-1 is contained" in chat; that was not accurate.', "u-1 is not contained."),
         ('Cy: "u-1 is contained." Me: correct.', "u-1 is contained."),
+        (
+            'Cy: "we disabled the key in the account." Me: not quite, it was only blocked in the graph.',
+            "The key was only blocked in the graph.",
+        ),
+        ("BH-9 is probably contained.", "BH-9 is contained."),
+        ("It looks like u-1 is contained.", "u-1 is contained."),
+        ("u-1 is contained, if I am not mistaken.", "u-1 is contained."),
+        ("I doubt u-1 is contained.", "u-1 is not contained."),
+        ("I am not sure u-1 is contained.", "Whether u-1 is contained."),  # an open question: no claim
         ("Correction to my earlier note: u-1 is exposed.", "u-1 is exposed."),
     ],
 )
@@ -57,6 +66,7 @@ def test_the_statement_an_answer_makes(line, statement):
         "Did the run finish? No, it stopped.",  # the run reader keeps what it reads
         "| Is u-1 exposed? | yes |",  # a table's cells
         "u-1 is exposed.",
+        "u-1 is likely to stay exposed.",
     ],
 )
 def test_lines_without_a_statement_stay_as_written(line):
