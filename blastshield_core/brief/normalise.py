@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from .questions import answered
+from .questions import answered, joined_answers
 
 __all__ = ["normalise"]
 
@@ -194,7 +194,7 @@ def normalise(text: str, names: Mapping[str, str] | None = None, ids: Mapping[st
     `names`: lower-case plain name -> id; `ids`: lower-case id -> id."""
     out: list[str] = []
     quoting = False
-    for line in text.splitlines():
+    for line in joined_answers(text.splitlines()):
         if not line.strip():
             out.append(line)
             continue

@@ -27,7 +27,7 @@ import re
 
 from .runfacts import answer_in_full, asks_about_run, is_answer, read_run_facts
 
-__all__ = ["answered", "negated"]
+__all__ = ["answered", "joined_answers", "negated"]
 
 
 def _w(text: str) -> frozenset[str]:
@@ -82,11 +82,19 @@ _PRONOUNS = _w("it they there anyone anybody anything someone something we you h
 _DETERMINERS = _w("the a an any every each all some this that its their our your no")
 _NUMBER = r"(?:\d+|zero|none|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 
-_YES = re.compile(r"(?:yes|yep|yeah|yup|correct|right|indeed|affirmative|it\s+(?:is|does|can|has|did))\b", re.I)
-_NO = re.compile(r"(?:no|nope|nah|negative|not(?!\s+sure\b))\b", re.I)
+_YES = re.compile(
+    r"(?:yes|yep|yeah|yup|correct|right|indeed|affirmative|confirmed|absolutely|definitely|certainly|"
+    r"it\s+(?:is|does|can|has|did))\b(?!\s+not\b)",
+    re.I,
+)
+_NO = re.compile(
+    r"(?:(?:absolutely|definitely|certainly)\s+not|no|nope|nah|negative|none|nothing|nobody|never|not(?!\s+sure\b))\b",
+    re.I,
+)
 _HEDGED_ANSWER = re.compile(
     r"(?:probably|maybe|perhaps|possibly|likely|unclear|unsure|unknown|not\s+sure|hard\s+to\s+say|depends|"
-    r"(?:i|we)\s+(?:do\s+not|cannot)\s+(?:know|tell)|no\s+idea|tbd|i\s+(?:think|believe|guess)\s+so)\b",
+    r"(?:i|we)\s+(?:do\s+not|cannot)\s+(?:know|tell)|no\s+idea|tbd|i\s+(?:think|believe|guess)\s+so|"
+    r"yes\s+and\s+no|partly|partially|in\s+part|sort\s+of|kind\s+of|not\s+entirely|not\s+fully|it\s+depends)\b",
     re.I,
 )
 # the lead-in before an answer: "A:", "Answer:", "Short answer:"
@@ -257,6 +265,14 @@ _HOW_FAR = re.compile(r"^how\s+far\s+(?:is|are)\s+(?P<a>\S+)\s+from\s+(?P<b>\S+)
 _HOW_ADJ = re.compile(
     r"^how\s+(?P<adj>long|short|deep|high|big|many\s+hops)\s+(?P<aux>is|are|was|were)\s+(?P<x>.+)$", re.I
 )
+# a question whose wh-word is the subject: "what is still exposed?", "who can still reach db-3?", "what remains open?"
+_WH_SUBJECT = re.compile(
+    r"^(?:what|who|which\s+(?:one|entity|route|path|asset|key|session|role)s?)\s+(?P<rest>(?:still\s+)?"
+    r"(?:(?:is|are|was|were)\s+(?=still\b|now\b|open\b|active\b|exposed\b|blocked\b|contained\b|reachable\b|left\b|on\b|in\b)|"
+    r"remains?|stays?|can|could|has|have|reaches|leads)\b.*)$",
+    re.I,
+)
+_NONE = re.compile(r"(?:none|nothing|nobody|no\s+one)\b", re.I)
 _WHAT_IS = re.compile(r"^what\s+(?P<aux>is|are|was|were)\s+(?P<x>.+)$", re.I)
 _WHICH_DID = re.compile(r"^(?:which|what)\s+(?P<noun>[\w\s-]+?)\s+did\s+(?P<tail>.+)$", re.I)
 _WHICH_BE = re.compile(r"^(?:which|what)\s+(?P<noun>[\w\s-]+?)\s+(?P<aux>is|are|was|were)\s+(?P<pred>.+)$", re.I)
@@ -271,7 +287,7 @@ def _clause_answer(aux: str, subject: str, rest: str, be: bool) -> str:
     rest = rest.strip()
     if not rest or _RESTATED.match(rest):
         return ""
-    if not _FINITE.search(rest):
+    if not _FINITE.search(re.sub(r"^(?:still\s+|now\s+|already\s+|only\s+|just\s+|fully\s+)*\w+ed\b", "", rest)):
         if be and _BARE_PREDICATE.match(rest):
             return f"{subject} {aux} {rest}"
         return rest
@@ -280,6 +296,16 @@ def _clause_answer(aux: str, subject: str, rest: str, be: bool) -> str:
     elif re.match(r"(?:that|this)(?:\s+one)?\s+(?:is|was|has)\b", rest, re.I):
         return ""  # "no, that one is denied or not there": the answer in other words, about what was asked
     return re.sub(r"\b(is|are)\s+been\b", lambda b: "has been" if b.group(1).lower() == "is" else "have been", rest)
+
+
+def _alternative(aux: str, subject: str, pred: str, answer: str) -> str | None:
+    """ "Is X contained or exposed? Exposed." -> "X is exposed": the answer names one of the question's
+    alternatives; None otherwise."""
+    options = [o.strip(" ,").lower() for o in re.split(r",\s*|\s+or\s+", pred) if o.strip(" ,")]
+    said = answer.strip(" .!").lower()
+    if " or " not in pred.lower() or said.split(" ", 1)[0] not in {o.split(" ")[-1] for o in options}:
+        return None
+    return f"{subject} {aux} {answer.strip(' .!')}" if aux in _BE_HAVE else None
 
 
 def _yes_no(question: str, answer: str) -> str | None:
@@ -295,7 +321,7 @@ def _yes_no(question: str, answer: str) -> str | None:
         return None  # a chain of entities as the subject: the readers take its first entity for the whole
     head = _YES.match(answer) or _NO.match(answer)
     if head is None:
-        return None
+        return _alternative(aux, subject, pred, answer)
     yes = _YES.match(answer) is not None
     after = answer[head.end() :].lstrip(" ,;:.!—–-")
     if _HEDGED_ANSWER.match(after):
@@ -316,7 +342,7 @@ def _wh(question: str, answer: str) -> str | None:
     if m and told and placed and placed[1]:
         verb, _, rest = placed[1].partition(" ")
         verb = _inflect(m.group("aux").lower(), verb)
-        n = told.group("n").lower()
+        n = {"none": "no", "zero": "no"}.get(told.group("n").lower(), told.group("n").lower())
         said = f"{placed[0]} {verb} {n} {m.group('noun')}{(' ' + rest) if rest else ''}"
         more = told.group("more").strip(" ,;.")
         return f"{said}; {more}" if more else said
@@ -324,7 +350,8 @@ def _wh(question: str, answer: str) -> str | None:
     if m and told:
         verb = re.sub(r"\s+there$", "", m.group("verb"), flags=re.I)
         more = told.group("more").strip(" ,;.")
-        said = f"{told.group('n')} {m.group('noun')} {verb}{m.group('rest')}".strip()
+        n = {"none": "no", "zero": "no"}.get(told.group("n").lower(), told.group("n"))
+        said = f"{n} {m.group('noun')} {verb}{m.group('rest')}".strip()
         return f"{said}; {more}" if more else said
     m = _HOW_FAR.match(question)
     if m and told:
@@ -332,6 +359,9 @@ def _wh(question: str, answer: str) -> str | None:
     m = _HOW_ADJ.match(question)
     if m and (told or re.match(r"(?:still|only|just|exactly|about|around|roughly)\b", answer, re.I)):
         return f"{m.group('x')} {m.group('aux')} {answer}"
+    m = _WH_SUBJECT.match(question)
+    if m and not _YES.match(answer) and (not _NO.match(answer) or _NONE.match(answer)):
+        return f"{answer} {m.group('rest')}"  # "what is still open? nothing." -> "nothing is still open"
     m = _WHAT_IS.match(question)
     if m and not _YES.match(answer) and not _NO.match(answer):
         return f"{m.group('x')} {m.group('aux')} {answer}"
@@ -381,6 +411,7 @@ def _answer(line: str) -> str | None:
     pre, question = (before[: starts[-1]], before[starts[-1] :]) if starts else ("", before)
     question = question.strip(" *_")
     pre = re.sub(r"(?:^|\s)q(?:uestion)?:\s*$", " ", pre, flags=re.I).lstrip() if pre else pre
+    lead = re.sub(r"\bq(?:uestion)?:\s*$", "", lead, flags=re.I)
     answer = _ANSWER_LEAD.sub("", answer.strip(" *_")).strip()
     answer = re.sub(r"^[*_]+\s*", "", answer)
     if not answer or not re.search(r"\w", answer) or _HEDGED_ANSWER.match(answer):
@@ -566,3 +597,21 @@ def answered(line: str) -> str:
     if text and not re.search(r"[.!]$", text):
         text += "."
     return f"{lead}{text}{close}"
+
+
+_ANSWER_LINE = re.compile(
+    r"^\s*(?:[-*+]\s+)?(?:[*_]+)?(?:(?:short\s+|quick\s+)?answer|a|reply)\s*:\s*(?:[*_]+\s*)?\S", re.I
+)
+
+
+def joined_answers(lines: list[str]) -> list[str]:
+    """Lines with a question on one line and its answer ("A: ...") on the next read as one: the statement on the
+    answer's line, the question's line left empty (one line per input line, as `normalise` keeps them)."""
+    out = list(lines)
+    for i in range(len(out) - 1):
+        question, answer = out[i], out[i + 1]
+        if question.rstrip(" *_").endswith("?") and question.count("?") == 1 and _ANSWER_LINE.match(answer):
+            said = _answer(question.rstrip() + " " + answer.strip())
+            if said is not None:
+                out[i], out[i + 1] = "", said
+    return out

@@ -75,9 +75,16 @@ CASES = [
     ("exposed", D, "How far is customer-db from developer_07? Five hops.", set()),
     ("exposed", D, "How far is customer-db from developer_07? Two hops.", {COUNT}),
     ("exposed", D, "What is BH-1042's severity? Critical.", {SEV}),
+    ("exposed", D, "Q: Is BH-1042 contained?\nA: Not yet, one path is still open.", set()),
+    ("after", D, "Q: Is BH-1042 contained?\nA: Not yet, one path is still open.", {EXP, COUNT}),
+    ("exposed", D, "Is BH-1042 contained or exposed? Contained.", {CON}),
+    ("exposed", D, "Is BH-1042 contained or exposed? Exposed.", set()),
+    ("exposed", C, "How many qualifying paths are still open? None.", {CON}),
+    ("after", C, "How many qualifying paths are still open? None.", set()),
     # no claim: a hedged answer, no answer, a condition
     ("exposed", D, "Can developer_07 still get to customer-db? Probably not.", set()),
     ("exposed", D, "Is BH-1042 contained?", set()),
+    ("after", D, "Is BH-1042 contained? Partly.", set()),
     ("after", D, "Is BH-1042 contained?", set()),
     ("exposed", D, "If the session were revoked, would BH-1042 be contained? Yes.", set()),
     # a hedged claim claims what it hedges

@@ -45,6 +45,15 @@ from blastshield_core.brief.questions import answered, negated
         ("It looks like u-1 is contained.", "u-1 is contained."),
         ("u-1 is contained, if I am not mistaken.", "u-1 is contained."),
         ("I doubt u-1 is contained.", "u-1 is not contained."),
+        ("Is u-1 contained or exposed? Exposed.", "u-1 is Exposed."),
+        ("What is still exposed? Nothing.", "Nothing is still exposed."),
+        ("Who can still reach db-3? Nobody.", "Nobody can still reach db-3."),
+        ("How many paths are left? None.", "No paths are left."),
+        ("Is u-1 contained? Definitely not.", "u-1 is not contained."),
+        (
+            "- Q: Is u-1 contained? A: No, blocked in the graph only.",
+            "- u-1 is not contained; u-1 is blocked in the graph only.",
+        ),
         ("I am not sure u-1 is contained.", "Whether u-1 is contained."),  # an open question: no claim
         ("Correction to my earlier note: u-1 is exposed.", "u-1 is exposed."),
     ],
@@ -60,6 +69,8 @@ def test_the_statement_an_answer_makes(line, statement):
         "Is u-1 contained? Probably.",  # a hedged answer
         "Is u-1 contained? Not sure.",
         "Is u-1 contained? Yes, I think so.",
+        "Is u-1 contained? Partly.",
+        "Is u-1 contained? Yes and no.",
         "If r-2 were blocked, would u-1 be contained? Yes.",  # under a condition
         "Is u-1 contained? Is r-2 blocked? Yes.",  # two questions: which one the answer answers is unclear
         "Is u-1 → s-1 → db-3 on an open path? No.",  # a chain as the subject
@@ -89,3 +100,8 @@ def test_neither_nor_keeps_the_verb_whole():
     assert normalise("Neither r-1 nor r-2 carries an open path.") == (
         "r-1 does not carry an open path; r-2 does not carry an open path."
     )
+
+
+def test_an_answer_on_the_line_after_its_question():
+    assert normalise("Q: Is u-1 contained?\nA: No, still exposed.") == "\nu-1 is not contained; u-1 is still exposed."
+    assert normalise("Is u-1 contained?\nWe will know tomorrow.") == "Is u-1 contained?\nWe will know tomorrow."
