@@ -88,7 +88,8 @@ _YES = re.compile(
     re.I,
 )
 _NO = re.compile(
-    r"(?:(?:absolutely|definitely|certainly)\s+not|no|nope|nah|negative|none|nothing|nobody|never|not(?!\s+sure\b))\b",
+    r"(?:(?:absolutely|definitely|certainly)\s+not|it\s+(?:is|does|can|has|did)\s+not|no|nope|nah|negative|none|nothing|"
+    r"nobody|never|not(?!\s+sure\b))\b",
     re.I,
 )
 _HEDGED_ANSWER = re.compile(
@@ -101,7 +102,7 @@ _HEDGED_ANSWER = re.compile(
 _ANSWER_LEAD = re.compile(r"^\s*(?:[*_]+\s*)?(?:(?:short\s+|quick\s+)?answer|a|reply)\s*:\s*", re.I)
 # a restatement of the answer that adds nothing: "not any more", "it is not", "they are"
 _RESTATED = re.compile(
-    r"^(?:not\s+(?:any\s*more|anymore|any\s+longer|at\s+all|really|now|yet)|(?:it|they|that|she|he)\s+"
+    r"^(?:(?:not\s+)?(?:any\s*more|anymore|any\s+longer|at\s+all|really|now|yet)|(?:it|they|that|she|he)\s+"
     rf"(?:{_AUX_RE})(?:\s+not)?|still|none|nothing|not)\W*$",
     re.I,
 )
@@ -230,6 +231,8 @@ def _declarative(aux: str, subject: str, pred: str, yes: bool) -> str:
         subject = re.sub(r"^any(?=\s)", "some", subject, flags=re.I)
         subject = re.sub(r"^any(one|body|thing)$", r"some\1", subject, flags=re.I)
     pred = re.sub(r"\s+(?:yet|at\s+all|right\s+now)\s*$", "", pred.strip())
+    if aux == "will":
+        aux = "would"  # "will blocking R contain X? yes": what would follow, a what-if, not a state now
     if aux in ("do", "does", "did"):
         verb, _, more = pred.partition(" ")
         adverbs = ""
@@ -278,7 +281,9 @@ _WHICH_DID = re.compile(r"^(?:which|what)\s+(?P<noun>[\w\s-]+?)\s+did\s+(?P<tail
 _WHICH_BE = re.compile(r"^(?:which|what)\s+(?P<noun>[\w\s-]+?)\s+(?P<aux>is|are|was|were)\s+(?P<pred>.+)$", re.I)
 
 
-_BARE_PREDICATE = re.compile(r"(?:still|now|already|only|just|fully|[a-z]+ed|active|open|inactive|live|safe)\b", re.I)
+_BARE_PREDICATE = re.compile(
+    r"(?:still|now|already|only|just|fully|[a-z]+ed|active|open|inactive|live|safe|low|medium|high|critical)\b", re.I
+)
 
 
 def _clause_answer(aux: str, subject: str, rest: str, be: bool) -> str:
@@ -291,10 +296,12 @@ def _clause_answer(aux: str, subject: str, rest: str, be: bool) -> str:
         if be and _BARE_PREDICATE.match(rest):
             return f"{subject} {aux} {rest}"
         return rest
-    if be or re.match(r"the\s+\w+$", subject, re.I):  # "did the score move? no, it stayed at 35"
+    if be:
         rest = re.sub(r"^(?:it|they|that\s+one|this\s+one)\b", subject, rest, count=1, flags=re.I)
     elif re.match(r"(?:that|this)(?:\s+one)?\s+(?:is|was|has)\b", rest, re.I):
         return ""  # "no, that one is denied or not there": the answer in other words, about what was asked
+    elif re.match(r"the\s+[\w\s'-]+$|\S*[-_\d]\S*$", subject, re.I):  # "did the score move? no, it stayed at 35"
+        rest = re.sub(r"^(?:it|they)\b", subject, rest, count=1, flags=re.I)
     return re.sub(r"\b(is|are)\s+been\b", lambda b: "has been" if b.group(1).lower() == "is" else "have been", rest)
 
 
@@ -461,8 +468,9 @@ _CORRECTION_LEAD = re.compile(
 )
 _REPORT = re.compile(
     r"^(?P<who>[A-Z][\w-]*|the\s+\w+|you|someone|they)\s+(?:says?|said|claims?|claimed|thinks?|thought|wrote|"
-    r"writes|reported|reports|believes?|told\s+(?:us|me))\s+(?:that\s+)?(?P<x>[^.;]+?)[.;]\s+"
-    r"(?P<verdict>(?:she|he|they|you|that|this|it)(?:\s+(?:is|are|was|were)\s+|['’]s\s+)(?:not\s+)?"
+    r"writes|reported|reports|believes?|told\s+(?:us|me))\s+(?:that\s+)?(?P<x>[^.;,]+?)"
+    r"(?:[.;]\s+|,\s+(?:and\s+|but\s+)?(?=(?:which|that|this|she|he|they)\b))"
+    r"(?P<verdict>(?:she|he|they|you|that|this|it|which)(?:\s+(?:is|are|was|were)\s+|['’]s\s+)(?:not\s+)?"
     r"(?:wrong|mistaken|incorrect|right|correct|accurate|true|false|not\s+right)|that\s+is\s+not\s+(?:right|true|so))"
     r"\s*(?:[,:;—–-]\s*(?P<more>.*?))?\s*[.!]?$",
     re.I,

@@ -34,6 +34,13 @@ from blastshield_core.brief.questions import answered, negated
         ("I do not think u-1 is contained yet.", "u-1 is not contained yet."),
         ("Ana says u-1 is exposed. She's wrong, it is contained.", "u-1 is contained."),
         ("Ana says u-1 is exposed. She is right.", "u-1 is exposed."),
+        ("Jo said u-1 was contained, which is wrong: one path is still open.", "One path is still open."),
+        ("The ticket says u-1 is exposed, and that is correct.", "u-1 is exposed."),
+        (
+            "Did the legacy route get blocked? Yes, it is blocked.",
+            "The legacy route got blocked; the legacy route is blocked.",
+        ),
+        ("Is u-1 rated high? No, medium.", "u-1 is not rated high; u-1 is medium."),
         ("Ana says u-1 is contained. She is wrong.", "u-1 is not contained."),
         ('Bo wrote "u-1 is contained" in chat; that was not accurate.', "u-1 is not contained."),
         ('Cy: "u-1 is contained." Me: correct.', "u-1 is contained."),
@@ -50,6 +57,9 @@ from blastshield_core.brief.questions import answered, negated
         ("Who can still reach db-3? Nobody.", "Nobody can still reach db-3."),
         ("How many paths are left? None.", "No paths are left."),
         ("Is u-1 contained? Definitely not.", "u-1 is not contained."),
+        ("Is u-1 contained? It is not.", "u-1 is not contained."),
+        ("Is u-1 still exposed? Not any more.", "u-1 is no longer exposed."),
+        ("Will blocking r-2 contain u-1? Yes.", "Blocking r-2 would contain u-1."),
         (
             "- Q: Is u-1 contained? A: No, blocked in the graph only.",
             "- u-1 is not contained; u-1 is blocked in the graph only.",
