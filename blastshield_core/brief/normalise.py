@@ -11,6 +11,8 @@
   quotation, not the briefing's claims; other quote marks are dropped ("the verdict is
   \\"contained\\"" claims contained).
 - Ability: "could still" / "could no longer" read as "can ..." outside a condition.
+- Questions with their answers, hedges and the writer's verdict on reported words as the statements they make
+  (`questions.py`).
 - Names: an entity's plain name, or its id in other letter case, becomes its id.
 
 The result keeps one line per input line, so structure (`structure.py`) still sees tables and
@@ -21,6 +23,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+
+from .questions import answered, joined_answers
 
 __all__ = ["normalise"]
 
@@ -62,6 +66,18 @@ _QUOTES = re.compile(r"[\"“”]")
 # A passage of several words in quote marks set after a colon ("The user insisted: \"my sessions were revoked\""):
 # someone's words, whoever is named; a quoted verdict of one or two words ("Status: \"contained\"") is not.
 _COLON_QUOTE = re.compile(r"(?P<lead>:\s*)[\"“](?P<q>[^\"“”\n]*\S\s+\S+\s+\S[^\"“”\n]*)[\"”]")
+
+
+def _base(verb: str) -> str:
+    """A verb's base form from its third person: "carries" -> "carry", "reaches" -> "reach", "runs" -> "run"."""
+    low = verb.lower()
+    if low == "has":
+        return "have"
+    if re.search(r"[^aeiou]ies$", low):
+        return verb[:-3] + "y"
+    if re.search(r"(?:ss|sh|ch|x|z|o)es$", low):
+        return verb[:-2]
+    return verb[:-1]
 
 
 def _negate(text: str) -> str:
@@ -106,13 +122,26 @@ _CONDITION = re.compile(
 )
 
 
+# Words that frame a statement without changing what it claims: a connective ("Regardless, X"), a heads-up, a
+# status check's key ("Status check on X: contained" is "X: contained").
+_DISCOURSE = re.compile(
+    r"(?:(?<=^)|(?<=[.;:!]\s)|(?<=^[-*+]\s)|(?<=^\d[.)]\s)|(?<=\*\*))\s*(?:regardless|anyway|either\s+way|in\s+any\s+case|that\s+said|"
+    r"for\s+the\s+record|to\s+be\s+clear|for\s+what\s+it\s+is\s+worth|fwiw|fyi|heads[\s-]up)\s*[,:—–-]\s*",
+    re.I,
+)
+_CHECK_ON = re.compile(r"\b(?:status|quick|state)\s+(?:check|update|report)\s+(?:on|for)\s+(?=\S+:)", re.I)
+
+
 def _line(line: str) -> str:
+    line = _DISCOURSE.sub(" ", line).replace("  ", " ") if _DISCOURSE.search(line) else line
+    line = _CHECK_ON.sub("", line)
     line = _RUN_DASH.sub(r"\1: ", line)  # "Final run status — stopped" is a key and its value
     line = _ID_DASH.sub(r"\1\2\3: ", line)
     if not line.lstrip().startswith("|"):  # a table's cells keep their marks (`structure.py` reads them)
         line = _markers(line)
     for rx, repl in _CONTRACTIONS:
         line = rx.sub(repl, line)
+    line = answered(line)  # a question and its answer, a hedge, a verdict on reported words: what they claim
     line = _NEITHER_ADJ.sub(lambda m: f"{m.group('cop')} not {m.group('a')} and not {m.group('b')}", line)
     m = _NEITHER.search(line)
     if m:
@@ -122,7 +151,7 @@ def _line(line: str) -> str:
         m = _NEITHER_VERB.search(line)
         if m:
             verb, rest = m.group("verb"), m.group("rest")
-            base = verb[:-1]
+            base = _base(verb)
             line = (
                 line[: m.start()]
                 + f"{m.group('a')} does not {base}{rest}; {m.group('b')} does not {base}{rest}"
@@ -165,7 +194,7 @@ def normalise(text: str, names: Mapping[str, str] | None = None, ids: Mapping[st
     `names`: lower-case plain name -> id; `ids`: lower-case id -> id."""
     out: list[str] = []
     quoting = False
-    for line in text.splitlines():
+    for line in joined_answers(text.splitlines()):
         if not line.strip():
             out.append(line)
             continue

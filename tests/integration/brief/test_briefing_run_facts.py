@@ -119,7 +119,8 @@ CASES = [
     ("done", "Did the run finish? No, it stopped with one path still open.", FE),
     ("capped", "Did the run finish? Yes, it completed.", FC),
     ("none", "Has anyone run containment here? Yes, it already completed.", FC),
-    ("done", "Did the run stop at its cap? Yes.", T),
+    ("done", "Did the run stop at its cap? Yes.", FE),  # the answer claims it did: this run completed
+    ("done", "Did the run stop at its cap? No.", T),
     ("none", "Q: did a run block anything here? A: yes, one route.", FC),
     ("done", "Did the run block anything? Yes, one route.", T),
     ("done", "Did the run block anything? Yes, two routes.", COUNT),
