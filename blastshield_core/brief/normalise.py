@@ -55,6 +55,7 @@ _ATTRIBUTION = re.compile(
 )
 _SPEECH_QUOTE = re.compile(
     r"\b(?P<lead>according\s+to|said|says|say|wrote|writes|claimed|claims|stated|states|told\s+\w+|asked|reading|reads|titled|"
+    r"insist(?:ed|s)?|repl(?:ied|ies)|answered|responded|reported|posted|messaged|explained|admitted|argued|maintained|swore|"
     r"subject(?:\s+line)?|message|email|lure|text)\b(?P<gap>[^\"“”\n]{0,40}?)[\"“](?P<q>[^\"“”\n]{1,400})[\"”]",
     re.I,
 )

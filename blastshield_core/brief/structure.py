@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import re
 
-from .account import kind_of
+from .account import cell_status, kind_of
 from .runtables import run_table_row
 
 __all__ = ["bare_verdict", "emptiness", "named_verdict", "restructure"]
@@ -181,19 +181,22 @@ def _account_cell(key: str, subject: str, value: str) -> str | None:
     in AWS." (None when the column or the row is not about the account, or the value is no yes or no)."""
     if not _ACCOUNT_COLUMN.search(key) or re.search(r"\bgraph\b|\bbefore\b", key, re.I):
         return None
-    if not _ACCOUNT_ROW.search(subject):
+    thing = subject if _ACCOUNT_ROW.search(subject) else key  # "| alice | key status in AWS |": the column's key
+    if not _ACCOUNT_ROW.search(thing):
         return None
     words = _words(_clean(value))
     low = " ".join(words)
     if not words:
         return None
-    if set(words) <= _DONE and "not" not in words:
+    if (status := cell_status(kind_of(_clean(thing)), words)) is not None:
+        done = status  # "| alice's access key | active |": not deactivated
+    elif set(words) <= _DONE and "not" not in words:
         done = True
     elif set(words) <= _NOT_DONE or low in ("not applied", "not verified", "graph only", "not yet"):
         done = False
     else:
         return None
-    noun = _NOUNS[kind_of(_clean(subject))]
+    noun = _NOUNS[kind_of(_clean(thing))]
     return f"The {noun} action was {'' if done else 'not '}applied in AWS."
 
 

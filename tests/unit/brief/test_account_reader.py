@@ -1,0 +1,80 @@
+"""The account reader on sentences of its own (in no corpus): what a pronoun stands for, a status the account
+reports, sessions already issued, a policy that locks a user out, what AWS did with a call, and a status cell of
+a table whose column names the key. Each with its negation or control; judged against a run in
+tests/integration/brief/test_briefing_account.py."""
+
+from __future__ import annotations
+
+from blastshield_core.brief.account import account_claims, cell_status
+from blastshield_core.brief.structure import restructure
+
+
+def claims(clause: str, sentence: str = "") -> list[tuple[str, bool]]:
+    return [c[:2] for c in account_claims(clause, sentence or clause)]
+
+
+def test_a_pronoun_takes_what_the_clause_before_named_on_the_account():
+    sentence = "Sessions bob got with the key keep working until they expire; nobody revoked them."
+    assert claims("Sessions bob got with the key keep working until they expire;", sentence) == [("revocation", False)]
+    assert claims("nobody revoked them.", sentence) == [("revocation", False)]
+    sentence = "The sessions bob previously issued stay valid; the run did not revoke them."
+    assert claims("the run did not revoke them.", sentence) == [("revocation", False)]
+    sentence = "Were bob's sessions revoked? Yes, they were revoked on the account."
+    assert claims("Yes, they were revoked on the account.", sentence) == [("revocation", True)]
+    sentence = "bob's access key was handled first: it was deactivated afterwards."
+    assert claims("it was deactivated afterwards.", sentence) == [("key", True)]
+    # no account named before the pronoun: the graph's, not the account's
+    assert claims("they stay blocked.", "The session routes were blocked and they stay blocked.") == []
+    assert claims("nobody revoked them.", "The routes are active; nobody revoked them.") == []
+
+
+def test_a_status_the_account_reports_of_a_key():
+    assert claims("It reads back Inactive.") == [("key", True)]
+    assert claims("bob's key still reads back Active.") == [("key", False)]
+    assert claims("bob's key does not read back Inactive.") == [("key", False)]
+    assert claims("The access key shows as Inactive in IAM.") == [("key", True)]
+    assert claims("In IAM the access key status is Active.") == [("key", False)]
+
+
+def test_sessions_already_issued_are_the_accounts():
+    assert claims("Sessions already issued to bob were cut off.") == [("revocation", True)]
+    assert claims("bob's already-issued sessions were not cut off.") == [("revocation", False)]
+    assert claims("The sessions bob previously issued were revoked.") == [("revocation", True)]
+    # a session of the graph, and its route, are not
+    assert claims("bob's session was cut off.") == []
+    assert claims("The session route was cut off.") == []
+
+
+def test_a_policy_that_locks_a_user_out_and_what_aws_did_with_a_call():
+    assert claims("A deny-all policy now locks bob out.") == [("policy", True)]
+    assert claims("No deny-all policy locks bob out.") == [("policy", False)]
+    assert claims("IAM accepted the UpdateAccessKey call.") == [("key", True)]
+    assert claims("IAM never accepted an UpdateAccessKey call.") == [("key", False)]
+    assert claims("Nothing was sent to the account.") == [("any", False)]
+    assert claims("BlastShield sent UpdateAccessKey, and AWS accepted it.", "") == [("key", True)]
+    # a plan is no claim
+    assert claims("A deny-all policy would lock bob out.") == []
+
+
+def test_a_status_cell_of_a_key_a_credential_or_a_session():
+    assert cell_status("key", ["Active"]) is False
+    assert cell_status("key", ["Inactive"]) is True
+    assert cell_status("key", ["still", "active"]) is False
+    assert cell_status("key", ["not", "active"]) is True
+    assert cell_status("revocation", ["revoked"]) is True
+    assert cell_status("policy", ["active"]) is None  # a policy in effect: the table's own reading
+    assert cell_status("key", ["✅"]) is None
+
+
+def test_a_column_that_names_the_key_on_the_account():
+    text = "| principal | key status in AWS |\n|---|---|\n| bob | Active |"
+    assert "The access key action was not applied in AWS." in restructure(text)
+    text = "| principal | key status in AWS |\n|---|---|\n| bob | Inactive |"
+    assert "The access key action was applied in AWS." in restructure(text)
+    text = "| item | graph | AWS account |\n|---|---|---|\n| bob's access key | blocked | active |"
+    assert "The access key action was not applied in AWS." in restructure(text)
+    text = "| item | AWS account |\n|---|---|\n| deny-all policy | active |"
+    assert "The deny-all policy action was applied in AWS." in restructure(text)
+    # a column of the graph: no account claim
+    text = "| principal | key status in the graph |\n|---|---|\n| bob | Active |"
+    assert "applied in AWS" not in restructure(text)
