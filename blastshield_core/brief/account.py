@@ -43,7 +43,11 @@ _STATUS = re.compile(
     re.I,
 )
 # What AWS did with a call: "AWS accepted it", "IAM rejected the request".
-_ANSWERED = r"\b(?:aws|iam)\s+(?:accepted|acknowledged|rejected|refused)\b"
+_ANSWERED = (
+    r"\b(?:aws|iam)\s+(?:accepted|acknowledged|rejected|refused)\b"
+    r"|\b(?:the\s+)?(?:aws\s+|iam\s+)?api\s+(?:now\s+|still\s+)?(?:reports?|shows?|lists?|says|confirms?|records?|returns?)\b"
+    r"|\bset\s+(?:to\s+)?[\"'`]?inactive\b"
+)
 # "whatever it did was in the graph": what the run did, placed in the graph alone.
 _IN_GRAPH_ALONE = (
     r"\b(?:whatever|everything|all(?:\s+that)?|what)\s+(?:it|the\s+run|blastshield|we)\s+(?:did|changed|blocked|"
@@ -52,16 +56,17 @@ _IN_GRAPH_ALONE = (
 _KEY_ID = r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"
 # "the key", "alice's key": a user's key, named without "access" (not "the key route", "the key point").
 _THE_KEY = (
-    r"\b(?:the|her|his|its|their|that|this|[\w-]+'s)\s+key\b(?![-\w'])"
+    r"\b(?:the|her|his|its|their|that|this|one|any|no|each|every|[\w-]+'s)\s+key\b(?![-\w'])"
     r"(?!\s+(?:block|blocks|route|routes|path|paths|risk|step|point|question|finding|fact|takeaway|issue|hop|node|part|"
-    r"asset|entity|role|session|word|change|difference)\b)"
+    r"asset|entity|role|session|word|change|difference|control|controls|factor|concern|gap|lesson|signal|indicator|"
+    r"metric|action|actions|evidence|term|terms|date|dates|player|players|stakeholder|stakeholders)\b)"
 )
 _ACCOUNT = re.compile(
     rf"{_KEYED}|{_REACHED}|{_KEY_ID}|{_IN_GRAPH_ALONE}|{_THE_KEY}|{_ISSUED}|{_ANSWERED}|\btokenissuetime\b|"
     r"\b(?:reads?|read)\s+back\s+(?:as\s+)?[\"'`]?(?:in)?active\b|"
     r"\b(?:in|on|within|inside|across)\s+(?:the\s+)?(?:(?:live|real|actual)\s+)?(?:aws|iam)\b"
     r"|\b(?:on|against)\s+the\s+(?:(?:aws|live|real|actual)\s+)?account\b|\baws[\s-]side\b|\bin\s+the\s+account\b"
-    r"|\bgraph[\s-]only\b|\b(?:in|on)\s+the\s+graph\s+(?:only|alone)\b|\bonly\s+(?:in|on)\s+the\s+graph\b"
+    r"|\bgraph[\s-]only\b|\b(?:in|on)\s+the\s+graph\s+(?:only|alone)\b|\bonly\s+(?:\w+\s+){0,2}(?:in|on)\s+the\s+graph\b"
     r"|\baccess\s+keys?\b|\bdeny[\s-]all\b|\bconsole\s+(?:password|login)s?\b|\blogin\s+profile\b"
     r"|\blocked\s+out\b|\brevocation\s+policy\b|\bupdateaccesskey\b|\bputuserpolicy\b|\bputrolepolicy\b"
     r"|\b(?:aws|iam)\s+(?:credentials?|keys?|access\s+keys?|passwords?|logins?|sign-ins?)\b"
@@ -70,7 +75,7 @@ _ACCOUNT = re.compile(
     re.I,
 )
 _GRAPH_ONLY = re.compile(
-    r"\bgraph[\s-]only\b|\b(?:in|on)\s+the\s+graph\s+(?:only|alone)\b|\bonly\s+(?:in|on)\s+the\s+graph\b"
+    r"\bgraph[\s-]only\b|\b(?:in|on)\s+the\s+graph\s+(?:only|alone)\b|\bonly\s+(?:\w+\s+){0,2}(?:in|on)\s+the\s+graph\b"
     r"|\bnothing\s+(?:was\s+|has\s+been\s+)?(?:changed|done|applied|sent|pushed|written)\s+(?:in|on|to)\s+(?:the\s+)?"
     r"(?:aws|(?:aws\s+)?account)\b"
     r"|\bthe\s+account\s+was\s+(?:not|never)\s+touched\b|\buntouched\b"
@@ -99,7 +104,7 @@ _VERBS = (
     r"made\s+inactive|set\s+to\s+inactive|invalidated|cut\s+off|blocked|locked|frozen|neutrali[sz]ed|terminated|"
     r"expired|rotated|removed|deleted|stopped|inactive|applied|enforced|attached|added|put\s+in\s+place|in\s+place|"
     r"denied|denies|deny(?![\s-]*all)|denying|blocks|stops|disable|deactivate|revoke|attach|apply|took\s+effect|takes\s+effect|taken\s+effect|sent|pushed|"
-    r"in\s+effect|effective|went\s+through|made|done|changed|put|placed|written|wrote|created|"
+    r"in\s+effect|effective|went\s+through|made|done|changed|put|placed|written|wrote|created|confirm|set\s+inactive|touched|"
     r"reach|reached|reaches|hit|made\s+it|got\s+to|landed|verified|confirmed|confirms|re-?read|read\s+back|called|invoked|issued|"
     r"accepted|acknowledged|locks?\s+(?:[\w:.@'-]+\s+)?out"
 )
@@ -143,7 +148,7 @@ _EXPLICIT = re.compile(
 # Verbs that say what was done to a credential itself (not to a route of the graph).
 _STRONG = re.compile(
     r"\b(?:disabled|deactivated|inactivated|inactive|revoked|suspended|rotated|deleted|locked|attached|"
-    r"turned\s+off|switched\s+off|made\s+inactive|set\s+to\s+inactive|invalidated|denies|now\s+denies|cut\s+off|"
+    r"turned\s+off|switched\s+off|made\s+inactive|set\s+(?:to\s+)?inactive|invalidated|denies|now\s+denies|cut\s+off|"
     r"locks?\s+(?:[\w:.@'-]+\s+)?out|revoke|disable|deactivate|invalidate|"
     r"(?:put|placed|attached)\s+(?:[\w:-]+\s+){0,4}?on|(?:written|wrote)\s+(?:[\w:-]+\s+){0,4}?(?:for|to|on)|"
     r"added\s+(?:[\w:-]+\s+){0,4}?to)\b",
@@ -228,17 +233,24 @@ def _placed(clause: str, sentence: str) -> str | None:
     return None
 
 
+# An answer's opening word ("Yes,", "No,", "Me: not quite,"): it agrees or disagrees with a question or a quote
+# (read by the question reader), and says nothing of what the clause after it claims.
+_ANSWER = re.compile(
+    r"^\W*(?:\w+:\s*)?(?:yes|no|nope|yeah|yep|correct|right|wrong|not\s+quite|not\s+really|exactly|indeed)\s*[,:;.!]\s+",
+    re.I,
+)
 # A pronoun standing for what an earlier clause of the sentence named.
 _PRONOUN = re.compile(r"\b(?:it|they|them|those|these)\b", re.I)
 
 
-def _antecedent_kind(clause: str, sentence: str) -> str:
-    """What a pronoun of the clause stands for: the kind of the nearest clause before it in the sentence that names
-    one ("the key was not deactivated; it is still active": a key), else "any"."""
+def _antecedent_kind(clause: str, sentence: str, before: str = "") -> str:
+    """What a pronoun of the clause stands for: the kind of the nearest clause before it that names one, in the
+    sentence or the one before it ("the key was not deactivated; it is still active": a key; "Were the sessions
+    revoked? Yes, they were revoked on the account.": sessions), else "any"."""
     at = sentence.find(clause.strip()[:40]) if sentence and clause.strip() else -1
-    if at <= 0 or not _PRONOUN.search(clause):
+    if at < 0 or not _PRONOUN.search(clause):
         return "any"
-    for part in reversed(re.split(r"[;,:?!](?=\s)|\.\s", sentence[:at])):
+    for part in reversed(re.split(r"[;,:?!](?=\s)|\.\s", f"{before} . {sentence[:at]}")):
         kind = _kind(part)
         if kind != "any":
             return kind
@@ -272,17 +284,19 @@ _CREDENTIAL_USE = re.compile(
 )
 
 
-def account_claims(clause: str, sentence: str = "") -> list[AccountClaim]:
+def account_claims(clause: str, sentence: str = "", before: str = "") -> list[AccountClaim]:
     """The account claims of one clause (at most one), or none when it says nothing of the account.
 
-    `sentence` is the whole sentence the clause is part of (where "there" finds its place)."""
+    `sentence` is the whole sentence the clause is part of (where "there" finds its place), `before` the sentence
+    before it (where a pronoun may find what it stands for)."""
+    clause = _ANSWER.sub("", clause)  # "No, they were not revoked": the answer word is not the clause's negation
     placed = _placed(clause, sentence)
     if placed is None or _MODAL.search(clause):
         return []  # "would let BlastShield deactivate the key", "should deactivate it": a plan, not what was done
     text, clause = clause.strip(), placed
     kind = _kind(clause)
     if kind == "any":
-        kind = _antecedent_kind(text, sentence)
+        kind = _antecedent_kind(text, sentence, before)
     if _GRAPH_ONLY.search(clause):
         negated = bool(re.search(r"\b(?:not|never)\s+(?:only\s+)?(?:in|on)\s+the\s+graph\b", clause, re.I))
         whole = kind == "revocation" or (kind == "credential" and re.search(r"\bnothing\b", clause, re.I))

@@ -78,3 +78,41 @@ def test_a_column_that_names_the_key_on_the_account():
     # a column of the graph: no account claim
     text = "| principal | key status in the graph |\n|---|---|\n| bob | Active |"
     assert "applied in AWS" not in restructure(text)
+
+
+def test_a_pronoun_takes_what_the_sentence_before_named():
+    assert [
+        c[:2]
+        for c in account_claims(
+            "Yes, they were revoked on the account.",
+            "Yes, they were revoked on the account.",
+            "Were bob's sessions revoked?",
+        )
+    ] == [("revocation", True)]
+    assert [
+        c[:2]
+        for c in account_claims(
+            "It was deactivated in AWS.", "It was deactivated in AWS.", "bob's access key was handled first."
+        )
+    ] == [("key", True)]
+    # the answer word is not the clause's negation
+    assert [
+        c[:2]
+        for c in account_claims(
+            "No, they were not revoked on the account.",
+            "No, they were not revoked on the account.",
+            "Were the sessions revoked?",
+        )
+    ] == [("revocation", False)]
+
+
+def test_the_api_a_key_set_inactive_and_a_block_only_in_the_graph():
+    assert claims("Yes, one key was set Inactive.") == [("key", True)]
+    assert claims("No key was set Inactive.") == [("key", False)]
+    assert claims("The API confirms it.") == [("any", True)]
+    assert claims("The API shows the key as Active.") == [("key", False)]
+    assert claims("Me: not quite, it was only blocked in the graph.") == [("any", False)]
+    assert claims("No access keys were touched in AWS.") == [("key", False)]
+    # "key" as an adjective names no key
+    assert claims("One key control is still missing.") == []
+    assert claims("The key finding is the open path.") == []
