@@ -65,7 +65,7 @@ _ACCOUNT = re.compile(
     rf"{_KEYED}|{_REACHED}|{_KEY_ID}|{_IN_GRAPH_ALONE}|{_THE_KEY}|{_ISSUED}|{_ANSWERED}|\btokenissuetime\b|"
     r"\b(?:reads?|read)\s+back\s+(?:as\s+)?[\"'`]?(?:in)?active\b|"
     r"\b(?:in|on|within|inside|across)\s+(?:the\s+)?(?:(?:live|real|actual)\s+)?(?:aws|iam)\b"
-    r"|\b(?:on|against)\s+the\s+(?:(?:aws|live|real|actual)\s+)?account\b|\baws[\s-]side\b|\bin\s+the\s+account\b"
+    r"|\b(?:on|against)\s+(?:the|any|an|its|that|this|each|every)\s+(?:(?:aws|live|real|actual)\s+)?account\b|\baws[\s-]side\b|\bin\s+the\s+account\b"
     r"|\bgraph[\s-]only\b|\b(?:in|on)\s+the\s+graph\s+(?:only|alone)\b|\bonly\s+(?:\w+\s+){0,2}(?:in|on)\s+the\s+graph\b"
     r"|\baccess\s+keys?\b|\bdeny[\s-]all\b|\bconsole\s+(?:password|login)s?\b|\blogin\s+profile\b"
     r"|\blocked\s+out\b|\brevocation\s+policy\b|\bupdateaccesskey\b|\bputuserpolicy\b|\bputrolepolicy\b"
@@ -139,7 +139,7 @@ _THERE = re.compile(
 _EXPLICIT = re.compile(
     rf"{_KEYED}|{_REACHED}|{_ANSWERED}|\b(?:updateaccesskey|putuserpolicy|putrolepolicy)\b|"
     r"\b(?:in|on|within|inside|across)\s+(?:the\s+)?(?:(?:live|real|actual)\s+)?(?:aws|iam)\b"
-    r"|\b(?:on|against)\s+the\s+(?:(?:aws|live|real|actual)\s+)?account\b|\baws[\s-]side\b|\bin\s+the\s+account\b"
+    r"|\b(?:on|against)\s+(?:the|any|an|its|that|this|each|every)\s+(?:(?:aws|live|real|actual)\s+)?account\b|\baws[\s-]side\b|\bin\s+the\s+account\b"
     r"|\b(?:aws|iam)\s+(?:credentials?|keys?|access\s+keys?|passwords?|logins?|sign-ins?)\b"
     r"|\b(?:aws|iam)\s+(?:now\s+|still\s+)?(?:reports?|shows?|lists?|says|confirms?|records?)\b"
     r"|\b(?:sign|log)\s*-?\s*in\s+(?:to|on)\s+(?:the\s+)?(?:aws|iam|console|aws\s+console)\b",
@@ -352,7 +352,12 @@ WORDS = frozenset(
     call signed sign fail fails failing succeed succeeds rejected refused back reading action whatever everything
     graph contained uncontained exposed confirmed confirms records api use taken sent pushed called invoked
     issued updateaccesskey putuserpolicy accepted acknowledged lock locks obtained previously already expire expire
-    reads shows status enabled
+    reads shows status enabled api apis used against
         """
     )
 )
+# The writer's own claim after a quotation opens with a connective that changes nothing it claims ("The user told
+# us (quoted). Regardless, the route is blocked."), and an aside opens a line ("Heads up: ..."): known to the gate,
+# as the account's words are.
+QUOTATION_WORDS = frozenset(_words("regardless nevertheless nonetheless anyway heads fyi"))
+WORDS = WORDS | QUOTATION_WORDS

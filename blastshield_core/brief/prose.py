@@ -390,6 +390,7 @@ class _Reader:
         if (
             not (quiet or question or hedged)
             and len(self.claims) == before
+            and "(quoted)" not in clause  # "The owner said (quoted)": someone else's words, no claim of the briefing's
             and (has_vocabulary(clause) or (self.unread is not None and self.unread(clause, self.current)))
         ):
             self.add("unverified", None, clause, clause)

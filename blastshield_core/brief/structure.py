@@ -179,7 +179,8 @@ _NOUNS = {
 def _account_cell(key: str, subject: str, value: str) -> str | None:
     """A row's change on the account under a column about the account: "The access key action was (not) applied
     in AWS." (None when the column or the row is not about the account, or the value is no yes or no)."""
-    if not _ACCOUNT_COLUMN.search(key) or re.search(r"\bgraph\b|\bbefore\b", key, re.I):
+    on_account = _ACCOUNT_COLUMN.search(key) or re.search(r"\b(?:aws|iam|account)\b", subject, re.I)  # either way round
+    if not on_account or re.search(r"\bgraph\b|\bbefore\b", key, re.I):
         return None
     thing = subject if _ACCOUNT_ROW.search(subject) else key  # "| alice | key status in AWS |": the column's key
     if not _ACCOUNT_ROW.search(thing):

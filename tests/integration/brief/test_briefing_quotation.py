@@ -54,6 +54,13 @@ CASES = [
     ("exposed", 'The engineer replied "all sessions are dead", but route-dev07-a is still active.', set()),
     ("exposed", 'The owner insisted "nothing of mine is exposed"; developer_07 can still reach customer-db.', set()),
     ("after", 'The owner insisted "nothing of mine is exposed"; developer_07 can still reach customer-db.', {EXP}),
+    # a record's field quoted is the record's; the writer's clause beside it is judged
+    ("exposed", 'The ticket was moved to "resolved"; nevertheless BH-1042 is not contained.', set()),
+    ("after", 'The ticket was moved to "resolved"; nevertheless BH-1042 is not contained.', {EXP}),
+    ("exposed", 'The ticket was moved to "open", yet BH-1042 is contained.', {CON}),
+    # a connective after a quote changes nothing the writer claims
+    ("exposed", 'The owner told us "that session is mine". Regardless, route-dev07-a is blocked.', {CON}),
+    ("after", 'The owner told us "that session is mine". Regardless, route-dev07-a is blocked.', set()),
     # a count of a named entity's own session routes
     ("exposed", "developer_07 holds one active session route.", set()),
     ("after", "developer_07 holds one active session route.", {COUNT}),
@@ -78,3 +85,5 @@ def test_a_quote_alone_claims_nothing(check):
             set(),
             False,
         )
+        assert check(state, 'The ticket was updated to "contained".') == (set(), False)
+        assert check(state, 'The key\'s owner said "I already rotated the key".') == (set(), False)

@@ -116,3 +116,13 @@ def test_the_api_a_key_set_inactive_and_a_block_only_in_the_graph():
     # "key" as an adjective names no key
     assert claims("One key control is still missing.") == []
     assert claims("The key finding is the open path.") == []
+
+
+def test_a_row_that_names_the_account_under_a_column_that_names_the_key():
+    text = "| scope | bob's key |\n|---|---|\n| AWS account | deactivated |"
+    assert "The access key action was applied in AWS." in restructure(text)
+    text = "| scope | bob's key |\n|---|---|\n| AWS account | still active |"
+    assert "The access key action was not applied in AWS." in restructure(text)
+    # the graph's row is not the account's
+    text = "| scope | bob's key |\n|---|---|\n| graph | blocked |"
+    assert "applied in AWS" not in restructure(text)
