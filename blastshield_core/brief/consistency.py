@@ -116,6 +116,7 @@ def _inconsistent(claims: Sequence[Reading], i: int) -> bool:
         graph = _GRAPH_SCOPE.search(clause) and not re.search(
             r"\bonly\b|\bnot\b|\bnever\b|\b(?:whatever|everything|all)\b", clause, re.I
         )  # "blocked only in the graph", "whatever it did was in the graph": the account claim's own scope
+        graph = graph and not _ACCOUNT_SCOPE.search(clause)  # "on the AWS account as well as in the graph": both named
         negated = _UNCOUNTED_NEGATION.search(clause) is not None and not _COUNTED_NEGATION.search(clause)
         return bool(graph) or (bool(claim.value) and negated)  # "changed nothing in AWS", "never reached AWS"
     return False

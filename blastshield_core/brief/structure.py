@@ -182,10 +182,11 @@ def _account_cell(key: str, subject: str, value: str) -> str | None:
     on_account = _ACCOUNT_COLUMN.search(key) or re.search(r"\b(?:aws|iam|account)\b", subject, re.I)  # either way round
     if not on_account or re.search(r"\bgraph\b|\bbefore\b", key, re.I):
         return None
-    thing = subject if _ACCOUNT_ROW.search(subject) else key  # "| alice | key status in AWS |": the column's key
-    if not _ACCOUNT_ROW.search(thing):
+    # the thing changed, named by the row, the column ("| alice | key status in AWS |") or the cell ("key disabled")
+    thing = next((t for t in (subject, key, value) if _ACCOUNT_ROW.search(t)), "")
+    if not thing:
         return None
-    words = _words(_clean(value))
+    words = [w for w in _words(_clean(value)) if thing is not value or not _ACCOUNT_ROW.search(w)]
     low = " ".join(words)
     if not words:
         return None

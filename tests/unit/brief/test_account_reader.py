@@ -6,6 +6,8 @@ tests/integration/brief/test_briefing_account.py."""
 from __future__ import annotations
 
 from blastshield_core.brief.account import account_claims, cell_status
+from blastshield_core.brief.consistency import withheld
+from blastshield_core.brief.prose import ProseClaim
 from blastshield_core.brief.structure import restructure
 
 
@@ -126,3 +128,19 @@ def test_a_row_that_names_the_account_under_a_column_that_names_the_key():
     # the graph's row is not the account's
     text = "| scope | bob's key |\n|---|---|\n| graph | blocked |"
     assert "applied in AWS" not in restructure(text)
+
+
+def test_a_cell_that_names_the_key_and_its_status():
+    text = "| Alert | Graph | AWS account |\n|---|---|---|\n| BH-9 | contained | key disabled |"
+    assert "The access key action was applied in AWS." in restructure(text)
+    text = "| Alert | Graph | AWS account |\n|---|---|---|\n| BH-9 | contained | key still active |"
+    assert "The access key action was not applied in AWS." in restructure(text)
+
+
+def test_an_account_claim_that_names_both_the_account_and_the_graph_is_judged():
+    both = ProseClaim(
+        "account", True, "x", "It is contained on the AWS account as well as in the graph.", qualifier="any"
+    )
+    graph = ProseClaim("account", True, "x", "The key was disabled in the graph.", qualifier="key")
+    assert withheld([both]) == (set(), set())
+    assert withheld([graph]) == ({0}, set())
