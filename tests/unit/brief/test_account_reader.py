@@ -144,3 +144,11 @@ def test_an_account_claim_that_names_both_the_account_and_the_graph_is_judged():
     graph = ProseClaim("account", True, "x", "The key was disabled in the graph.", qualifier="key")
     assert withheld([both]) == (set(), set())
     assert withheld([graph]) == ({0}, set())
+
+
+def test_a_negation_before_a_colon_does_not_withhold_the_account_claim_after_it():
+    after = ProseClaim("account", True, "x", "None remains: bob's key was disabled in AWS", qualifier="key")
+    within = ProseClaim("account", True, "x", "Risk: bob's key was never disabled in AWS", qualifier="key")
+    assert withheld([after]) == (set(), set())
+    assert withheld([within]) == ({0}, set())
+    assert claims("None remains: bob's key was disabled in AWS") == [("key", True)]
