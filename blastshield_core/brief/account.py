@@ -22,14 +22,31 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["WORDS", "AccountClaim", "account_claims", "kind_of", "mentions_account", "on_account"]
+__all__ = ["WORDS", "AccountClaim", "account_claims", "cell_status", "kind_of", "mentions_account", "on_account"]
 
 AccountClaim = tuple[str, bool, str]
 
 _KEYED = r"^\W*(?:aws|iam|(?:the\s+)?(?:aws\s+)?account|on\s+the\s+account|in\s+aws)\s*:"
 _REACHED = (
     r"\b(?:reach|reached|reaches|hit|hits|made\s+it\s+(?:in)?to|got\s+to|landed\s+in|sent\s+to|pushed\s+to)\s+"
-    r"(?:the\s+)?(?:aws|iam)\b"
+    r"(?:the\s+)?(?:aws|iam|(?:aws\s+)?account)\b"
+)
+# Sessions a principal already holds: those a revocation ends (STS sessions), not the graph's session routes.
+_ISSUED = (
+    r"\b(?:already[\s-]+(?:issued|obtained|granted)|previously[\s-]+issued)\s+(?:[\w-]+\s+)?sessions?\b"
+    r"|\bsessions?\s+(?:[\w:.@/'-]+\s+){0,3}?(?:already\s+)?(?:issued|obtained)\b"
+)
+# A status AWS reports of a key: "reads back Inactive", "shows as Active", "status: Inactive".
+_STATUS = re.compile(
+    r"\b(?:reads?\s+back|read\s+back|shows?|showed|reports?|reported|lists?|listed|returns?|returned|status(?:\s+is)?)"
+    r"\s*:?\s+(?:as\s+)?[\"'`]?(inactive|active|enabled|disabled)\b",
+    re.I,
+)
+# What AWS did with a call: "AWS accepted it", "IAM rejected the request".
+_ANSWERED = (
+    r"\b(?:aws|iam)\s+(?:accepted|acknowledged|rejected|refused)\b"
+    r"|\b(?:the\s+)?(?:aws\s+|iam\s+)?api\s+(?:now\s+|still\s+)?(?:reports?|shows?|lists?|says|confirms?|records?|returns?)\b"
+    r"|\bset\s+(?:to\s+)?[\"'`]?inactive\b"
 )
 # "whatever it did was in the graph": what the run did, placed in the graph alone.
 _IN_GRAPH_ALONE = (
@@ -39,15 +56,17 @@ _IN_GRAPH_ALONE = (
 _KEY_ID = r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"
 # "the key", "alice's key": a user's key, named without "access" (not "the key route", "the key point").
 _THE_KEY = (
-    r"\b(?:the|her|his|its|their|that|this|[\w-]+'s)\s+key\b(?![-\w'])"
+    r"\b(?:the|her|his|its|their|that|this|one|any|no|each|every|[\w-]+'s)\s+key\b(?![-\w'])"
     r"(?!\s+(?:block|blocks|route|routes|path|paths|risk|step|point|question|finding|fact|takeaway|issue|hop|node|part|"
-    r"asset|entity|role|session|word|change|difference)\b)"
+    r"asset|entity|role|session|word|change|difference|control|controls|factor|concern|gap|lesson|signal|indicator|"
+    r"metric|action|actions|evidence|term|terms|date|dates|player|players|stakeholder|stakeholders)\b)"
 )
 _ACCOUNT = re.compile(
-    rf"{_KEYED}|{_REACHED}|{_KEY_ID}|{_IN_GRAPH_ALONE}|{_THE_KEY}|\btokenissuetime\b|"
+    rf"{_KEYED}|{_REACHED}|{_KEY_ID}|{_IN_GRAPH_ALONE}|{_THE_KEY}|{_ISSUED}|{_ANSWERED}|\btokenissuetime\b|"
+    r"\b(?:reads?|read)\s+back\s+(?:as\s+)?[\"'`]?(?:in)?active\b|"
     r"\b(?:in|on|within|inside|across)\s+(?:the\s+)?(?:(?:live|real|actual)\s+)?(?:aws|iam)\b"
-    r"|\b(?:on|against)\s+the\s+(?:(?:aws|live|real|actual)\s+)?account\b|\baws[\s-]side\b|\bin\s+the\s+account\b"
-    r"|\bgraph[\s-]only\b|\b(?:in|on)\s+the\s+graph\s+(?:only|alone)\b|\bonly\s+(?:in|on)\s+the\s+graph\b"
+    r"|\b(?:on|against)\s+(?:the|any|an|its|that|this|each|every)\s+(?:(?:aws|live|real|actual)\s+)?account\b|\baws[\s-]side\b|\bin\s+the\s+account\b"
+    r"|\bgraph[\s-]only\b|\b(?:in|on)\s+the\s+graph\s+(?:only|alone)\b|\bonly\s+(?:\w+\s+){0,2}(?:in|on)\s+the\s+graph\b"
     r"|\baccess\s+keys?\b|\bdeny[\s-]all\b|\bconsole\s+(?:password|login)s?\b|\blogin\s+profile\b"
     r"|\blocked\s+out\b|\brevocation\s+policy\b|\bupdateaccesskey\b|\bputuserpolicy\b|\bputrolepolicy\b"
     r"|\b(?:aws|iam)\s+(?:credentials?|keys?|access\s+keys?|passwords?|logins?|sign-ins?)\b"
@@ -56,8 +75,9 @@ _ACCOUNT = re.compile(
     re.I,
 )
 _GRAPH_ONLY = re.compile(
-    r"\bgraph[\s-]only\b|\b(?:in|on)\s+the\s+graph\s+(?:only|alone)\b|\bonly\s+(?:in|on)\s+the\s+graph\b"
-    r"|\bnothing\s+(?:was\s+|has\s+been\s+)?(?:changed|done|applied)\s+(?:in|on)\s+(?:the\s+)?(?:aws|account)\b"
+    r"\bgraph[\s-]only\b|\b(?:in|on)\s+the\s+graph\s+(?:only|alone)\b|\bonly\s+(?:\w+\s+){0,2}(?:in|on)\s+the\s+graph\b"
+    r"|\bnothing\s+(?:was\s+|has\s+been\s+)?(?:changed|done|applied|sent|pushed|written)\s+(?:in|on|to)\s+(?:the\s+)?"
+    r"(?:aws|(?:aws\s+)?account)\b"
     r"|\bthe\s+account\s+was\s+(?:not|never)\s+touched\b|\buntouched\b"
     rf"|{_IN_GRAPH_ALONE}",
     re.I,
@@ -84,8 +104,9 @@ _VERBS = (
     r"made\s+inactive|set\s+to\s+inactive|invalidated|cut\s+off|blocked|locked|frozen|neutrali[sz]ed|terminated|"
     r"expired|rotated|removed|deleted|stopped|inactive|applied|enforced|attached|added|put\s+in\s+place|in\s+place|"
     r"denied|denies|deny(?![\s-]*all)|denying|blocks|stops|disable|deactivate|revoke|attach|apply|took\s+effect|takes\s+effect|taken\s+effect|sent|pushed|"
-    r"in\s+effect|effective|went\s+through|made|done|changed|put|placed|written|wrote|created|"
-    r"reach|reached|reaches|hit|made\s+it|got\s+to|landed|verified|confirmed|confirms|re-?read|read\s+back|called|invoked|issued"
+    r"in\s+effect|effective|went\s+through|made|done|changed|put|placed|written|wrote|created|confirm|set\s+inactive|touched|"
+    r"reach|reached|reaches|hit|made\s+it|got\s+to|landed|verified|confirmed|confirms|re-?read|read\s+back|called|invoked|issued|"
+    r"accepted|acknowledged|locks?\s+(?:[\w:.@'-]+\s+)?out"
 )
 _PRED = re.compile(rf"\b(?:{_VERBS})\b", re.I)
 _KIND_WORDS = (
@@ -116,9 +137,9 @@ _THERE = re.compile(
 
 
 _EXPLICIT = re.compile(
-    rf"{_KEYED}|{_REACHED}|\b(?:updateaccesskey|putuserpolicy|putrolepolicy)\b|"
+    rf"{_KEYED}|{_REACHED}|{_ANSWERED}|\b(?:updateaccesskey|putuserpolicy|putrolepolicy)\b|"
     r"\b(?:in|on|within|inside|across)\s+(?:the\s+)?(?:(?:live|real|actual)\s+)?(?:aws|iam)\b"
-    r"|\b(?:on|against)\s+the\s+(?:(?:aws|live|real|actual)\s+)?account\b|\baws[\s-]side\b|\bin\s+the\s+account\b"
+    r"|\b(?:on|against)\s+(?:the|any|an|its|that|this|each|every)\s+(?:(?:aws|live|real|actual)\s+)?account\b|\baws[\s-]side\b|\bin\s+the\s+account\b"
     r"|\b(?:aws|iam)\s+(?:credentials?|keys?|access\s+keys?|passwords?|logins?|sign-ins?)\b"
     r"|\b(?:aws|iam)\s+(?:now\s+|still\s+)?(?:reports?|shows?|lists?|says|confirms?|records?)\b"
     r"|\b(?:sign|log)\s*-?\s*in\s+(?:to|on)\s+(?:the\s+)?(?:aws|iam|console|aws\s+console)\b",
@@ -127,7 +148,8 @@ _EXPLICIT = re.compile(
 # Verbs that say what was done to a credential itself (not to a route of the graph).
 _STRONG = re.compile(
     r"\b(?:disabled|deactivated|inactivated|inactive|revoked|suspended|rotated|deleted|locked|attached|"
-    r"turned\s+off|switched\s+off|made\s+inactive|set\s+to\s+inactive|invalidated|denies|now\s+denies|"
+    r"turned\s+off|switched\s+off|made\s+inactive|set\s+(?:to\s+)?inactive|invalidated|denies|now\s+denies|cut\s+off|"
+    r"locks?\s+(?:[\w:.@'-]+\s+)?out|revoke|disable|deactivate|invalidate|"
     r"(?:put|placed|attached)\s+(?:[\w:-]+\s+){0,4}?on|(?:written|wrote)\s+(?:[\w:-]+\s+){0,4}?(?:for|to|on)|"
     r"added\s+(?:[\w:-]+\s+){0,4}?to)\b",
     re.I,
@@ -154,6 +176,26 @@ def _kind(clause: str) -> str:
         if found and (kind != "credential" or set(found) != {"account"}):
             return kind  # "the account" alone names the place, not what changed there
     return "any"
+
+
+_LIVE_WORDS = frozenset(["active", "enabled", "valid", "working", "live", "usable"])
+_OFF_WORDS = frozenset(["inactive", "disabled", "deactivated", "revoked", "expired", "invalidated"])
+
+
+def cell_status(kind: str, words: list[str]) -> bool | None:
+    """Whether a status cell says the change is in effect, for a thing whose status is its own: a key, a
+    credential or a session is "Active" when it was *not* disabled or revoked, "Inactive" when it was (a policy
+    "active" is one in effect: None, the table's own reading). None for other words."""
+    low = {w.lower() for w in words} - {"still", "now", "currently", "is", "are", "status"}
+    if kind not in ("key", "credential", "revocation") or not low:
+        return None
+    negated = bool(low & {"not", "no", "never"})
+    low -= {"not", "no", "never"}
+    if low and low <= _LIVE_WORDS:
+        return negated
+    if low and low <= _OFF_WORDS:
+        return not negated
+    return None
 
 
 _CONTAINED = re.compile(r"\b(?:contained|uncontained|remediated|neutrali[sz]ed|secured|locked\s+down|exposed)\b", re.I)
@@ -186,7 +228,44 @@ def _placed(clause: str, sentence: str) -> str | None:
     working = _STILL_WORK.search(clause) or _STOP_WORK.search(clause)
     if at > 0 and _IT.match(clause) and working and mentions_account(sentence[:at]):
         return clause  # "the key was not deactivated; it is still active": "it" is what the clause before named
+    if at > 0 and _PRONOUN.search(clause) and _STRONG.search(clause) and mentions_account(sentence[:at]):
+        return clause  # "sessions got with the key keep working; nobody revoked them": what the clause before named
     return None
+
+
+# An answer's opening word ("Yes,", "No,", "Me: not quite,"): it agrees or disagrees with a question or a quote
+# (read by the question reader), and says nothing of what the clause after it claims.
+_ANSWER = re.compile(
+    r"^\W*(?:\w+:\s*)?(?:yes|no|nope|yeah|yep|correct|right|wrong|not\s+quite|not\s+really|exactly|indeed)\s*[,:;.!]\s+",
+    re.I,
+)
+# A pronoun standing for what an earlier clause of the sentence named.
+_PRONOUN = re.compile(r"\b(?:it|they|them|those|these)\b", re.I)
+
+
+def _antecedent_kind(clause: str, sentence: str, before: str = "") -> str:
+    """What a pronoun of the clause stands for: the kind of the nearest clause before it that names one, in the
+    sentence or the one before it ("the key was not deactivated; it is still active": a key; "Were the sessions
+    revoked? Yes, they were revoked on the account.": sessions), else "any"."""
+    at = sentence.find(clause.strip()[:40]) if sentence and clause.strip() else -1
+    if at < 0 or not _PRONOUN.search(clause):
+        return "any"
+    for part in reversed(re.split(r"[;,:?!](?=\s)|\.\s", f"{before} . {sentence[:at]}")):
+        kind = _kind(part)
+        if kind != "any":
+            return kind
+    return "any"
+
+
+def _status(clause: str, kind: str, text: str) -> list[AccountClaim]:
+    """A status the account reports of a key or a session ("it reads back Inactive", "shows as Active"): inactive or
+    disabled is the change in effect, active or enabled is not; a negation before it turns it round."""
+    m = _STATUS.search(clause)
+    if m is None:
+        return []
+    negations = len(_NEG.findall(" ".join(clause[: m.start()].split()[-5:])))
+    off = m.group(1).lower() in ("inactive", "disabled")
+    return [(kind if kind != "any" else "key", off == (negations % 2 == 0), text)]
 
 
 # A key or credential said to be held active, or to be active: it was not disabled.
@@ -205,19 +284,26 @@ _CREDENTIAL_USE = re.compile(
 )
 
 
-def account_claims(clause: str, sentence: str = "") -> list[AccountClaim]:
+def account_claims(clause: str, sentence: str = "", before: str = "") -> list[AccountClaim]:
     """The account claims of one clause (at most one), or none when it says nothing of the account.
 
-    `sentence` is the whole sentence the clause is part of (where "there" finds its place)."""
+    `sentence` is the whole sentence the clause is part of (where "there" finds its place), `before` the sentence
+    before it (where a pronoun may find what it stands for)."""
+    clause = _ANSWER.sub("", clause)  # "No, they were not revoked": the answer word is not the clause's negation
     placed = _placed(clause, sentence)
     if placed is None or _MODAL.search(clause):
         return []  # "would let BlastShield deactivate the key", "should deactivate it": a plan, not what was done
     text, clause = clause.strip(), placed
     kind = _kind(clause)
+    if kind == "any":
+        kind = _antecedent_kind(text, sentence, before)
     if _GRAPH_ONLY.search(clause):
         negated = bool(re.search(r"\b(?:not|never)\s+(?:only\s+)?(?:in|on)\s+the\s+graph\b", clause, re.I))
         whole = kind == "revocation" or (kind == "credential" and re.search(r"\bnothing\b", clause, re.I))
         return [("any" if whole else kind, negated, text)]
+    status = _status(clause, kind, text)
+    if status:
+        return status
     if _STILL_WORK.search(clause):
         negated = bool(re.search(r"\b(?:no\s+longer|not|never)\s+(?:\w+\s+)?(?:still|remain|stay)", clause, re.I))
         return [(kind, negated, text)]
@@ -265,7 +351,13 @@ WORDS = frozenset(
     lists says there itself work works worked working still longer locked out tokenissuetime requests request calls
     call signed sign fail fails failing succeed succeeds rejected refused back reading action whatever everything
     graph contained uncontained exposed confirmed confirms records api use taken sent pushed called invoked
-    issued updateaccesskey putuserpolicy
+    issued updateaccesskey putuserpolicy accepted acknowledged lock locks obtained previously already expire expire
+    reads shows status enabled api apis used against
         """
     )
 )
+# The writer's own claim after a quotation opens with a connective that changes nothing it claims ("The user told
+# us (quoted). Regardless, the route is blocked."), and an aside opens a line ("Heads up: ..."): known to the gate,
+# as the account's words are.
+QUOTATION_WORDS = frozenset(_words("regardless nevertheless nonetheless anyway heads fyi"))
+WORDS = WORDS | QUOTATION_WORDS

@@ -588,6 +588,11 @@ class _Checker:
             accepted = {active, carrying}
         else:
             accepted = {len(routes), active, carrying, blocked}
+        for x in {r.source for r in routes}:  # "X with one active session route", "X's routes": X's own
+            if re.search(rf"(?<![\w:-]){re.escape(x)}(?:'s\b|\s+(?:with|has|have|holds|had|keeps|owns)\b)", context):
+                own = [r for r in routes if r.source == x]
+                live = sum(1 for r in own if r.status == "active")
+                accepted = {live} if words & _EXPOSE_WORDS else {len(own), live, len(own) - live}
         if value not in accepted:
             self.flag(
                 FlagKind.WRONG_COUNT,

@@ -116,7 +116,9 @@ def _inconsistent(claims: Sequence[Reading], i: int) -> bool:
         graph = _GRAPH_SCOPE.search(clause) and not re.search(
             r"\bonly\b|\bnot\b|\bnever\b|\b(?:whatever|everything|all)\b", clause, re.I
         )  # "blocked only in the graph", "whatever it did was in the graph": the account claim's own scope
-        negated = _UNCOUNTED_NEGATION.search(clause) is not None and not _COUNTED_NEGATION.search(clause)
+        graph = graph and not _ACCOUNT_SCOPE.search(clause)  # "on the AWS account as well as in the graph": both named
+        own = re.split(r":\s+", clause)[-1]  # "None remains: the key was disabled": another claim before the colon
+        negated = _UNCOUNTED_NEGATION.search(own) is not None and not _COUNTED_NEGATION.search(own)
         return bool(graph) or (bool(claim.value) and negated)  # "changed nothing in AWS", "never reached AWS"
     return False
 

@@ -59,10 +59,17 @@ _ATTRIBUTION = re.compile(
 )
 _SPEECH_QUOTE = re.compile(
     r"\b(?P<lead>according\s+to|said|says|say|wrote|writes|claimed|claims|stated|states|told\s+\w+|asked|reading|reads|titled|"
+    r"insist(?:ed|s)?|repl(?:ied|ies)|answered|responded|reported|posted|messaged|explained|admitted|argued|maintained|swore|"
     r"subject(?:\s+line)?|message|email|lure|text)\b(?P<gap>[^\"“”\n]{0,40}?)[\"“](?P<q>[^\"“”\n]{1,400})[\"”]",
     re.I,
 )
 _QUOTES = re.compile(r"[\"“”]")
+# A record's field quoted ("The ticket was updated to \"contained\""): the record's words, not the briefing's claim.
+_RECORD_QUOTE = re.compile(
+    r"\b(?P<lead>(?:ticket|case|issue|jira|status\s+page|change\s+request)\s+(?:\w+\s+){0,3}?"
+    r"(?:updated|changed|moved|set|marked|labell?ed|flipped|switched)\s+(?:to|as)\s+)[\"“][^\"“”\n]{1,80}[\"”]",
+    re.I,
+)
 # A passage of several words in quote marks set after a colon ("The user insisted: \"my sessions were revoked\""):
 # someone's words, whoever is named; a quoted verdict of one or two words ("Status: \"contained\"") is not.
 _COLON_QUOTE = re.compile(r"(?P<lead>:\s*)[\"“](?P<q>[^\"“”\n]*\S\s+\S+\s+\S[^\"“”\n]*)[\"”]")
@@ -161,6 +168,7 @@ def _line(line: str) -> str:
         line = _COULD.sub(lambda m: f"can {m.group(1)}", line)
     line = _SPEECH_QUOTE.sub(lambda m: f"{m.group('lead')}{m.group('gap')}(quoted)", line)
     line = _COLON_QUOTE.sub(lambda m: f"{m.group('lead')}(quoted)", line)
+    line = _RECORD_QUOTE.sub(lambda m: f"{m.group('lead')}(quoted)", line)
     return _QUOTES.sub("", line)
 
 

@@ -238,7 +238,7 @@ class _Reader:
     ):
         self.id_kind = id_kind
         self.unread = unread  # a clause about the alert in a sentence the reading does not account for
-        self.current = ""  # the sentence being read
+        self.current = self.previous = ""  # the sentence being read
         self.route_words = route_words  # id -> its words ("route-c11-primary" -> "c11 primary")
         self.allowed = allowed
         self.claims: list[ProseClaim] = []
@@ -252,7 +252,7 @@ class _Reader:
         sentence = _MARKUP_RE.sub("", raw).strip()
         if not sentence:
             return
-        self.current = sentence
+        self.previous, self.current = self.current, sentence  # the one before: where a pronoun's referent may be
         self.relationships(sentence)
         question = "?" in sentence
         first = sentence.split(None, 1)[0].lower().strip(",") if sentence.split() else ""
@@ -339,7 +339,7 @@ class _Reader:
                 self.add(kind, value, text, clause, scope=between)
         if not quiet:
             self.numbers(clause)
-        account = [] if quiet or question else account_claims(clause, self.current)
+        account = [] if quiet or question else account_claims(clause, self.current, self.previous)
         for kind, done, text in account:
             self.add("account", done, text, clause, qualifier=kind)
         either = bool(re.search(r"\beither\b[^.;]*\bor\b|\b(?:one|any|at\s+least\s+one)\s+of\b", clause, re.I))
@@ -390,6 +390,7 @@ class _Reader:
         if (
             not (quiet or question or hedged)
             and len(self.claims) == before
+            and "(quoted)" not in clause  # "The owner said (quoted)": someone else's words, no claim of the briefing's
             and (has_vocabulary(clause) or (self.unread is not None and self.unread(clause, self.current)))
         ):
             self.add("unverified", None, clause, clause)

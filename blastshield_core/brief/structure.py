@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import re
 
-from .account import kind_of
+from .account import cell_status, kind_of
 from .runtables import run_table_row
 
 __all__ = ["bare_verdict", "emptiness", "named_verdict", "restructure"]
@@ -179,21 +179,26 @@ _NOUNS = {
 def _account_cell(key: str, subject: str, value: str) -> str | None:
     """A row's change on the account under a column about the account: "The access key action was (not) applied
     in AWS." (None when the column or the row is not about the account, or the value is no yes or no)."""
-    if not _ACCOUNT_COLUMN.search(key) or re.search(r"\bgraph\b|\bbefore\b", key, re.I):
+    on_account = _ACCOUNT_COLUMN.search(key) or re.search(r"\b(?:aws|iam|account)\b", subject, re.I)  # either way round
+    if not on_account or re.search(r"\bgraph\b|\bbefore\b", key, re.I):
         return None
-    if not _ACCOUNT_ROW.search(subject):
+    # the thing changed, named by the row, the column ("| alice | key status in AWS |") or the cell ("key disabled")
+    thing = next((t for t in (subject, key, value) if _ACCOUNT_ROW.search(t)), "")
+    if not thing:
         return None
-    words = _words(_clean(value))
+    words = [w for w in _words(_clean(value)) if thing is not value or not _ACCOUNT_ROW.search(w)]
     low = " ".join(words)
     if not words:
         return None
-    if set(words) <= _DONE and "not" not in words:
+    if (status := cell_status(kind_of(_clean(thing)), words)) is not None:
+        done = status  # "| alice's access key | active |": not deactivated
+    elif set(words) <= _DONE and "not" not in words:
         done = True
     elif set(words) <= _NOT_DONE or low in ("not applied", "not verified", "graph only", "not yet"):
         done = False
     else:
         return None
-    noun = _NOUNS[kind_of(_clean(subject))]
+    noun = _NOUNS[kind_of(_clean(thing))]
     return f"The {noun} action was {'' if done else 'not '}applied in AWS."
 
 

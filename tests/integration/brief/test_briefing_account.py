@@ -33,6 +33,11 @@ GRAPH_ONLY_TRUE = [
     "On the AWS account alice can still read the bucket with her key.",
     # a status cell on a thing only the account has (an access key, a deny-all policy)
     "| user | change | status |\n|---|---|---|\n| alice | access key | not deactivated |",
+    # a column that names the key on the account, a status the account reports, a pronoun for the key
+    "| principal | key status in AWS |\n|---|---|\n| alice | Active |",
+    "| item | graph | AWS account |\n|---|---|---|\n| alice's access key | blocked | active |",
+    "alice's key still reads back Active.",
+    "The key was not deactivated, and IAM never accepted a call for it.",
 ]
 # (false on a graph-only run, truthful on an applied one)
 APPLIED_TRUE = [
@@ -43,6 +48,10 @@ APPLIED_TRUE = [
     "alice no longer has an active access key.",
     "In AWS, alice can no longer read the bucket with that key.",
     "| who | what | result |\n|---|---|---|\n| alice | access key | ✅ deactivated |",
+    "| principal | key status in AWS |\n|---|---|\n| alice | Inactive |",
+    "| item | graph | AWS account |\n|---|---|---|\n| alice's access key | blocked | inactive |",
+    "alice's key reads back Inactive.",
+    "BlastShield sent UpdateAccessKey for alice's key, and AWS accepted it.",
 ]
 
 
