@@ -116,6 +116,7 @@ _DIST_A_PATH = re.compile(
     rf"\b(?P<det>an?|one|no)\s+(?:(?:qualifying|open|live|attack|access)\s+)*(?:(?P<n1>{_N[1:-1]})\s*-\s*hop\s+"
     rf"(?:(?:qualifying|open|live|attack|access)\s+)*(?:path|chain|route)|(?:path|chain|route)\s+of\s+"
     rf"(?:(?P<b2>at\s+most|at\s+least|exactly|only)\s+)?(?P<n2>{_N[1:-1]})\s+hops?(?:\s+or\s+(?P<more>fewer|less|more))?)"
+    rf"(?:\s+(?:still\s+|now\s+)?(?:leads|runs|goes|stretches|extends|exists|remains|is\s+open|is\s+live))?"
     rf"(?:\s+from\s+{_end('a')})?\s+to\s+{_end('b')}",
     re.I,
 )
@@ -325,6 +326,12 @@ def _judge_number(ev: EvidenceSummary, kind: str, value: object) -> Verdict:
     if kind == "hops":
         which, n = cast(tuple[str, int], value)
         hops = [p.hops for p in ev.paths]
+        if which.startswith("all_"):  # "every open path is 4 hops or shorter": none when no path is live
+            test = {"le": n.__ge__, "ge": n.__le__, "lt": n.__gt__, "gt": n.__lt__, "eq": n.__eq__, "ne": n.__ne__}
+            if ev.truncated or all(test[which[4:]](h) for h in hops):
+                return None
+            lengths = ", ".join(map(str, sorted(hops)))
+            return ("wrong_count", f"the live qualifying paths of {ev.alert_id} have {lengths} hop(s)")
         if which in ("lt", "gt", "le"):
             wrong = not any(h < n if which == "lt" else h > n if which == "gt" else h <= n for h in hops)
         else:

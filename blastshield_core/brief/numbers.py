@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .lexicon import CLOSE_FORMS, number_value
+from .lexicon import CLOSE_ADJECTIVES, CLOSE_FORMS, number_value
 
 __all__ = [
     "DEPTH_RE",
@@ -230,17 +230,66 @@ _HOPS_WITHIN = re.compile(
     rf"path\s+(?:within\s+{_N}\s*-?\s*hops?\b|of\s+{_N}\s*-?\s*hops?\s+or\s+(?:fewer|less)\b)",
     re.I,
 )
+# "every open path is 4 hops or shorter", "all the paths are at most five hops long", "no open path is longer than
+# 4 hops": a bound on every live path's length
+_ALL_PATHS = (
+    r"\b(?P<q>every|each|all(?:\s+(?:of\s+)?the)?|no|none\s+of\s+the)\s+(?:(?:open|live|remaining|qualifying)\s+)*"
+    r"paths?\s+(?:is|are)\s+(?:still\s+|now\s+|currently\s+)*"
+)
+_HOPS_ALL = (
+    re.compile(
+        rf"{_ALL_PATHS}(?P<b>at\s+most|no\s+more\s+than|within|at\s+least|no\s+fewer\s+than|no\s+less\s+than|"
+        rf"under|over|more\s+than|fewer\s+than|less\s+than)?\s*{_N}\s*-?\s*hops?(?:\s+long)?"
+        r"(?:\s+or\s+(?P<dir>shorter|fewer|less|longer|more))?",
+        re.I,
+    ),
+    re.compile(rf"{_ALL_PATHS}(?P<cmp>shorter|longer)\s+than\s+{_N}\s*-?\s*hops?", re.I),
+)
+_ALL_OPS = {"at most": "le", "no more than": "le", "within": "le", "at least": "ge", "no fewer than": "ge"}
+_ALL_OPS |= {"no less than": "ge", "under": "lt", "over": "gt", "more than": "gt", "fewer than": "lt", "less than": "lt"}
+_NEGATED_OP = {"le": "gt", "ge": "lt", "lt": "ge", "gt": "le", "eq": "ne"}
+
+
+def _all_hops(clause: str) -> list[NumberClaim]:
+    """A bound on every live path's length, as ("hops", ("all_" + op, n))."""
+    out: list[NumberClaim] = []
+    for rx in _HOPS_ALL:
+        for m in rx.finditer(clause):
+            n = number_value(m.group(3))
+            if n is None:
+                continue
+            if rx is _HOPS_ALL[1]:
+                op = "lt" if m.group("cmp").lower() == "shorter" else "gt"
+            else:
+                way = (m.group("dir") or "").lower()
+                op = "le" if way in ("shorter", "fewer", "less") else "ge" if way else "eq"
+                op = _ALL_OPS.get(" ".join((m.group("b") or "").lower().split()), op)
+            if m.group("q").lower().startswith(("no", "none")):
+                op = _NEGATED_OP[op]  # "no path is longer than 4 hops": every path is 4 hops or shorter
+            out.append(("hops", (f"all_{op}", n), m.group(0)))
+    return out
+
+
 _HOPS_ADJ = re.compile(rf"\b(?P<which>shortest|longest)\s+(?:is\s+)?(?:a\s+)?{_N}\s*-\s*hop\b", re.I)
 _RANGE = re.compile(
     r"\b(?:score|scored|scores|rated|risk)\b[^.;\n]{0,30}?\b(?:between\s+(-?\d{1,3})\s+and\s+(-?\d{1,3})"
-    r"|from\s+(-?\d{1,3})\s+to\s+(-?\d{1,3})|in\s+the\s+(\d{1,3})\s*[-–]\s*(\d{1,3})(?:\s+range)?"
+    r"|from\s+(-?\d{1,3})(?:\s+(?:before|prior\s+to|at\s+the\s+start\s+of)\s+(?:the\s+|this\s+)?(?:containment\s+)?run"
+    r"|\s+(?:initially|at\s+first|at\s+the\s+start|at\s+the\s+outset))?,?\s+to\s+(-?\d{1,3})|in\s+the\s+(\d{1,3})\s*[-–]\s*(\d{1,3})(?:\s+range)?"
     r"|(\d{1,3})\s*[-–]\s*(\d{1,3})\s+range)",
     re.I,
 )
 
 
+_CLOSED_STATE = re.compile(
+    r"\b(?:is|are|was|were|been|now)\s+(?:(?:now|all|already|fully|completely|entirely|effectively)\s+)*([a-z]+)\b", re.I
+)
+
+
 def _closing(text: str) -> bool:
-    return any(w in CLOSE_FORMS for w in re.findall(r"[a-z]+", text.lower()))
+    """A closing verb ("have been severed"), or a closed state after a copula ("are gone from the graph")."""
+    return any(w in CLOSE_FORMS for w in re.findall(r"[a-z]+", text.lower())) or any(
+        m.group(1).lower() in CLOSE_ADJECTIVES for m in _CLOSED_STATE.finditer(text)
+    )
 
 
 def _closes(clause: str, start: int, end: int) -> bool:
@@ -341,6 +390,7 @@ def _number_claims(clause: str) -> list[NumberClaim]:
     for m in _PERCENT.finditer(clause):
         if not any(a <= m.start() < b for a, b in ranges):
             out.append(("path_percent", (int(m.group(1)), _closes(clause, m.start(), m.end())), m.group(0)))
+    out += _all_hops(clause)
     for m in _HOPS_THAN.finditer(clause):
         n = number_value(m.group(2))
         if n is not None:
@@ -405,6 +455,10 @@ def value_claims(clause: str, read: Sequence[tuple[int, int]] = ()) -> list[Valu
         noun = m.group(3).lower()
         if value is None or re.search(r"\bblocked|cut\b", m.group(2), re.I):
             continue
+        if re.search(r"\bnot\s+(?:even\s+)?$", before, re.I):  # "not a single path": none; "not two paths": no count
+            if value != 1:
+                continue
+            value = 0
         low = _RANGE_BEFORE.search(before)
         if low is not None:  # "between two and four paths", "from two to four paths": a range, not a count
             least = number_value(low.group(1))

@@ -158,6 +158,12 @@ _EARLIER_RE = re.compile(
     r"before\s+the|prior\s+to)\b",
     re.I,
 )
+# "went from 75 before the run to 85 after it": a change whose end is now, not an earlier statement
+_CHANGE_TO_NOW = re.compile(
+    r"\bfrom\s+\S+\s+(?:before|prior\s+to|at\s+the\s+(?:start|outset)|initially)\b[^;]{0,40}?\bto\s+\S+\s+"
+    r"(?:after\s+(?:it|that|the\s+(?:containment\s+)?run)|now|currently|today)\b",
+    re.I,
+)
 _IDIOMS = re.compile(
     r"\b(?:(?:exposure|access|(?:remaining\s+|qualifying\s+|access\s+)?paths?)\s*:\s*(?:none|nil|zero|0|no)\b|under\s+control|in\s+the\s+clear|(?:taken|took|takes|taking)\s+care\s+of|dealt\s+with|a\s+thing\s+of\s+the\s+past|all\s+clear|"
     r"nothing\s+(?:\w+\s+)?(?:remains?|is\s+left|left|reaches|can\s+reach|leads|exists)|"
@@ -184,6 +190,12 @@ _PRESENT_RE = re.compile(
     r"at\s+present|currently|today)\b",
     re.I,
 )
+# a yes/no question ("Is X rated critical?", "Note: did the score move?"): it asks, it states no value
+_POLAR_RE = re.compile(
+    r"^\W*(?:[A-Za-z]+\s*:\s*)*(?:is|are|was|were|do|does|did|has|have|had|can|could|would|will|should|shall|may|"
+    r"might|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|hasn't|haven't|won't|can't)\s",
+    re.I,
+)
 _RUN_SHORT_RE = re.compile(r"\brun\s+(?:has\s+)?(stopped|failed|ended)\s+(?:short\s+of|without|before)\b", re.I)
 _RUN_STATE_RE = re.compile(
     r"(?:\b(?:state|status|verdict|outcome|result)\s+of\s+(?:the\s+)?(?:containment\s+)?run\s*(?:is|was|:|=|—|–)?|"
@@ -195,6 +207,26 @@ _RUN_STATE_RE = re.compile(
 
 
 _CLOSE_BASE = frozenset(f for f in CLOSE_FORMS if not f.endswith(("s", "ed", "ing")) or f in ("close", "cut", "shut"))
+
+
+def _length_modifiers(words: list[str]) -> set[int]:
+    """The words of a length after a path noun ("of four hops or fewer", "within 3 hops"): they do not put its
+    determiner's negation out of the predicate's reach."""
+    out: set[int] = set()
+    for k, w in enumerate(words[:-2]):
+        if w in ("of", "within") and number_value(words[k + 1]) is not None and words[k + 2] in ("hop", "hops"):
+            end = k + 3 + 2 * (words[k + 3 : k + 5] in (["or", "fewer"], ["or", "less"], ["or", "more"]))
+            out.update(range(k, end))
+    return out
+
+
+def _reach(i: int, skipped: set[int], span: int = 8) -> int:
+    """Where a predicate's window of `span` words begins, the skipped words not counted."""
+    start, counted = i, 0
+    while start > 0 and counted < span:
+        start -= 1
+        counted += start not in skipped
+    return start
 
 
 def normalise_type(raw: str) -> str:
@@ -242,6 +274,7 @@ class _Reader:
         self.route_words = route_words  # id -> its words ("route-c11-primary" -> "c11 primary")
         self.allowed = allowed
         self.claims: list[ProseClaim] = []
+        self.polar = False  # the sentence is a yes/no question: it states no value
 
     def add(self, kind: str, value: object, text: str, clause: str, **extra: object) -> None:
         extra.setdefault("sentence", self.current[:600])
@@ -255,6 +288,7 @@ class _Reader:
         self.current = sentence
         self.relationships(sentence)
         question = "?" in sentence
+        self.polar = question and bool(_POLAR_RE.match(sentence))
         first = sentence.split(None, 1)[0].lower().strip(",") if sentence.split() else ""
         conditional = first in CONDITIONAL_WORDS
         for clause in _CLAUSE_RE.split(sentence):
@@ -315,7 +349,7 @@ class _Reader:
         words = set(re.findall(r"[a-z']+", low))
         hypothetical = conditional or bool(words & CONDITIONAL_WORDS - self._verb_assuming(clause))
         recommended = bool(words & RECOMMEND_FORMS) or re.search(r"\b(?:in\s+order\s+to|so\s+as\s+to|let's)\b", low)
-        earlier = bool(words & EARLIER_WORDS) or bool(_EARLIER_RE.search(clause))
+        earlier = (bool(words & EARLIER_WORDS) or bool(_EARLIER_RE.search(clause))) and not _CHANGE_TO_NOW.search(clause)
         partial = bool(PARTIAL_RE.search(clause))
         m = DEPTH_RE.search(clause)
         depth = number_value(m.group(1)) if m and re.search(r"depth|hop", m.group(0), re.I) else None
@@ -337,8 +371,8 @@ class _Reader:
         for kind, value, text, between in measured:  # the paths at the run's start are history, and read as such
             if not quiet or (kind == "start_count" and not (hypothetical or recommended or purpose or checking)):
                 self.add(kind, value, text, clause, scope=between)
-        if not quiet:
-            self.numbers(clause)
+        if not quiet and not (question and self.polar):
+            self.numbers(clause)  # "Is it rated critical?" asks; "why is the score 90?" presumes the score
         account = [] if quiet or question else account_claims(clause, self.current)
         for kind, done, text in account:
             self.add("account", done, text, clause, qualifier=kind)
@@ -510,6 +544,7 @@ class _Reader:
             and words[k - 1] in ("between", "from")
             and {"and", "to"} & set(words[k + 1 : k + 3])
         }
+        lengths = _length_modifiers(words)  # "not a single path of four hops or fewer remains": one noun phrase
         for i, w in enumerate(words):
             share = words[i + 1 : i + 2] == ["of"] or i in low  # "cut zero of the three paths": a share, not emptiness
             if toks[i].kind is None and w in ("no", "zero", "0") and not share and not any(h < i for h in hedged):
@@ -636,8 +671,9 @@ class _Reader:
                 continue
             if exposing and i == 0 and w.endswith("ing") and _SCORING & set(words[i + 1 :]):
                 continue  # "Reaching a critical asset adds no points": what a scoring rule counts, not a state
-            window = words[max(0, i - 8) : i]
-            if any(i - 8 <= k < i for k in low):
+            reach = _reach(i, lengths)
+            window = words[reach:i]
+            if any(reach <= k < i for k in low):
                 continue  # "between 0 and 3 paths remain": a range that holds none or some (its bounds are judged)
             modal = [x for x in window[-4:] if x in MODALS]
             can_no_longer = bool(modal) and modal[-1] == "can" and any(x in ("no", "not", "never") for x in window)
@@ -656,7 +692,7 @@ class _Reader:
             yet_to = any(a == "yet" and b == "to" for a, b in pairwise(window))  # "has yet to be"
             negations = sum(
                 1
-                for k in range(max(0, i - 8), i)
+                for k in range(reach, i)
                 if k not in spent | low and (words[k] in NEGATIONS or words[k] == "0")
             )
             negated = (negations + yet_to) % 2 == 1
