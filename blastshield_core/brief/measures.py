@@ -44,7 +44,7 @@ Verdict = tuple[str, str] | None  # (flag kind or "unverified", evidence), None 
 MEASURE_KINDS = frozenset(
     _w(
         "path_bound path_share path_percent path_percent_range hops score_range severity_not score_not distance "
-        "what_if start_count asset_list score_bound open_count rule_points"
+        "what_if start_count start_compared asset_list score_bound open_count rule_points"
     )
 )
 # The words these readers read (the gate accounts for them).
@@ -351,8 +351,12 @@ def _judge_number(ev: EvidenceSummary, kind: str, value: object) -> Verdict:
         k, total, closing = cast(tuple[int, int, bool], value)
         right = any(total == w and k == (c if closing else live) for w, c in wholes)
     else:
-        pct, closing = cast(tuple[int, bool], value)
-        right = any(w and pct == round(100 * (c if closing else live) / w) for w, c in wholes)
+        pct, closing, op = cast(tuple[int, bool, str], (*cast(tuple[object, ...], value), "==")[:3])
+        shares = [100 * (c if closing else live) / w for w, c in wholes if w]
+        if op == "==":
+            right = any(pct == round(x) for x in shares)
+        else:  # "at most half of the paths are open"
+            right = any({">=": x >= pct, ">": x > pct, "<=": x <= pct, "<": x < pct}[op] for x in shares)
     if right:
         return None
     return (
@@ -402,8 +406,22 @@ _COUNT_CHANGE = re.compile(
 )
 
 
+# "fewer qualifying paths are open after the run than before it", "as many paths remain now as at the start": the
+# live paths against those the run started with
+_COMPARED = re.compile(
+    rf"\b(?P<cmp>fewer|less|more|as\s+many|the\s+same\s+number\s+of)\s+{_ADJ_PATHS}\s+(?:are|remain|stay|is)\s+"
+    r"(?:still\s+)?(?:open\s+|live\s+|left\s+)?(?:after\s+(?:the\s+|this\s+)?(?:containment\s+)?run|now|today)\s+"
+    r"(?:than|as)\s+(?:before|at\s+the\s+(?:start|outset)|initially)\b",
+    re.I,
+)
+
+
 def _start_counts(clause: str) -> list[MeasureClaim]:
     out: list[MeasureClaim] = []
+    for m in _COMPARED.finditer(clause):
+        word = " ".join(m.group("cmp").lower().split())
+        op = "<" if word in ("fewer", "less") else ">" if word == "more" else "=="
+        out.append(("start_compared", op, m.group(0), ()))
     for m in _COUNT_CHANGE.finditer(clause):
         start, now = number_value(m.group("n")), number_value(m.group("m").replace("none", "zero"))
         if start is not None and now is not None:
@@ -413,6 +431,16 @@ def _start_counts(clause: str) -> list[MeasureClaim]:
         if n is not None and not _NEG.search(m.group(0)):
             out.append(("start_count", n, m.group(0), ()))
     return out
+
+
+def _judge_compared(ev: EvidenceSummary, op: str) -> Verdict:
+    start = ev.run.paths_at_start if ev.run is not None else None
+    if start is None:
+        return ("unverified", f"no run of {ev.alert_id} recorded the paths it started with")
+    live = ev.path_count
+    if {"<": live < start, ">": live > start, "==": live == start}[op] or ev.truncated:
+        return None
+    return ("wrong_count", f"run {ev.run.run_id} started with {start} qualifying path(s); {live} are live now")  # type: ignore[union-attr]
 
 
 def _judge_start(ev: EvidenceSummary, n: int) -> Verdict:
@@ -562,6 +590,8 @@ def judge_measure(ev: EvidenceSummary, kind: str, value: object, text: str, scop
         return _judge_asset_list(ev, value)
     if kind == "start_count":
         return _judge_start(ev, cast(int, value))
+    if kind == "start_compared":
+        return _judge_compared(ev, cast(str, value))
     if kind in ("path_share", "path_percent", "hops", "score_range", "score_bound", "path_bound"):
         return _judge_number(ev, kind, value)
     if kind == "severity_not":

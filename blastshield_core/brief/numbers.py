@@ -25,6 +25,7 @@ __all__ = [
     "PARTIAL_RE",
     "NumberClaim",
     "ValueClaim",
+    "elliptic_counts",
     "number_claims",
     "percent_of_spans",
     "score_range_spans",
@@ -246,7 +247,14 @@ _HOPS_ALL = (
     re.compile(rf"{_ALL_PATHS}(?P<cmp>shorter|longer)\s+than\s+{_N}\s*-?\s*hops?", re.I),
 )
 _ALL_OPS = {"at most": "le", "no more than": "le", "within": "le", "at least": "ge", "no fewer than": "ge"}
-_ALL_OPS |= {"no less than": "ge", "under": "lt", "over": "gt", "more than": "gt", "fewer than": "lt", "less than": "lt"}
+_ALL_OPS |= {
+    "no less than": "ge",
+    "under": "lt",
+    "over": "gt",
+    "more than": "gt",
+    "fewer than": "lt",
+    "less than": "lt",
+}
 _NEGATED_OP = {"le": "gt", "ge": "lt", "lt": "ge", "gt": "le", "eq": "ne"}
 
 
@@ -281,7 +289,8 @@ _RANGE = re.compile(
 
 
 _CLOSED_STATE = re.compile(
-    r"\b(?:is|are|was|were|been|now)\s+(?:(?:now|all|already|fully|completely|entirely|effectively)\s+)*([a-z]+)\b", re.I
+    r"\b(?:is|are|was|were|been|now)\s+(?:(?:now|all|already|fully|completely|entirely|effectively)\s+)*([a-z]+)\b",
+    re.I,
 )
 
 
@@ -379,7 +388,9 @@ def _number_claims(clause: str) -> list[NumberClaim]:
             )
     for m in _FRACTION_OF.finditer(clause):
         pct = _FRACTIONS[" ".join(m.group(1).lower().split())]
-        out.append(("path_percent", (pct, _closes(clause, m.start(), m.end())), m.group(0)))
+        out.append(
+            ("path_percent", (pct, _closes(clause, m.start(), m.end()), _share_op(clause, m.start())), m.group(0))
+        )
     for m in _SCORE_BOUND.finditer(clause):
         op = _SCORE_OPS[" ".join(m.group("op").lower().split())]
         out.append(("score_bound", (op, int(m.group("n")), bool(m.group("neg"))), m.group(0)))
@@ -389,7 +400,8 @@ def _number_claims(clause: str) -> list[NumberClaim]:
         out.append(("path_percent_range", (min(lo, hi), max(lo, hi), _closes(clause, m.start(), m.end())), m.group(0)))
     for m in _PERCENT.finditer(clause):
         if not any(a <= m.start() < b for a, b in ranges):
-            out.append(("path_percent", (int(m.group(1)), _closes(clause, m.start(), m.end())), m.group(0)))
+            share = (int(m.group(1)), _closes(clause, m.start(), m.end()), _share_op(clause, m.start()))
+            out.append(("path_percent", share, m.group(0)))
     out += _all_hops(clause)
     for m in _HOPS_THAN.finditer(clause):
         n = number_value(m.group(2))
@@ -413,6 +425,12 @@ def _number_claims(clause: str) -> list[NumberClaim]:
             lo = hi  # "the score dropped from 65 to 45": it is 45 now
         out.append(("score_range", (min(lo, hi), max(lo, hi)), m.group(0)))
     return out
+
+
+def _share_op(clause: str, start: int) -> str:
+    """ "at most half of the paths", "more than 50% of the paths": a bound on the share ("==" without one)."""
+    bound = _BOUND_BEFORE.search(clause[:start])
+    return "==" if bound is None else _bound_op(bound.group(0))
 
 
 def _count_kind(noun: str) -> str:
@@ -478,3 +496,23 @@ def value_claims(clause: str, read: Sequence[tuple[int, int]] = ()) -> list[Valu
         if value is not None:
             out.append((_count_kind(noun), value, m.group(0), "qualifying"))
     return out
+
+
+# "Whereas two paths were open before the run, one is open after it": a count whose noun an earlier clause gave
+_ELLIPTIC = re.compile(
+    rf"^\W*(?:(?:and|but|yet|now|while|whereas)\s+)?(?:(?:only|just|exactly|still)\s+)?(?P<n>{_NUM}|none)\s+"
+    r"(?:is|are|remains?|stays?)\s+(?:still\s+|now\s+)*(?:open|left|live|active|standing)\b(?P<rest>[^;]*)$",
+    re.I,
+)
+
+
+def elliptic_counts(clause: str, sentence: str) -> list[NumberClaim]:
+    """A bare count of open paths ("one is open after it") after a clause of the same sentence that names paths."""
+    m = _ELLIPTIC.match(clause)
+    at = sentence.find(clause.strip())
+    if m is None or at <= 0 or not re.search(r"\bpaths?\b", sentence[:at], re.I):
+        return []
+    if re.search(r"\b(?:before|earlier|initially|originally|at\s+the\s+(?:start|outset))\b", m.group("rest"), re.I):
+        return []  # "..., one was open before": history
+    n = 0 if m.group("n").lower() == "none" else number_value(m.group("n"))
+    return [] if n is None else [("path_count", n, m.group(0).strip())]

@@ -29,6 +29,17 @@ from itertools import pairwise
 
 from ..graph.model import RelType
 from .account import account_claims
+from .clauses import (
+    affirmed,
+    change_to_now,
+    concession_dropped,
+    length_modifiers,
+    opening_parts,
+    polar_question,
+    relatives,
+    window_start,
+    without_subject_time,
+)
 from .lexicon import (
     CLOSE_ADJECTIVES,
     CLOSE_FORMS,
@@ -53,7 +64,7 @@ from .lexicon import (
 )
 from .links import has_vocabulary, link_claims
 from .measures import measure_claims, read_spans
-from .numbers import DEPTH_RE, PARTIAL_RE, number_claims, value_claims
+from .numbers import DEPTH_RE, PARTIAL_RE, elliptic_counts, number_claims, value_claims
 from .structure import bare_verdict, emptiness, restructure
 
 
@@ -88,7 +99,8 @@ _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+|\n+")
 _CLAUSE_RE = re.compile(
     r"(?<=;)\s+|\s+(?:but|however|although|though|whereas|while|because|since|thus|hence|therefore)\b,?\s*"
     r"|,\s+(?:and|which|so|as)\s+|\s+and\s+(?=(?:the|all|every|no|its|their|it|they|access|paths?|we|nothing)\b)"
-    r"|\s+[—–]\s+|\s+-\s+|(?<=\w:)\s+(?=(?:it|they|it's|they're)\s)",  # "X wasn't touched: it is still active"
+    r"|\s+[—–]\s+|\s+-\s+|(?<=\w:)\s+(?=(?:it|they|it's|they're)\s)"  # "X wasn't touched: it is still active"
+    r"|(?<=[a-z]{3}:)\s+(?=(?:the|every|both|its|their)\s)",  # "the run changed nothing: the same path is open"
     re.I,
 )
 _MARKUP_RE = re.compile(r"^[\s>#*+-]*(?:\d+[.)]\s+)?|[`*]{1,3}|(?<!\w)_{1,2}(?=\S)|(?<=\S)_{1,2}(?!\w)")
@@ -158,12 +170,6 @@ _EARLIER_RE = re.compile(
     r"before\s+the|prior\s+to)\b",
     re.I,
 )
-# "went from 75 before the run to 85 after it": a change whose end is now, not an earlier statement
-_CHANGE_TO_NOW = re.compile(
-    r"\bfrom\s+\S+\s+(?:before|prior\s+to|at\s+the\s+(?:start|outset)|initially)\b[^;]{0,40}?\bto\s+\S+\s+"
-    r"(?:after\s+(?:it|that|the\s+(?:containment\s+)?run)|now|currently|today)\b",
-    re.I,
-)
 _IDIOMS = re.compile(
     r"\b(?:(?:exposure|access|(?:remaining\s+|qualifying\s+|access\s+)?paths?)\s*:\s*(?:none|nil|zero|0|no)\b|under\s+control|in\s+the\s+clear|(?:taken|took|takes|taking)\s+care\s+of|dealt\s+with|a\s+thing\s+of\s+the\s+past|all\s+clear|"
     r"nothing\s+(?:\w+\s+)?(?:remains?|is\s+left|left|reaches|can\s+reach|leads|exists)|"
@@ -190,12 +196,6 @@ _PRESENT_RE = re.compile(
     r"at\s+present|currently|today)\b",
     re.I,
 )
-# a yes/no question ("Is X rated critical?", "Note: did the score move?"): it asks, it states no value
-_POLAR_RE = re.compile(
-    r"^\W*(?:[A-Za-z]+\s*:\s*)*(?:is|are|was|were|do|does|did|has|have|had|can|could|would|will|should|shall|may|"
-    r"might|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|hasn't|haven't|won't|can't)\s",
-    re.I,
-)
 _RUN_SHORT_RE = re.compile(r"\brun\s+(?:has\s+)?(stopped|failed|ended)\s+(?:short\s+of|without|before)\b", re.I)
 _RUN_STATE_RE = re.compile(
     r"(?:\b(?:state|status|verdict|outcome|result)\s+of\s+(?:the\s+)?(?:containment\s+)?run\s*(?:is|was|:|=|—|–)?|"
@@ -207,26 +207,6 @@ _RUN_STATE_RE = re.compile(
 
 
 _CLOSE_BASE = frozenset(f for f in CLOSE_FORMS if not f.endswith(("s", "ed", "ing")) or f in ("close", "cut", "shut"))
-
-
-def _length_modifiers(words: list[str]) -> set[int]:
-    """The words of a length after a path noun ("of four hops or fewer", "within 3 hops"): they do not put its
-    determiner's negation out of the predicate's reach."""
-    out: set[int] = set()
-    for k, w in enumerate(words[:-2]):
-        if w in ("of", "within") and number_value(words[k + 1]) is not None and words[k + 2] in ("hop", "hops"):
-            end = k + 3 + 2 * (words[k + 3 : k + 5] in (["or", "fewer"], ["or", "less"], ["or", "more"]))
-            out.update(range(k, end))
-    return out
-
-
-def _reach(i: int, skipped: set[int], span: int = 8) -> int:
-    """Where a predicate's window of `span` words begins, the skipped words not counted."""
-    start, counted = i, 0
-    while start > 0 and counted < span:
-        start -= 1
-        counted += start not in skipped
-    return start
 
 
 def normalise_type(raw: str) -> str:
@@ -281,17 +261,23 @@ class _Reader:
         self.claims.append(ProseClaim(kind, value, text.strip()[:160], clause.strip()[:300], **extra))  # type: ignore[arg-type]
 
     # -- sentences ---------------------------------------------------------------------------
-    def sentence(self, raw: str) -> None:
+    def sentence(self, raw: str, after: str = "") -> None:
         sentence = _MARKUP_RE.sub("", raw).strip()
         if not sentence:
             return
         self.current = sentence
         self.relationships(sentence)
         question = "?" in sentence
-        self.polar = question and bool(_POLAR_RE.match(sentence))
+        self.polar = polar_question(sentence) and not affirmed(after)  # "Is it rated critical? Yes.": it is
+        if not self.polar:
+            sentence, own = relatives(concession_dropped(sentence), lambda w: self.id_kind(w) is not None)
+            self.current = concession_dropped(self.current)
+            for clause in own:
+                self.clause(clause, False)
         first = sentence.split(None, 1)[0].lower().strip(",") if sentence.split() else ""
         conditional = first in CONDITIONAL_WORDS
-        for clause in _CLAUSE_RE.split(sentence):
+        parts = [sentence] if conditional else opening_parts(sentence)
+        for clause in (c for part in parts for c in _CLAUSE_RE.split(part)):
             if clause and clause.strip():
                 if _PRESENT_RE.match(clause):
                     conditional = False  # "If X reappears we will act; for now one path is open": a present claim
@@ -349,7 +335,9 @@ class _Reader:
         words = set(re.findall(r"[a-z']+", low))
         hypothetical = conditional or bool(words & CONDITIONAL_WORDS - self._verb_assuming(clause))
         recommended = bool(words & RECOMMEND_FORMS) or re.search(r"\b(?:in\s+order\s+to|so\s+as\s+to|let's)\b", low)
-        earlier = (bool(words & EARLIER_WORDS) or bool(_EARLIER_RE.search(clause))) and not _CHANGE_TO_NOW.search(clause)
+        timed = without_subject_time(clause)  # "the paths found at the outset are still open": a present claim
+        timed_words = set(re.findall(r"[a-z']+", timed.lower()))
+        earlier = (bool(timed_words & EARLIER_WORDS) or bool(_EARLIER_RE.search(timed))) and not change_to_now(clause)
         partial = bool(PARTIAL_RE.search(clause))
         m = DEPTH_RE.search(clause)
         depth = number_value(m.group(1)) if m and re.search(r"depth|hop", m.group(0), re.I) else None
@@ -364,7 +352,7 @@ class _Reader:
         quiet = hypothetical or recommended or earlier or purpose or checking or imperative_clause
         before = len(self.claims)
         measured = [] if question else measure_claims(clause, self.id_kind)
-        if any(kind == "what_if" for kind, *_ in measured):  # decidable from the live paths: read whole
+        if any(kind in ("what_if", "start_compared") for kind, *_ in measured):  # decidable from the evidence: whole
             for kind, value, text, between in measured:
                 self.add(kind, value, text, clause, scope=between)
             return
@@ -544,7 +532,7 @@ class _Reader:
             and words[k - 1] in ("between", "from")
             and {"and", "to"} & set(words[k + 1 : k + 3])
         }
-        lengths = _length_modifiers(words)  # "not a single path of four hops or fewer remains": one noun phrase
+        lengths = length_modifiers(words)  # "not a single path of four hops or fewer remains": one noun phrase
         for i, w in enumerate(words):
             share = words[i + 1 : i + 2] == ["of"] or i in low  # "cut zero of the three paths": a share, not emptiness
             if toks[i].kind is None and w in ("no", "zero", "0") and not share and not any(h < i for h in hedged):
@@ -671,7 +659,7 @@ class _Reader:
                 continue
             if exposing and i == 0 and w.endswith("ing") and _SCORING & set(words[i + 1 :]):
                 continue  # "Reaching a critical asset adds no points": what a scoring rule counts, not a state
-            reach = _reach(i, lengths)
+            reach = window_start(i, lengths)
             window = words[reach:i]
             if any(reach <= k < i for k in low):
                 continue  # "between 0 and 3 paths remain": a range that holds none or some (its bounds are judged)
@@ -691,9 +679,7 @@ class _Reader:
                 continue  # "Blocking X cuts the path": the effect of an action, not a claim that it happened
             yet_to = any(a == "yet" and b == "to" for a, b in pairwise(window))  # "has yet to be"
             negations = sum(
-                1
-                for k in range(reach, i)
-                if k not in spent | low and (words[k] in NEGATIONS or words[k] == "0")
+                1 for k in range(reach, i) if k not in spent | low and (words[k] in NEGATIONS or words[k] == "0")
             )
             negated = (negations + yet_to) % 2 == 1
             partly = any(x in ("partially", "partly") for x in window)
@@ -726,6 +712,8 @@ class _Reader:
             for kind, _, text in number_claims(clause)
             if kind.startswith("path_") and (at := clause.find(text)) >= 0
         ]
+        for kind, value, text in elliptic_counts(clause, self.current):
+            self.add(kind, value, text, clause)
         for kind, value, text, qualifier in value_claims(clause, read_spans(clause, self.id_kind) + shares):
             self.add(kind, value, text, clause, qualifier=qualifier)
 
@@ -740,8 +728,9 @@ def read_prose(
     """Every claim the prose makes, in order; a clause that makes none is `unverified` when it speaks of state
     or action, or when `unread` says it is about the alert in words the reading does not account for."""
     reader = _Reader(id_kind, route_words, allowed, unread)
-    for sentence in sentences(text):
-        reader.sentence(sentence)
+    found = sentences(text)
+    for k, sentence in enumerate(found):
+        reader.sentence(sentence, found[k + 1] if k + 1 < len(found) else "")
     return reader.claims
 
 
