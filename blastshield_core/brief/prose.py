@@ -182,7 +182,9 @@ _IDIOMS = re.compile(
 _RUN_END_VERBS = frozenset(
     _w("stop stops stopped halt halts halted end ends ended finish finishes finished terminate terminated concluded")
 )
-_RUN_END_NEXT = _PREPOSITIONS | frozenset(_w("at when once because as and early there here since so ; ,"))
+_RUN_END_NEXT = _PREPOSITIONS | frozenset(
+    _w("at when once because as and early there here since so ; , stopped completed failed graph_only interrupted")
+)  # "the run ended `stopped`": the run's end, with its state
 _NONE_WORDS = frozenset(_w("no none nothing zero"))
 _SCORING = frozenset(_w("adds add added earns earned gives gave contributes contributed scores scored points"))
 _RUN_DONE_BASE = frozenset(_w("complete succeed"))
@@ -465,6 +467,8 @@ class _Reader:
         j = i - 1
         while j >= 0 and toks[j].kind is None and toks[j].word in _STATE_ADVERBS | COPULAS | _FINITE_PAST:
             j -= 1
+        if j >= 2 and toks[j].kind is not None and toks[j - 1].word in ("for", "on", "of", "against"):
+            j -= 2  # "the run for BH-1042 did not end ...": the run named by its alert
         return j >= 0 and (toks[j].kind == "run" or (toks[j].kind is None and toks[j].word == "run"))
 
     def run_done(self, toks: list[_Tok], segment: str) -> list[tuple[str, bool]]:
@@ -598,6 +602,8 @@ class _Reader:
                 and (i + 1 == len(toks) or words[i + 1] in _RUN_END_NEXT or re.match(r"\S+\s*\(", segment[t.start :]))
             ):
                 continue  # "the run stopped after one action": the run's end, not the exposure's
+            if closing and i > 0 and words[i - 1] in _RUN_END_VERBS and self._run_subject(toks, i - 1):
+                continue  # "the run ended `stopped`": the state it ended in
             if (
                 closing
                 and w in _RUN_END_VERBS
@@ -692,6 +698,13 @@ class _Reader:
         return out
 
     # -- numbers ---------------------------------------------------------------------------
+    def _of_asset(self, clause: str, text: str) -> bool:
+        at = clause.find(text)
+        subject = re.search(
+            r"([A-Za-z0-9][\w.:@/-]*[A-Za-z0-9])\W*(?:(?:is|was|remains|stays|still|now)\s+)*$", clause[:at]
+        )
+        return at > 0 and subject is not None and self.id_kind(subject.group(1)) == "asset"
+
     def numbers(self, clause: str) -> None:
         for kind, empty, text, qualifier in emptiness(clause):
             self.add(kind, empty, text, clause, qualifier=qualifier)
@@ -715,6 +728,8 @@ class _Reader:
         for kind, value, text in elliptic_counts(clause, self.current):
             self.add(kind, value, text, clause)
         for kind, value, text, qualifier in value_claims(clause, read_spans(clause, self.id_kind) + shares):
+            if kind == "severity" and self._of_asset(clause, text):
+                continue  # "customer-db is classified critical": the asset's sensitivity, not the alert's severity
             self.add(kind, value, text, clause, qualifier=qualifier)
 
 
