@@ -306,7 +306,7 @@ def _paths_evidence(ev: EvidenceSummary) -> str:
     return f"the fresh investigation has {ev.path_count} qualifying path(s)" + (" (truncated)" if ev.truncated else "")
 
 
-def _judge_number(ev: EvidenceSummary, kind: str, value: object) -> Verdict:
+def _judge_number(ev: EvidenceSummary, kind: str, value: object, text: str = "") -> Verdict:
     """Bounds and shares of the paths, hop lengths and score ranges."""
     live, cut = ev.path_count, ev.cut_off_path_count
     if kind == "path_bound":
@@ -326,6 +326,14 @@ def _judge_number(ev: EvidenceSummary, kind: str, value: object) -> Verdict:
     if kind == "hops":
         which, n = cast(tuple[str, int], value)
         hops = [p.hops for p in ev.paths]
+        if which.endswith("_between"):  # "the shortest path is between 2 and 3 hops"
+            lo, hi = cast(tuple[int, int], n)
+            if ev.truncated or not hops or lo <= (min(hops) if which.startswith("shortest") else max(hops)) <= hi:
+                return None
+            return (
+                "wrong_count",
+                f"the live qualifying paths of {ev.alert_id} have {', '.join(map(str, sorted(hops)))} hop(s)",
+            )
         if which.startswith("all_"):  # "every open path is 4 hops or shorter": none when no path is live
             test = {"le": n.__ge__, "ge": n.__le__, "lt": n.__gt__, "gt": n.__lt__, "eq": n.__eq__, "ne": n.__ne__}
             if ev.truncated or all(test[which[4:]](h) for h in hops):
@@ -335,8 +343,11 @@ def _judge_number(ev: EvidenceSummary, kind: str, value: object) -> Verdict:
         if which in ("lt", "gt", "le"):
             wrong = not any(h < n if which == "lt" else h > n if which == "gt" else h <= n for h in hops)
         else:
-            wrong = n not in hops if which == "any" else n != (min(hops) if which == "shortest" else max(hops))
-        if not hops and not ev.truncated and which in ("any", "lt", "gt", "le"):
+            wrong = (
+                n not in hops if which == "any" else not hops or n != (min(hops) if which == "shortest" else max(hops))
+            )
+        present = which in ("any", "lt", "gt", "le") or re.search(r"\b(?:still|now|open|live|remaining)\b", text, re.I)
+        if not hops and not ev.truncated and present:
             return ("wrong_count", _paths_evidence(ev))  # "a 5-hop path is left" when none is
         if hops and not ev.truncated and wrong:
             lengths = ", ".join(map(str, sorted(hops)))
@@ -593,7 +604,7 @@ def judge_measure(ev: EvidenceSummary, kind: str, value: object, text: str, scop
     if kind == "start_compared":
         return _judge_compared(ev, cast(str, value))
     if kind in ("path_share", "path_percent", "hops", "score_range", "score_bound", "path_bound"):
-        return _judge_number(ev, kind, value)
+        return _judge_number(ev, kind, value, text)
     if kind == "severity_not":
         if str(value) == ev.severity:
             return ("wrong_severity", f"computed severity is {ev.severity} (score {ev.risk_score})")

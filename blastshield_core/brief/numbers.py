@@ -195,7 +195,7 @@ _CHANGED = re.compile(
 )
 _HOPS_EXTREME = re.compile(
     rf"\b(?P<which>shortest|longest)\b(?:\s+(?:qualifying|remaining|live|access|attack|open))*\s+(?:path|chain|route)\b"
-    rf"[^.;\n]{{0,30}}?(?:\b(?:is|was|has|takes|spans|covers|crosses|of|at)|\s*[:=])\s+(?:only\s+|just\s+|exactly\s+)?{_N}\s*-?\s*"
+    rf"[^.;\n]{{0,30}}?(?:\b(?:is|was|has|takes|spans|covers|crosses|of|at)|\s*[:=])\s+(?:still\s+|now\s+)?(?:only\s+|just\s+|exactly\s+)?{_N}\s*-?\s*"
     r"(?:hops?|relationships?|steps?|edges?)\b",
     re.I,
 )
@@ -278,6 +278,12 @@ def _all_hops(clause: str) -> list[NumberClaim]:
     return out
 
 
+# "the shortest path is between 2 and 3 hops", "I'd put the shortest path at between 5 and 6 hops": a range
+_HOPS_BETWEEN = re.compile(
+    rf"\b(?P<which>shortest|longest)\s+(?:(?:qualifying|open|live|remaining)\s+)*(?:path|chain)\b[^.;\n\d]{{0,30}}?"
+    rf"\bbetween\s+{_N}\s+and\s+{_N}\s*-?\s*hops?\b",
+    re.I,
+)
 _HOPS_ADJ = re.compile(rf"\b(?P<which>shortest|longest)\s+(?:is\s+)?(?:a\s+)?{_N}\s*-\s*hop\b", re.I)
 _RANGE = re.compile(
     r"\b(?:score|scored|scores|rated|risk)\b[^.;\n]{0,30}?\b(?:between\s+(-?\d{1,3})\s+and\s+(-?\d{1,3})"
@@ -403,6 +409,11 @@ def _number_claims(clause: str) -> list[NumberClaim]:
             share = (int(m.group(1)), _closes(clause, m.start(), m.end()), _share_op(clause, m.start()))
             out.append(("path_percent", share, m.group(0)))
     out += _all_hops(clause)
+    for m in _HOPS_BETWEEN.finditer(clause):
+        ends = [number_value(m.group(2)), number_value(m.group(3))]
+        if None not in ends:
+            low, high = sorted(int(x) for x in ends if x is not None)
+            out.append(("hops", (f"{m.group('which').lower()}_between", (low, high)), m.group(0)))
     for m in _HOPS_THAN.finditer(clause):
         n = number_value(m.group(2))
         if n is not None:
@@ -431,6 +442,9 @@ def _share_op(clause: str, start: int) -> str:
     """ "at most half of the paths", "more than 50% of the paths": a bound on the share ("==" without one)."""
     bound = _BOUND_BEFORE.search(clause[:start])
     return "==" if bound is None else _bound_op(bound.group(0))
+
+
+_QUALIFIER_AFTER = re.compile(r"\s*(?:(?:still\s+)?(?:in|within)\s+reach\s*|reachable\s*)?\(([^()]{1,40})\)")
 
 
 def _count_kind(noun: str) -> str:
@@ -489,7 +503,10 @@ def value_claims(clause: str, read: Sequence[tuple[int, int]] = ()) -> list[Valu
             if noun.startswith("path"):
                 out.append(("path_bound", (_bound_op(bound.group(0)), value), bound.group(0) + m.group(0), ""))
             continue
-        out.append((_count_kind(noun), value, m.group(0), m.group(2).lower()))
+        paren = _QUALIFIER_AFTER.match(clause, m.end())  # "3 assets in reach (high or critical)": their class
+        out.append(
+            (_count_kind(noun), value, m.group(0), (m.group(2) + " " + (paren.group(1) if paren else "")).lower())
+        )
     for m in _COUNT_NOUN_FIRST.finditer(clause):
         noun = (m.group(1) or m.group(3)).lower()
         value = number_value(m.group(2) or m.group(4))

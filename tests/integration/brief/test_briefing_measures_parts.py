@@ -46,6 +46,11 @@ LENGTHS = [
     (IAM, "exposed", "Every live path is 2 hops long.", COUNT),
     (DEV, "exposed", "None of the open paths is shorter than 5 hops.", T),
     (C4001, "exposed", "No live path is longer than four hops.", COUNT),
+    (IAM, "exposed", "My estimate puts the shortest path between one and two hops.", T),
+    (IAM, "exposed", "The shortest live path is between 2 and 4 hops.", COUNT),
+    (C4001, "capped", "The shortest open path is still five hops.", T),
+    (DEV, "after", "The shortest open path is still five hops.", COUNT),  # none is left
+    (DEV, "after", "The shortest path was five hops.", T),  # history
     (WORK, "exposed", "A two-hop path runs from public-api-gw to orders-db.", T),
     (WORK, "exposed", "A five-hop path runs from public-api-gw to orders-db.", COUNT),
 ]
@@ -85,6 +90,8 @@ SUBORDINATE = [
 VALUES_AND_RUNS = [
     # a severity said of an asset is its sensitivity; a run's end with the state it ended in is no containment
     (DEV, "exposed", "customer-db is classified critical and still in reach.", T),
+    (IAM, "exposed", "Two data assets in reach (high or critical).", T),
+    (IAM, "exposed", "Three data assets in reach (high or critical).", COUNT),  # the blast radius holds three
     (DEV, "exposed", "The alert is classified critical.", SEVERITY),
     (C4001, "capped", "The rules run finished `stopped`; one path is still open.", T),
     (C4001, "capped", "The run for BH-CONTAINMENT-4001 did not finish with the verdict completed.", T),
