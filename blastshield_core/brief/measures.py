@@ -10,6 +10,7 @@ Readers (a clause in, claims out) and their judges (the fresh evidence in, a ver
 - what-if: "blocking R alone would cut every remaining path" and the like, read and judged in `whatif.py`;
 - the one path: "the open path goes through Z" (a singular, definite path): true only when every live path
   holds Z (`judge.judge_through` with "all");
+- an asset's class ("customer-db is classified critical"): against the class of the assets the live paths reach;
 - negated values: "does not currently rate as high severity", "is no longer critical", "isn't rated medium",
   "the score is not 65": false when the computed value is the one negated;
 - the paths a run started with ("before the run, X had N paths", "the paths went from two to one"): against the
@@ -44,7 +45,7 @@ Verdict = tuple[str, str] | None  # (flag kind or "unverified", evidence), None 
 MEASURE_KINDS = frozenset(
     _w(
         "path_bound path_share path_percent path_percent_range hops score_range severity_not score_not distance "
-        "what_if start_count start_compared asset_list score_bound open_count rule_points"
+        "what_if start_count start_compared asset_list score_bound open_count rule_points sensitivity"
     )
 )
 # The words these readers read (the gate accounts for them).
@@ -605,6 +606,12 @@ def judge_measure(ev: EvidenceSummary, kind: str, value: object, text: str, scop
         return _judge_compared(ev, cast(str, value))
     if kind in ("path_share", "path_percent", "hops", "score_range", "score_bound", "path_bound"):
         return _judge_number(ev, kind, value, text)
+    if kind == "sensitivity":  # "customer-db is classified critical": the class the live paths reach it as
+        asset, level = cast(tuple[str, str], value)
+        known = {a: "critical" for a in ev.critical_assets} | {a: "high" for a in ev.high_assets}
+        if asset not in known:
+            return ("unverified", f"{asset} is not a high or critical asset on the live qualifying paths")
+        return None if known[asset] == level else ("wrong_severity", f"{asset} is a {known[asset]} asset")
     if kind == "severity_not":
         if str(value) == ev.severity:
             return ("wrong_severity", f"computed severity is {ev.severity} (score {ev.risk_score})")

@@ -467,8 +467,9 @@ class _Reader:
         j = i - 1
         while j >= 0 and toks[j].kind is None and toks[j].word in _STATE_ADVERBS | COPULAS | _FINITE_PAST:
             j -= 1
-        if j >= 2 and toks[j].kind is not None and toks[j - 1].word in ("for", "on", "of", "against"):
-            j -= 2  # "the run for BH-1042 did not end ...": the run named by its alert
+        named = next((k for k in range(j, max(0, j - 5), -1) if toks[k].word in ("for", "on", "of", "against")), None)
+        if named is not None and toks[named - 1].word == "run":
+            j = named - 1  # "the run for BH-1042 did not end ...": the run named by its alert
         return j >= 0 and (toks[j].kind == "run" or (toks[j].kind is None and toks[j].word == "run"))
 
     def run_done(self, toks: list[_Tok], segment: str) -> list[tuple[str, bool]]:
@@ -698,12 +699,16 @@ class _Reader:
         return out
 
     # -- numbers ---------------------------------------------------------------------------
-    def _of_asset(self, clause: str, text: str) -> bool:
+    def _of_asset(self, clause: str, text: str) -> str | None:
+        """The asset a severity word is said of ("" when negated: no claim), or None (the alert's severity)."""
         at = clause.find(text)
         subject = re.search(
-            r"([A-Za-z0-9][\w.:@/-]*[A-Za-z0-9])\W*(?:(?:is|was|remains|stays|still|now)\s+)*$", clause[:at]
+            r"([A-Za-z0-9][\w.:@/-]*[A-Za-z0-9])\W*((?:(?:is|was|remains|stays|still|now|not|no\s+longer|never)\s+)*)$",
+            clause[:at],
         )
-        return at > 0 and subject is not None and self.id_kind(subject.group(1)) == "asset"
+        if at <= 0 or subject is None or self.id_kind(subject.group(1)) != "asset":
+            return None
+        return "" if re.search(r"\b(?:not|no\s+longer|never)\b", subject.group(2), re.I) else subject.group(1)
 
     def numbers(self, clause: str) -> None:
         for kind, empty, text, qualifier in emptiness(clause):
@@ -728,8 +733,11 @@ class _Reader:
         for kind, value, text in elliptic_counts(clause, self.current):
             self.add(kind, value, text, clause)
         for kind, value, text, qualifier in value_claims(clause, read_spans(clause, self.id_kind) + shares):
-            if kind == "severity" and self._of_asset(clause, text):
-                continue  # "customer-db is classified critical": the asset's sensitivity, not the alert's severity
+            asset = self._of_asset(clause, text) if kind == "severity" else None
+            if asset is not None:  # "customer-db is classified critical": the asset's sensitivity, not the alert's
+                if asset:
+                    self.add("sensitivity", (asset, value), text, clause, scope=(asset,))
+                continue
             self.add(kind, value, text, clause, qualifier=qualifier)
 
 

@@ -88,8 +88,11 @@ SUBORDINATE = [
     (DEV, "after", "Even if someone intervenes, developer_07 could still reach customer-db.", T),
 ]
 VALUES_AND_RUNS = [
-    # a severity said of an asset is its sensitivity; a run's end with the state it ended in is no containment
+    # a severity said of an asset is its class, held against the assets the live paths reach; a run's end with the state it ended in is no containment
     (DEV, "exposed", "customer-db is classified critical and still in reach.", T),
+    (DEV, "exposed", "customer-db is rated high.", SEVERITY),  # a critical asset
+    (DEV, "after", "customer-db is rated critical.", UNREAD),  # no live path classes it
+    (DEV, "exposed", "customer-db is not rated high.", T),
     (IAM, "exposed", "Two data assets in reach (high or critical).", T),
     (IAM, "exposed", "Three data assets in reach (high or critical).", COUNT),  # the blast radius holds three
     (DEV, "exposed", "The alert is classified critical.", SEVERITY),
