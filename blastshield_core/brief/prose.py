@@ -257,6 +257,7 @@ class _Reader:
         self.allowed = allowed
         self.claims: list[ProseClaim] = []
         self.polar = False  # the sentence is a yes/no question: it states no value
+        self.affirmed = False  # ... answered yes by the next sentence: it states what it asks
 
     def add(self, kind: str, value: object, text: str, clause: str, **extra: object) -> None:
         extra.setdefault("sentence", self.current[:600])
@@ -271,6 +272,7 @@ class _Reader:
         self.relationships(sentence)
         question = "?" in sentence
         self.polar = polar_question(sentence) and not affirmed(after)  # "Is it rated critical? Yes.": it is
+        self.affirmed = polar_question(sentence) and not self.polar  # "Did E3-multiple-paths fire? Yes."
         if not self.polar:
             sentence, own = relatives(concession_dropped(sentence), lambda w: self.id_kind(w) is not None)
             self.current = concession_dropped(self.current)
@@ -353,7 +355,7 @@ class _Reader:
         imperative_clause = bool(first_word) and first_word.group(1).lower() in _CLOSE_BASE  # type: ignore[union-attr]
         quiet = hypothetical or recommended or earlier or purpose or checking or imperative_clause
         before = len(self.claims)
-        measured = [] if question else measure_claims(clause, self.id_kind)
+        measured = [] if question and not self.affirmed else measure_claims(clause, self.id_kind)
         if any(kind in ("what_if", "start_compared") for kind, *_ in measured):  # decidable from the evidence: whole
             for kind, value, text, between in measured:
                 self.add(kind, value, text, clause, scope=between)

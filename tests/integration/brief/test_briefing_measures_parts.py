@@ -31,6 +31,9 @@ QUESTIONS = [
     (IAM, "exposed", "Is the risk score 20? Not at all.", T),
     (IAM, "exposed", "Is the risk score 20? Yes.", SCORE),
     (IAM, "exposed", "Why is the alert rated low?", SEVERITY),
+    (DEV, "exposed", "Did E3-multiple-paths fire?", T),
+    (DEV, "exposed", "Did E3-multiple-paths fire? Yes.", SCORE),
+    (DEV, "exposed", "Did E2-long-path fire? Yes, for five points.", T),
 ]
 NEGATED_SUBJECTS = [
     # "not a single / not one path": none; a length after the noun keeps the negation in reach of the predicate
