@@ -185,6 +185,7 @@ _RUN_END_VERBS = frozenset(
 _RUN_END_NEXT = _PREPOSITIONS | frozenset(
     _w("at when once because as and early there here since so ; , stopped completed failed graph_only interrupted")
 )  # "the run ended `stopped`": the run's end, with its state
+_VERDICT_NOUNS = frozenset(_w("verdict state status outcome result"))
 _NONE_WORDS = frozenset(_w("no none nothing zero"))
 _SCORING = frozenset(_w("adds add added earns earned gives gave contributes contributed scores scored points"))
 _RUN_DONE_BASE = frozenset(_w("complete succeed"))
@@ -464,14 +465,14 @@ class _Reader:
         return local, assets
 
     @staticmethod
-    def _run_subject(toks: list[_Tok], i: int) -> bool:
+    def _run_subject(toks: list[_Tok], i: int, named: bool = False) -> bool:
         """Whether the word at `i` says what the containment run did ("the run has stopped", "RUN-ID ended")."""
         j = i - 1
         while j >= 0 and toks[j].kind is None and toks[j].word in _STATE_ADVERBS | COPULAS | _FINITE_PAST:
             j -= 1
-        named = next((k for k in range(j, max(0, j - 5), -1) if toks[k].word in ("for", "on", "of", "against")), None)
-        if named is not None and toks[named - 1].word == "run":
-            j = named - 1  # "the run for BH-1042 did not end ...": the run named by its alert
+        by = next((k for k in range(j, max(0, j - 5), -1) if toks[k].word in ("for", "on", "of", "against")), None)
+        if named and by is not None and toks[by - 1].word == "run":
+            j = by - 1  # "the run for BH-1042 did not end with ...": the run named by its alert
         return j >= 0 and (toks[j].kind == "run" or (toks[j].kind is None and toks[j].word == "run"))
 
     def run_done(self, toks: list[_Tok], segment: str) -> list[tuple[str, bool]]:
@@ -601,11 +602,11 @@ class _Reader:
             if (
                 closing
                 and w in _RUN_END_VERBS
-                and self._run_subject(toks, i)
+                and self._run_subject(toks, i, named=i + 1 < len(toks))
                 and (i + 1 == len(toks) or words[i + 1] in _RUN_END_NEXT or re.match(r"\S+\s*\(", segment[t.start :]))
             ):
                 continue  # "the run stopped after one action": the run's end, not the exposure's
-            if closing and i > 0 and words[i - 1] in _RUN_END_VERBS and self._run_subject(toks, i - 1):
+            if closing and i > 0 and words[i - 1] in _RUN_END_VERBS and self._run_subject(toks, i - 1, named=True):
                 continue  # "the run ended `stopped`": the state it ended in
             if (
                 closing
@@ -620,6 +621,8 @@ class _Reader:
                 continue  # "to block X": a purpose
             if not closing and w in COMPLETION_WORDS:
                 closing = any(x in CLOSE_NOUNS for x in words)  # "containment is complete", "achieved isolation"
+            if closing and words[max(0, i - 3) : i - 1] == ["with", "the"] and words[i - 1] in _VERDICT_NOUNS:
+                continue  # "did not end with the verdict `completed`": the run's recorded verdict (the run reader's)
             exposing = not closing and (w in EXPOSE_ADJECTIVES or w in EXPOSE_FORMS)
             if not closing and w in ("has", "have", "holds", "hold", "keeps", "retains", "still"):
                 # "has a working path", "has access to": possession of a path is exposure (not "has no path")
