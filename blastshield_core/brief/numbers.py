@@ -25,6 +25,7 @@ __all__ = [
     "PARTIAL_RE",
     "NumberClaim",
     "ValueClaim",
+    "before_after_row",
     "elliptic_counts",
     "number_claims",
     "percent_of_spans",
@@ -533,3 +534,19 @@ def elliptic_counts(clause: str, sentence: str) -> list[NumberClaim]:
         return []  # "..., one was open before": history
     n = 0 if m.group("n").lower() == "none" else number_value(m.group("n"))
     return [] if n is None else [("path_count", n, m.group(0).strip())]
+
+
+_MEASURED = re.compile(r"\b(?:paths?|score|severity|rating)\b", re.I)
+
+
+def before_after_row(header: Sequence[str], cells: Sequence[str]) -> str | None:
+    """A row of a table with a "before" and an "after" column ("| Qualifying paths | 3 | 2 |" under "| Measure |
+    Before the run | After the run |") as the change it records: "The qualifying paths went from 3 to 2."."""
+    cols = [set(re.findall(r"[a-z]+", h.lower())) for h in header]
+    before = next((k for k, c in enumerate(cols) if k and c & {"before", "start", "initially"}), None)
+    after = next((k for k, c in enumerate(cols) if k and c & {"after", "now", "current", "end"}), None)
+    if before is None or after is None or len(cells) != len(header) or not _MEASURED.search(cells[0]):
+        return None
+    measure = re.sub(r"\s*\([^)]*\)|[*_`]", "", cells[0]).strip().lower()
+    then, now = (re.sub(r"[*_`]", "", cells[k]).strip() for k in (before, after))
+    return f"The {measure} went from {then} to {now}." if then and now else None

@@ -77,6 +77,15 @@ THEN_AND_NOW = [
     (DEV, "after", "The risk score went from 35 before the run to 10 after it.", T),
     (DEV, "after", "The risk score went from 35 before the run to 30 after it.", SCORE),
 ]
+TABLE = "| Measure | At the start | Now |\n|---|---|---|\n"
+BEFORE_AFTER = [
+    # a table with a "before" and an "after" column: each row the change it records (the start and now)
+    (C4001, "capped", TABLE + "| Open paths | 2 | 1 |", T),
+    (C4001, "capped", TABLE + "| Open paths | 2 | 2 |", COUNT),
+    (C4001, "capped", TABLE + "| Open paths | 4 | 1 |", COUNT),  # the run started with two
+    (DEV, "after", TABLE + "| Score | 35 | 10 |", T),
+    (DEV, "after", TABLE + "| Score | 35 | 25 |", SCORE),
+]
 SUBORDINATE = [
     # an opening "because / since / whereas" clause is a claim of its own ("if" is a condition); a relative clause
     # on an entity is a claim about it, whatever the main clause's mood; a concession leaves the main clause a claim
@@ -105,7 +114,7 @@ VALUES_AND_RUNS = [
     (DEV, "after", "The containment run for BH-1042 ended with the verdict completed.", T),
     (IAM, "exposed", "A containment run has already finished.", CLOSED),  # no run: the exposure did not end
 ]
-CASES = VALUES_AND_RUNS + QUESTIONS + NEGATED_SUBJECTS + LENGTHS + SHARES + THEN_AND_NOW + SUBORDINATE
+CASES = BEFORE_AFTER + VALUES_AND_RUNS + QUESTIONS + NEGATED_SUBJECTS + LENGTHS + SHARES + THEN_AND_NOW + SUBORDINATE
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}/{c[1]}:{c[2][:60]}")

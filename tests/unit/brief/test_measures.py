@@ -5,7 +5,7 @@ tests/integration/brief/test_briefing_measures.py."""
 from __future__ import annotations
 
 from blastshield_core.brief.measures import measure_claims
-from blastshield_core.brief.numbers import elliptic_counts, number_claims, value_claims
+from blastshield_core.brief.numbers import before_after_row, elliptic_counts, number_claims, value_claims
 
 KINDS = {
     "alice": "alert",
@@ -176,3 +176,11 @@ def test_a_count_whose_noun_an_earlier_clause_gave():
     assert elliptic_counts("two were open before.", sentence) == []
     assert elliptic_counts("Two are open after it.", "Two are open after it.") == []  # no noun before it
     assert elliptic_counts("one is still open before noon", "Of the paths, one is still open before noon") == []
+
+
+def test_a_before_and_after_table_row_is_a_change():
+    header = ["Measure", "Before the run", "After the run"]
+    assert before_after_row(header, ["Qualifying paths (graph)", "3", "2"]) == "The qualifying paths went from 3 to 2."
+    assert before_after_row(header, ["Risk score", "**60**", "45"]) == "The risk score went from 60 to 45."
+    assert before_after_row(header, ["Analyst on call", "dana", "sam"]) is None  # no measure the checker reads
+    assert before_after_row(["Run", "Decider", "State"], ["run-1", "rules", "stopped"]) is None
