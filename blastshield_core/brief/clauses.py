@@ -23,6 +23,7 @@ from collections.abc import Callable
 from .lexicon import number_value
 
 __all__ = [
+    "RUN_NOT_COMPLETED",
     "affirmed",
     "change_to_now",
     "concession_dropped",
@@ -30,6 +31,7 @@ __all__ = [
     "opening_parts",
     "polar_question",
     "relatives",
+    "said_of_asset",
     "window_start",
     "without_subject_time",
 ]
@@ -141,3 +143,24 @@ def without_subject_time(clause: str) -> str:
 
 def change_to_now(clause: str) -> bool:
     return _CHANGE_TO_NOW.search(clause) is not None
+
+
+# "the run for X did not end with the verdict `completed`": the run's end, not completed
+RUN_NOT_COMPLETED = re.compile(
+    r"\brun\b(?:\s+(?:for|on|of)\s+\S+)?\s+(?:did\s+not|didn't|never)\s+(?:end|finish|conclude)\s+(?:with\s+(?:the\s+|a\s+)?"
+    r"(?:verdict|state|status)|as|in\s+(?:the\s+)?state)\s+[\"“`*]*completed\b",
+    re.I,
+)
+
+
+def said_of_asset(clause: str, text: str, is_asset: Callable[[str], bool]) -> str | None:
+    """The asset a severity word is said of ("customer-db is classified critical": its class; "" when negated, no
+    claim), or None (the alert's severity)."""
+    at = clause.find(text)
+    subject = re.search(
+        r"([A-Za-z0-9][\w.:@/-]*[A-Za-z0-9])\W*((?:(?:is|was|remains|stays|still|now|not|no\s+longer|never)\s+)*)$",
+        clause[:at],
+    )
+    if at <= 0 or subject is None or not is_asset(subject.group(1)):
+        return None
+    return "" if re.search(r"\b(?:not|no\s+longer|never)\b", subject.group(2), re.I) else subject.group(1)

@@ -30,6 +30,7 @@ from itertools import pairwise
 from ..graph.model import RelType
 from .account import account_claims
 from .clauses import (
+    RUN_NOT_COMPLETED,
     affirmed,
     change_to_now,
     concession_dropped,
@@ -37,6 +38,7 @@ from .clauses import (
     opening_parts,
     polar_question,
     relatives,
+    said_of_asset,
     window_start,
     without_subject_time,
 )
@@ -704,17 +706,6 @@ class _Reader:
         return out
 
     # -- numbers ---------------------------------------------------------------------------
-    def _of_asset(self, clause: str, text: str) -> str | None:
-        """The asset a severity word is said of ("" when negated: no claim), or None (the alert's severity)."""
-        at = clause.find(text)
-        subject = re.search(
-            r"([A-Za-z0-9][\w.:@/-]*[A-Za-z0-9])\W*((?:(?:is|was|remains|stays|still|now|not|no\s+longer|never)\s+)*)$",
-            clause[:at],
-        )
-        if at <= 0 or subject is None or self.id_kind(subject.group(1)) != "asset":
-            return None
-        return "" if re.search(r"\b(?:not|no\s+longer|never)\b", subject.group(2), re.I) else subject.group(1)
-
     def numbers(self, clause: str) -> None:
         for kind, empty, text, qualifier in emptiness(clause):
             self.add(kind, empty, text, clause, qualifier=qualifier)
@@ -728,6 +719,8 @@ class _Reader:
             self.add(kind, figure, text, clause)
         for m in _RUN_STATE_RE.finditer(clause):  # "Run state: stopped", "the run's verdict is completed"
             self.add("run_state", m.group(1).lower(), m.group(0), clause)
+        for m in RUN_NOT_COMPLETED.finditer(clause):  # "the run for X did not end with the verdict `completed`"
+            self.add("run_state", "not_completed", m.group(0), clause)
         for m in _RUN_SHORT_RE.finditer(clause):  # "the run stopped short of containment": not completed
             self.add("run_state", "not_completed", m.group(0), clause)
         shares = [
@@ -738,7 +731,7 @@ class _Reader:
         for kind, value, text in elliptic_counts(clause, self.current):
             self.add(kind, value, text, clause)
         for kind, value, text, qualifier in value_claims(clause, read_spans(clause, self.id_kind) + shares):
-            asset = self._of_asset(clause, text) if kind == "severity" else None
+            asset = said_of_asset(clause, text, lambda w: self.id_kind(w) == "asset") if kind == "severity" else None
             if asset is not None:  # "customer-db is classified critical": the asset's sensitivity, not the alert's
                 if asset:
                     self.add("sensitivity", (asset, value), text, clause, scope=(asset,))

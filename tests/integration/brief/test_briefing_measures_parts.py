@@ -112,6 +112,7 @@ VALUES_AND_RUNS = [
     (C4001, "capped", "The run for BH-CONTAINMENT-4001 did not finish with the verdict completed.", T),
     (DEV, "after", "The run for BH-1042 did not end the exposure.", OPEN),
     (DEV, "after", "The containment run for BH-1042 ended with the verdict completed.", T),
+    (DEV, "after", "The containment run for BH-1042 did not end with the verdict completed.", OPEN),
     (IAM, "exposed", "A containment run has already finished.", CLOSED),  # no run: the exposure did not end
 ]
 CASES = BEFORE_AFTER + VALUES_AND_RUNS + QUESTIONS + NEGATED_SUBJECTS + LENGTHS + SHARES + THEN_AND_NOW + SUBORDINATE
