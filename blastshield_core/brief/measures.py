@@ -10,6 +10,7 @@ Readers (a clause in, claims out) and their judges (the fresh evidence in, a ver
 - what-if: "blocking R alone would cut every remaining path" and the like, read and judged in `whatif.py`;
 - the one path: "the open path goes through Z" (a singular, definite path): true only when every live path
   holds Z (`judge.judge_through` with "all");
+- an asset's class ("customer-db is classified critical"): against the class of the assets the live paths reach;
 - negated values: "does not currently rate as high severity", "is no longer critical", "isn't rated medium",
   "the score is not 65": false when the computed value is the one negated;
 - the paths a run started with ("before the run, X had N paths", "the paths went from two to one"): against the
@@ -44,7 +45,7 @@ Verdict = tuple[str, str] | None  # (flag kind or "unverified", evidence), None 
 MEASURE_KINDS = frozenset(
     _w(
         "path_bound path_share path_percent path_percent_range hops score_range severity_not score_not distance "
-        "what_if start_count asset_list score_bound open_count rule_points"
+        "what_if start_count start_compared asset_list score_bound open_count rule_points sensitivity"
     )
 )
 # The words these readers read (the gate accounts for them).
@@ -116,6 +117,7 @@ _DIST_A_PATH = re.compile(
     rf"\b(?P<det>an?|one|no)\s+(?:(?:qualifying|open|live|attack|access)\s+)*(?:(?P<n1>{_N[1:-1]})\s*-\s*hop\s+"
     rf"(?:(?:qualifying|open|live|attack|access)\s+)*(?:path|chain|route)|(?:path|chain|route)\s+of\s+"
     rf"(?:(?P<b2>at\s+most|at\s+least|exactly|only)\s+)?(?P<n2>{_N[1:-1]})\s+hops?(?:\s+or\s+(?P<more>fewer|less|more))?)"
+    rf"(?:\s+(?:still\s+|now\s+)?(?:leads|runs|goes|stretches|extends|exists|remains|is\s+open|is\s+live))?"
     rf"(?:\s+from\s+{_end('a')})?\s+to\s+{_end('b')}",
     re.I,
 )
@@ -305,7 +307,7 @@ def _paths_evidence(ev: EvidenceSummary) -> str:
     return f"the fresh investigation has {ev.path_count} qualifying path(s)" + (" (truncated)" if ev.truncated else "")
 
 
-def _judge_number(ev: EvidenceSummary, kind: str, value: object) -> Verdict:
+def _judge_number(ev: EvidenceSummary, kind: str, value: object, text: str = "") -> Verdict:
     """Bounds and shares of the paths, hop lengths and score ranges."""
     live, cut = ev.path_count, ev.cut_off_path_count
     if kind == "path_bound":
@@ -325,11 +327,28 @@ def _judge_number(ev: EvidenceSummary, kind: str, value: object) -> Verdict:
     if kind == "hops":
         which, n = cast(tuple[str, int], value)
         hops = [p.hops for p in ev.paths]
+        if which.endswith("_between"):  # "the shortest path is between 2 and 3 hops"
+            lo, hi = cast(tuple[int, int], n)
+            if ev.truncated or not hops or lo <= (min(hops) if which.startswith("shortest") else max(hops)) <= hi:
+                return None
+            return (
+                "wrong_count",
+                f"the live qualifying paths of {ev.alert_id} have {', '.join(map(str, sorted(hops)))} hop(s)",
+            )
+        if which.startswith("all_"):  # "every open path is 4 hops or shorter": none when no path is live
+            test = {"le": n.__ge__, "ge": n.__le__, "lt": n.__gt__, "gt": n.__lt__, "eq": n.__eq__, "ne": n.__ne__}
+            if ev.truncated or all(test[which[4:]](h) for h in hops):
+                return None
+            lengths = ", ".join(map(str, sorted(hops)))
+            return ("wrong_count", f"the live qualifying paths of {ev.alert_id} have {lengths} hop(s)")
         if which in ("lt", "gt", "le"):
             wrong = not any(h < n if which == "lt" else h > n if which == "gt" else h <= n for h in hops)
         else:
-            wrong = n not in hops if which == "any" else n != (min(hops) if which == "shortest" else max(hops))
-        if not hops and not ev.truncated and which in ("any", "lt", "gt", "le"):
+            wrong = (
+                n not in hops if which == "any" else not hops or n != (min(hops) if which == "shortest" else max(hops))
+            )
+        present = which in ("any", "lt", "gt", "le") or re.search(r"\b(?:still|now|open|live|remaining)\b", text, re.I)
+        if not hops and not ev.truncated and present:
             return ("wrong_count", _paths_evidence(ev))  # "a 5-hop path is left" when none is
         if hops and not ev.truncated and wrong:
             lengths = ", ".join(map(str, sorted(hops)))
@@ -344,8 +363,12 @@ def _judge_number(ev: EvidenceSummary, kind: str, value: object) -> Verdict:
         k, total, closing = cast(tuple[int, int, bool], value)
         right = any(total == w and k == (c if closing else live) for w, c in wholes)
     else:
-        pct, closing = cast(tuple[int, bool], value)
-        right = any(w and pct == round(100 * (c if closing else live) / w) for w, c in wholes)
+        pct, closing, op = cast(tuple[int, bool, str], (*cast(tuple[object, ...], value), "==")[:3])
+        shares = [100 * (c if closing else live) / w for w, c in wholes if w]
+        if op == "==":
+            right = any(pct == round(x) for x in shares)
+        else:  # "at most half of the paths are open"
+            right = any({">=": x >= pct, ">": x > pct, "<=": x <= pct, "<": x < pct}[op] for x in shares)
     if right:
         return None
     return (
@@ -395,8 +418,22 @@ _COUNT_CHANGE = re.compile(
 )
 
 
+# "fewer qualifying paths are open after the run than before it", "as many paths remain now as at the start": the
+# live paths against those the run started with
+_COMPARED = re.compile(
+    rf"\b(?P<cmp>fewer|less|more|as\s+many|the\s+same\s+number\s+of)\s+{_ADJ_PATHS}\s+(?:are|remain|stay|is)\s+"
+    r"(?:still\s+)?(?:open\s+|live\s+|left\s+)?(?:after\s+(?:the\s+|this\s+)?(?:containment\s+)?run|now|today)\s+"
+    r"(?:than|as)\s+(?:before|at\s+the\s+(?:start|outset)|initially)\b",
+    re.I,
+)
+
+
 def _start_counts(clause: str) -> list[MeasureClaim]:
     out: list[MeasureClaim] = []
+    for m in _COMPARED.finditer(clause):
+        word = " ".join(m.group("cmp").lower().split())
+        op = "<" if word in ("fewer", "less") else ">" if word == "more" else "=="
+        out.append(("start_compared", op, m.group(0), ()))
     for m in _COUNT_CHANGE.finditer(clause):
         start, now = number_value(m.group("n")), number_value(m.group("m").replace("none", "zero"))
         if start is not None and now is not None:
@@ -406,6 +443,16 @@ def _start_counts(clause: str) -> list[MeasureClaim]:
         if n is not None and not _NEG.search(m.group(0)):
             out.append(("start_count", n, m.group(0), ()))
     return out
+
+
+def _judge_compared(ev: EvidenceSummary, op: str) -> Verdict:
+    start = ev.run.paths_at_start if ev.run is not None else None
+    if start is None:
+        return ("unverified", f"no run of {ev.alert_id} recorded the paths it started with")
+    live = ev.path_count
+    if {"<": live < start, ">": live > start, "==": live == start}[op] or ev.truncated:
+        return None
+    return ("wrong_count", f"run {ev.run.run_id} started with {start} qualifying path(s); {live} are live now")  # type: ignore[union-attr]
 
 
 def _judge_start(ev: EvidenceSummary, n: int) -> Verdict:
@@ -555,8 +602,16 @@ def judge_measure(ev: EvidenceSummary, kind: str, value: object, text: str, scop
         return _judge_asset_list(ev, value)
     if kind == "start_count":
         return _judge_start(ev, cast(int, value))
+    if kind == "start_compared":
+        return _judge_compared(ev, cast(str, value))
     if kind in ("path_share", "path_percent", "hops", "score_range", "score_bound", "path_bound"):
-        return _judge_number(ev, kind, value)
+        return _judge_number(ev, kind, value, text)
+    if kind == "sensitivity":  # "customer-db is classified critical": the class the live paths reach it as
+        asset, level = cast(tuple[str, str], value)
+        known = {a: "critical" for a in ev.critical_assets} | {a: "high" for a in ev.high_assets}
+        if asset not in known:
+            return ("unverified", f"{asset} is not a high or critical asset on the live qualifying paths")
+        return None if known[asset] == level else ("wrong_severity", f"{asset} is a {known[asset]} asset")
     if kind == "severity_not":
         if str(value) == ev.severity:
             return ("wrong_severity", f"computed severity is {ev.severity} (score {ev.risk_score})")

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from .clauses import concession_dropped
 from .questions import answered, joined_answers
 
 __all__ = ["normalise"]
@@ -164,7 +165,7 @@ def _line(line: str) -> str:
                 + f"{m.group('a')} does not {base}{rest}; {m.group('b')} does not {base}{rest}"
                 + line[m.end() :]
             )
-    if not _CONDITION.search(line):
+    if not _CONDITION.search(concession_dropped(line)):  # "..., even if nobody acts": the main clause holds
         line = _COULD.sub(lambda m: f"can {m.group(1)}", line)
     line = _SPEECH_QUOTE.sub(lambda m: f"{m.group('lead')}{m.group('gap')}(quoted)", line)
     line = _COLON_QUOTE.sub(lambda m: f"{m.group('lead')}(quoted)", line)

@@ -18,13 +18,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .lexicon import CLOSE_FORMS, number_value
+from .lexicon import CLOSE_ADJECTIVES, CLOSE_FORMS, number_value
 
 __all__ = [
     "DEPTH_RE",
     "PARTIAL_RE",
     "NumberClaim",
     "ValueClaim",
+    "before_after_row",
+    "elliptic_counts",
     "number_claims",
     "percent_of_spans",
     "score_range_spans",
@@ -194,7 +196,7 @@ _CHANGED = re.compile(
 )
 _HOPS_EXTREME = re.compile(
     rf"\b(?P<which>shortest|longest)\b(?:\s+(?:qualifying|remaining|live|access|attack|open))*\s+(?:path|chain|route)\b"
-    rf"[^.;\n]{{0,30}}?(?:\b(?:is|was|has|takes|spans|covers|crosses|of|at)|\s*[:=])\s+(?:only\s+|just\s+|exactly\s+)?{_N}\s*-?\s*"
+    rf"[^.;\n]{{0,30}}?(?:\b(?:is|was|has|takes|spans|covers|crosses|of|at)|\s*[:=])\s+(?:still\s+|now\s+)?(?:only\s+|just\s+|exactly\s+)?{_N}\s*-?\s*"
     r"(?:hops?|relationships?|steps?|edges?)\b",
     re.I,
 )
@@ -230,17 +232,80 @@ _HOPS_WITHIN = re.compile(
     rf"path\s+(?:within\s+{_N}\s*-?\s*hops?\b|of\s+{_N}\s*-?\s*hops?\s+or\s+(?:fewer|less)\b)",
     re.I,
 )
+# "every open path is 4 hops or shorter", "all the paths are at most five hops long", "no open path is longer than
+# 4 hops": a bound on every live path's length
+_ALL_PATHS = (
+    r"\b(?P<q>every|each|all(?:\s+(?:of\s+)?the)?|no|none\s+of\s+the)\s+(?:(?:open|live|remaining|qualifying)\s+)*"
+    r"paths?\s+(?:is|are)\s+(?:still\s+|now\s+|currently\s+)*"
+)
+_HOPS_ALL = (
+    re.compile(
+        rf"{_ALL_PATHS}(?P<b>at\s+most|no\s+more\s+than|within|at\s+least|no\s+fewer\s+than|no\s+less\s+than|"
+        rf"under|over|more\s+than|fewer\s+than|less\s+than)?\s*{_N}\s*-?\s*hops?(?:\s+long)?"
+        r"(?:\s+or\s+(?P<dir>shorter|fewer|less|longer|more))?",
+        re.I,
+    ),
+    re.compile(rf"{_ALL_PATHS}(?P<cmp>shorter|longer)\s+than\s+{_N}\s*-?\s*hops?", re.I),
+)
+_ALL_OPS = {"at most": "le", "no more than": "le", "within": "le", "at least": "ge", "no fewer than": "ge"}
+_ALL_OPS |= {
+    "no less than": "ge",
+    "under": "lt",
+    "over": "gt",
+    "more than": "gt",
+    "fewer than": "lt",
+    "less than": "lt",
+}
+_NEGATED_OP = {"le": "gt", "ge": "lt", "lt": "ge", "gt": "le", "eq": "ne"}
+
+
+def _all_hops(clause: str) -> list[NumberClaim]:
+    """A bound on every live path's length, as ("hops", ("all_" + op, n))."""
+    out: list[NumberClaim] = []
+    for rx in _HOPS_ALL:
+        for m in rx.finditer(clause):
+            n = number_value(m.group(3))
+            if n is None:
+                continue
+            if rx is _HOPS_ALL[1]:
+                op = "lt" if m.group("cmp").lower() == "shorter" else "gt"
+            else:
+                way = (m.group("dir") or "").lower()
+                op = "le" if way in ("shorter", "fewer", "less") else "ge" if way else "eq"
+                op = _ALL_OPS.get(" ".join((m.group("b") or "").lower().split()), op)
+            if m.group("q").lower().startswith(("no", "none")):
+                op = _NEGATED_OP[op]  # "no path is longer than 4 hops": every path is 4 hops or shorter
+            out.append(("hops", (f"all_{op}", n), m.group(0)))
+    return out
+
+
+# "the shortest path is between 2 and 3 hops", "I'd put the shortest path at between 5 and 6 hops": a range
+_HOPS_BETWEEN = re.compile(
+    rf"\b(?P<which>shortest|longest)\s+(?:(?:qualifying|open|live|remaining)\s+)*(?:path|chain)\b[^.;\n\d]{{0,30}}?"
+    rf"\bbetween\s+{_N}\s+and\s+{_N}\s*-?\s*hops?\b",
+    re.I,
+)
 _HOPS_ADJ = re.compile(rf"\b(?P<which>shortest|longest)\s+(?:is\s+)?(?:a\s+)?{_N}\s*-\s*hop\b", re.I)
 _RANGE = re.compile(
     r"\b(?:score|scored|scores|rated|risk)\b[^.;\n]{0,30}?\b(?:between\s+(-?\d{1,3})\s+and\s+(-?\d{1,3})"
-    r"|from\s+(-?\d{1,3})\s+to\s+(-?\d{1,3})|in\s+the\s+(\d{1,3})\s*[-–]\s*(\d{1,3})(?:\s+range)?"
+    r"|from\s+(-?\d{1,3})(?:\s+(?:before|prior\s+to|at\s+the\s+start\s+of)\s+(?:the\s+|this\s+)?(?:containment\s+)?run"
+    r"|\s+(?:initially|at\s+first|at\s+the\s+start|at\s+the\s+outset))?,?\s+to\s+(-?\d{1,3})|in\s+the\s+(\d{1,3})\s*[-–]\s*(\d{1,3})(?:\s+range)?"
     r"|(\d{1,3})\s*[-–]\s*(\d{1,3})\s+range)",
     re.I,
 )
 
 
+_CLOSED_STATE = re.compile(
+    r"\b(?:is|are|was|were|been|now)\s+(?:(?:now|all|already|fully|completely|entirely|effectively)\s+)*([a-z]+)\b",
+    re.I,
+)
+
+
 def _closing(text: str) -> bool:
-    return any(w in CLOSE_FORMS for w in re.findall(r"[a-z]+", text.lower()))
+    """A closing verb ("have been severed"), or a closed state after a copula ("are gone from the graph")."""
+    return any(w in CLOSE_FORMS for w in re.findall(r"[a-z]+", text.lower())) or any(
+        m.group(1).lower() in CLOSE_ADJECTIVES for m in _CLOSED_STATE.finditer(text)
+    )
 
 
 def _closes(clause: str, start: int, end: int) -> bool:
@@ -330,7 +395,9 @@ def _number_claims(clause: str) -> list[NumberClaim]:
             )
     for m in _FRACTION_OF.finditer(clause):
         pct = _FRACTIONS[" ".join(m.group(1).lower().split())]
-        out.append(("path_percent", (pct, _closes(clause, m.start(), m.end())), m.group(0)))
+        out.append(
+            ("path_percent", (pct, _closes(clause, m.start(), m.end()), _share_op(clause, m.start())), m.group(0))
+        )
     for m in _SCORE_BOUND.finditer(clause):
         op = _SCORE_OPS[" ".join(m.group("op").lower().split())]
         out.append(("score_bound", (op, int(m.group("n")), bool(m.group("neg"))), m.group(0)))
@@ -340,7 +407,14 @@ def _number_claims(clause: str) -> list[NumberClaim]:
         out.append(("path_percent_range", (min(lo, hi), max(lo, hi), _closes(clause, m.start(), m.end())), m.group(0)))
     for m in _PERCENT.finditer(clause):
         if not any(a <= m.start() < b for a, b in ranges):
-            out.append(("path_percent", (int(m.group(1)), _closes(clause, m.start(), m.end())), m.group(0)))
+            share = (int(m.group(1)), _closes(clause, m.start(), m.end()), _share_op(clause, m.start()))
+            out.append(("path_percent", share, m.group(0)))
+    out += _all_hops(clause)
+    for m in _HOPS_BETWEEN.finditer(clause):
+        ends = [number_value(m.group(2)), number_value(m.group(3))]
+        if None not in ends:
+            low, high = sorted(int(x) for x in ends if x is not None)
+            out.append(("hops", (f"{m.group('which').lower()}_between", (low, high)), m.group(0)))
     for m in _HOPS_THAN.finditer(clause):
         n = number_value(m.group(2))
         if n is not None:
@@ -363,6 +437,15 @@ def _number_claims(clause: str) -> list[NumberClaim]:
             lo = hi  # "the score dropped from 65 to 45": it is 45 now
         out.append(("score_range", (min(lo, hi), max(lo, hi)), m.group(0)))
     return out
+
+
+def _share_op(clause: str, start: int) -> str:
+    """ "at most half of the paths", "more than 50% of the paths": a bound on the share ("==" without one)."""
+    bound = _BOUND_BEFORE.search(clause[:start])
+    return "==" if bound is None else _bound_op(bound.group(0))
+
+
+_QUALIFIER_AFTER = re.compile(r"\s*(?:(?:still\s+)?(?:in|within)\s+reach\s*|reachable\s*)?\(([^()]{1,40})\)")
 
 
 def _count_kind(noun: str) -> str:
@@ -405,6 +488,10 @@ def value_claims(clause: str, read: Sequence[tuple[int, int]] = ()) -> list[Valu
         noun = m.group(3).lower()
         if value is None or re.search(r"\bblocked|cut\b", m.group(2), re.I):
             continue
+        if re.search(r"\bnot\s+(?:even\s+)?$", before, re.I):  # "not a single path": none; "not two paths": no count
+            if value != 1:
+                continue
+            value = 0
         low = _RANGE_BEFORE.search(before)
         if low is not None:  # "between two and four paths", "from two to four paths": a range, not a count
             least = number_value(low.group(1))
@@ -417,10 +504,49 @@ def value_claims(clause: str, read: Sequence[tuple[int, int]] = ()) -> list[Valu
             if noun.startswith("path"):
                 out.append(("path_bound", (_bound_op(bound.group(0)), value), bound.group(0) + m.group(0), ""))
             continue
-        out.append((_count_kind(noun), value, m.group(0), m.group(2).lower()))
+        paren = _QUALIFIER_AFTER.match(clause, m.end())  # "3 assets in reach (high or critical)": their class
+        out.append(
+            (_count_kind(noun), value, m.group(0), (m.group(2) + " " + (paren.group(1) if paren else "")).lower())
+        )
     for m in _COUNT_NOUN_FIRST.finditer(clause):
         noun = (m.group(1) or m.group(3)).lower()
         value = number_value(m.group(2) or m.group(4))
         if value is not None:
             out.append((_count_kind(noun), value, m.group(0), "qualifying"))
     return out
+
+
+# "Whereas two paths were open before the run, one is open after it": a count whose noun an earlier clause gave
+_ELLIPTIC = re.compile(
+    rf"^\W*(?:(?:and|but|yet|now|while|whereas)\s+)?(?:(?:only|just|exactly|still)\s+)?(?P<n>{_NUM}|none)\s+"
+    r"(?:is|are|remains?|stays?)\s+(?:still\s+|now\s+)*(?:open|left|live|active|standing)\b(?P<rest>[^;]*)$",
+    re.I,
+)
+
+
+def elliptic_counts(clause: str, sentence: str) -> list[NumberClaim]:
+    """A bare count of open paths ("one is open after it") after a clause of the same sentence that names paths."""
+    m = _ELLIPTIC.match(clause)
+    at = sentence.find(clause.strip())
+    if m is None or at <= 0 or not re.search(r"\bpaths?\b", sentence[:at], re.I):
+        return []
+    if re.search(r"\b(?:before|earlier|initially|originally|at\s+the\s+(?:start|outset))\b", m.group("rest"), re.I):
+        return []  # "..., one was open before": history
+    n = 0 if m.group("n").lower() == "none" else number_value(m.group("n"))
+    return [] if n is None else [("path_count", n, m.group(0).strip())]
+
+
+_MEASURED = re.compile(r"\b(?:paths?|score|severity|rating)\b", re.I)
+
+
+def before_after_row(header: Sequence[str], cells: Sequence[str]) -> str | None:
+    """A row of a table with a "before" and an "after" column ("| Qualifying paths | 3 | 2 |" under "| Measure |
+    Before the run | After the run |") as the change it records: "The qualifying paths went from 3 to 2."."""
+    cols = [set(re.findall(r"[a-z]+", h.lower())) for h in header]
+    before = next((k for k, c in enumerate(cols) if k and c & {"before", "start", "initially"}), None)
+    after = next((k for k, c in enumerate(cols) if k and c & {"after", "now", "current", "end"}), None)
+    if before is None or after is None or len(cells) != len(header) or not _MEASURED.search(cells[0]):
+        return None
+    measure = re.sub(r"\s*\([^)]*\)|[*_`]", "", cells[0]).strip().lower()
+    then, now = (re.sub(r"[*_`]", "", cells[k]).strip() for k in (before, after))
+    return f"The {measure} went from {then} to {now}." if then and now else None

@@ -29,6 +29,19 @@ from itertools import pairwise
 
 from ..graph.model import RelType
 from .account import account_claims
+from .clauses import (
+    RUN_NOT_COMPLETED,
+    affirmed,
+    change_to_now,
+    concession_dropped,
+    length_modifiers,
+    opening_parts,
+    polar_question,
+    relatives,
+    said_of_asset,
+    window_start,
+    without_subject_time,
+)
 from .lexicon import (
     CLOSE_ADJECTIVES,
     CLOSE_FORMS,
@@ -53,7 +66,7 @@ from .lexicon import (
 )
 from .links import has_vocabulary, link_claims
 from .measures import measure_claims, read_spans
-from .numbers import DEPTH_RE, PARTIAL_RE, number_claims, value_claims
+from .numbers import DEPTH_RE, PARTIAL_RE, elliptic_counts, number_claims, value_claims
 from .structure import bare_verdict, emptiness, restructure
 
 
@@ -88,7 +101,8 @@ _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+|\n+")
 _CLAUSE_RE = re.compile(
     r"(?<=;)\s+|\s+(?:but|however|although|though|whereas|while|because|since|thus|hence|therefore)\b,?\s*"
     r"|,\s+(?:and|which|so|as)\s+|\s+and\s+(?=(?:the|all|every|no|its|their|it|they|access|paths?|we|nothing)\b)"
-    r"|\s+[—–]\s+|\s+-\s+|(?<=\w:)\s+(?=(?:it|they|it's|they're)\s)",  # "X wasn't touched: it is still active"
+    r"|\s+[—–]\s+|\s+-\s+|(?<=\w:)\s+(?=(?:it|they|it's|they're)\s)"  # "X wasn't touched: it is still active"
+    r"|(?<=[a-z]{3}:)\s+(?=(?:the|every|both|its|their)\s)",  # "the run changed nothing: the same path is open"
     re.I,
 )
 _MARKUP_RE = re.compile(r"^[\s>#*+-]*(?:\d+[.)]\s+)?|[`*]{1,3}|(?<!\w)_{1,2}(?=\S)|(?<=\S)_{1,2}(?!\w)")
@@ -170,7 +184,10 @@ _IDIOMS = re.compile(
 _RUN_END_VERBS = frozenset(
     _w("stop stops stopped halt halts halted end ends ended finish finishes finished terminate terminated concluded")
 )
-_RUN_END_NEXT = _PREPOSITIONS | frozenset(_w("at when once because as and early there here since so ; ,"))
+_RUN_END_NEXT = _PREPOSITIONS | frozenset(
+    _w("at when once because as and early there here since so ; , stopped completed failed graph_only interrupted")
+)  # "the run ended `stopped`": the run's end, with its state
+_VERDICT_NOUNS = frozenset(_w("verdict state status outcome result"))
 _NONE_WORDS = frozenset(_w("no none nothing zero"))
 _SCORING = frozenset(_w("adds add added earns earned gives gave contributes contributed scores scored points"))
 _RUN_DONE_BASE = frozenset(_w("complete succeed"))
@@ -242,22 +259,32 @@ class _Reader:
         self.route_words = route_words  # id -> its words ("route-c11-primary" -> "c11 primary")
         self.allowed = allowed
         self.claims: list[ProseClaim] = []
+        self.polar = False  # the sentence is a yes/no question: it states no value
+        self.affirmed = False  # ... answered yes by the next sentence: it states what it asks
 
     def add(self, kind: str, value: object, text: str, clause: str, **extra: object) -> None:
         extra.setdefault("sentence", self.current[:600])
         self.claims.append(ProseClaim(kind, value, text.strip()[:160], clause.strip()[:300], **extra))  # type: ignore[arg-type]
 
     # -- sentences ---------------------------------------------------------------------------
-    def sentence(self, raw: str) -> None:
+    def sentence(self, raw: str, after: str = "") -> None:
         sentence = _MARKUP_RE.sub("", raw).strip()
         if not sentence:
             return
         self.previous, self.current = self.current, sentence  # the one before: where a pronoun's referent may be
         self.relationships(sentence)
         question = "?" in sentence
+        self.polar = polar_question(sentence) and not affirmed(after)  # "Is it rated critical? Yes.": it is
+        self.affirmed = polar_question(sentence) and not self.polar  # "Did E3-multiple-paths fire? Yes."
+        if not self.polar:
+            sentence, own = relatives(concession_dropped(sentence), lambda w: self.id_kind(w) is not None)
+            self.current = concession_dropped(self.current)
+            for clause in own:
+                self.clause(clause, False)
         first = sentence.split(None, 1)[0].lower().strip(",") if sentence.split() else ""
         conditional = first in CONDITIONAL_WORDS
-        for clause in _CLAUSE_RE.split(sentence):
+        parts = [sentence] if conditional else opening_parts(sentence)
+        for clause in (c for part in parts for c in _CLAUSE_RE.split(part)):
             if clause and clause.strip():
                 if _PRESENT_RE.match(clause):
                     conditional = False  # "If X reappears we will act; for now one path is open": a present claim
@@ -315,7 +342,9 @@ class _Reader:
         words = set(re.findall(r"[a-z']+", low))
         hypothetical = conditional or bool(words & CONDITIONAL_WORDS - self._verb_assuming(clause))
         recommended = bool(words & RECOMMEND_FORMS) or re.search(r"\b(?:in\s+order\s+to|so\s+as\s+to|let's)\b", low)
-        earlier = bool(words & EARLIER_WORDS) or bool(_EARLIER_RE.search(clause))
+        timed = without_subject_time(clause)  # "the paths found at the outset are still open": a present claim
+        timed_words = set(re.findall(r"[a-z']+", timed.lower()))
+        earlier = (bool(timed_words & EARLIER_WORDS) or bool(_EARLIER_RE.search(timed))) and not change_to_now(clause)
         partial = bool(PARTIAL_RE.search(clause))
         m = DEPTH_RE.search(clause)
         depth = number_value(m.group(1)) if m and re.search(r"depth|hop", m.group(0), re.I) else None
@@ -329,16 +358,16 @@ class _Reader:
         imperative_clause = bool(first_word) and first_word.group(1).lower() in _CLOSE_BASE  # type: ignore[union-attr]
         quiet = hypothetical or recommended or earlier or purpose or checking or imperative_clause
         before = len(self.claims)
-        measured = [] if question else measure_claims(clause, self.id_kind)
-        if any(kind == "what_if" for kind, *_ in measured):  # decidable from the live paths: read whole
+        measured = [] if question and not self.affirmed else measure_claims(clause, self.id_kind)
+        if any(kind in ("what_if", "start_compared") for kind, *_ in measured):  # decidable from the evidence: whole
             for kind, value, text, between in measured:
                 self.add(kind, value, text, clause, scope=between)
             return
         for kind, value, text, between in measured:  # the paths at the run's start are history, and read as such
             if not quiet or (kind == "start_count" and not (hypothetical or recommended or purpose or checking)):
                 self.add(kind, value, text, clause, scope=between)
-        if not quiet:
-            self.numbers(clause)
+        if not quiet and not (question and self.polar):
+            self.numbers(clause)  # "Is it rated critical?" asks; "why is the score 90?" presumes the score
         account = [] if quiet or question else account_claims(clause, self.current, self.previous)
         for kind, done, text in account:
             self.add("account", done, text, clause, qualifier=kind)
@@ -439,11 +468,14 @@ class _Reader:
         return local, assets
 
     @staticmethod
-    def _run_subject(toks: list[_Tok], i: int) -> bool:
+    def _run_subject(toks: list[_Tok], i: int, named: bool = False) -> bool:
         """Whether the word at `i` says what the containment run did ("the run has stopped", "RUN-ID ended")."""
         j = i - 1
         while j >= 0 and toks[j].kind is None and toks[j].word in _STATE_ADVERBS | COPULAS | _FINITE_PAST:
             j -= 1
+        by = next((k for k in range(j, max(0, j - 5), -1) if toks[k].word in ("for", "on", "of", "against")), None)
+        if named and by is not None and toks[by - 1].word == "run":
+            j = by - 1  # "the run for BH-1042 did not end with ...": the run named by its alert
         return j >= 0 and (toks[j].kind == "run" or (toks[j].kind is None and toks[j].word == "run"))
 
     def run_done(self, toks: list[_Tok], segment: str) -> list[tuple[str, bool]]:
@@ -511,6 +543,7 @@ class _Reader:
             and words[k - 1] in ("between", "from")
             and {"and", "to"} & set(words[k + 1 : k + 3])
         }
+        lengths = length_modifiers(words)  # "not a single path of four hops or fewer remains": one noun phrase
         for i, w in enumerate(words):
             share = words[i + 1 : i + 2] == ["of"] or i in low  # "cut zero of the three paths": a share, not emptiness
             if toks[i].kind is None and w in ("no", "zero", "0") and not share and not any(h < i for h in hedged):
@@ -572,10 +605,12 @@ class _Reader:
             if (
                 closing
                 and w in _RUN_END_VERBS
-                and self._run_subject(toks, i)
+                and self._run_subject(toks, i, named=i + 1 < len(toks))
                 and (i + 1 == len(toks) or words[i + 1] in _RUN_END_NEXT or re.match(r"\S+\s*\(", segment[t.start :]))
             ):
                 continue  # "the run stopped after one action": the run's end, not the exposure's
+            if closing and i > 0 and words[i - 1] in _RUN_END_VERBS and self._run_subject(toks, i - 1, named=True):
+                continue  # "the run ended `stopped`": the state it ended in
             if (
                 closing
                 and w in _RUN_END_VERBS
@@ -589,6 +624,8 @@ class _Reader:
                 continue  # "to block X": a purpose
             if not closing and w in COMPLETION_WORDS:
                 closing = any(x in CLOSE_NOUNS for x in words)  # "containment is complete", "achieved isolation"
+            if closing and words[max(0, i - 3) : i - 1] == ["with", "the"] and words[i - 1] in _VERDICT_NOUNS:
+                continue  # "did not end with the verdict `completed`": the run's recorded verdict (the run reader's)
             exposing = not closing and (w in EXPOSE_ADJECTIVES or w in EXPOSE_FORMS)
             if not closing and w in ("has", "have", "holds", "hold", "keeps", "retains", "still"):
                 # "has a working path", "has access to": possession of a path is exposure (not "has no path")
@@ -637,8 +674,9 @@ class _Reader:
                 continue
             if exposing and i == 0 and w.endswith("ing") and _SCORING & set(words[i + 1 :]):
                 continue  # "Reaching a critical asset adds no points": what a scoring rule counts, not a state
-            window = words[max(0, i - 8) : i]
-            if any(i - 8 <= k < i for k in low):
+            reach = window_start(i, lengths)
+            window = words[reach:i]
+            if any(reach <= k < i for k in low):
                 continue  # "between 0 and 3 paths remain": a range that holds none or some (its bounds are judged)
             modal = [x for x in window[-4:] if x in MODALS]
             can_no_longer = bool(modal) and modal[-1] == "can" and any(x in ("no", "not", "never") for x in window)
@@ -656,9 +694,7 @@ class _Reader:
                 continue  # "Blocking X cuts the path": the effect of an action, not a claim that it happened
             yet_to = any(a == "yet" and b == "to" for a, b in pairwise(window))  # "has yet to be"
             negations = sum(
-                1
-                for k in range(max(0, i - 8), i)
-                if k not in spent | low and (words[k] in NEGATIONS or words[k] == "0")
+                1 for k in range(reach, i) if k not in spent | low and (words[k] in NEGATIONS or words[k] == "0")
             )
             negated = (negations + yet_to) % 2 == 1
             partly = any(x in ("partially", "partly") for x in window)
@@ -684,6 +720,8 @@ class _Reader:
             self.add(kind, figure, text, clause)
         for m in _RUN_STATE_RE.finditer(clause):  # "Run state: stopped", "the run's verdict is completed"
             self.add("run_state", m.group(1).lower(), m.group(0), clause)
+        for m in RUN_NOT_COMPLETED.finditer(clause):  # "the run for X did not end with the verdict `completed`"
+            self.add("run_state", "not_completed", m.group(0), clause)
         for m in _RUN_SHORT_RE.finditer(clause):  # "the run stopped short of containment": not completed
             self.add("run_state", "not_completed", m.group(0), clause)
         shares = [
@@ -691,7 +729,14 @@ class _Reader:
             for kind, _, text in number_claims(clause)
             if kind.startswith("path_") and (at := clause.find(text)) >= 0
         ]
+        for kind, value, text in elliptic_counts(clause, self.current):
+            self.add(kind, value, text, clause)
         for kind, value, text, qualifier in value_claims(clause, read_spans(clause, self.id_kind) + shares):
+            asset = said_of_asset(clause, text, lambda w: self.id_kind(w) == "asset") if kind == "severity" else None
+            if asset is not None:  # "customer-db is classified critical": the asset's sensitivity, not the alert's
+                if asset:
+                    self.add("sensitivity", (asset, value), text, clause, scope=(asset,))
+                continue
             self.add(kind, value, text, clause, qualifier=qualifier)
 
 
@@ -705,8 +750,9 @@ def read_prose(
     """Every claim the prose makes, in order; a clause that makes none is `unverified` when it speaks of state
     or action, or when `unread` says it is about the alert in words the reading does not account for."""
     reader = _Reader(id_kind, route_words, allowed, unread)
-    for sentence in sentences(text):
-        reader.sentence(sentence)
+    found = sentences(text)
+    for k, sentence in enumerate(found):
+        reader.sentence(sentence, found[k + 1] if k + 1 < len(found) else "")
     return reader.claims
 
 

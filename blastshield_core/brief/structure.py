@@ -41,6 +41,7 @@ from __future__ import annotations
 import re
 
 from .account import cell_status, kind_of
+from .numbers import before_after_row
 from .runtables import run_table_row
 
 __all__ = ["bare_verdict", "emptiness", "named_verdict", "restructure"]
@@ -277,6 +278,9 @@ def _table(rows: list[str]) -> list[str]:
         header, body, out = [], rows, []
     for row in body:
         cells = _cells(row)
+        if header and (change := before_after_row([_clean(h) for h in header], cells)) is not None:
+            out.append(change)  # "| Qualifying paths | 3 | 2 |" under "Before the run | After the run": a change
+            continue
         if (run := run_table_row([_clean(h) for h in header], cells)) is not None:  # a table of runs: the run reader's
             out.append(" ".join(run))
             continue

@@ -5,7 +5,7 @@ tests/integration/brief/test_briefing_measures.py."""
 from __future__ import annotations
 
 from blastshield_core.brief.measures import measure_claims
-from blastshield_core.brief.numbers import number_claims, value_claims
+from blastshield_core.brief.numbers import before_after_row, elliptic_counts, number_claims, value_claims
 
 KINDS = {
     "alice": "alert",
@@ -127,7 +127,10 @@ def test_a_share_written_the_other_way_round_or_as_a_fraction():
     assert number_claims("One in two paths is still open.") == [("path_share", (1, 2, False), "One in two paths")]
     assert number_claims("1/2 paths remain open.") == [("path_share", (1, 2, False), "1/2 paths")]
     assert number_claims("Half of the original paths were closed.") == [
-        ("path_percent", (50, True), "Half of the original paths")
+        ("path_percent", (50, True, "=="), "Half of the original paths")
+    ]
+    assert number_claims("At most half of the starting paths are still open.") == [
+        ("path_percent", (50, False, "<="), "half of the starting paths")
     ]
 
 
@@ -144,3 +147,40 @@ def test_a_percentage_of_the_paths_is_never_a_score_and_a_range_of_paths_is_two_
         ("path_bound", (">=", 2)),
         ("path_bound", ("<=", 4)),
     ]
+
+
+def test_a_bound_on_every_path_s_length():
+    assert number_claims("Every open path is 4 hops or shorter.") == [
+        ("hops", ("all_le", 4), "Every open path is 4 hops or shorter")
+    ]
+    assert number_claims("All the live paths are at least three hops long.") == [
+        ("hops", ("all_ge", 3), "All the live paths are at least three hops long")
+    ]
+    assert number_claims("No open path is longer than 2 hops.") == [
+        ("hops", ("all_le", 2), "No open path is longer than 2 hops")
+    ]
+    assert number_claims("No remaining path is 3 hops or more.") == [
+        ("hops", ("all_lt", 3), "No remaining path is 3 hops or more")
+    ]
+
+
+def test_not_a_single_path_is_none_and_a_negated_count_no_count():
+    assert [(k, v) for k, v, _, _ in value_claims("Not a single path remains open.")] == [("path_count", 0)]
+    assert [(k, v) for k, v, _, _ in value_claims("Not even one qualifying path is left.")] == [("path_count", 0)]
+    assert value_claims("Not two paths remain, but one.") == []
+
+
+def test_a_count_whose_noun_an_earlier_clause_gave():
+    sentence = "Whereas four paths were open before the block, two are open after it."
+    assert elliptic_counts("two are open after it.", sentence) == [("path_count", 2, "two are open after it.")]
+    assert elliptic_counts("two were open before.", sentence) == []
+    assert elliptic_counts("Two are open after it.", "Two are open after it.") == []  # no noun before it
+    assert elliptic_counts("one is still open before noon", "Of the paths, one is still open before noon") == []
+
+
+def test_a_before_and_after_table_row_is_a_change():
+    header = ["Measure", "Before the run", "After the run"]
+    assert before_after_row(header, ["Qualifying paths (graph)", "3", "2"]) == "The qualifying paths went from 3 to 2."
+    assert before_after_row(header, ["Risk score", "**60**", "45"]) == "The risk score went from 60 to 45."
+    assert before_after_row(header, ["Analyst on call", "dana", "sam"]) is None  # no measure the checker reads
+    assert before_after_row(["Run", "Decider", "State"], ["run-1", "rules", "stopped"]) is None
