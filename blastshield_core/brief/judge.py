@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from ..graph.store import QueryFailed
 from ..results import Status
 from .evidence import EvidenceSummary, EvidenceUnavailable
+from .onpath import ROUTE_CLASS
 from .runview import account_facts
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "judge_on_path",
     "judge_reach",
     "judge_scoped",
+    "judge_sensitivity",
     "judge_step",
     "judge_through",
     "judge_via",
@@ -37,8 +39,8 @@ __all__ = [
 
 UNSURE = ("unverified", "")
 # The claims judged here: about the account, and between, on or through named entities (`links.py`).
-SCOPED_KINDS = frozenset(["member", "reach", "via", "step", "blast_in", "chain"])
-JUDGED_KINDS = frozenset(["account", "link", "link_state", "on_path", "through", *SCOPED_KINDS])
+SCOPED_KINDS = frozenset(["member", "member_any", "reach", "via", "step", "blast_in", "chain"])
+JUDGED_KINDS = frozenset(["account", "link", "link_state", "on_path", "through", "sensitivity", *SCOPED_KINDS])
 Verdict = tuple[str, str] | None
 
 
@@ -135,12 +137,34 @@ def judge_link_state(
             return UNSURE
         found += [_edge_state(p) for p in props]
     if not found:
+        if state == "closed" and not positive:
+            return None
         return ("wrong_relationship", f"the graph has no relationship from {a} to {b}")
+    if state == "closed":  # "denied, blocked or not there": no relationship between them works
+        if positive == any(s in ("active", "conditional") for s in found):
+            return None
+        return ("wrong_relationship", f"the relationship from {a} to {b} is " + " and ".join(sorted(set(found))))
     wanted = {"allowed": {"active", "conditional"}, "open": {"active", "conditional"}}.get(state, {state})
     holds = any(s in wanted for s in found)
     if positive == holds:
         return None
     return ("wrong_relationship", f"the relationship from {a} to {b} is " + " and ".join(sorted(set(found))))
+
+
+def judge_sensitivity(reader: GraphReader | None, asset: str, level: str, positive: bool) -> Verdict:
+    """ "customer-db is classified critical" / "is not a high-sensitivity asset": the asset's sensitivity."""
+    if reader is None:
+        return UNSURE
+    try:
+        rows = reader.read("entity_by_id", {"id": asset})
+    except QueryFailed as exc:
+        raise EvidenceUnavailable(Status.QUERY_FAILED, f"entity lookup: {exc}") from None
+    held = str((rows[0].get("props") or {}).get("sensitivity") or "") if rows else ""
+    if not held:
+        return UNSURE  # the graph records no sensitivity for it
+    if (held == level) == positive:
+        return None
+    return "wrong_severity", f"{asset}'s sensitivity in the graph is {held} (not the alert's severity)"
 
 
 def judge_on_path(ev: EvidenceSummary, a: str, b: str, rel: str) -> Verdict:
@@ -169,8 +193,13 @@ def judge_through(ev: EvidenceSummary, z: str, quant: object, negated: bool, tar
     """ "Both paths run through Z", "no path goes through Z", "one path runs through Z"; with a target, "the path to
     X goes through Z", of the live paths that hold X."""
     live = [p for p in ev.paths if target is None or _entity(ev, target) in p.nodes]
-    holding = sum(1 for p in live if z in p.nodes or any(z == r.route_id for r in ev.routes if _on(r, p)))
+    holding = sum(
+        1 for p in live if z in p.nodes or any(z in (r.route_id, ROUTE_CLASS) for r in ev.routes if _on(r, p))
+    )
     total = len(live)
+    if isinstance(quant, str) and quant.startswith("~"):  # "at least one path avoids Z": count those without Z
+        holding, quant = total - holding, quant[1:]
+        quant = int(quant) if quant.isdigit() else quant
     if quant == "all":
         holds = total > 0 and holding == total
     elif quant == "none":
@@ -296,6 +325,9 @@ def judge_scoped(ev: EvidenceSummary, kind: str, scope: tuple[str, ...], value: 
         return judge_blast(ev, scope[0], positive)
     if kind == "member":
         return judge_member(ev, scope[0], positive)
+    if kind == "member_any":  # "either A or B is on an open path": one of them is
+        verdicts = [judge_member(ev, x, positive) for x in scope]
+        return None if any(v is None for v in verdicts) else verdicts[-1]
     if kind == "via":
         return judge_via(ev, scope, positive)
     return judge_reach(ev, scope[0], scope[1], positive)
@@ -322,6 +354,9 @@ def judge_claim(ev: EvidenceSummary, reader: GraphReader | None, claim: JudgedCl
         return judge_account(ev, qualifier, bool(value))
     if kind in SCOPED_KINDS:
         return judge_scoped(ev, kind, scope, value)
+    if kind == "sensitivity":
+        level, positive = value if isinstance(value, tuple) else ("", True)
+        return judge_sensitivity(reader, scope[0], str(level), bool(positive))
     if kind == "on_path":
         return judge_on_path(ev, scope[0], scope[1], str(value))
     if kind == "through":

@@ -21,6 +21,7 @@ from blastshield_core.respond.decide import RulesDecider
 
 D, C, IAM = "BH-1042", "BH-CONTAINMENT-4001", "BH-IAM-2001"
 REL, EXP, CON = FlagKind.WRONG_RELATIONSHIP, FlagKind.FALSE_EXPOSURE, FlagKind.FALSE_CONTAINMENT
+SEV = FlagKind.WRONG_SEVERITY
 
 
 def _services(embedded_store, name: str) -> Services:
@@ -142,6 +143,48 @@ CASES = [
     ("exposed", D, "With that path open, the alert cannot yet be regarded as contained.", set()),
     ("after", D, "With that path open, the alert cannot yet be regarded as contained.", {EXP}),
     ("exposed", D, "BH-1042 can now be called contained.", {CON}),
+    # "avoids": the paths without the entity are counted ("at least one avoids Z" is "not every path holds Z")
+    ("exposed", C, "At least one live path avoids bastion-01.", set()),
+    ("exposed", C, "At least one live path avoids contractor_11.", {REL}),
+    ("exposed", C, "No live path avoids contractor_11.", set()),
+    ("exposed", D, "No live path avoids sess-dev07-legacy.", {REL}),
+    ("after", D, "An open path still passes through deploy-role.", {REL}),
+    ("exposed", D, "An open path still passes through deploy-role.", set()),
+    # membership with the adverb before the verb
+    ("exposed", D, "deploy-role still sits on a qualifying path.", set()),
+    ("after", D, "deploy-role still sits on a qualifying path.", {EXP}),
+    ("exposed", D, "deploy-role no longer sits on any qualifying path.", {CON}),
+    # a session route as a class: any of the alert's routes on the path
+    ("exposed", D, "The only live path passes through no session route.", {REL}),
+    ("exposed", D, "The only live path is carried by a session route.", set()),
+    ("exposed", C, "Each of the live paths passes through a session route.", set()),
+    ("exposed", C, "No live path passes through a session route.", {REL}),
+    # a relative clause takes the entity before "which" as its subject
+    ("exposed", D, "build-runner-07 runs as deploy-role, which can assume prod-admin-role.", set()),
+    ("after", D, "build-runner-07 runs as deploy-role, which can assume prod-admin-role.", set()),
+    ("exposed", C, "admin-console runs as console-role, which can assume ops-role.", {REL}),
+    # "that one is denied, blocked or not there": no relationship between the two works; with no two, unread
+    ("exposed", C, "console-role cannot assume ops-role; that one is denied or missing.", set()),
+    ("exposed", D, "deploy-role cannot assume prod-admin-role; that one is blocked, denied or not there.", {CON, REL}),
+    ("exposed", D, "That one is blocked or denied.", set()),
+    # a chain said to be part of an open path
+    ("exposed", D, "developer_07 → sess-dev07 → build-runner-07 is still part of an open qualifying path.", set()),
+    ("after", D, "developer_07 → sess-dev07 → build-runner-07 is still part of an open qualifying path.", {EXP}),
+    ("exposed", D, "developer_07 → sess-dev07-legacy → build-runner-07 is part of a live path.", {EXP}),
+    ("exposed", D, "build-runner-07 → deploy-role is no longer part of any open path.", {CON}),
+    # a route said to carry a path; "neither ... nor", "either ... or"
+    ("exposed", D, "route-dev07-a still carries an open path.", set()),
+    ("after", D, "route-dev07-a still carries an open path.", {EXP}),
+    ("exposed", D, "Neither route-dev07-a nor route-dev07-legacy carries an open path now.", {CON}),
+    ("after", D, "Neither route-dev07-a nor route-dev07-legacy carries an open path now.", set()),
+    ("exposed", D, "Either route-dev07-legacy or route-dev07-a carries an open path.", set()),
+    ("after", D, "Either route-dev07-legacy or route-dev07-a carries an open path.", {EXP}),
+    # an asset's sensitivity is not the alert's severity (BH-1042 is rated high)
+    ("exposed", D, "customer-db is classified critical.", set()),
+    ("after", D, "customer-db is classified critical.", set()),
+    ("exposed", D, "customer-db is labelled as a high-sensitivity asset.", {SEV}),
+    ("exposed", D, "customer-db is not classified low.", set()),
+    ("exposed", D, "BH-1042 is classified low.", {SEV}),
     # conditionals and plans make no claim
     ("exposed", D, "If the route were blocked, developer_07 could no longer get to customer-db.", set()),
     ("after", D, "Should it reopen, developer_07 would pass through deploy-role on the way to customer-db.", set()),
