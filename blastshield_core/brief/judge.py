@@ -106,6 +106,7 @@ def judge_link(ev: EvidenceSummary, reader: GraphReader | None, a: str, b: str, 
     "ANY" is a grant whose words name none: a relationship of any type."""
     rel, positive, direct = str(value[0]), bool(value[1]), bool(value[2])
     quality = str(value[3]) if len(value) > 3 else ""
+    a, b = _route_target(ev, a), _route_target(ev, b)  # a session or key named by its route's id
     props: list[Mapping[str, Any]] = []
     for t in _TYPES if rel == "ANY" else (rel, "RUNS_AS") if rel == "CAN_ASSUME" else (rel,):
         found = _edges(reader, a, t, b)  # a workload assumes the role it runs as
@@ -232,6 +233,10 @@ def judge_through(ev: EvidenceSummary, z: str, quant: object, negated: bool, tar
 def _on(route: Any, path: Any) -> bool:
     nodes = path.nodes
     return any(nodes[i] == route.source and nodes[i + 1] == route.target for i in range(len(nodes) - 1))
+
+
+def _route_target(ev: EvidenceSummary, x: str) -> str:
+    return next((r.target for r in ev.routes if r.route_id == x), x)
 
 
 def _entity(ev: EvidenceSummary, x: str) -> str:

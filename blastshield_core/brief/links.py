@@ -369,6 +369,36 @@ def link_claims(clause: str, id_kind: IdKind, sentence: str = "") -> list[LinkCl
                         (a, b),
                     )
                 )
+    return out + _route_ends(clause, id_kind)
+
+
+_ROUTE_RELS = ("HAS_SESSION", "CAN_ACCESS")
+
+
+def _route_ends(clause: str, id_kind: IdKind) -> list[LinkClaim]:
+    """ "alice can use the session K", "K does not give access to A", where K is also a route's id (a key whose
+    route is named by it): a session or access relationship with that end (the judge takes the route's target)."""
+    ids = [
+        (m.group(0), m.start(), m.end())
+        for m in _ID.finditer(clause)
+        if id_kind(m.group(0)) in (*_ENTITY_KINDS, "route")
+    ]
+    out: list[LinkClaim] = []
+    for (a, _, a_end), (b, b_start, b_end) in pairwise(ids):
+        if "route" not in (id_kind(a), id_kind(b)) or _HYPOTHETICAL.search(clause):
+            continue
+        between = clause[a_end:b_start]
+        verb = _BETWEEN.match(between)
+        if verb is None or (verb.group("modal") or "").lower() in ("could", "may", "might", "would", "should"):
+            continue
+        rel = _VERB_TYPES.get(re.sub(r"\s+", " ", verb.group("verb").lower()), "")
+        if rel in _ROUTE_RELS:
+            negated = bool(_CANNOT.match(between)) or bool(
+                re.search(r"\b(?:not|never|no\s+longer|doesn't|didn't|unable)\b", between, re.I)
+            )
+            out.append(
+                ("link", (rel, not negated, "directly" in between.lower()), clause[a_end - len(a) : b_end], (a, b))
+            )
     return out
 
 

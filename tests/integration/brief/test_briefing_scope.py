@@ -167,6 +167,13 @@ CASES = [
     ("exposed", C, "console-role cannot assume ops-role; that one is denied or missing.", set()),
     ("exposed", D, "deploy-role cannot assume prod-admin-role; that one is blocked, denied or not there.", {CON, REL}),
     ("exposed", D, "That one is blocked or denied.", set()),
+    # a session by its name or by its route's id ("the session K", K a key's route on an AWS account)
+    ("exposed", D, "developer_07 can use the session sess-dev07-legacy directly.", {REL}),
+    ("exposed", D, "developer_07 uses the session sess-dev07.", set()),
+    ("exposed", D, "developer_07 can use the session route-dev07-a.", set()),
+    ("exposed", D, "developer_07 can use the session route-dev07-legacy.", {REL}),
+    ("exposed", D, "developer_07 can no longer use the session route-dev07-legacy.", set()),
+    ("exposed", D, "If it reopens, developer_07 could use the session route-dev07-legacy.", set()),
     # a chain said to be part of an open path
     ("exposed", D, "developer_07 → sess-dev07 → build-runner-07 is still part of an open qualifying path.", set()),
     ("after", D, "developer_07 → sess-dev07 → build-runner-07 is still part of an open qualifying path.", {EXP}),
