@@ -30,6 +30,7 @@ __all__ = [
     "judge_member",
     "judge_on_path",
     "judge_reach",
+    "judge_reach_class",
     "judge_scoped",
     "judge_sensitivity",
     "judge_step",
@@ -39,7 +40,7 @@ __all__ = [
 
 UNSURE = ("unverified", "")
 # The claims judged here: about the account, and between, on or through named entities (`links.py`).
-SCOPED_KINDS = frozenset(["member", "member_any", "reach", "via", "step", "blast_in", "chain"])
+SCOPED_KINDS = frozenset(["member", "member_any", "reach", "reach_class", "via", "step", "blast_in", "chain"])
 JUDGED_KINDS = frozenset(["account", "link", "link_state", "on_path", "through", "sensitivity", *SCOPED_KINDS])
 Verdict = tuple[str, str] | None
 
@@ -266,6 +267,22 @@ def judge_reach(ev: EvidenceSummary, a: str, b: str, positive: bool) -> Verdict:
     return kind, f"{'no' if not holds else 'a'} live qualifying path of {ev.alert_id} goes from {a} to {b}: {_live(ev)}"
 
 
+def judge_reach_class(ev: EvidenceSummary, x: str, cls: str, positive: bool) -> Verdict:
+    """ "No critical asset is in scope for X" (not positive): no live qualifying path goes from X to an asset of
+    that sensitivity ("" any asset the paths reach)."""
+    x = _entity(ev, x)
+    wanted = set(ev.critical_assets) if cls == "critical" else set(ev.high_assets) if cls == "high" else None
+    reached = sorted({p.nodes[-1] for p in ev.paths if x in p.nodes[:-1] and (wanted is None or p.nodes[-1] in wanted)})
+    if bool(reached) == positive:
+        return None
+    kind = "false_containment" if reached else "false_exposure"
+    what = f"{cls} " if cls else ""
+    return (
+        kind,
+        f"live qualifying paths of {ev.alert_id} go from {x} to the {what}assets {', '.join(reached) or 'none'}",
+    )
+
+
 def judge_via(ev: EvidenceSummary, chain: tuple[str, ...], positive: bool) -> Verdict:
     """ "On the way to X, A passes through B (and C)": some live qualifying path holds A, then B (then C), then X."""
     nodes = [_entity(ev, n) for n in chain]
@@ -330,6 +347,9 @@ def judge_scoped(ev: EvidenceSummary, kind: str, scope: tuple[str, ...], value: 
         return judge_blast(ev, scope[0], positive)
     if kind == "member":
         return judge_member(ev, scope[0], positive)
+    if kind == "reach_class":
+        cls, positive = value if isinstance(value, tuple) else ("", True)
+        return judge_reach_class(ev, scope[0], str(cls), bool(positive))
     if kind == "member_any":  # "either A or B is on an open path": one of them is
         verdicts = [judge_member(ev, x, positive) for x in scope]
         return None if any(v is None for v in verdicts) else verdicts[-1]

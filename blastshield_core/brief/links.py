@@ -268,12 +268,36 @@ def _relative(clause: str, id_kind: IdKind, sentence: str) -> str:
     return f"{named[-1][0]} {clause.lstrip()}"
 
 
+_IT_STATE = re.compile(
+    r"^\W*(?P<it>it|that\s+one|this\s+one)\s+(?:is|was|has\s+been|had\s+been|got|remains|stays)\s+"
+    r"(?P<neg>not\s+|no\s+longer\s+)?(?:now\s+|already\s+|also\s+|since\s+)?"
+    r"(?P<state>cut\s+off|severed|isolated|disconnected|unreachable|off\s+the\s+paths?|still\s+(?:reachable|on\s+(?:a|an|the)\s+"
+    r"(?:open\s+|live\s+|qualifying\s+)*path))(?:\s+(?:from|on)\s+[\w\s-]+)?\W*$",
+    re.I,
+)
+
+
+def _it_state(clause: str, id_kind: IdKind, sentence: str) -> list[LinkClaim]:
+    """ "X is no longer on a path to Y; it has been cut off": "it" is X, the entity the sentence named before the
+    clause (a node: a route or the alert has a state of its own), said to be on no live path (or still on one)."""
+    m = _IT_STATE.match(clause)
+    at = sentence.find(clause.strip()[:40]) if m and sentence and clause.strip() else -1
+    if m is None or at <= 0:
+        return []
+    named = _ids(sentence[:at], id_kind)
+    first = named[0][0] if named else ""
+    if not first or id_kind(first) != "node":
+        return []  # "it" names the alert, a route or nothing the sentence named: the state reader's
+    on = m.group("state").lower().startswith("still") != bool(m.group("neg"))
+    return [("member", on, m.group(0), (first,))]
+
+
 def link_claims(clause: str, id_kind: IdKind, sentence: str = "") -> list[LinkClaim]:
     """The claims between named entities in one clause (`sentence`, the whole sentence, names what "that grant"
     refers to)."""
     if on_account(clause):
         return []  # "on the account, alice can still read X with the key": the account's access, not the graph's
-    out: list[LinkClaim] = _anaphoric(clause, id_kind, sentence)
+    out: list[LinkClaim] = _anaphoric(clause, id_kind, sentence) + _it_state(clause, id_kind, sentence)
     clause = _relative(clause, id_kind, sentence)
     out += member_claims(clause, id_kind)
     resolved = _resolve_it(clause, id_kind, sentence)

@@ -39,7 +39,7 @@ _ID_RX, _NEG_WORDS, _ENTITY_KINDS = ID_RX, NEG_WORDS, ENTITY_KINDS
 _MEMBER = re.compile(
     r"(?P<id>[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9])\s+(?P<pre>(?:still|now|also|no\s+longer|never)\s+)?"
     r"(?:is|are|lies|lie|sits|sit|remains|remain|stays|stay)\s+"
-    r"(?P<neg>not\s+|no\s+longer\s+|never\s+)?(?:still\s+|now\s+|also\s+)?(?P<neg2>not\s+)?on\s+"
+    r"(?P<neg>not\s+|no\s+longer\s+|never\s+)?(?:still\s+|now\s+|also\s+)?(?P<neg2>not\s+)?(?:on|(?:a\s+)?part\s+of)\s+"
     r"(?P<det>an?|any|(?:only|exactly)\s+one\s+of\s+the|one\s+of\s+the|none\s+of\s+the|both(?:\s+of\s+the)?|"
     r"all(?:\s+of)?\s+the|all|the|every|each|some)\s+(?:(?:live|qualifying|remaining|open|active)\s+){0,2}paths?\b",
     re.I,
@@ -224,9 +224,39 @@ def _blast(clause: str, id_kind: IdKind) -> list[LinkClaim]:
     return out
 
 
+_CLASS = r"(?P<cls>critical|high(?:[\s-]+sensitivity)?|sensitive|high[\s-]+or[\s-]+critical)?\s*(?:data\s+)?"
+_IN_SCOPE = (
+    re.compile(
+        rf"\b(?P<no>no|not\s+a\s+single|not\s+one)\s+{_CLASS}(?:assets?|data)\s+(?:is|are|remains?|stays?)\s+"
+        r"(?:still\s+|now\s+|currently\s+)?(?:in\s+scope|within\s+reach|in\s+reach|reachable|exposed)\s+"
+        rf"(?:for|from|of|by|to)\s+(?P<x>{ID_RX})",
+        re.I,
+    ),
+    re.compile(
+        rf"(?P<x>{ID_RX})\s+(?:can\s+|could\s+)?(?:still\s+|now\s+)?(?:reach(?:es)?|gets?\s+to|get\s+to)\s+"
+        rf"(?P<no>no|not\s+a\s+single|not\s+one)\s+{_CLASS}(?:assets?|data)\b",
+        re.I,
+    ),
+)
+
+
+def _in_scope(clause: str, id_kind: IdKind) -> list[LinkClaim]:
+    """ "No critical asset is in scope for X", "X can reach no sensitive asset": X reaches no asset of that class
+    along the live qualifying paths: (reach_class, (class, False), text, (X,))."""
+    out: list[LinkClaim] = []
+    for rx in _IN_SCOPE:
+        for m in rx.finditer(clause):
+            if id_kind(m.group("x")) in ("alert", "node"):
+                cls = re.sub(r"[\s-]+", " ", (m.group("cls") or "").lower())
+                cls = "critical" if cls == "critical" else "high" if cls.startswith("high") and "or" not in cls else ""
+                out.append(("reach_class", (cls, False), m.group(0), (m.group("x"),)))
+    return out
+
+
 def path_claims(clause: str, id_kind: IdKind) -> list[LinkClaim]:
-    """The steps, chains, blast radius memberships, routes carrying paths and sensitivities a clause states."""
-    out = _steps(clause, id_kind) + _blast(clause, id_kind) + _chains(clause, id_kind)
+    """The steps, chains, blast radius memberships, routes carrying paths, sensitivities and the assets of a class
+    in reach a clause states."""
+    out = _steps(clause, id_kind) + _blast(clause, id_kind) + _chains(clause, id_kind) + _in_scope(clause, id_kind)
     return out + _carries(clause, id_kind) + sensitivity_claims(clause, id_kind)
 
 
@@ -235,6 +265,6 @@ _WORD_TEXT = """
     carries carry carried serves serve holds hold part chain lies lie sits sit remains remain stays stay
     classified classed rated marked labelled labeled tagged graded considered sensitivity critical high low medium
     asset data bucket database store session route routes open live qualifying remaining active current more
-    anymore inside within outside beyond blast radius includes contains covers
+    anymore inside within outside beyond blast radius includes contains covers scope reach reachable sensitive single
 """
 WORDS = frozenset(_WORD_TEXT.split())

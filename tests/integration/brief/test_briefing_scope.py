@@ -167,6 +167,18 @@ CASES = [
     ("exposed", C, "console-role cannot assume ops-role; that one is denied or missing.", set()),
     ("exposed", D, "deploy-role cannot assume prod-admin-role; that one is blocked, denied or not there.", {CON, REL}),
     ("exposed", D, "That one is blocked or denied.", set()),
+    # "it" after a clause naming a node is that node; "part of" an open path is "on" one
+    ("exposed", D, "sess-dev07-legacy is no longer on a path to customer-db; it has been cut off.", set()),
+    ("exposed", D, "sess-dev07 is no longer on a path to customer-db; it has been cut off.", {CON}),
+    ("after", D, "sess-dev07 is no longer on a path to customer-db; it has been cut off.", set()),
+    ("exposed", D, "deploy-role was reviewed, and it is now isolated.", {CON}),
+    ("exposed", D, "sess-dev07-legacy is still part of an open path.", {EXP}),
+    ("exposed", D, "sess-dev07 is still part of an open path.", set()),
+    # no asset of a class in reach (in scope) of an entity
+    ("exposed", D, "No critical asset is in scope for developer_07.", {CON}),
+    ("after", D, "No critical asset is in scope for developer_07.", set()),
+    ("exposed", D, "developer_07 can reach no critical asset.", {CON}),
+    ("after", D, "developer_07 can reach no critical asset.", set()),
     # a session by its name or by its route's id ("the session K", K a key's route on an AWS account)
     ("exposed", D, "developer_07 can use the session sess-dev07-legacy directly.", {REL}),
     ("exposed", D, "developer_07 uses the session sess-dev07.", set()),

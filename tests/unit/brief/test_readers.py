@@ -313,3 +313,21 @@ def test_a_class_of_routes_and_an_assets_sensitivity():
     assert links("vault-a is classified critical.") == [("sensitivity", ("critical", True), ("vault-a",))]
     assert links("vault-a is not a high-sensitivity asset.") == [("sensitivity", ("high", False), ("vault-a",))]
     assert links("dev_1 is classified critical.") == []  # the alert's severity: another reader's
+
+
+def test_it_after_a_clause_naming_a_node():
+    sentence = "jump-host is no longer on a path to vault-a; it has been cut off."
+    claims = link_claims("it has been cut off.", KINDS.get, sentence)
+    assert [(k, v, s) for k, v, _, s in claims] == [("member", False, ("jump-host",))]
+    # "it" after the alert or a route has a state of its own: not read here
+    assert link_claims("it has been cut off.", KINDS.get, "dev_1 was reviewed; it has been cut off.") == []
+    assert link_claims("it has been cut off.", KINDS.get, "route-1 was reviewed; it has been cut off.") == []
+    assert links("hop-role is still part of an open path.") == [("member", True, ("hop-role",))]
+
+
+def test_no_asset_of_a_class_in_scope():
+    assert links("No critical asset is in scope for jump-host.") == [
+        ("reach_class", ("critical", False), ("jump-host",))
+    ]
+    assert links("jump-host can reach no sensitive data.") == [("reach_class", ("", False), ("jump-host",))]
+    assert links("No high-sensitivity asset is reachable from dev_1.") == [("reach_class", ("high", False), ("dev_1",))]
