@@ -123,6 +123,7 @@ _THROUGH = re.compile(
     r"|(?P<z>[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9]))",
     re.I,
 )
+_SOME_OF = re.compile(r"\bat\s+least\s+(?:one|an?)\s*$|\bsome\s*$", re.I)  # explicitly one or more
 _EARLIER_PATH = re.compile(
     r"(?<![\w-])(?:went|ran|passed|led|crossed|touched|used|traversed|included|involved|routed|blocked|cut|closed|severed|"
     r"former|old|previous|original|stale|legacy|removed)(?![\w-])",
@@ -318,6 +319,8 @@ def link_claims(clause: str, id_kind: IdKind, sentence: str = "") -> list[LinkCl
             negated = negated != ((m.group("clsdet") or "").lower() == "no")  # "passes through no session route"
             if m.group("avoid"):  # "at least one path avoids Z": the paths that do not hold Z are counted
                 quant = f"~{quant}"
+            elif negated and quant == "some" and _SOME_OF.search(resolved[: m.start()] + m.group("q")):
+                quant, negated = "~some", False  # "at least one path does not pass Z": some path without Z
             target = m.group("t") if m.group("t") and id_kind(m.group("t")) in _ENTITY_KINDS else None
             out.append(("through", (quant, negated), m.group(0), (z, target) if target else (z,)))
     hypothetical = bool(_HYPOTHETICAL.search(clause))

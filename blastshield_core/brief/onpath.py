@@ -38,7 +38,7 @@ _ID_RX, _NEG_WORDS, _ENTITY_KINDS = ID_RX, NEG_WORDS, ENTITY_KINDS
 
 _MEMBER = re.compile(
     r"(?P<id>[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9])\s+(?P<pre>(?:still|now|also|no\s+longer|never)\s+)?"
-    r"(?:is|are|lies|lie|sits|sit|remains|remain|stays|stay)\s+"
+    r"(?:is|are|lies|lie|sits|sit|remains|remain|stays|stay|appears|appear|shows\s+up|show\s+up|features|feature)\s+"
     r"(?P<neg>not\s+|no\s+longer\s+|never\s+)?(?:still\s+|now\s+|also\s+)?(?P<neg2>not\s+)?(?:on|(?:a\s+)?part\s+of)\s+"
     r"(?P<det>an?|any|(?:only|exactly)\s+one\s+of\s+the|one\s+of\s+the|none\s+of\s+the|both(?:\s+of\s+the)?|"
     r"all(?:\s+of)?\s+the|all|the|every|each|some)\s+(?:(?:live|qualifying|remaining|open|active)\s+){0,2}paths?\b",
@@ -262,7 +262,8 @@ def path_claims(clause: str, id_kind: IdKind) -> list[LinkClaim]:
 
 # The words these readers read (part of the gate's lexicon through `links.WORDS`).
 _WORD_TEXT = """
-    carries carry carried serves serve holds hold part chain lies lie sits sit remains remain stays stay
+    carries carry carried serves serve holds hold part chain lies lie sits sit remains remain stays stay appears
+    appear shows show up features feature
     classified classed rated marked labelled labeled tagged graded considered sensitivity critical high low medium
     asset data bucket database store session route routes open live qualifying remaining active current more
     anymore inside within outside beyond blast radius includes contains covers scope reach reachable sensitive single

@@ -148,8 +148,16 @@ CASES = [
     ("exposed", C, "At least one live path avoids contractor_11.", {REL}),
     ("exposed", C, "No live path avoids contractor_11.", set()),
     ("exposed", D, "No live path avoids sess-dev07-legacy.", {REL}),
+    ("exposed", C, "At least one open path does not pass through bastion-01.", set()),
+    ("exposed", C, "At least one open path does not pass through contractor_11.", {REL}),
+    ("exposed", D, "At least one open path avoids deploy-role.", {REL}),
     ("after", D, "An open path still passes through deploy-role.", {REL}),
     ("exposed", D, "An open path still passes through deploy-role.", set()),
+    # the count of the paths that run through Z is that claim's quantity, not a count of the live paths
+    ("exposed", C, "Only one open path runs via bastion-01.", set()),
+    ("exposed", C, "Only one open path runs via contractor_11.", {REL}),
+    ("exposed", D, "sess-dev07-legacy appears on an open path.", {EXP}),
+    ("exposed", D, "sess-dev07-legacy appears on none of the open paths.", set()),
     # membership with the adverb before the verb
     ("exposed", D, "deploy-role still sits on a qualifying path.", set()),
     ("after", D, "deploy-role still sits on a qualifying path.", {EXP}),

@@ -255,6 +255,7 @@ def test_paths_through_an_entity_with_the_and_not_all():
     assert links("The only live path avoids jump-host.") == [("through", ("~all", False), ("jump-host",))]
     assert links("At least one open path avoids jump-host.") == [("through", ("~some", False), ("jump-host",))]
     assert links("No open path avoids jump-host.") == [("through", ("~none", False), ("jump-host",))]
+    assert links("At least one path does not cross jump-host.") == [("through", ("~some", False), ("jump-host",))]
     assert links("Not every qualifying path crosses hop-role.") == [("through", ("not_all", False), ("hop-role",))]
     assert links("All of the paths pass through hop-role.") == [("through", ("all", False), ("hop-role",))]
     assert links("The path to vault-a does not go through jump-host.") == [
