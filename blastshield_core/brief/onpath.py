@@ -37,10 +37,10 @@ NEG_WORDS = re.compile(r"\b(?:not|never|no|cannot|unable|nowhere)\b|\bno\s+longe
 _ID_RX, _NEG_WORDS, _ENTITY_KINDS = ID_RX, NEG_WORDS, ENTITY_KINDS
 
 _MEMBER = re.compile(
-    r"(?P<id>[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9])\s+(?P<pre>(?:still|now|also|no\s+longer|never)\s+)?"
+    r"(?P<id>[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9])\s+(?:each\s+|both\s+)?(?P<pre>(?:still|now|also|no\s+longer|never)\s+)?"
     r"(?:is|are|lies|lie|sits|sit|remains|remain|stays|stay|appears|appear|shows\s+up|show\s+up|features|feature)\s+"
     r"(?P<neg>not\s+|no\s+longer\s+|never\s+)?(?:still\s+|now\s+|also\s+)?(?P<neg2>not\s+)?(?:on|(?:a\s+)?part\s+of)\s+"
-    r"(?P<det>an?|any|(?:only|exactly)\s+one\s+of\s+the|one\s+of\s+the|none\s+of\s+the|both(?:\s+of\s+the)?|"
+    r"(?P<det>an?|any|(?:only|exactly)\s+one\s+of\s+the|one\s+of\s+the|one|none\s+of\s+the|both(?:\s+of\s+the)?|"
     r"all(?:\s+of)?\s+the|all|the|every|each|some)\s+(?:(?:live|qualifying|remaining|open|active)\s+){0,2}paths?\b",
     re.I,
 )

@@ -157,6 +157,9 @@ CASES = [
     ("exposed", C, "Only one open path runs via bastion-01.", set()),
     ("exposed", C, "Only one open path runs via contractor_11.", {REL}),
     ("exposed", D, "sess-dev07-legacy appears on an open path.", {EXP}),
+    ("exposed", C, "bastion-01 and admin-console each sit on one open path.", set()),
+    ("after", C, "bastion-01 and admin-console each sit on one open path.", {EXP}),
+    ("exposed", D, "sess-dev07-legacy sits on one open path.", {EXP}),
     ("exposed", D, "sess-dev07-legacy appears on none of the open paths.", set()),
     # membership with the adverb before the verb
     ("exposed", D, "deploy-role still sits on a qualifying path.", set()),
