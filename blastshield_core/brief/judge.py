@@ -41,7 +41,7 @@ __all__ = [
 UNSURE = ("unverified", "")
 # The claims judged here: about the account, and between, on or through named entities (`links.py`).
 SCOPED_KINDS = frozenset(["member", "member_any", "reach", "reach_class", "via", "step", "blast_in", "chain"])
-JUDGED_KINDS = frozenset(["account", "link", "link_state", "on_path", "through", "sensitivity", *SCOPED_KINDS])
+JUDGED_KINDS = frozenset(["account", "link", "link_state", "on_path", "through", "asset_sensitivity", *SCOPED_KINDS])
 Verdict = tuple[str, str] | None
 
 
@@ -379,7 +379,7 @@ def judge_claim(ev: EvidenceSummary, reader: GraphReader | None, claim: JudgedCl
         return judge_account(ev, qualifier, bool(value))
     if kind in SCOPED_KINDS:
         return judge_scoped(ev, kind, scope, value)
-    if kind == "sensitivity":
+    if kind == "asset_sensitivity":
         level, positive = value if isinstance(value, tuple) else ("", True)
         return judge_sensitivity(reader, scope[0], str(level), bool(positive))
     if kind == "on_path":

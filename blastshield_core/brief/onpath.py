@@ -124,7 +124,7 @@ def sensitivity_claims(clause: str, id_kind: IdKind) -> list[LinkClaim]:
     for m in _SENSITIVITY.finditer(clause):
         if id_kind(m.group("id")) == "asset":
             negated = len(_NEG_WORDS.findall((m.group("pre") or "") + (m.group("neg") or ""))) % 2 == 1
-            out.append(("sensitivity", (m.group("level").lower(), not negated), m.group(0), (m.group("id"),)))
+            out.append(("asset_sensitivity", (m.group("level").lower(), not negated), m.group(0), (m.group("id"),)))
     return out
 
 

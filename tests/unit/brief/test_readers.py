@@ -311,8 +311,8 @@ def test_a_class_of_routes_and_an_assets_sensitivity():
         ("through", ("some", False), ("*session-route*",))
     ]
     assert links("The open path is carried by no session route.") == [("through", ("the", True), ("*session-route*",))]
-    assert links("vault-a is classified critical.") == [("sensitivity", ("critical", True), ("vault-a",))]
-    assert links("vault-a is not a high-sensitivity asset.") == [("sensitivity", ("high", False), ("vault-a",))]
+    assert links("vault-a is classified critical.") == [("asset_sensitivity", ("critical", True), ("vault-a",))]
+    assert links("vault-a is not a high-sensitivity asset.") == [("asset_sensitivity", ("high", False), ("vault-a",))]
     assert links("dev_1 is classified critical.") == []  # the alert's severity: another reader's
 
 
