@@ -126,8 +126,8 @@ def _inconsistent(claims: Sequence[Reading], i: int) -> bool:
 def _share_of_through(claims: Sequence[Reading], i: int) -> bool:
     """A share of the paths that is the quantity of a claim about the paths through an entity."""
     claim = claims[i]
-    return claim.kind == "path_share" and any(
-        b.kind in ("through", "on_path") and b.clause == claim.clause and claim.text in b.text for b in claims
+    return claim.kind in ("path_share", "path_count") and any(  # "only one open path runs via Z": how many hold Z
+        b.kind in ("through", "on_path", "member") and b.clause == claim.clause and claim.text in b.text for b in claims
     )
 
 

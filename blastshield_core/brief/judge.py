@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from ..graph.store import QueryFailed
 from ..results import Status
 from .evidence import EvidenceSummary, EvidenceUnavailable
+from .onpath import ROUTE_CLASS
 from .runview import account_facts
 
 __all__ = [
@@ -29,7 +30,9 @@ __all__ = [
     "judge_member",
     "judge_on_path",
     "judge_reach",
+    "judge_reach_class",
     "judge_scoped",
+    "judge_sensitivity",
     "judge_step",
     "judge_through",
     "judge_via",
@@ -37,8 +40,8 @@ __all__ = [
 
 UNSURE = ("unverified", "")
 # The claims judged here: about the account, and between, on or through named entities (`links.py`).
-SCOPED_KINDS = frozenset(["member", "reach", "via", "step", "blast_in", "chain"])
-JUDGED_KINDS = frozenset(["account", "link", "link_state", "on_path", "through", *SCOPED_KINDS])
+SCOPED_KINDS = frozenset(["member", "member_any", "reach", "reach_class", "via", "step", "blast_in", "chain"])
+JUDGED_KINDS = frozenset(["account", "link", "link_state", "on_path", "through", "asset_sensitivity", *SCOPED_KINDS])
 Verdict = tuple[str, str] | None
 
 
@@ -104,6 +107,7 @@ def judge_link(ev: EvidenceSummary, reader: GraphReader | None, a: str, b: str, 
     "ANY" is a grant whose words name none: a relationship of any type."""
     rel, positive, direct = str(value[0]), bool(value[1]), bool(value[2])
     quality = str(value[3]) if len(value) > 3 else ""
+    a, b = _route_target(ev, a), _route_target(ev, b)  # a session or key named by its route's id
     props: list[Mapping[str, Any]] = []
     for t in _TYPES if rel == "ANY" else (rel, "RUNS_AS") if rel == "CAN_ASSUME" else (rel,):
         found = _edges(reader, a, t, b)  # a workload assumes the role it runs as
@@ -135,12 +139,34 @@ def judge_link_state(
             return UNSURE
         found += [_edge_state(p) for p in props]
     if not found:
+        if state == "closed" and not positive:
+            return None
         return ("wrong_relationship", f"the graph has no relationship from {a} to {b}")
+    if state == "closed":  # "denied, blocked or not there": no relationship between them works
+        if positive == any(s in ("active", "conditional") for s in found):
+            return None
+        return ("wrong_relationship", f"the relationship from {a} to {b} is " + " and ".join(sorted(set(found))))
     wanted = {"allowed": {"active", "conditional"}, "open": {"active", "conditional"}}.get(state, {state})
     holds = any(s in wanted for s in found)
     if positive == holds:
         return None
     return ("wrong_relationship", f"the relationship from {a} to {b} is " + " and ".join(sorted(set(found))))
+
+
+def judge_sensitivity(reader: GraphReader | None, asset: str, level: str, positive: bool) -> Verdict:
+    """ "customer-db is classified critical" / "is not a high-sensitivity asset": the asset's sensitivity."""
+    if reader is None:
+        return UNSURE
+    try:
+        rows = reader.read("entity_by_id", {"id": asset})
+    except QueryFailed as exc:
+        raise EvidenceUnavailable(Status.QUERY_FAILED, f"entity lookup: {exc}") from None
+    held = str((rows[0].get("props") or {}).get("sensitivity") or "") if rows else ""
+    if not held:
+        return UNSURE  # the graph records no sensitivity for it
+    if (held == level) == positive:
+        return None
+    return "wrong_severity", f"{asset}'s sensitivity in the graph is {held} (not the alert's severity)"
 
 
 def judge_on_path(ev: EvidenceSummary, a: str, b: str, rel: str) -> Verdict:
@@ -169,8 +195,13 @@ def judge_through(ev: EvidenceSummary, z: str, quant: object, negated: bool, tar
     """ "Both paths run through Z", "no path goes through Z", "one path runs through Z"; with a target, "the path to
     X goes through Z", of the live paths that hold X."""
     live = [p for p in ev.paths if target is None or _entity(ev, target) in p.nodes]
-    holding = sum(1 for p in live if z in p.nodes or any(z == r.route_id for r in ev.routes if _on(r, p)))
+    holding = sum(
+        1 for p in live if z in p.nodes or any(z in (r.route_id, ROUTE_CLASS) for r in ev.routes if _on(r, p))
+    )
     total = len(live)
+    if isinstance(quant, str) and quant.startswith("~"):  # "at least one path avoids Z": count those without Z
+        holding, quant = total - holding, quant[1:]
+        quant = int(quant) if quant.isdigit() else quant
     if quant == "all":
         holds = total > 0 and holding == total
     elif quant == "none":
@@ -205,6 +236,10 @@ def _on(route: Any, path: Any) -> bool:
     return any(nodes[i] == route.source and nodes[i + 1] == route.target for i in range(len(nodes) - 1))
 
 
+def _route_target(ev: EvidenceSummary, x: str) -> str:
+    return next((r.target for r in ev.routes if r.route_id == x), x)
+
+
 def _entity(ev: EvidenceSummary, x: str) -> str:
     return ev.entity_id if x == ev.alert_id else x
 
@@ -230,6 +265,22 @@ def judge_reach(ev: EvidenceSummary, a: str, b: str, positive: bool) -> Verdict:
         return None
     kind = "false_exposure" if positive else "false_containment"
     return kind, f"{'no' if not holds else 'a'} live qualifying path of {ev.alert_id} goes from {a} to {b}: {_live(ev)}"
+
+
+def judge_reach_class(ev: EvidenceSummary, x: str, cls: str, positive: bool) -> Verdict:
+    """ "No critical asset is in scope for X" (not positive): no live qualifying path goes from X to an asset of
+    that sensitivity ("" any asset the paths reach)."""
+    x = _entity(ev, x)
+    wanted = set(ev.critical_assets) if cls == "critical" else set(ev.high_assets) if cls == "high" else None
+    reached = sorted({p.nodes[-1] for p in ev.paths if x in p.nodes[:-1] and (wanted is None or p.nodes[-1] in wanted)})
+    if bool(reached) == positive:
+        return None
+    kind = "false_containment" if reached else "false_exposure"
+    what = f"{cls} " if cls else ""
+    return (
+        kind,
+        f"live qualifying paths of {ev.alert_id} go from {x} to the {what}assets {', '.join(reached) or 'none'}",
+    )
 
 
 def judge_via(ev: EvidenceSummary, chain: tuple[str, ...], positive: bool) -> Verdict:
@@ -296,6 +347,12 @@ def judge_scoped(ev: EvidenceSummary, kind: str, scope: tuple[str, ...], value: 
         return judge_blast(ev, scope[0], positive)
     if kind == "member":
         return judge_member(ev, scope[0], positive)
+    if kind == "reach_class":
+        cls, positive = value if isinstance(value, tuple) else ("", True)
+        return judge_reach_class(ev, scope[0], str(cls), bool(positive))
+    if kind == "member_any":  # "either A or B is on an open path": one of them is
+        verdicts = [judge_member(ev, x, positive) for x in scope]
+        return None if any(v is None for v in verdicts) else verdicts[-1]
     if kind == "via":
         return judge_via(ev, scope, positive)
     return judge_reach(ev, scope[0], scope[1], positive)
@@ -322,6 +379,9 @@ def judge_claim(ev: EvidenceSummary, reader: GraphReader | None, claim: JudgedCl
         return judge_account(ev, qualifier, bool(value))
     if kind in SCOPED_KINDS:
         return judge_scoped(ev, kind, scope, value)
+    if kind == "asset_sensitivity":
+        level, positive = value if isinstance(value, tuple) else ("", True)
+        return judge_sensitivity(reader, scope[0], str(level), bool(positive))
     if kind == "on_path":
         return judge_on_path(ev, scope[0], scope[1], str(value))
     if kind == "through":

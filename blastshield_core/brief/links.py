@@ -30,20 +30,35 @@ A clause with state or action vocabulary that yields no claim at all is `unverif
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from itertools import pairwise
 
 from .account import on_account
 from .lexicon import CLOSE_ADJECTIVES, CLOSE_FORMS, CLOSE_NOUNS, EXPOSE_ADJECTIVES
+from .onpath import (
+    ENTITY_KINDS,
+    ID_RX,
+    NEG_WORDS,
+    ROUTE_CLASS,
+    IdKind,
+    LinkClaim,
+    member_claims,
+    path_claims,
+)
+from .onpath import WORDS as PATH_WORDS
 
-__all__ = ["WORDS", "LinkClaim", "has_vocabulary", "link_claims"]
+__all__ = [
+    "ROUTE_CLASS",
+    "WORDS",
+    "LinkClaim",
+    "has_vocabulary",
+    "link_claims",
+]
+
 
 # (kind, value, text, scope): kind is link | link_state | on_path | through | member | reach | via
-LinkClaim = tuple[str, object, str, tuple[str, ...]]
-IdKind = Callable[[str], str | None]
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9]")
-_ENTITY_KINDS = ("alert", "node", "asset")
+_ENTITY_KINDS = ENTITY_KINDS
 _VERB_TYPES = {
     "assume": "CAN_ASSUME",
     "assumes": "CAN_ASSUME",
@@ -58,13 +73,22 @@ _VERB_TYPES = {
     "ran as": "RUNS_AS",
     "escalate to": "CAN_ESCALATE",
     "escalates to": "CAN_ESCALATE",
+    "give access to": "CAN_ACCESS",
+    "gives access to": "CAN_ACCESS",
+    "grant access to": "CAN_ACCESS",
+    "grants access to": "CAN_ACCESS",
+    "use the session": "HAS_SESSION",
+    "uses the session": "HAS_SESSION",
+    "hold the session": "HAS_SESSION",
+    "holds the session": "HAS_SESSION",
 }
 _BETWEEN = re.compile(
-    r"^\s*(?P<modal>can|could|may|might|would|should|will|"
+    r"^\s*(?:,\s*(?:which|who|that)\s+)?(?P<modal>can|could|may|might|would|should|will|"
     r"(?:is|are)\s+(?:still\s+|now\s+)?(?:not\s+|no\s+longer\s+)?(?:able|unable|allowed|permitted|authori[sz]ed)\s+to)?\s*"
     r"(?P<neg>(?:not|never|no\s+longer|cannot|can't|does\s+not|doesn't|did\s+not|didn't|still|also|directly|"
     r"then|now|in\s+turn|itself)\s+)*"
     r"(?P<verb>assumes?|assumed|assuming|reads?|access(?:es)?|runs?\s+as|ran\s+as|escalates?\s+to|"
+    r"(?:gives?|grants?)\s+access\s+to|(?:uses?|holds?)\s+the\s+session|"
     r"(?:has|have|holds?|keeps?|retains?)\s+(?:no\s+)?(?:direct\s+)?read\s+access\s+to)\s+"
     r"(?:(?:directly|straight|the\s+role|role|bucket|asset)\s+)*$",
     re.I,
@@ -87,17 +111,19 @@ _LINK_NOUN = re.compile(
 )
 _THROUGH = re.compile(
     r"\b(?P<q>some,?\s+but\s+not\s+all,?\s+of\s+the|not\s+all\s+of\s+the|not\s+all|not\s+every|"
-    r"both|all|every|each|none\s+of\s+the|no|neither|one|a|only\s+one|exactly\s+one|either|some|two|three|"
+    r"both|all|every|each|none\s+of\s+the|no|neither|one|an?|any|only\s+one|exactly\s+one|either|some|two|three|"
     r"the\s+only|the\s+single|its\s+only|the|its)"
     r",?\s+(?:(?:of\s+the\s+|of\s+its\s+|of\s+their\s+)?(?:\w+\s+){0,2}?)(?:qualifying\s+|remaining\s+|live\s+|open\s+)?"
     r"(?P<noun>paths?|routes?\s+to\s+\S+)\s+(?:(?:to|into|toward|from)\s+(?:(?P<t>[A-Za-z0-9][\w.:@/-]*[A-Za-z0-9])\s+"
     r"|(?:\w+\s+){1,2}?))?(?:(?:does|do|did|is|are)\s+)?(?:(?:not|never|no\s+longer|still|now|also)\s+)*"
     r"(?:(?:run|runs|ran|go|goes|went|pass|passes|passed|lead|leads|travel|travels|cross|crosses|route|routes)\s+"
     r"(?:through|via|over|across)|pass|passes|cross|crosses|traverse|traverses|include|includes|involve|involves|"
-    r"touch|touches|use|uses|(?P<avoid>avoid|avoids|bypass|bypasses|skip|skips|miss|misses))\s+"
-    r"(?P<z>[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9])",
+    r"touch|touches|use|uses|carried\s+by|(?P<avoid>avoid|avoids|bypass|bypasses|skip|skips|miss|misses))\s+"
+    r"(?:(?P<cls>(?P<clsdet>a|an|any|no|one|some)\s+(?:(?:session|blockable|active)\s+)*route)\b"
+    r"|(?P<z>[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9]))",
     re.I,
 )
+_SOME_OF = re.compile(r"\bat\s+least\s+(?:one|an?)\s*$|\bsome\s*$", re.I)  # explicitly one or more
 _EARLIER_PATH = re.compile(
     r"(?<![\w-])(?:went|ran|passed|led|crossed|touched|used|traversed|included|involved|routed|blocked|cut|closed|severed|"
     r"former|old|previous|original|stale|legacy|removed)(?![\w-])",
@@ -113,6 +139,8 @@ _QUANT = {
     "neither": "none",
     "one": "some",
     "a": "some",
+    "an": "some",
+    "any": "some",
     "either": "some",
     "some": "some",
     "only one": "one",
@@ -175,34 +203,36 @@ def _ids(clause: str, id_kind: IdKind) -> list[tuple[str, int, int]]:
     return out
 
 
-_MEMBER = re.compile(
-    r"(?P<id>[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9])\s+(?:is|are|lies|lie|sits|sit|remains|remain|stays|stay)\s+"
-    r"(?P<neg>not\s+|no\s+longer\s+|never\s+)?(?:still\s+|now\s+|also\s+)?(?P<neg2>not\s+)?on\s+"
-    r"(?P<det>an?|any|(?:only|exactly)\s+one\s+of\s+the|one\s+of\s+the|none\s+of\s+the|both(?:\s+of\s+the)?|"
-    r"all(?:\s+of)?\s+the|all|the|every|each|some)\s+(?:(?:live|qualifying|remaining|open|active)\s+){0,2}paths?\b",
-    re.I,
-)
-
-
+_STATE_WORD = r"(?:denied|blocked|conditional|allowed|active|open|not\s+there|absent|missing|gone)"
 _ANAPHOR = re.compile(
-    r"^\W*(?:that|this|the|which|its|such\s+a)\s+(?:grant|trust|permission|relationship|edge|link|assumption|right)\s+"
+    r"^\W*(?:(?:no|yes)\s*,\s*)?(?:that|this|the|which|its|such\s+a)\s+"
+    r"(?:grant|trust|permission|relationship|edge|link|assumption|right|one)\s+"
     r"(?:is|was|remains|stays|has\s+been)\s+(?P<neg>not\s+|no\s+longer\s+)?(?:still\s+|now\s+|explicitly\s+)?"
-    r"(?P<state>denied|blocked|conditional|allowed|active|open)\b",
+    rf"(?P<state>{_STATE_WORD}(?:\s*,\s*(?:or\s+)?{_STATE_WORD}|\s+or\s+{_STATE_WORD})*)(?![\w-])",
     re.I,
 )
+# Of a relationship said to be in one of several states ("denied, blocked or not there"), or absent: none that works.
+_CLOSED_STATES = frozenset(["denied", "blocked", "not there", "absent", "missing", "gone"])
 
 
 def _anaphoric(clause: str, id_kind: IdKind, sentence: str) -> list[LinkClaim]:
     """ "...; that grant is denied": the relationship between the last two entities named before the clause."""
     m = _ANAPHOR.match(clause)
     at = sentence.find(clause.strip()[:40]) if sentence and clause.strip() else -1
-    if m is None or at <= 0 or _ids(clause, id_kind):
+    if m is None or _ids(clause, id_kind):
         return []
-    named = _ids(sentence[:at], id_kind)
-    if len(named) < 2:
-        return []
+    named = _ids(sentence[:at], id_kind) if at > 0 else []
+    if len(named) < 2:  # "that one is blocked" with no two entities before it: a relationship, but which is unread
+        return [("unverified", None, m.group(0), ())] if m.group(0).lower().find(" one ") >= 0 else []
     a, b = named[-2][0], named[-1][0]
-    return [("link_state", (m.group("state").lower(), not m.group("neg")), m.group(0), (a, b))]
+    said = re.split(r",|\bor\b", m.group("state").lower())
+    states = {re.sub(r"\s+", " ", w.strip()) for w in said}
+    states.discard("")
+    if len(states) > 1 or states & {"not there", "absent", "missing", "gone"}:
+        if not states <= _CLOSED_STATES:
+            return []  # "blocked or allowed": no claim either way
+        return [("link_state", ("closed", bool(m.group("neg"))), m.group(0), (a, b))]
+    return [("link_state", (states.pop(), not m.group("neg")), m.group(0), (a, b))]
 
 
 _IT = re.compile(
@@ -225,41 +255,77 @@ def _resolve_it(clause: str, id_kind: IdKind, sentence: str) -> str:
     return clause[: m.start("it")] + named[-1][0] + clause[m.end("it") :]
 
 
+_RELATIVE = re.compile(r",\s+(?:which|who|that)\s+$", re.I)
+
+
+def _relative(clause: str, id_kind: IdKind, sentence: str) -> str:
+    """ "A runs as B, which can assume C": the relative clause with B, the entity before "which", as its subject."""
+    at = sentence.find(clause.strip()[:40]) if sentence and clause.strip() else -1
+    if at <= 0 or not _RELATIVE.search(sentence[:at]) or _ids(clause[:12], id_kind):
+        return clause
+    named = _ids(_RELATIVE.sub("", sentence[:at]), id_kind)
+    if not named or named[-1][2] != len(_RELATIVE.sub("", sentence[:at]).rstrip()):
+        return clause  # "..., which" after something other than an entity
+    return f"{named[-1][0]} {clause.lstrip()}"
+
+
+_IT_STATE = re.compile(
+    r"^\W*(?P<it>it|that\s+one|this\s+one)\s+(?:is|was|has\s+been|had\s+been|got|remains|stays)\s+"
+    r"(?P<neg>not\s+|no\s+longer\s+)?(?:now\s+|already\s+|also\s+|since\s+)?"
+    r"(?P<state>cut\s+off|severed|isolated|disconnected|unreachable|off\s+the\s+paths?|still\s+(?:reachable|on\s+(?:a|an|the)\s+"
+    r"(?:open\s+|live\s+|qualifying\s+)*path))(?:\s+(?:from|on)\s+[\w\s-]+)?\W*$",
+    re.I,
+)
+
+
+def _it_state(clause: str, id_kind: IdKind, sentence: str) -> list[LinkClaim]:
+    """ "X is no longer on a path to Y; it has been cut off": "it" is X, the entity the sentence named before the
+    clause (a node: a route or the alert has a state of its own), said to be on no live path (or still on one)."""
+    m = _IT_STATE.match(clause)
+    at = sentence.find(clause.strip()[:40]) if m and sentence and clause.strip() else -1
+    if m is None or at <= 0:
+        return []
+    named = _ids(sentence[:at], id_kind)
+    first = named[0][0] if named else ""
+    if not first or id_kind(first) != "node":
+        return []  # "it" names the alert, a route or nothing the sentence named: the state reader's
+    on = m.group("state").lower().startswith("still") != bool(m.group("neg"))
+    return [("member", on, m.group(0), (first,))]
+
+
 def link_claims(clause: str, id_kind: IdKind, sentence: str = "") -> list[LinkClaim]:
     """The claims between named entities in one clause (`sentence`, the whole sentence, names what "that grant"
     refers to)."""
     if on_account(clause):
         return []  # "on the account, alice can still read X with the key": the account's access, not the graph's
-    out: list[LinkClaim] = _anaphoric(clause, id_kind, sentence)
-    for m in _MEMBER.finditer(clause):
-        if id_kind(m.group("id")) in (*_ENTITY_KINDS, "route"):
-            negated = bool(m.group("neg")) != bool(m.group("neg2"))
-            if m.group("det").lower().startswith("none"):  # "X is on none of the paths"
-                negated = not negated
-            det = re.sub(r"\s+", " ", m.group("det").lower())
-            if det.split()[0] in ("every", "each", "both", "all"):  # "Z sits on every path": all paths hold Z
-                out.append(("through", ("all", negated), m.group(0), (m.group("id"),)))
-            elif det.split()[0] in ("only", "exactly"):  # "Z is on only one of the paths"
-                out.append(("through", ("one", negated), m.group(0), (m.group("id"),)))
-            else:
-                out.append(("member", not negated, m.group(0), (m.group("id"),)))
-    for m in _THROUGH.finditer(_resolve_it(clause, id_kind, sentence)):
-        z = m.group("z")
-        if id_kind(z) in (*_ENTITY_KINDS, "route"):
+    out: list[LinkClaim] = _anaphoric(clause, id_kind, sentence) + _it_state(clause, id_kind, sentence)
+    clause = _relative(clause, id_kind, sentence)
+    out += member_claims(clause, id_kind)
+    resolved = _resolve_it(clause, id_kind, sentence)
+    for m in _THROUGH.finditer(resolved):
+        z = ROUTE_CLASS if m.group("cls") else m.group("z")
+        if z == ROUTE_CLASS or id_kind(z) in (*_ENTITY_KINDS, "route"):
             quant = _QUANT.get(re.sub(r"\s+", " ", m.group("q").lower()), "some")
-            if quant == "the" and re.search(r"\b(?:of|all|some|none|most|any)\s*,?\s*$", clause[: m.start()], re.I):
+            if quant == "the" and re.search(r"\b(?:of|all|some|none|most|any)\s*,?\s*$", resolved[: m.start()], re.I):
                 continue  # "all of the paths": the quantity stands before it
-            if quant == "the" and _EARLIER_PATH.search(clause[m.start() : m.start("z")]):
+            obj = m.start("cls") if m.group("cls") else m.start("z")
+            if quant == "the" and _EARLIER_PATH.search(resolved[m.start() : obj]):
                 continue  # "the blocked path went through Z": a path that was, not one that is
             if quant == "the" and m.group("noun").lower().startswith("paths"):
                 quant = "all"  # "the paths run through Z"
             tail = m.group(0)[len(m.group("q")) :]  # "not all ... run through Z": the "not" is the quantity's
-            negated = bool(re.search(r"\b(?:not|never|no\s+longer)\b", tail, re.I)) != bool(m.group("avoid"))
+            tail = tail[: m.start("cls") - m.start()] if m.group("cls") else tail
+            negated = bool(re.search(r"\b(?:not|never|no\s+longer)\b", tail, re.I))
+            negated = negated != ((m.group("clsdet") or "").lower() == "no")  # "passes through no session route"
+            if m.group("avoid"):  # "at least one path avoids Z": the paths that do not hold Z are counted
+                quant = f"~{quant}"
+            elif negated and quant == "some" and _SOME_OF.search(resolved[: m.start()] + m.group("q")):
+                quant, negated = "~some", False  # "at least one path does not pass Z": some path without Z
             target = m.group("t") if m.group("t") and id_kind(m.group("t")) in _ENTITY_KINDS else None
             out.append(("through", (quant, negated), m.group(0), (z, target) if target else (z,)))
     hypothetical = bool(_HYPOTHETICAL.search(clause))
     if not hypothetical:
-        out += _via(clause, id_kind) + _steps(clause, id_kind) + _blast(clause, id_kind) + _chains(clause, id_kind)
+        out += _via(clause, id_kind) + path_claims(clause, id_kind)
     ids = _ids(clause, id_kind)
     stepped = {c[3] for c in out if c[0] == "step"} | {p for c in out if c[0] == "chain" for p in pairwise(c[3])}
     for (a, a_start, a_end), (b, b_start, b_end) in pairwise(ids):
@@ -330,15 +396,45 @@ def link_claims(clause: str, id_kind: IdKind, sentence: str = "") -> list[LinkCl
                         (a, b),
                     )
                 )
+    return out + _route_ends(clause, id_kind)
+
+
+_ROUTE_RELS = ("HAS_SESSION", "CAN_ACCESS")
+
+
+def _route_ends(clause: str, id_kind: IdKind) -> list[LinkClaim]:
+    """ "alice can use the session K", "K does not give access to A", where K is also a route's id (a key whose
+    route is named by it): a session or access relationship with that end (the judge takes the route's target)."""
+    ids = [
+        (m.group(0), m.start(), m.end())
+        for m in _ID.finditer(clause)
+        if id_kind(m.group(0)) in (*_ENTITY_KINDS, "route")
+    ]
+    out: list[LinkClaim] = []
+    for (a, _, a_end), (b, b_start, b_end) in pairwise(ids):
+        if "route" not in (id_kind(a), id_kind(b)) or _HYPOTHETICAL.search(clause):
+            continue
+        between = clause[a_end:b_start]
+        verb = _BETWEEN.match(between)
+        if verb is None or (verb.group("modal") or "").lower() in ("could", "may", "might", "would", "should"):
+            continue
+        rel = _VERB_TYPES.get(re.sub(r"\s+", " ", verb.group("verb").lower()), "")
+        if rel in _ROUTE_RELS:
+            negated = bool(_CANNOT.match(between)) or bool(
+                re.search(r"\b(?:not|never|no\s+longer|doesn't|didn't|unable)\b", between, re.I)
+            )
+            out.append(
+                ("link", (rel, not negated, "directly" in between.lower()), clause[a_end - len(a) : b_end], (a, b))
+            )
     return out
 
 
-_ID_RX = r"[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9]"
+_ID_RX = ID_RX
 _HYPOTHETICAL = re.compile(r"\b(?:would|could|might|should|may|if|unless|whether)\b", re.I)
 _DEPTH = re.compile(
     r"(?<![\w-])(?:hops?|depth|steps?)(?![\w-])|\bwithin\s+(?:\d|one|two|three|four|five|six)\b", re.I
 )  # not inside an id ("hop-role")
-_NEG_WORDS = re.compile(r"\b(?:not|never|no|cannot|unable|nowhere)\b|\bno\s+longer\b|n't\b", re.I)
+_NEG_WORDS = NEG_WORDS
 _ADVERBS = r"(?:(?:still|now|also|no\s+longer|not|never|cannot|can't|can|could|does|doesn't|did|didn't|is|are|"
 _ADVERBS += r"directly|already|even|really|in\s+fact|actually|currently|today)\s+)*"
 _REACH_VERB = (
@@ -453,80 +549,6 @@ def _more_mids(clause: str, at: int, id_kind: IdKind) -> list[str]:
         at = m.end()
 
 
-_STEP = re.compile(
-    r"\b(?P<q>no|none\s+of\s+the|not\s+one|a|an|one|some|any|every|each|all|both|the)\s+(?:(?:open|live|qualifying|remaining|"
-    rf"current|of\s+the)\s+)*paths?\s+(?P<neg>(?:still\s+|now\s+|also\s+|no\s+longer\s+|not\s+|never\s+)*)"
-    rf"(?:has|have|had|shows?|involves?|includes?|sees?|features?)\s+(?P<a>{_ID_RX})\s+"
-    rf"(?P<verb>assuming|reading|running\s+as|accessing|escalating\s+to)\s+(?P<b>{_ID_RX})",
-    re.I,
-)
-_STEP_QUANT = {"no": "none", "none of the": "none", "not one": "none", "every": "all", "each": "all", "all": "all"}
-
-
-def _steps(clause: str, id_kind: IdKind) -> list[LinkClaim]:
-    """ "No open path has A assuming B": (step, (quantity, negated), text, (A, B))."""
-    out: list[LinkClaim] = []
-    for m in _STEP.finditer(clause):
-        if id_kind(m.group("a")) in _ENTITY_KINDS and id_kind(m.group("b")) in _ENTITY_KINDS:
-            quant = _STEP_QUANT.get(re.sub(r"\s+", " ", m.group("q").lower()), "some")
-            if quant == "some" and m.group("q").lower() in ("both",):
-                quant = "all"
-            negated = len(_NEG_WORDS.findall(m.group("neg") or "")) % 2 == 1
-            out.append(("step", (quant, negated), m.group(0), (m.group("a"), m.group("b"))))
-    return out
-
-
-_CHAIN = re.compile(
-    rf"\bpath\s+(?P<chain>{_ID_RX}(?:\s*(?:→|->|=>|⟶|⇒)\s*{_ID_RX})+)\s+(?:is|remains|stays)\s+"
-    r"(?P<neg>(?:still\s+|now\s+|not\s+|no\s+longer\s+|never\s+)*)(?:open|live|active|qualifying|exposed)\b",
-    re.I,
-)
-
-
-def _chains(clause: str, id_kind: IdKind) -> list[LinkClaim]:
-    """ "The path a → b → c is open": (chain, positive, text, (a, b, c))."""
-    out: list[LinkClaim] = []
-    for m in _CHAIN.finditer(clause):
-        nodes = tuple(n.strip() for n in re.split(r"\s*(?:→|->|=>|⟶|⇒)\s*", m.group("chain")))
-        if all(id_kind(n) in _ENTITY_KINDS for n in nodes):
-            negated = len(_NEG_WORDS.findall(m.group("neg") or "")) % 2 == 1
-            out.append(("chain", not negated, m.group(0), nodes))
-    return out
-
-
-_BLAST = re.compile(
-    rf"(?P<x>{_ID_RX})['\"”’]?\s+(?P<pre>(?:still\s+|now\s+|also\s+|no\s+longer\s+|never\s+)*)"
-    r"(?:is|lies|lie|sits|sit|remains|remain|stays|stay|falls|fall|was)\s+"
-    r"(?P<neg>(?:still\s+|now\s+|also\s+|no\s+longer\s+|not\s+|never\s+)*)"
-    r"(?P<where>inside|within|in|outside|beyond|out\s+of)\s+(?:(?:the|its|their|[\w-]+'s|[\w-]+’s)\s+)?"
-    r"(?:(?:current|fresh|present|live)\s+)?blast\s+radius\b",
-    re.I,
-)
-
-
-_BLAST_HOLDS = re.compile(
-    r"\bblast\s+radius\s+(?P<neg>(?:(?:still|now|also|no\s+longer|not|never|does\s+not|doesn't|did\s+not|didn't)\s+)*)"
-    rf"(?:includes?|contains?|holds?|covers?)\s+(?P<x>{_ID_RX})",
-    re.I,
-)
-
-
-def _blast(clause: str, id_kind: IdKind) -> list[LinkClaim]:
-    """ "X lies inside / outside the alert's current blast radius", "the blast radius no longer includes X":
-    (blast_in, positive, text, (X,))."""
-    out: list[LinkClaim] = []
-    for m in _BLAST_HOLDS.finditer(clause):
-        if id_kind(m.group("x")) in ("node", "asset"):
-            negated = len(_NEG_WORDS.findall(m.group("neg") or "")) % 2 == 1
-            out.append(("blast_in", not negated, m.group(0), (m.group("x"),)))
-    for m in _BLAST.finditer(clause):
-        if id_kind(m.group("x")) in ("node", "asset"):
-            outside = m.group("where").lower() in ("outside", "beyond", "out of")
-            negated = (len(_NEG_WORDS.findall((m.group("pre") or "") + (m.group("neg") or ""))) + outside) % 2 == 1
-            out.append(("blast_in", not negated, m.group(0), (m.group("x"),)))
-    return out
-
-
 _TRUST_PRE = r"(?P<pre>(?:(?:still|now|also|no\s+longer|not|never|does\s+not|doesn't|did\s+not|didn't|is|are|was)\s+)*)"
 _TRUSTS = re.compile(
     rf"^\s*(?:'s\s+)?(?P<policy>trust\s+policy\s+)?{_TRUST_PRE}(?:(?P<active>trusts?|allows?|lets|permits?|names)|"
@@ -633,9 +655,10 @@ def _words(text: str) -> list[str]:
 
 
 # The words these readers account for (the checker's gate judges a clause only when it knows all its words).
-WORDS = frozenset(
-    _words(
-        """
+WORDS = (
+    frozenset(
+        _words(
+            """
     get gets got reach reaches reached reachable unreachable accessible inaccessible way path paths route routes
     lead leads led goes go went run runs ran pass passes passed travel travels cross crosses crossed touch touches
     use uses avoid avoids bypass bypasses skip skips misses through via across along grant grants permission
@@ -644,7 +667,9 @@ WORDS = frozenset(
     assumed assumption read reads write access able unable none open qualifying remaining session sessions stale
     legacy shows involves includes running accessing lies sits inside within outside beyond blast radius trusts
     trusted policy allows lets permits includes contains holds covers include contain cover assumable readable
-    accessed
+    accessed give gives grant grants missing absent gone there one
         """
+        )
     )
+    | PATH_WORDS
 )

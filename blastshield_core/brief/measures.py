@@ -28,6 +28,7 @@ from typing import cast
 
 from .evidence import EvidenceSummary, PathSummary
 from .lexicon import number_value
+from .onpath import sensitivity_spans
 from .whatif import judge_what_if, what_if_claims
 
 __all__ = ["MEASURE_KINDS", "MEASURE_WORDS", "MeasureClaim", "judge_measure", "measure_claims", "read_spans"]
@@ -300,7 +301,8 @@ def _negated_values(clause: str, id_kind: IdKind) -> list[MeasureClaim]:
 def read_spans(clause: str, id_kind: IdKind) -> list[tuple[int, int]]:
     """Where a negated severity or score, or the paths at the run's start, are read (no plain value there)."""
     found = [*_negated_values(clause, id_kind), *_start_counts(clause)]
-    return [(at, at + len(text)) for _, _, text, _ in found if (at := clause.find(text)) >= 0]
+    spans = [(at, at + len(text)) for _, _, text, _ in found if (at := clause.find(text)) >= 0]
+    return spans + sensitivity_spans(clause, id_kind)  # an asset's sensitivity (links.py) is no severity
 
 
 def _paths_evidence(ev: EvidenceSummary) -> str:

@@ -128,7 +128,10 @@ NEGATED = [
     (IAM, "exposed", "This alert is not rated critical.", T),
     (IAM, "exposed", "The risk score is no longer 65.", SCORE),
     (IAM, "exposed", "The risk score is not 70.", T),
-    (WORK, "exposed", "customer-pii is not high.", T),  # an asset's sensitivity, not the alert's severity
+    # an asset's sensitivity, held against the asset (customer-db critical, customer-pii high), not the alert's
+    # severity (both alerts are rated high)
+    (DEV, "exposed", "customer-db is not high.", T),
+    (WORK, "exposed", "customer-pii is not high.", SEVERITY),
 ]
 ONE_PATH = [
     (C4001, "capped", "The only remaining path runs via admin-console.", T),

@@ -103,7 +103,7 @@ VALUES_AND_RUNS = [
     # a severity said of an asset is its class, held against the assets the live paths reach; a run's end with the state it ended in is no containment
     (DEV, "exposed", "customer-db is classified critical and still in reach.", T),
     (DEV, "exposed", "customer-db is rated high.", SEVERITY),  # a critical asset
-    (DEV, "after", "customer-db is rated critical.", UNREAD),  # no live path classes it
+    (DEV, "after", "customer-db is rated critical.", T),  # no live path classes it, but the graph's asset does
     (DEV, "exposed", "customer-db is not rated high.", T),
     (IAM, "exposed", "Two data assets in reach (high or critical).", T),
     (IAM, "exposed", "Three data assets in reach (high or critical).", COUNT),  # the blast radius holds three

@@ -21,6 +21,7 @@ from blastshield_core.respond.decide import RulesDecider
 
 D, C, IAM = "BH-1042", "BH-CONTAINMENT-4001", "BH-IAM-2001"
 REL, EXP, CON = FlagKind.WRONG_RELATIONSHIP, FlagKind.FALSE_EXPOSURE, FlagKind.FALSE_CONTAINMENT
+SEV = FlagKind.WRONG_SEVERITY
 
 
 def _services(embedded_store, name: str) -> Services:
@@ -142,6 +143,78 @@ CASES = [
     ("exposed", D, "With that path open, the alert cannot yet be regarded as contained.", set()),
     ("after", D, "With that path open, the alert cannot yet be regarded as contained.", {EXP}),
     ("exposed", D, "BH-1042 can now be called contained.", {CON}),
+    # "avoids": the paths without the entity are counted ("at least one avoids Z" is "not every path holds Z")
+    ("exposed", C, "At least one live path avoids bastion-01.", set()),
+    ("exposed", C, "At least one live path avoids contractor_11.", {REL}),
+    ("exposed", C, "No live path avoids contractor_11.", set()),
+    ("exposed", D, "No live path avoids sess-dev07-legacy.", {REL}),
+    ("exposed", C, "At least one open path does not pass through bastion-01.", set()),
+    ("exposed", C, "At least one open path does not pass through contractor_11.", {REL}),
+    ("exposed", D, "At least one open path avoids deploy-role.", {REL}),
+    ("after", D, "An open path still passes through deploy-role.", {REL}),
+    ("exposed", D, "An open path still passes through deploy-role.", set()),
+    # the count of the paths that run through Z is that claim's quantity, not a count of the live paths
+    ("exposed", C, "Only one open path runs via bastion-01.", set()),
+    ("exposed", C, "Only one open path runs via contractor_11.", {REL}),
+    ("exposed", D, "sess-dev07-legacy appears on an open path.", {EXP}),
+    ("exposed", C, "bastion-01 and admin-console each sit on one open path.", set()),
+    ("after", C, "bastion-01 and admin-console each sit on one open path.", {EXP}),
+    ("exposed", D, "sess-dev07-legacy sits on one open path.", {EXP}),
+    ("exposed", D, "sess-dev07-legacy appears on none of the open paths.", set()),
+    # membership with the adverb before the verb
+    ("exposed", D, "deploy-role still sits on a qualifying path.", set()),
+    ("after", D, "deploy-role still sits on a qualifying path.", {EXP}),
+    ("exposed", D, "deploy-role no longer sits on any qualifying path.", {CON}),
+    # a session route as a class: any of the alert's routes on the path
+    ("exposed", D, "The only live path passes through no session route.", {REL}),
+    ("exposed", D, "The only live path is carried by a session route.", set()),
+    ("exposed", C, "Each of the live paths passes through a session route.", set()),
+    ("exposed", C, "No live path passes through a session route.", {REL}),
+    # a relative clause takes the entity before "which" as its subject
+    ("exposed", D, "build-runner-07 runs as deploy-role, which can assume prod-admin-role.", set()),
+    ("after", D, "build-runner-07 runs as deploy-role, which can assume prod-admin-role.", set()),
+    ("exposed", C, "admin-console runs as console-role, which can assume ops-role.", {REL}),
+    # "that one is denied, blocked or not there": no relationship between the two works; with no two, unread
+    ("exposed", C, "console-role cannot assume ops-role; that one is denied or missing.", set()),
+    ("exposed", D, "deploy-role cannot assume prod-admin-role; that one is blocked, denied or not there.", {CON, REL}),
+    ("exposed", D, "That one is blocked or denied.", set()),
+    # "it" after a clause naming a node is that node; "part of" an open path is "on" one
+    ("exposed", D, "sess-dev07-legacy is no longer on a path to customer-db; it has been cut off.", set()),
+    ("exposed", D, "sess-dev07 is no longer on a path to customer-db; it has been cut off.", {CON}),
+    ("after", D, "sess-dev07 is no longer on a path to customer-db; it has been cut off.", set()),
+    ("exposed", D, "deploy-role was reviewed, and it is now isolated.", {CON}),
+    ("exposed", D, "sess-dev07-legacy is still part of an open path.", {EXP}),
+    ("exposed", D, "sess-dev07 is still part of an open path.", set()),
+    # no asset of a class in reach (in scope) of an entity
+    ("exposed", D, "No critical asset is in scope for developer_07.", {CON}),
+    ("after", D, "No critical asset is in scope for developer_07.", set()),
+    ("exposed", D, "developer_07 can reach no critical asset.", {CON}),
+    ("after", D, "developer_07 can reach no critical asset.", set()),
+    # a session by its name or by its route's id ("the session K", K a key's route on an AWS account)
+    ("exposed", D, "developer_07 can use the session sess-dev07-legacy directly.", {REL}),
+    ("exposed", D, "developer_07 uses the session sess-dev07.", set()),
+    ("exposed", D, "developer_07 can use the session route-dev07-a.", set()),
+    ("exposed", D, "developer_07 can use the session route-dev07-legacy.", {REL}),
+    ("exposed", D, "developer_07 can no longer use the session route-dev07-legacy.", set()),
+    ("exposed", D, "If it reopens, developer_07 could use the session route-dev07-legacy.", set()),
+    # a chain said to be part of an open path
+    ("exposed", D, "developer_07 → sess-dev07 → build-runner-07 is still part of an open qualifying path.", set()),
+    ("after", D, "developer_07 → sess-dev07 → build-runner-07 is still part of an open qualifying path.", {EXP}),
+    ("exposed", D, "developer_07 → sess-dev07-legacy → build-runner-07 is part of a live path.", {EXP}),
+    ("exposed", D, "build-runner-07 → deploy-role is no longer part of any open path.", {CON}),
+    # a route said to carry a path; "neither ... nor", "either ... or"
+    ("exposed", D, "route-dev07-a still carries an open path.", set()),
+    ("after", D, "route-dev07-a still carries an open path.", {EXP}),
+    ("exposed", D, "Neither route-dev07-a nor route-dev07-legacy carries an open path now.", {CON}),
+    ("after", D, "Neither route-dev07-a nor route-dev07-legacy carries an open path now.", set()),
+    ("exposed", D, "Either route-dev07-legacy or route-dev07-a carries an open path.", set()),
+    ("after", D, "Either route-dev07-legacy or route-dev07-a carries an open path.", {EXP}),
+    # an asset's sensitivity is not the alert's severity (BH-1042 is rated high)
+    ("exposed", D, "customer-db is classified critical.", set()),
+    ("after", D, "customer-db is classified critical.", set()),
+    ("exposed", D, "customer-db is labelled as a high-sensitivity asset.", {SEV}),
+    ("exposed", D, "customer-db is not classified low.", set()),
+    ("exposed", D, "BH-1042 is classified low.", {SEV}),
     # conditionals and plans make no claim
     ("exposed", D, "If the route were blocked, developer_07 could no longer get to customer-db.", set()),
     ("after", D, "Should it reopen, developer_07 would pass through deploy-role on the way to customer-db.", set()),

@@ -251,7 +251,11 @@ def test_through_it_names_the_entity_named_before():
 
 def test_paths_through_an_entity_with_the_and_not_all():
     assert links("The remaining path goes through jump-host.") == [("through", ("the", False), ("jump-host",))]
-    assert links("The only live path avoids jump-host.") == [("through", ("all", True), ("jump-host",))]
+    # "avoids": the paths without jump-host are counted ("~"), so "at least one path avoids it" is "not all hold it"
+    assert links("The only live path avoids jump-host.") == [("through", ("~all", False), ("jump-host",))]
+    assert links("At least one open path avoids jump-host.") == [("through", ("~some", False), ("jump-host",))]
+    assert links("No open path avoids jump-host.") == [("through", ("~none", False), ("jump-host",))]
+    assert links("At least one path does not cross jump-host.") == [("through", ("~some", False), ("jump-host",))]
     assert links("Not every qualifying path crosses hop-role.") == [("through", ("not_all", False), ("hop-role",))]
     assert links("All of the paths pass through hop-role.") == [("through", ("all", False), ("hop-role",))]
     assert links("The path to vault-a does not go through jump-host.") == [
@@ -263,3 +267,68 @@ def test_paths_through_an_entity_with_the_and_not_all():
     assert links("jump-host is on both paths.") == [("through", ("all", False), ("jump-host",))]
     assert links("hop-role is not on all the live paths.") == [("through", ("all", True), ("hop-role",))]
     assert links("hop-role sits on only one of the paths.") == [("through", ("one", False), ("hop-role",))]
+
+
+def test_a_relative_clause_takes_the_entity_before_which():
+    sentence = "jump-host runs as hop-role, which can assume reader-role."
+    claims = link_claims("can assume reader-role.", KINDS.get, sentence)
+    assert [(k, v, s) for k, v, _, s in claims] == [("link", ("CAN_ASSUME", True, False), ("hop-role", "reader-role"))]
+    # "which" after something that is not an entity: no subject to give
+    assert link_claims("can assume reader-role.", KINDS.get, "It rotates keys, which can assume reader-role.") == []
+
+
+def test_that_one_in_a_disjunction_of_states():
+    sentence = "hop-role cannot assume reader-role; that one is denied, blocked or not there."
+    claims = link_claims("that one is denied, blocked or not there.", KINDS.get, sentence)
+    assert [(k, v, s) for k, v, _, s in claims] == [("link_state", ("closed", False), ("hop-role", "reader-role"))]
+    # a disjunction that allows either answer is no claim; "that one" with no two entities before it is unread
+    either = "hop-role cannot assume reader-role; that one is blocked or allowed."
+    assert link_claims("that one is blocked or allowed.", KINDS.get, either) == []
+    alone = link_claims("No, that one is blocked.", KINDS.get, "No, that one is blocked.")
+    assert [k for k, *_ in alone] == ["unverified"]
+
+
+def test_routes_and_chains_on_the_paths():
+    assert links("route-1 still carries an open path.") == [("member", True, ("route-1",))]
+    assert links("route-1 does not carry any open path now.") == [("member", False, ("route-1",))]
+    assert links("Either route-1 or sess-1 carries an open path.") == [("member_any", True, ("route-1", "sess-1"))]
+    assert links("Either route-1 or sess-1 does not carry an open path.") == []  # which one: unread
+    assert links("jump-host and hop-role are on an open path.") == [
+        ("member", True, ("jump-host",)),
+        ("member", True, ("hop-role",)),
+    ]
+    assert links("jump-host still lies on a qualifying path.") == [("member", True, ("jump-host",))]
+    assert links("jump-host → hop-role → vault-a is still part of an open path.") == [
+        ("chain", True, ("jump-host", "hop-role", "vault-a"))
+    ]
+    assert links("jump-host → hop-role is not part of any open qualifying path.") == [
+        ("chain", False, ("jump-host", "hop-role"))
+    ]
+
+
+def test_a_class_of_routes_and_an_assets_sensitivity():
+    assert links("At least one open path passes through a session route.") == [
+        ("through", ("some", False), ("*session-route*",))
+    ]
+    assert links("The open path is carried by no session route.") == [("through", ("the", True), ("*session-route*",))]
+    assert links("vault-a is classified critical.") == [("asset_sensitivity", ("critical", True), ("vault-a",))]
+    assert links("vault-a is not a high-sensitivity asset.") == [("asset_sensitivity", ("high", False), ("vault-a",))]
+    assert links("dev_1 is classified critical.") == []  # the alert's severity: another reader's
+
+
+def test_it_after_a_clause_naming_a_node():
+    sentence = "jump-host is no longer on a path to vault-a; it has been cut off."
+    claims = link_claims("it has been cut off.", KINDS.get, sentence)
+    assert [(k, v, s) for k, v, _, s in claims] == [("member", False, ("jump-host",))]
+    # "it" after the alert or a route has a state of its own: not read here
+    assert link_claims("it has been cut off.", KINDS.get, "dev_1 was reviewed; it has been cut off.") == []
+    assert link_claims("it has been cut off.", KINDS.get, "route-1 was reviewed; it has been cut off.") == []
+    assert links("hop-role is still part of an open path.") == [("member", True, ("hop-role",))]
+
+
+def test_no_asset_of_a_class_in_scope():
+    assert links("No critical asset is in scope for jump-host.") == [
+        ("reach_class", ("critical", False), ("jump-host",))
+    ]
+    assert links("jump-host can reach no sensitive data.") == [("reach_class", ("", False), ("jump-host",))]
+    assert links("No high-sensitivity asset is reachable from dev_1.") == [("reach_class", ("high", False), ("dev_1",))]
