@@ -15,6 +15,8 @@ from tests.helpers.briefing_families_runfacts import RUN_FACT_FAMILIES
 from tests.helpers.briefing_families_seventh import SEVENTH as SEVENTH_HELD_OUT
 from tests.helpers.briefing_families_sixth import SIXTH as SIXTH_HELD_OUT
 from tests.helpers.briefing_families_tenth import TENTH as TENTH_HELD_OUT
+from tests.helpers.briefing_families_thirteenth import THIRTEENTH as THIRTEENTH_HELD_OUT
+from tests.helpers.briefing_families_twelfth import TWELFTH as TWELFTH_HELD_OUT
 
 __all__ = [
     "EIGHTH",
@@ -30,6 +32,8 @@ __all__ = [
     "SIXTH",
     "TENTH",
     "THIRD",
+    "THIRTEENTH",
+    "TWELFTH",
 ]
 
 
@@ -504,6 +508,8 @@ FAMILIES = (
     + tuple(NINTH_HELD_OUT)
     + tuple(TENTH_HELD_OUT)
     + tuple(ELEVENTH_HELD_OUT)
+    + tuple(TWELFTH_HELD_OUT)
+    + tuple(THIRTEENTH_HELD_OUT)
 )
 SECOND = frozenset(f.name for f in SECOND_HELD_OUT)
 THIRD = frozenset(f.name for f in THIRD_HELD_OUT)
@@ -515,7 +521,23 @@ EIGHTH = frozenset(f.name for f in EIGHTH_HELD_OUT)
 NINTH = frozenset(f.name for f in NINTH_HELD_OUT)
 TENTH = frozenset(f.name for f in TENTH_HELD_OUT)
 ELEVENTH = frozenset(f.name for f in ELEVENTH_HELD_OUT)
-HELD_OUT = FIRST_HELD_OUT | SECOND | THIRD | FOURTH | FIFTH | SIXTH | SEVENTH | EIGHTH | NINTH | TENTH | ELEVENTH
+TWELFTH = frozenset(f.name for f in TWELFTH_HELD_OUT)
+THIRTEENTH = frozenset(f.name for f in THIRTEENTH_HELD_OUT)
+HELD_OUT = (
+    FIRST_HELD_OUT
+    | SECOND
+    | THIRD
+    | FOURTH
+    | FIFTH
+    | SIXTH
+    | SEVENTH
+    | EIGHTH
+    | NINTH
+    | TENTH
+    | ELEVENTH
+    | TWELFTH
+    | THIRTEENTH
+)
 
 # The parts in the order they were written. To add a set: write its families in a module of its own,
 # add them to FAMILIES and HELD_OUT, and append its Part here with the name of its first-measurement file;
@@ -596,6 +618,26 @@ PARTS: tuple[Part, ...] = (
         "Written while the checker's readers per fact were built and tuned on the eighth and ninth sets, by"
         " someone who had not seen the checker's rules, its corpora or its figures, in the style of questions"
         ' and answers and a colleague\'s chat (a hedged claim, "I think X", claims X), and kept from the people'
+        " changing the checker until it was measured.",
+    ),
+    Part(
+        "held-out-12",
+        "Twelfth held-out set",
+        TWELFTH,
+        "twelfth_first.md",
+        "Written while the checker's third pass was tuned on the tenth and eleventh sets, by someone who had not"
+        " seen the checker's rules, its corpora or its figures, in the style of a model's Markdown briefing"
+        " (headings, bullets, tables, caveats, a fact joined to a recommendation), and kept from the people"
+        " changing the checker until it was measured.",
+    ),
+    Part(
+        "held-out-13",
+        "Thirteenth held-out set",
+        THIRTEENTH,
+        "thirteenth_first.md",
+        "Written while the checker's third pass was tuned on the tenth and eleventh sets, by someone who had not"
+        " seen the checker's rules, its corpora or its figures, in the style of an on-call handover and an"
+        " incident timeline (timestamped lines, checklists, verbless fragments), and kept from the people"
         " changing the checker until it was measured.",
     ),
 )
