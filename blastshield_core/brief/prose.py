@@ -546,7 +546,19 @@ class _Reader:
         lengths = length_modifiers(words)  # "not a single path of four hops or fewer remains": one noun phrase
         for i, w in enumerate(words):
             share = words[i + 1 : i + 2] == ["of"] or i in low  # "cut zero of the three paths": a share, not emptiness
-            if toks[i].kind is None and w in ("no", "zero", "0") and not share and not any(h < i for h in hedged):
+            acted = (  # "the revocation cuts no path": what an action did not close, not that none is open
+                i > 0
+                and (words[i - 1] == "cut" or (words[i - 1] in CLOSE_FORMS and words[i - 1].endswith("s")))
+                and words[i - 1] not in ("contains", "stops")
+                and not segment[toks[i - 1].start + len(toks[i - 1].word) : toks[i].start].strip()
+            )
+            if (
+                toks[i].kind is None
+                and w in ("no", "zero", "0")
+                and not share
+                and not acted
+                and not any(h < i for h in hedged)
+            ):
                 for j in range(i + 1, min(i + 5, len(words))):
                     if toks[j].kind is not None:
                         break
