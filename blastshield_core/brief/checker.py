@@ -81,6 +81,12 @@ RULE_NAMES = (
 )
 
 
+# Where a containment is said to hold: the graph ("in the graph", "graph-only") or the account ("in AWS").
+_GRAPH_OR_ACCOUNT = re.compile(
+    r"\b(?:in|on|within|inside)\s+(?:the\s+)?(?:graph|blastshield|aws|(?:aws\s+)?account)\b|\bgraph[\s-]only\b", re.I
+)
+
+
 class FlagKind(StrEnum):
     UNKNOWN_ENTITY = "unknown_entity"
     WRONG_SCORE = "wrong_score"
@@ -525,6 +531,9 @@ class _Checker:
             self.judged(claim)
         elif claim.kind == "state" and claim.action == "revocation" and (ev.revocations or claim.value == "exposed"):
             self.revocation(claim)
+        elif claim.kind == "state" and self.graph_or_account(claim):
+            if claim.clause not in self.unverified:  # true of the graph, not of the account: which is meant?
+                self.unverified.append(claim.clause)
         elif claim.kind == "state" and not self.state_holds(claim):
             scoped = bool(claim.scope or claim.assets or claim.depth)
             self.containment(str(claim.value), claim.text, claim.clause, scoped=scoped)
@@ -617,6 +626,18 @@ class _Checker:
         if route is not None:  # a route is closed when it is blocked; "carries no path" when it carries none
             return route.status != "active" or (existence and route.paths_carried == 0)
         return not any(entity in p.nodes for p in self._live(depth))
+
+    def graph_or_account(self, claim: ProseClaim) -> bool:
+        """A bare containment or exposure claim about the alert after a run that ended graph_only: the graph has no
+        path, the account (where the run's blocks were not applied) still has it, and the claim says neither."""
+        run = self.ev.run
+        return (
+            not (claim.scope or claim.assets or claim.depth)
+            and self.ev.containment_state == "contained"
+            and run is not None
+            and run.state is RunState.GRAPH_ONLY
+            and not _GRAPH_OR_ACCOUNT.search(claim.sentence or claim.clause)
+        )
 
     def state_holds(self, claim: ProseClaim) -> bool:
         """Whether a containment or exposure claim is true of what it is about."""

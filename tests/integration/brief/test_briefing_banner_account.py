@@ -114,3 +114,32 @@ def test_a_containment_applied_on_the_account_is_contained(moto_account, tmp_pat
     assert (banner.status, banner.containment_state) == (Status.NO_PATH, "contained"), banner
     assert "open on the AWS account" not in banner.message
     assert "**Contained.**" in fallback.markdown and "Not contained" not in fallback.markdown
+
+
+def _check(capsys, tmp_path, data: str, alert_id: str, text: str) -> tuple[int, dict]:
+    path = tmp_path / "briefing.md"
+    path.write_text(text, encoding="utf-8")
+    return _cli(capsys, "check-briefing", alert_id, str(path), "--data-dir", data)
+
+
+def test_a_bare_containment_claim_after_a_graph_only_run_is_unverified(moto_account, tmp_path, capsys, monkeypatch):
+    """After a graph-only run "the alert is contained" is true of the graph and false of the account, and says
+    neither: it is reported unverified (marked in the dashboard), not accepted, and "not contained" is not flagged.
+    Said of the graph it is judged as before; said of the account it is false."""
+    _, data, alert_id = _contained(moto_account, tmp_path, capsys, monkeypatch, respond=False)
+    for text in ("The alert is contained.", "The alert is not contained.", "No qualifying path remains."):
+        code, out = _check(capsys, tmp_path, data, alert_id, text)
+        assert (code, out["flags"]) == (0, []) and out["unverified"], (text, out)
+    code, out = _check(capsys, tmp_path, data, alert_id, "The alert is contained in the graph only.")
+    assert (code, out["flags"], out["unverified"]) == (0, [], []), out
+    code, out = _check(capsys, tmp_path, data, alert_id, "The alert is contained on the AWS account.")
+    assert code == 1 and [f["kind"] for f in out["flags"]] == ["false_containment"], out
+
+
+def test_after_an_applied_run_a_bare_containment_claim_is_judged(moto_account, tmp_path, capsys, monkeypatch):
+    """Applied on the account, the same bare claim is judged against the graph: true, and its negation false."""
+    _, data, alert_id = _contained(moto_account, tmp_path, capsys, monkeypatch, respond=True)
+    code, out = _check(capsys, tmp_path, data, alert_id, "The alert is contained.")
+    assert (code, out["flags"], out["unverified"]) == (0, [], []), out
+    code, out = _check(capsys, tmp_path, data, alert_id, "The alert is not contained.")
+    assert code == 1 and [f["kind"] for f in out["flags"]] == ["false_exposure"], out
