@@ -58,7 +58,6 @@ __all__ = [
 # (kind, value, text, scope): kind is link | link_state | on_path | through | member | reach | via
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9]")
-_ENTITY_KINDS = ENTITY_KINDS
 _VERB_TYPES = {
     "assume": "CAN_ASSUME",
     "assumes": "CAN_ASSUME",
@@ -198,7 +197,7 @@ def _ids(clause: str, id_kind: IdKind) -> list[tuple[str, int, int]]:
     out = []
     for m in _ID.finditer(clause):
         kind = id_kind(m.group(0))
-        if kind in _ENTITY_KINDS:
+        if kind in ENTITY_KINDS:
             out.append((m.group(0), m.start(), m.end()))
     return out
 
@@ -249,7 +248,7 @@ def _resolve_it(clause: str, id_kind: IdKind, sentence: str) -> str:
     at = sentence.find(clause.strip()[:40]) if m and sentence and clause.strip() else -1
     if m is None or at <= 0 or _ids(clause[: m.start()], id_kind):
         return clause
-    named = [i for i in _ids(sentence[:at], id_kind) if id_kind(i[0]) in (*_ENTITY_KINDS, "route")]
+    named = [i for i in _ids(sentence[:at], id_kind) if id_kind(i[0]) in (*ENTITY_KINDS, "route")]
     if not named:
         return clause
     return clause[: m.start("it")] + named[-1][0] + clause[m.end("it") :]
@@ -304,7 +303,7 @@ def link_claims(clause: str, id_kind: IdKind, sentence: str = "") -> list[LinkCl
     resolved = _resolve_it(clause, id_kind, sentence)
     for m in _THROUGH.finditer(resolved):
         z = ROUTE_CLASS if m.group("cls") else m.group("z")
-        if z == ROUTE_CLASS or id_kind(z) in (*_ENTITY_KINDS, "route"):
+        if z == ROUTE_CLASS or id_kind(z) in (*ENTITY_KINDS, "route"):
             quant = _QUANT.get(re.sub(r"\s+", " ", m.group("q").lower()), "some")
             if quant == "the" and re.search(r"\b(?:of|all|some|none|most|any)\s*,?\s*$", resolved[: m.start()], re.I):
                 continue  # "all of the paths": the quantity stands before it
@@ -321,7 +320,7 @@ def link_claims(clause: str, id_kind: IdKind, sentence: str = "") -> list[LinkCl
                 quant = f"~{quant}"
             elif negated and quant == "some" and _SOME_OF.search(resolved[: m.start()] + m.group("q")):
                 quant, negated = "~some", False  # "at least one path does not pass Z": some path without Z
-            target = m.group("t") if m.group("t") and id_kind(m.group("t")) in _ENTITY_KINDS else None
+            target = m.group("t") if m.group("t") and id_kind(m.group("t")) in ENTITY_KINDS else None
             out.append(("through", (quant, negated), m.group(0), (z, target) if target else (z,)))
     hypothetical = bool(_HYPOTHETICAL.search(clause))
     if not hypothetical:
@@ -408,7 +407,7 @@ def _route_ends(clause: str, id_kind: IdKind) -> list[LinkClaim]:
     ids = [
         (m.group(0), m.start(), m.end())
         for m in _ID.finditer(clause)
-        if id_kind(m.group(0)) in (*_ENTITY_KINDS, "route")
+        if id_kind(m.group(0)) in (*ENTITY_KINDS, "route")
     ]
     out: list[LinkClaim] = []
     for (a, _, a_end), (b, b_start, b_end) in pairwise(ids):
@@ -429,12 +428,10 @@ def _route_ends(clause: str, id_kind: IdKind) -> list[LinkClaim]:
     return out
 
 
-_ID_RX = ID_RX
 _HYPOTHETICAL = re.compile(r"\b(?:would|could|might|should|may|if|unless|whether)\b", re.I)
 _DEPTH = re.compile(
     r"(?<![\w-])(?:hops?|depth|steps?)(?![\w-])|\bwithin\s+(?:\d|one|two|three|four|five|six)\b", re.I
 )  # not inside an id ("hop-role")
-_NEG_WORDS = NEG_WORDS
 _ADVERBS = r"(?:(?:still|now|also|no\s+longer|not|never|cannot|can't|can|could|does|doesn't|did|didn't|is|are|"
 _ADVERBS += r"directly|already|even|really|in\s+fact|actually|currently|today)\s+)*"
 _REACH_VERB = (
@@ -475,13 +472,13 @@ def _reach(clause: str, id_kind: IdKind, a: tuple[str, int, int], b: tuple[str, 
         source, target = a[0], b[0]
         if _REACH.match(between):
             before = _FROM.search(clause[: a[1]])  # "no path from A reaches B"
-            negated = (len(_NEG_WORDS.findall(between)) + bool(before and before.group("no"))) % 2 == 1
+            negated = (len(NEG_WORDS.findall(between)) + bool(before and before.group("no"))) % 2 == 1
         else:
             lead = _LEADS.match(between)
             before = _FROM.search(clause[: a[1]])
             if lead is None or before is None:
                 return None
-            negated = (len(_NEG_WORDS.findall(between)) + bool(before.group("no"))) % 2 == 1
+            negated = (len(NEG_WORDS.findall(between)) + bool(before.group("no"))) % 2 == 1
             text = clause[before.start() : b[2]]
     elif id_kind(b[0]) in _SOURCES and id_kind(a[0]) in _TARGETS:
         m = _REACHABLE.match(between)
@@ -489,7 +486,7 @@ def _reach(clause: str, id_kind: IdKind, a: tuple[str, int, int], b: tuple[str, 
             return None
         source, target = b[0], a[0]
         opposite = bool(re.search(r"out\s+of|unreach|inaccess", between, re.I))  # "is out of reach for A"
-        negated = (len(_NEG_WORDS.findall(between)) + opposite) % 2 == 1
+        negated = (len(NEG_WORDS.findall(between)) + opposite) % 2 == 1
     else:
         return None
     return ("reach", not negated, text, (source, target))
@@ -502,19 +499,15 @@ _TRAVERSE = (
 _WAY = r"(?:on|along)\s+(?:the|its|their|his|her|that|this)\s+(?:way|path|route)\s+(?:to|into|toward)"
 _TRAVERSE_NEG = r"(?P<neg>(?:(?:does\s+not|doesn't|did\s+not|didn't|never|no\s+longer|not|also|still|first|now)\s+)*)"
 _VIA = (
+    re.compile(rf"\b{_WAY}\s+(?P<x>{ID_RX})\s*,?\s*(?P<a>{ID_RX})\s+{_TRAVERSE_NEG}{_TRAVERSE}\s+(?P<b>{ID_RX})", re.I),
+    re.compile(rf"(?P<a>{ID_RX})\s+{_TRAVERSE_NEG}{_TRAVERSE}\s+(?P<b>{ID_RX})\s*,?\s+{_WAY}\s+(?P<x>{ID_RX})", re.I),
     re.compile(
-        rf"\b{_WAY}\s+(?P<x>{_ID_RX})\s*,?\s*(?P<a>{_ID_RX})\s+{_TRAVERSE_NEG}{_TRAVERSE}\s+(?P<b>{_ID_RX})", re.I
-    ),
-    re.compile(
-        rf"(?P<a>{_ID_RX})\s+{_TRAVERSE_NEG}{_TRAVERSE}\s+(?P<b>{_ID_RX})\s*,?\s+{_WAY}\s+(?P<x>{_ID_RX})", re.I
-    ),
-    re.compile(
-        rf"(?P<a>{_ID_RX})\s+{_TRAVERSE_NEG}(?:can\s+)?(?:still\s+)?(?:reach(?:es)?|gets?\s+to|get\s+to)\s+(?P<x>{_ID_RX})\s+"
-        rf"(?:through|via|by\s+way\s+of|by\s+(?:going|passing)\s+through)\s+(?P<b>{_ID_RX})",
+        rf"(?P<a>{ID_RX})\s+{_TRAVERSE_NEG}(?:can\s+)?(?:still\s+)?(?:reach(?:es)?|gets?\s+to|get\s+to)\s+(?P<x>{ID_RX})\s+"
+        rf"(?:through|via|by\s+way\s+of|by\s+(?:going|passing)\s+through)\s+(?P<b>{ID_RX})",
         re.I,
     ),
     re.compile(
-        rf"\b(?:path|route)s?\s+from\s+(?P<a>{_ID_RX})\s+to\s+(?P<x>{_ID_RX})\s+{_TRAVERSE_NEG}{_TRAVERSE}\s+(?P<b>{_ID_RX})",
+        rf"\b(?:path|route)s?\s+from\s+(?P<a>{ID_RX})\s+to\s+(?P<x>{ID_RX})\s+{_TRAVERSE_NEG}{_TRAVERSE}\s+(?P<b>{ID_RX})",
         re.I,
     ),
 )
@@ -527,15 +520,15 @@ def _via(clause: str, id_kind: IdKind) -> list[LinkClaim]:
         for m in rx.finditer(clause):
             a, b, x = m.group("a"), m.group("b"), m.group("x")
             kinds = id_kind(a), id_kind(b), id_kind(x)
-            if kinds[0] in _ENTITY_KINDS and kinds[1] in (*_ENTITY_KINDS, "route") and kinds[2] in _ENTITY_KINDS:
-                negated = len(_NEG_WORDS.findall(m.group("neg") or "")) % 2 == 1
+            if kinds[0] in ENTITY_KINDS and kinds[1] in (*ENTITY_KINDS, "route") and kinds[2] in ENTITY_KINDS:
+                negated = len(NEG_WORDS.findall(m.group("neg") or "")) % 2 == 1
                 mids = [b]  # "passes through B, C and then D": each in that order
                 mids += _more_mids(clause, m.end("b"), id_kind) if m.end("b") == m.end() else []
                 out.append(("via", not negated, m.group(0), (a, *mids, x)))
     return out
 
 
-_MORE = re.compile(rf"(?:\s*,\s*(?:and\s+)?(?:then\s+)?|\s+(?:and\s+then|and|then)\s+)(?P<id>{_ID_RX})", re.I)
+_MORE = re.compile(rf"(?:\s*,\s*(?:and\s+)?(?:then\s+)?|\s+(?:and\s+then|and|then)\s+)(?P<id>{ID_RX})", re.I)
 
 
 def _more_mids(clause: str, at: int, id_kind: IdKind) -> list[str]:
@@ -543,7 +536,7 @@ def _more_mids(clause: str, at: int, id_kind: IdKind) -> list[str]:
     out: list[str] = []
     while True:
         m = _MORE.match(clause, at)
-        if m is None or id_kind(m.group("id")) not in (*_ENTITY_KINDS, "route"):
+        if m is None or id_kind(m.group("id")) not in (*ENTITY_KINDS, "route"):
             return out
         out.append(m.group("id"))
         at = m.end()
@@ -568,24 +561,24 @@ _PASSIVE_TYPES = {"assumed": "CAN_ASSUME", "assumable": "CAN_ASSUME", "read": "C
 def _passive(clause: str, between: str, a: tuple[str, int], b: tuple[str, int], id_kind: IdKind) -> LinkClaim | None:
     """ "B can be assumed by A", "Y is read by X", "Y is not readable by X": the grant from A to B."""
     m = _PASSIVE.match(between)
-    if m is None or id_kind(a[0]) not in _ENTITY_KINDS or id_kind(b[0]) not in _ENTITY_KINDS:
+    if m is None or id_kind(a[0]) not in ENTITY_KINDS or id_kind(b[0]) not in ENTITY_KINDS:
         return None
     rel = _PASSIVE_TYPES.get(m.group("verb").lower())
     if rel is None or re.search(r"\bcould\b", m.group("pre") or "", re.I):
         return None  # "accessed by" is a reach, not a grant of a modelled type; "could be" a hypothetical
     pre = (m.group("pre") or "").lower()
-    negated = len(_NEG_WORDS.findall(pre)) % 2 == 1
+    negated = len(NEG_WORDS.findall(pre)) % 2 == 1
     return ("link", (rel, not negated, "directly" in between.lower(), ""), clause[a[1] : b[1]], (b[0], a[0]))
 
 
 def _trust(clause: str, between: str, a: tuple[str, int], b: tuple[str, int], id_kind: IdKind) -> LinkClaim | None:
     """ "B trusts A", "B's trust policy allows A", "A is trusted by B": A can assume B (a direct grant)."""
     m = _TRUSTS.match(between)
-    if m is None or id_kind(a[0]) not in _ENTITY_KINDS or id_kind(b[0]) not in _ENTITY_KINDS:
+    if m is None or id_kind(a[0]) not in ENTITY_KINDS or id_kind(b[0]) not in ENTITY_KINDS:
         return None
     if m.group("active") and not m.group("policy") and not m.group("active").lower().startswith("trust"):
         return None  # "A allows B" with no trust policy named: not a trust
-    negated = len(_NEG_WORDS.findall(m.group("pre") or "")) % 2 == 1
+    negated = len(NEG_WORDS.findall(m.group("pre") or "")) % 2 == 1
     assumer, role = (a[0], b[0]) if m.group("passive") else (b[0], a[0])
     return ("link", ("CAN_ASSUME", not negated, True, ""), clause[a[1] : b[1]], (assumer, role))
 
@@ -618,15 +611,15 @@ _SESSION_HELD = re.compile(
 def _grant(clause: str, between: str, a: tuple[str, int], b: tuple[str, int], id_kind: IdKind) -> LinkClaim | None:
     """ "A has no direct, working read grant on B", "A holds an active, unconditional grant to assume B"."""
     held = _SESSION_HELD.match(between)
-    if held is not None and id_kind(a[0]) in _ENTITY_KINDS and id_kind(b[0]) in (*_ENTITY_KINDS, "route"):
-        negated = len(_NEG_WORDS.findall(held.group("pre") or "")) % 2 == 1 or bool(held.group("no"))
+    if held is not None and id_kind(a[0]) in ENTITY_KINDS and id_kind(b[0]) in (*ENTITY_KINDS, "route"):
+        negated = len(NEG_WORDS.findall(held.group("pre") or "")) % 2 == 1 or bool(held.group("no"))
         adjectives = set(re.findall(r"[a-z]+", (held.group("adj") or "").lower()))
         text = clause[a[1] : b[1]]
         if adjectives & {"blocked", "denied"}:
             return ("link_state", ("blocked", not negated), text, (a[0], b[0]))
         return ("link", ("HAS_SESSION", not negated, False, ""), text, (a[0], b[0]))
     m = _GRANT.match(between)
-    if m is None or id_kind(a[0]) not in _ENTITY_KINDS or id_kind(b[0]) not in _ENTITY_KINDS:
+    if m is None or id_kind(a[0]) not in ENTITY_KINDS or id_kind(b[0]) not in ENTITY_KINDS:
         return None
     if m.group("noun").lower() == "access" and not (m.group("what") or m.group("adj")):
         return None  # "A has access to B": a reach, not a grant
@@ -638,9 +631,7 @@ def _grant(clause: str, between: str, a: tuple[str, int], b: tuple[str, int], id
         if "assum" in words or "trust" in (m.group("adj") or "").lower() + m.group("noun").lower()
         else "ANY"
     )
-    negated = (
-        len(_NEG_WORDS.findall(m.group("pre") or "")) + ((m.group("det") or "").strip().lower() == "no")
-    ) % 2 == 1
+    negated = (len(NEG_WORDS.findall(m.group("pre") or "")) + ((m.group("det") or "").strip().lower() == "no")) % 2 == 1
     adjectives = set(re.findall(r"[a-z]+", (m.group("adj") or "").lower()))
     text = clause[a[1] : b[1]]
     for state in ("denied", "blocked"):

@@ -34,10 +34,9 @@ ROUTE_CLASS = "*session-route*"  # "a path passes through a session route": any 
 ENTITY_KINDS = ("alert", "node", "asset")
 ID_RX = r"[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9]"
 NEG_WORDS = re.compile(r"\b(?:not|never|no|cannot|unable|nowhere)\b|\bno\s+longer\b|n't\b", re.I)
-_ID_RX, _NEG_WORDS, _ENTITY_KINDS = ID_RX, NEG_WORDS, ENTITY_KINDS
 
 _MEMBER = re.compile(
-    r"(?P<id>[A-Za-z0-9][A-Za-z0-9_.:@/-]*[A-Za-z0-9])\s+(?:each\s+|both\s+)?(?P<pre>(?:still|now|also|no\s+longer|never)\s+)?"
+    rf"(?P<id>{ID_RX})\s+(?:each\s+|both\s+)?(?P<pre>(?:still|now|also|no\s+longer|never)\s+)?"
     r"(?:is|are|lies|lie|sits|sit|remains|remain|stays|stay|appears|appear|shows\s+up|show\s+up|features|feature)\s+"
     r"(?P<neg>not\s+|no\s+longer\s+|never\s+)?(?:still\s+|now\s+|also\s+)?(?P<neg2>not\s+)?(?:on|(?:a\s+)?part\s+of)\s+"
     r"(?P<det>an?|any|(?:only|exactly)\s+one\s+of\s+the|one\s+of\s+the|one|none\s+of\s+the|both(?:\s+of\s+the)?|"
@@ -53,7 +52,7 @@ def member_claims(clause: str, id_kind: IdKind) -> list[LinkClaim]:
     for m in _MEMBER.finditer(clause):
         if re.search(rf"{_ARROW}\s*$", clause[: m.start()]):
             continue  # the end of a chain "a → b is on an open path": the chain's claim
-        if id_kind(m.group("id")) in (*_ENTITY_KINDS, "route"):
+        if id_kind(m.group("id")) in (*ENTITY_KINDS, "route"):
             pre = bool(re.match(r"no|never", m.group("pre") or ""))  # "X no longer lies on a path"
             negated = (bool(m.group("neg")) + bool(m.group("neg2")) + pre) % 2 == 1
             if m.group("det").lower().startswith("none"):  # "X is on none of the paths"
@@ -71,8 +70,8 @@ def member_claims(clause: str, id_kind: IdKind) -> list[LinkClaim]:
 _STEP = re.compile(
     r"\b(?P<q>no|none\s+of\s+the|not\s+one|a|an|one|some|any|every|each|all|both|the)\s+(?:(?:open|live|qualifying|remaining|"
     rf"current|of\s+the)\s+)*paths?\s+(?P<neg>(?:still\s+|now\s+|also\s+|no\s+longer\s+|not\s+|never\s+)*)"
-    rf"(?:has|have|had|shows?|involves?|includes?|sees?|features?)\s+(?P<a>{_ID_RX})\s+"
-    rf"(?P<verb>assuming|reading|running\s+as|accessing|escalating\s+to)\s+(?P<b>{_ID_RX})",
+    rf"(?:has|have|had|shows?|involves?|includes?|sees?|features?)\s+(?P<a>{ID_RX})\s+"
+    rf"(?P<verb>assuming|reading|running\s+as|accessing|escalating\s+to)\s+(?P<b>{ID_RX})",
     re.I,
 )
 _STEP_QUANT = {"no": "none", "none of the": "none", "not one": "none", "every": "all", "each": "all", "all": "all"}
@@ -82,25 +81,25 @@ def _steps(clause: str, id_kind: IdKind) -> list[LinkClaim]:
     """ "No open path has A assuming B": (step, (quantity, negated), text, (A, B))."""
     out: list[LinkClaim] = []
     for m in _STEP.finditer(clause):
-        if id_kind(m.group("a")) in _ENTITY_KINDS and id_kind(m.group("b")) in _ENTITY_KINDS:
+        if id_kind(m.group("a")) in ENTITY_KINDS and id_kind(m.group("b")) in ENTITY_KINDS:
             quant = _STEP_QUANT.get(re.sub(r"\s+", " ", m.group("q").lower()), "some")
             if quant == "some" and m.group("q").lower() in ("both",):
                 quant = "all"
-            negated = len(_NEG_WORDS.findall(m.group("neg") or "")) % 2 == 1
+            negated = len(NEG_WORDS.findall(m.group("neg") or "")) % 2 == 1
             out.append(("step", (quant, negated), m.group(0), (m.group("a"), m.group("b"))))
     return out
 
 
 _ARROW = r"(?:→|->|=>|⟶|⇒)"
 _CHAIN_PART = re.compile(
-    rf"(?P<chain>{_ID_RX}(?:\s*{_ARROW}\s*{_ID_RX})+)\s+(?P<pre>(?:still\s+|now\s+|no\s+longer\s+|never\s+)*)"
+    rf"(?P<chain>{ID_RX}(?:\s*{_ARROW}\s*{ID_RX})+)\s+(?P<pre>(?:still\s+|now\s+|no\s+longer\s+|never\s+)*)"
     r"(?:is|remains|stays|forms?)\s+(?P<neg>(?:still\s+|now\s+|not\s+|no\s+longer\s+|never\s+)*)"
     r"(?:(?:a\s+)?part\s+of|on|in)\s+(?P<det>an?|any|the|one\s+of\s+the|some|no)\s+"
     r"(?:(?:open|live|qualifying|remaining|active|current)\s+)*paths?\b",
     re.I,
 )
 _CARRIES = re.compile(
-    rf"(?P<id>{_ID_RX})\s+(?P<neg>(?:(?:still|now|also|no\s+longer|not|never|does\s+not|doesn't|do\s+not|don't)\s+)*)"
+    rf"(?P<id>{ID_RX})\s+(?P<neg>(?:(?:still|now|also|no\s+longer|not|never|does\s+not|doesn't|do\s+not|don't)\s+)*)"
     r"(?:carries|carry|holds|hold|serves|serve)\s+(?P<det>an?|any|no|one)\s+"
     r"(?:(?:open|live|qualifying|remaining|active)\s+)*paths?\b",
     re.I,
@@ -108,7 +107,7 @@ _CARRIES = re.compile(
 
 
 _SENSITIVITY = re.compile(
-    rf"(?P<id>{_ID_RX})\s+(?P<pre>(?:still\s+|now\s+|also\s+|no\s+longer\s+|never\s+)*)"
+    rf"(?P<id>{ID_RX})\s+(?P<pre>(?:still\s+|now\s+|also\s+|no\s+longer\s+|never\s+)*)"
     r"(?:is|are|was|remains|stays|has\s+been)\s+(?P<neg>(?:still\s+|now\s+|also\s+|not\s+|no\s+longer\s+|never\s+)*)"
     r"(?:(?:classified|classed|rated|marked|labell?ed|tagged|graded|considered)\s+(?:as\s+)?)?(?:an?\s+)?"
     r"(?P<level>low|medium|high|critical)(?:[\s-]+sensitivity)?(?:\s+(?:asset|data|bucket|database|store))?"
@@ -123,7 +122,7 @@ def sensitivity_claims(clause: str, id_kind: IdKind) -> list[LinkClaim]:
     out: list[LinkClaim] = []
     for m in _SENSITIVITY.finditer(clause):
         if id_kind(m.group("id")) == "asset":
-            negated = len(_NEG_WORDS.findall((m.group("pre") or "") + (m.group("neg") or ""))) % 2 == 1
+            negated = len(NEG_WORDS.findall((m.group("pre") or "") + (m.group("neg") or ""))) % 2 == 1
             out.append(("asset_sensitivity", (m.group("level").lower(), not negated), m.group(0), (m.group("id"),)))
     return out
 
@@ -133,7 +132,7 @@ def sensitivity_spans(clause: str, id_kind: IdKind) -> list[tuple[int, int]]:
     return [(at, at + len(c[2])) for c in sensitivity_claims(clause, id_kind) if (at := clause.find(c[2])) >= 0]
 
 
-_LISTED = re.compile(rf"(?P<list>(?:{_ID_RX}\s*,\s*)*{_ID_RX}),?\s+(?P<conj>and|or)\s+$", re.I)
+_LISTED = re.compile(rf"(?P<list>(?:{ID_RX}\s*,\s*)*{ID_RX}),?\s+(?P<conj>and|or)\s+$", re.I)
 
 
 def _listed(clause: str, at: int, id_kind: IdKind) -> tuple[str, list[str]]:
@@ -143,7 +142,7 @@ def _listed(clause: str, at: int, id_kind: IdKind) -> tuple[str, list[str]]:
     if m is None:
         return "", []
     named = [x.strip() for x in m.group("list").split(",")]
-    if not all(id_kind(x) in (*_ENTITY_KINDS, "route") for x in named):
+    if not all(id_kind(x) in (*ENTITY_KINDS, "route") for x in named):
         return "", []
     return m.group("conj").lower(), named
 
@@ -162,13 +161,13 @@ def _carries(clause: str, id_kind: IdKind) -> list[LinkClaim]:
     out: list[LinkClaim] = []
     for m in _CARRIES.finditer(clause):
         if id_kind(m.group("id")) in ("route", "node"):
-            negated = (len(_NEG_WORDS.findall(m.group("neg") or "")) + (m.group("det").lower() == "no")) % 2 == 1
+            negated = (len(NEG_WORDS.findall(m.group("neg") or "")) + (m.group("det").lower() == "no")) % 2 == 1
             out += _members(clause, m, id_kind, not negated)
     return out
 
 
 _CHAIN = re.compile(
-    rf"\bpath\s+(?P<chain>{_ID_RX}(?:\s*(?:→|->|=>|⟶|⇒)\s*{_ID_RX})+)\s+(?:is|remains|stays)\s+"
+    rf"\bpath\s+(?P<chain>{ID_RX}(?:\s*(?:→|->|=>|⟶|⇒)\s*{ID_RX})+)\s+(?:is|remains|stays)\s+"
     r"(?P<neg>(?:still\s+|now\s+|not\s+|no\s+longer\s+|never\s+)*)(?:open|live|active|qualifying|exposed)\b",
     re.I,
 )
@@ -179,20 +178,20 @@ def _chains(clause: str, id_kind: IdKind) -> list[LinkClaim]:
     out: list[LinkClaim] = []
     for m in _CHAIN_PART.finditer(clause):
         nodes = tuple(n.strip() for n in re.split(rf"\s*{_ARROW}\s*", m.group("chain")))
-        if all(id_kind(n) in _ENTITY_KINDS for n in nodes):
+        if all(id_kind(n) in ENTITY_KINDS for n in nodes):
             words = (m.group("pre") or "") + (m.group("neg") or "")
-            negated = (len(_NEG_WORDS.findall(words)) + (m.group("det").lower() == "no")) % 2 == 1
+            negated = (len(NEG_WORDS.findall(words)) + (m.group("det").lower() == "no")) % 2 == 1
             out.append(("chain", not negated, m.group(0), nodes))
     for m in _CHAIN.finditer(clause):
         nodes = tuple(n.strip() for n in re.split(r"\s*(?:→|->|=>|⟶|⇒)\s*", m.group("chain")))
-        if all(id_kind(n) in _ENTITY_KINDS for n in nodes):
-            negated = len(_NEG_WORDS.findall(m.group("neg") or "")) % 2 == 1
+        if all(id_kind(n) in ENTITY_KINDS for n in nodes):
+            negated = len(NEG_WORDS.findall(m.group("neg") or "")) % 2 == 1
             out.append(("chain", not negated, m.group(0), nodes))
     return out
 
 
 _BLAST = re.compile(
-    rf"(?P<x>{_ID_RX})['\"”’]?\s+(?P<pre>(?:still\s+|now\s+|also\s+|no\s+longer\s+|never\s+)*)"
+    rf"(?P<x>{ID_RX})['\"”’]?\s+(?P<pre>(?:still\s+|now\s+|also\s+|no\s+longer\s+|never\s+)*)"
     r"(?:is|lies|lie|sits|sit|remains|remain|stays|stay|falls|fall|was)\s+"
     r"(?P<neg>(?:still\s+|now\s+|also\s+|no\s+longer\s+|not\s+|never\s+)*)"
     r"(?P<where>inside|within|in|outside|beyond|out\s+of)\s+(?:(?:the|its|their|[\w-]+'s|[\w-]+’s)\s+)?"
@@ -203,7 +202,7 @@ _BLAST = re.compile(
 
 _BLAST_HOLDS = re.compile(
     r"\bblast\s+radius\s+(?P<neg>(?:(?:still|now|also|no\s+longer|not|never|does\s+not|doesn't|did\s+not|didn't)\s+)*)"
-    rf"(?:includes?|contains?|holds?|covers?)\s+(?P<x>{_ID_RX})",
+    rf"(?:includes?|contains?|holds?|covers?)\s+(?P<x>{ID_RX})",
     re.I,
 )
 
@@ -214,12 +213,12 @@ def _blast(clause: str, id_kind: IdKind) -> list[LinkClaim]:
     out: list[LinkClaim] = []
     for m in _BLAST_HOLDS.finditer(clause):
         if id_kind(m.group("x")) in ("node", "asset"):
-            negated = len(_NEG_WORDS.findall(m.group("neg") or "")) % 2 == 1
+            negated = len(NEG_WORDS.findall(m.group("neg") or "")) % 2 == 1
             out.append(("blast_in", not negated, m.group(0), (m.group("x"),)))
     for m in _BLAST.finditer(clause):
         if id_kind(m.group("x")) in ("node", "asset"):
             outside = m.group("where").lower() in ("outside", "beyond", "out of")
-            negated = (len(_NEG_WORDS.findall((m.group("pre") or "") + (m.group("neg") or ""))) + outside) % 2 == 1
+            negated = (len(NEG_WORDS.findall((m.group("pre") or "") + (m.group("neg") or ""))) + outside) % 2 == 1
             out.append(("blast_in", not negated, m.group(0), (m.group("x"),)))
     return out
 

@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from blastshield_core.brief.checker import FlagKind, check_text_outcome
+from blastshield_core.brief.checker import CheckOutcome, FlagKind, check_text_outcome
 from blastshield_core.graph.seeds import seed
 from blastshield_core.interfaces.service import build_services
 from blastshield_core.respond.decide import RulesDecider
@@ -46,6 +46,17 @@ def evidence(embedded_store):
         for graph in (view.settings.graph, view.settings.audit_graph):
             if view.graph_exists(graph):
                 view.command("GRAPH.DELETE", graph)
+
+
+def assert_judged(outcome: CheckOutcome, expected: FlagKind | str | None) -> None:
+    """`expected` among the outcome's flags; none for a truthful sentence (None); none and unverified (UNREAD)."""
+    kinds = {f.kind for f in outcome.flags}
+    if expected is None:
+        assert kinds == set(), outcome
+    elif expected == UNREAD:
+        assert kinds == set() and outcome.unverified, outcome
+    else:
+        assert expected in kinds, outcome
 
 
 # (alert, state, text, the flag expected, None for a truthful sentence, or "unverified")
@@ -275,14 +286,7 @@ def test_each_reader_judges_its_fact(evidence, case):
     whether a word is known is the gate's question, tested in test_briefing_families.py."""
     found, tools = evidence
     alert, state, text, expected = case
-    outcome = check_text_outcome(text, found[(alert, state)], tools, vocabulary=None)
-    kinds = {f.kind for f in outcome.flags}
-    if expected is None:
-        assert kinds == set(), outcome
-    elif expected == UNREAD:
-        assert kinds == set() and outcome.unverified, outcome
-    else:
-        assert expected in kinds, outcome
+    assert_judged(check_text_outcome(text, found[(alert, state)], tools, vocabulary=None), expected)
 
 
 def test_a_what_if_is_judged_from_the_routes_the_live_paths_pass(evidence):

@@ -9,15 +9,12 @@ tested. A hedged answer, a question without an answer and a question under a con
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 
 import pytest
 
 from blastshield_core.brief.checker import FlagKind, check_text_outcome
-from blastshield_core.graph.seeds import seed
-from blastshield_core.interfaces.service import Services, build_services
-from blastshield_core.respond.decide import RulesDecider
+from tests.helpers.briefing_states import states_evidence
 
 D, C = "BH-1042", "BH-CONTAINMENT-4001"
 EXP, CON, COUNT, SEV = (
@@ -28,31 +25,16 @@ EXP, CON, COUNT, SEV = (
 )
 
 
-def _services(embedded_store, name: str) -> Services:
-    view = embedded_store.for_graph(f"{name}_{uuid.uuid4().hex[:8]}")
-    seed(view)
-    return build_services(view, view.settings.model_copy(update={"gemini_api_key": None}))
-
-
 @pytest.fixture(scope="module")
 def check(embedded_store) -> Iterator[object]:
     """A check per state: as seeded, and after a rules run (each on a graph of its own)."""
-    exposed, after = _services(embedded_store, "qa_exposed"), _services(embedded_store, "qa_after")
-    runs = {a: after.controller.run(a, RulesDecider(), 3, True).run_id for a in (D, C)}
-    evidence = {("exposed", a): (exposed.briefer.evidence(a), exposed) for a in (D, C)} | {
-        ("after", a): (after.briefer.evidence(a, runs[a]), after) for a in (D, C)
-    }
+    with states_evidence(embedded_store, "qa", (D, C)) as evidence:
 
-    def run(state: str, alert: str, text: str) -> set[FlagKind]:
-        ev, services = evidence[(state, alert)]
-        return {f.kind for f in check_text_outcome(text, ev, services.tools, vocabulary=None).flags}
+        def run(state: str, alert: str, text: str) -> set[FlagKind]:
+            ev, services = evidence[(state, alert)]
+            return {f.kind for f in check_text_outcome(text, ev, services.tools, vocabulary=None).flags}
 
-    yield run
-    for services in (exposed, after):
-        view = services.store
-        for name in (view.settings.graph, view.settings.audit_graph):
-            if view.graph_exists(name):
-                view.command("GRAPH.DELETE", name)
+        yield run
 
 
 # (state, alert, text, expected flags)

@@ -7,43 +7,27 @@ alert's. Judged by the grammar alone (no learned vocabulary), so the readers are
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 
 import pytest
 
 from blastshield_core.brief.checker import FlagKind, check_text_outcome
-from blastshield_core.graph.seeds import seed
-from blastshield_core.interfaces.service import Services, build_services
-from blastshield_core.respond.decide import RulesDecider
+from tests.helpers.briefing_states import states_evidence
 
 D = "BH-1042"
 EXP, CON, COUNT = FlagKind.FALSE_EXPOSURE, FlagKind.FALSE_CONTAINMENT, FlagKind.WRONG_COUNT
 
 
-def _services(embedded_store, name: str) -> Services:
-    view = embedded_store.for_graph(f"{name}_{uuid.uuid4().hex[:8]}")
-    seed(view)
-    return build_services(view, view.settings.model_copy(update={"gemini_api_key": None}))
-
-
 @pytest.fixture(scope="module")
 def check(embedded_store) -> Iterator[object]:
-    exposed, after = _services(embedded_store, "quote_exposed"), _services(embedded_store, "quote_after")
-    run = after.controller.run(D, RulesDecider(), 3, True).run_id
-    evidence = {"exposed": (exposed.briefer.evidence(D), exposed), "after": (after.briefer.evidence(D, run), after)}
+    with states_evidence(embedded_store, "quote", (D,)) as evidence:
 
-    def judge(state: str, text: str) -> tuple[set[FlagKind], bool]:
-        ev, services = evidence[state]
-        outcome = check_text_outcome(text, ev, services.tools, vocabulary=None)
-        return {f.kind for f in outcome.flags}, bool(outcome.unverified)
+        def judge(state: str, text: str) -> tuple[set[FlagKind], bool]:
+            ev, services = evidence[(state, D)]
+            outcome = check_text_outcome(text, ev, services.tools, vocabulary=None)
+            return {f.kind for f in outcome.flags}, bool(outcome.unverified)
 
-    yield judge
-    for services in (exposed, after):
-        view = services.store
-        for name in (view.settings.graph, view.settings.audit_graph):
-            if view.graph_exists(name):
-                view.command("GRAPH.DELETE", name)
+        yield judge
 
 
 # (state, text, expected flags): the writer's clause after the quote is judged, the quote is not
