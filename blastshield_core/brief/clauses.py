@@ -11,6 +11,9 @@
 - a concession after the main clause ("X could no longer reach Y even if nobody acts") leaves the main clause a
   claim; a non-restrictive relative clause on an entity ("route R, which is still active, may need to be blocked")
   is a claim about that entity of its own, whatever the main clause's mood;
+- a frame that recommends, plans or points out ("It is worth noting that R carries one path", "for the next shift:
+  X is contained", "the next shift can ignore X, it has been contained") leaves the finite clause after it, with a
+  subject of its own, a claim: the frame's mood does not reach it ("next: block R" has no such clause);
 - a length after a path noun ("not a single path of four hops or fewer remains open") is part of that noun phrase:
   it does not put its determiner's negation out of the predicate's reach.
 """
@@ -25,6 +28,7 @@ from .lexicon import number_value
 __all__ = [
     "RUN_NOT_COMPLETED",
     "affirmed",
+    "asserted_after_frame",
     "change_to_now",
     "concession_dropped",
     "length_modifiers",
@@ -164,3 +168,36 @@ def said_of_asset(clause: str, text: str, is_asset: Callable[[str], bool]) -> st
     if at <= 0 or subject is None or not is_asset(subject.group(1)):
         return None
     return "" if re.search(r"\b(?:not|no\s+longer|never)\b", subject.group(2), re.I) else subject.group(1)
+
+
+# the clause after a recommending or planning frame: "that", a colon or a comma, then a subject of its own
+_FRAME_END = re.compile(r"\s+that\s+|:\s+|,\s+", re.I)
+_SUBJECT_START = re.compile(
+    r"(?:it|they|this|these|those|there|we|the|all|every|no|none|nothing|both|each|its|their|only|one|two|three|"
+    r"[a-z0-9][\w.@/-]*[-_:][\w.:@/-]*|[A-Z][a-z]+)\b",
+    re.I,
+)
+_FINITE = re.compile(
+    r"\b(?:is|are|was|were|has|have|had|remains|stays|carries|reaches|holds|passes|leads|lies|sits|runs|stands|shows|"
+    r"reads|equals|includes|contains|covers|goes|gets|still)\b",
+    re.I,
+)
+
+
+def asserted_after_frame(clause: str, frame_words: frozenset[str], mood_words: frozenset[str]) -> str | None:
+    """The clause a recommending or planning frame sets out as a fact (see the module's docstring), or None.
+
+    `frame_words` are the words that make a frame (recommend, next, worth...); `mood_words` those that keep the
+    clause after it from being a claim of its own (modals, conditions, recommendations)."""
+    words = [(m.group(0).lower(), m.start()) for m in re.finditer(r"[a-z']+", clause, re.I)]
+    start = next((at for w, at in words if w in frame_words), None)
+    if start is None:
+        return None
+    for end in _FRAME_END.finditer(clause, start):
+        rest = clause[end.end() :].strip()
+        if not _SUBJECT_START.match(rest) or not _FINITE.search(rest):
+            continue
+        if {w.lower() for w in re.findall(r"[a-z']+", rest, re.I)} & mood_words:
+            return None
+        return rest
+    return None

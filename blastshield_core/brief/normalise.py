@@ -34,6 +34,7 @@ _CONTRACTIONS = (
     (re.compile(r"\bwon't\b|\bwon’t\b", re.I), "will not"),
     (re.compile(r"\bain't\b", re.I), "is not"),
     (re.compile(r"\b(\w+)n['’]t\b", re.I), r"\1 not"),
+    (re.compile(r"\b(it|that|there|what|he|she|who)['’]s\s+(been|got|had)\b", re.I), r"\1 has \2"),
     (re.compile(r"\b(it|that|there|what)['’]s\b", re.I), r"\1 is"),
     (re.compile(r"\b(they|we|you)['’]re\b", re.I), r"\1 are"),
     (re.compile(r"\b(they|we|you|i)['’]ve\b", re.I), r"\1 have"),
@@ -216,4 +217,43 @@ def normalise(text: str, names: Mapping[str, str] | None = None, ids: Mapping[st
         if not quoted and _ATTRIBUTION.search(line):
             quoting = True  # the block quote that follows is someone else's words
         out.append(_line(line))
-    return _names("\n".join(out), names or {}, ids or {})
+    text = _plurals(_names("\n".join(out), names or {}, ids or {}))
+    return _fragments(text, set((ids or {}).values()) | set((names or {}).values()))
+
+
+# "path(s)", "hop(s)": the plural, or the singular after one ("1 path(s)")
+_MAYBE_PLURAL = re.compile(r"\b((?:1|one|a|single)\s+)?([A-Za-z]+)\(s\)", re.I)
+
+
+def _plurals(text: str) -> str:
+    return _MAYBE_PLURAL.sub(lambda m: (m.group(1) or "") + m.group(2) + ("" if m.group(1) else "s"), text)
+
+
+# A verbless fragment about an entity ("build-runner-07: still on an open path", "deploy-role no longer on X's
+# path", "payments-role: carries 67% of the paths"): the entity, then what is said of it, read with its verb.
+_FRAGMENT = re.compile(
+    r"^(?P<lead>\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\*\*|__)?(?:note:\s*)?`?)(?P<id>[A-Za-z0-9][\w.:@/-]*[A-Za-z0-9])`?"
+    r"(?P<sep>\s*[:—–]\s*|\s+-\s+|\s+)(?P<rest>(?:still|no\s+longer|not|now|off|on|only|already|never|no\s+more)\b.*|"
+    r"(?:carries|reaches|holds|sits|lies|runs|leads|passes|remains|stays)\b.*)$",
+    re.I,
+)
+_FINITE = re.compile(
+    r"\b(?:is|are|was|were|has|have|had|can|could|does|do|did|will|would|remains?|stays?|carries|reaches|holds|"
+    r"sits|lies|runs|leads|passes)\b",
+    re.I,
+)
+
+
+def _fragments(text: str, ids: set[str]) -> str:
+    def line(raw: str) -> str:
+        m = _FRAGMENT.match(raw)
+        if m is None or m.group("id") not in ids:
+            return raw
+        rest = m.group("rest")
+        if re.match(r"(?:carries|reaches|holds|sits|lies|runs|leads|passes|remains|stays)\b", rest, re.I):
+            return f"{m.group('lead')}{m.group('id')} {rest}"
+        if _FINITE.search(rest):
+            return raw
+        return f"{m.group('lead')}{m.group('id')} is {rest}"
+
+    return "\n".join(line(x) for x in text.split("\n"))

@@ -32,6 +32,7 @@ from .account import account_claims
 from .clauses import (
     RUN_NOT_COMPLETED,
     affirmed,
+    asserted_after_frame,
     change_to_now,
     concession_dropped,
     length_modifiers,
@@ -201,6 +202,8 @@ _PRESENT_RE = re.compile(
     r"at\s+present|currently|today)\b",
     re.I,
 )
+# words that keep the clause after a recommending frame from being a claim ("we suggest that it would ...")
+_FRAME_MOODS = (MODALS - {"can"}) | CONDITIONAL_WORDS | RECOMMEND_FORMS
 _RUN_SHORT_RE = re.compile(r"\brun\s+(?:has\s+)?(stopped|failed|ended)\s+(?:short\s+of|without|before)\b", re.I)
 _RUN_STATE_RE = re.compile(
     r"(?:\b(?:state|status|verdict|outcome|result)\s+of\s+(?:the\s+)?(?:containment\s+)?run\s*(?:is|was|:|=|—|–)?|"
@@ -338,6 +341,10 @@ class _Reader:
     # -- clauses -------------------------------------------------------------------------
     def clause(self, clause: str, conditional: bool, question: bool = False) -> None:
         clause = bare_verdict(clause) or clause  # "...; not contained.": a verdict about the alert
+        asserted = asserted_after_frame(clause, RECOMMEND_FORMS, _FRAME_MOODS)
+        if asserted is not None:  # "It is worth noting that R carries one path": R carrying it is claimed
+            self.clause(asserted, conditional, question)
+            return
         low = clause.lower()
         words = set(re.findall(r"[a-z']+", low))
         hypothetical = conditional or bool(words & CONDITIONAL_WORDS - self._verb_assuming(clause))

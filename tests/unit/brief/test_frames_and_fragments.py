@@ -1,0 +1,76 @@
+"""A frame around a claim, and a claim written without its verb (blastshield_core/brief/clauses.py, normalise.py).
+
+- A frame that recommends, plans or points out ("It is worth noting that ...", "for the next shift: ...", "the next
+  shift can ignore X, it's been contained") no longer silences the finite clause after it: that clause is the
+  briefing's claim. A recommendation with no such clause ("Next: block R", "We recommend that R be blocked") still
+  claims nothing.
+- "it's been" is "it has been", not "it is been".
+- "path(s)" is "paths" ("1 path(s)" is "1 path").
+- An entity followed by what is said of it without a verb ("build-runner-07: still on an open path", "deploy-role
+  no longer on X's path") is read with the copula; a line that has its verb is left as it is.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from blastshield_core.brief.normalise import normalise
+from blastshield_core.brief.prose import read_prose
+
+IDS = {"BH-1042": "alert", "route-dev07-a": "route", "build-runner-07": "node", "deploy-role": "node"}
+
+
+def kind(token: str) -> str | None:
+    return IDS.get(token)
+
+
+def states(text: str) -> list[tuple[str, object]]:
+    return [(c.kind, c.value) for c in read_prose(text, kind, {}, set()) if c.kind == "state"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("It is worth noting that BH-1042 is contained.", "contained"),
+        ("For the next shift: BH-1042 is contained.", "contained"),
+        ("Next shift can ignore BH-1042, it has been contained.", "contained"),
+        ("It is worth noting that route-dev07-a is still active.", "exposed"),
+    ],
+)
+def test_the_clause_after_a_frame_is_a_claim(text, value):
+    assert ("state", value) in states(text), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Next: block route-dev07-a.",
+        "We recommend that route-dev07-a be blocked.",
+        "For the next shift: block route-dev07-a so that BH-1042 is contained.",
+        "It is worth noting that BH-1042 would be contained once route-dev07-a is blocked.",
+        "We suggest that, if route-dev07-a is blocked, BH-1042 is contained.",
+    ],
+)
+def test_a_recommendation_without_an_asserted_clause_claims_nothing(text):
+    assert states(text) == [], text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("next shift can ignore it, it's been contained", "next shift can ignore it, it has been contained"),
+        ("that's got no path left", "that has got no path left"),
+        ("it's contained", "it is contained"),
+        ("2 path(s) would remain", "2 paths would remain"),
+        ("1 path(s) open", "1 path open"),
+        ("one hop(s) away", "one hop away"),
+        ("build-runner-07: still on an open path", "build-runner-07 is still on an open path"),
+        ("- deploy-role no longer on the path", "- deploy-role is no longer on the path"),
+        ("**deploy-role: carries 2 of the paths**", "**deploy-role carries 2 of the paths**"),
+        ("deploy-role: still reaches the vault", "deploy-role: still reaches the vault"),
+        ("unknown-thing: still on an open path", "unknown-thing: still on an open path"),
+    ],
+)
+def test_normalised_forms(text, expected):
+    ids = {i.lower(): i for i in IDS}
+    assert normalise(text, {}, ids) == expected
