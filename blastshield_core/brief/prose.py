@@ -181,6 +181,7 @@ _IDIOMS = re.compile(
     r"(?:no\s+longer|not)\s+(?:a|an)\s+(?:threat|risk|concern|issue|problem|danger))\b",
     re.I,
 )
+_NEGATED_BEFORE = re.compile(r"\b(?:not|never|no\s+longer|nowhere\s+near)\s+(?:yet\s+|quite\s+|fully\s+)?$", re.I)
 # What a run does when it ends ("the run stopped after one action"): not a claim that paths closed.
 _RUN_END_VERBS = frozenset(
     _w("stop stops stopped halt halts halted end ends ended finish finishes finished terminate terminated concluded")
@@ -200,6 +201,12 @@ _GIVEN_RE = re.compile(
 _PRESENT_RE = re.compile(
     r"\s*(?:(?:but|and|yet)\s+)?(?:for\s+now|right\s+now|as\s+of\s+now|for\s+the\s+moment|at\s+the\s+moment|"
     r"at\s+present|currently|today)\b",
+    re.I,
+)
+# a closing that is possible, not done ("the path can be cut by blocking R", "none of them could be severed")
+_CAN_BE_CLOSED = re.compile(
+    r"(?<!\bthat\s)(?<!\bwhich\s)\b(?:can|could|cannot)\s+(?:still\s+|not\s+|no\s+longer\s+|only\s+|also\s+|easily\s+)?be\s+"
+    r"(?:cut|blocked|closed|severed|contained|broken|removed|revoked|disabled|stopped|shut)\b",
     re.I,
 )
 # words that keep the clause after a recommending frame from being a claim ("we suggest that it would ...")
@@ -363,7 +370,8 @@ class _Reader:
         checking = bool(re.search(r"\bto\s+(?:confirm|verify|ensure|check|make\s+sure|see|validate|test)\b", low))
         first_word = re.match(r"\s*(\w+)", clause)
         imperative_clause = bool(first_word) and first_word.group(1).lower() in _CLOSE_BASE  # type: ignore[union-attr]
-        quiet = hypothetical or recommended or earlier or purpose or checking or imperative_clause
+        possible = not hypothetical and bool(_CAN_BE_CLOSED.search(clause))  # "none can be cut": what could be done
+        quiet = hypothetical or recommended or earlier or purpose or checking or imperative_clause or possible
         before = len(self.claims)
         measured = [] if question and not self.affirmed else measure_claims(clause, self.id_kind)
         if any(kind in ("what_if", "start_compared") for kind, *_ in measured):  # decidable from the evidence: whole
@@ -423,10 +431,10 @@ class _Reader:
                 for text, completed in self.run_done(toks, segment):
                     self.add("run_state", "completed" if completed else "not_completed", text, clause)
         hedged = bool(words & (MODALS - {"can"}))  # "would count as contained": readable, and no claim
-        if (
+        if possible or (
             not (quiet or question or hedged)
             and len(self.claims) == before
-            and "(quoted)" not in clause  # "The owner said (quoted)": someone else's words, no claim of the briefing's
+            and "(quoted)" not in clause  # "The owner said (quoted)": someone else's words, not the briefing's
             and (has_vocabulary(clause) or (self.unread is not None and self.unread(clause, self.current)))
         ):
             self.add("unverified", None, clause, clause)
@@ -507,6 +515,8 @@ class _Reader:
         if toks[i].kind is not None:
             return False
         particles = PHRASAL_FORMS.get(w)
+        if w in ("end", "ends", "ending", "ended") and toks[i + 1 : i + 2] and toks[i + 1].word in ("at", "in", "on"):
+            return False  # "a chain ending at the vault": where a path ends, not an end to the exposure
         if w in CLOSE_FORMS or (particles and any(t.word in particles for t in toks[i + 1 : i + 4])):
             return True
         # a closed state ("is over", "fully safe") needs a copula or an adverb before it
@@ -585,8 +595,9 @@ class _Reader:
                     if words[j] == "longer" and j == i + 1 and words[j + 1 : j + 2] != ["any"]:
                         break
         m = _IDIOMS.search(segment)
-        if m:
-            out.append(("contained", m.group(0), False, ""))
+        if m:  # "we are not out of the woods yet": the idiom negated is exposure
+            negated = _NEGATED_BEFORE.search(segment[: m.start()]) and not m.group(0).lower().startswith("not")
+            out.append(("exposed" if negated else "contained", m.group(0), False, ""))
             consumed.update(i for i, t in enumerate(toks) if m.start() <= t.start < m.end())
         for i, t in enumerate(toks):
             if i in consumed or t.kind is not None:
