@@ -87,6 +87,9 @@ _GRAPH_OR_ACCOUNT = re.compile(
 )
 
 
+_SCORE_WORDS = re.compile(r"\b(?:score[sd]?|scoring|rated|rating)\b|(?<!\bat\s)\brisk\b", re.I)
+
+
 class FlagKind(StrEnum):
     UNKNOWN_ENTITY = "unknown_entity"
     WRONG_SCORE = "wrong_score"
@@ -503,6 +506,9 @@ class _Checker:
                 for f in self.flags
             ):
                 self.relationship(str(claim.value), claim.clause, claim.text)
+        elif claim.kind == "score" and claim.text.endswith("%") and not _SCORE_WORDS.search(claim.clause):
+            if claim.clause not in self.unverified:  # "one (50%) is critical": a share, not the risk score
+                self.unverified.append(claim.clause)
         elif claim.kind == "score":
             self.score(int(claim.value), claim.text, claim.clause)  # type: ignore[call-overload]
         elif claim.kind == "severity":

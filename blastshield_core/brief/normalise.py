@@ -141,7 +141,17 @@ _DISCOURSE = re.compile(
 _CHECK_ON = re.compile(r"\b(?:status|quick|state)\s+(?:check|update|report)\s+(?:on|for)\s+(?=\S+:)", re.I)
 
 
+# "score 30 -> 0", "paths: 3 → 1", "Paths: 1 at the start -> 2 now": a change, from then to now
+_NUM = r"\d+|zero|one|two|three|four|five|six|seven|eight|nine|ten"
+_CHANGE_ARROW = re.compile(
+    rf"\b(?P<noun>(?:risk\s+)?score|(?:open\s+|qualifying\s+)?paths?(?:\s+in\s+the\s+graph)?)\s*[:=]?\s*"
+    rf"(?P<a>{_NUM})(?:\s+at\s+the\s+(?:start|outset))?\s*(?:->|→|=>|⇒)\s*(?P<b>{_NUM})(?:\s+now)?\b",
+    re.I,
+)
+
+
 def _line(line: str) -> str:
+    line = _CHANGE_ARROW.sub(lambda m: f"{m.group('noun')} went from {m.group('a')} to {m.group('b')}", line)
     line = _DISCOURSE.sub(" ", line).replace("  ", " ") if _DISCOURSE.search(line) else line
     line = _CHECK_ON.sub("", line)
     line = _RUN_DASH.sub(r"\1: ", line)  # "Final run status — stopped" is a key and its value

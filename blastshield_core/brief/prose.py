@@ -292,7 +292,7 @@ class _Reader:
             for clause in own:
                 self.clause(clause, False)
         first = sentence.split(None, 1)[0].lower().strip(",") if sentence.split() else ""
-        conditional = first in CONDITIONAL_WORDS
+        conditional = first in CONDITIONAL_WORDS or first == "(todo)"  # an unchecked item: what is still to do
         parts = [sentence] if conditional else opening_parts(sentence)
         for clause in (c for part in parts for c in _CLAUSE_RE.split(part)):
             if clause and clause.strip():
