@@ -23,10 +23,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .lexicon import number_value
+from .lexicon import CONDITIONAL_WORDS, MODALS, RECOMMEND_FORMS, number_value
 
 __all__ = [
+    "CAN_BE_CLOSED",
+    "NEGATED_BEFORE",
     "RUN_NOT_COMPLETED",
+    "TRAILING_PLAN",
+    "WHAT_IF_UNREAD",
     "affirmed",
     "asserted_after_frame",
     "change_to_now",
@@ -184,7 +188,13 @@ _FINITE = re.compile(
 )
 
 
-def asserted_after_frame(clause: str, frame_words: frozenset[str], mood_words: frozenset[str]) -> str | None:
+# words that keep the clause after a recommending frame from being a claim ("we suggest that it would ...")
+_FRAME_MOODS = (MODALS - {"can"}) | CONDITIONAL_WORDS | RECOMMEND_FORMS
+
+
+def asserted_after_frame(
+    clause: str, frame_words: frozenset[str] = RECOMMEND_FORMS, mood_words: frozenset[str] = _FRAME_MOODS
+) -> str | None:
     """The clause a recommending or planning frame sets out as a fact (see the module's docstring), or None.
 
     `frame_words` are the words that make a frame (recommend, next, worth...); `mood_words` those that keep the
@@ -201,3 +211,21 @@ def asserted_after_frame(clause: str, frame_words: frozenset[str], mood_words: f
             return None
         return rest
     return None
+
+
+# an idiom negated before it ("we are not out of the woods yet")
+NEGATED_BEFORE = re.compile(r"\b(?:not|never|no\s+longer|nowhere\s+near)\s+(?:yet\s+|quite\s+|fully\s+)?$", re.I)
+# a closing that is possible, not done ("the path can be cut by blocking R", "none of them could be severed")
+CAN_BE_CLOSED = re.compile(
+    r"(?<!\bthat\s)(?<!\bwhich\s)\b(?:can|could|cannot)\s+(?:still\s+|not\s+|no\s+longer\s+|only\s+|also\s+|easily\s+)?be\s+"
+    r"(?:cut|blocked|closed|severed|contained|broken|removed|revoked|disabled|stopped|shut)\b",
+    re.I,
+)
+# a plan said after a claim, with no subject of its own: ", need to double-check", ", will re-query at 10:00"
+TRAILING_PLAN = re.compile(r",\s+(?:(?:we|i)\s+)?(?:need|needs|will|to|pending|todo|tbc)\b[^,;]*$", re.I)
+# "If R were blocked, the one current path would still be open": a what-if about a named block
+WHAT_IF_UNREAD = re.compile(
+    r"^\W*if\s+\S+\s+(?:were|was|is|gets|got)\s+(?:\w+\s+)?(?:blocked|cut|severed|closed|revoked|removed)\b[^,;]*,"
+    r"[^;]*\b(?:would|will)\b[^;]*\b(?:paths?|open|remain\w*|reach\w*|exposed)\b",
+    re.I,
+)

@@ -150,7 +150,12 @@ _CHANGE_ARROW = re.compile(
 )
 
 
+# a chat hedge written short: "prob five paths open" is "probably five paths open" (a hedged claim claims it)
+_SHORT_HEDGE = re.compile(r"\b(?:prob|probs|prolly|prbly)\b(?!\w)", re.I)
+
+
 def _line(line: str) -> str:
+    line = _SHORT_HEDGE.sub("probably", line)
     line = _CHANGE_ARROW.sub(lambda m: f"{m.group('noun')} went from {m.group('a')} to {m.group('b')}", line)
     line = _DISCOURSE.sub(" ", line).replace("  ", " ") if _DISCOURSE.search(line) else line
     line = _CHECK_ON.sub("", line)

@@ -30,7 +30,11 @@ from itertools import pairwise
 from ..graph.model import RelType
 from .account import account_claims
 from .clauses import (
+    CAN_BE_CLOSED,
+    NEGATED_BEFORE,
     RUN_NOT_COMPLETED,
+    TRAILING_PLAN,
+    WHAT_IF_UNREAD,
     affirmed,
     asserted_after_frame,
     change_to_now,
@@ -181,7 +185,6 @@ _IDIOMS = re.compile(
     r"(?:no\s+longer|not)\s+(?:a|an)\s+(?:threat|risk|concern|issue|problem|danger))\b",
     re.I,
 )
-_NEGATED_BEFORE = re.compile(r"\b(?:not|never|no\s+longer|nowhere\s+near)\s+(?:yet\s+|quite\s+|fully\s+)?$", re.I)
 # What a run does when it ends ("the run stopped after one action"): not a claim that paths closed.
 _RUN_END_VERBS = frozenset(
     _w("stop stops stopped halt halts halted end ends ended finish finishes finished terminate terminated concluded")
@@ -203,14 +206,6 @@ _PRESENT_RE = re.compile(
     r"at\s+present|currently|today)\b",
     re.I,
 )
-# a closing that is possible, not done ("the path can be cut by blocking R", "none of them could be severed")
-_CAN_BE_CLOSED = re.compile(
-    r"(?<!\bthat\s)(?<!\bwhich\s)\b(?:can|could|cannot)\s+(?:still\s+|not\s+|no\s+longer\s+|only\s+|also\s+|easily\s+)?be\s+"
-    r"(?:cut|blocked|closed|severed|contained|broken|removed|revoked|disabled|stopped|shut)\b",
-    re.I,
-)
-# words that keep the clause after a recommending frame from being a claim ("we suggest that it would ...")
-_FRAME_MOODS = (MODALS - {"can"}) | CONDITIONAL_WORDS | RECOMMEND_FORMS
 _RUN_SHORT_RE = re.compile(r"\brun\s+(?:has\s+)?(stopped|failed|ended)\s+(?:short\s+of|without|before)\b", re.I)
 _RUN_STATE_RE = re.compile(
     r"(?:\b(?:state|status|verdict|outcome|result)\s+of\s+(?:the\s+)?(?:containment\s+)?run\s*(?:is|was|:|=|—|–)?|"
@@ -293,6 +288,7 @@ class _Reader:
                 self.clause(clause, False)
         first = sentence.split(None, 1)[0].lower().strip(",") if sentence.split() else ""
         conditional = first in CONDITIONAL_WORDS or first == "(todo)"  # an unchecked item: what is still to do
+        start = len(self.claims)
         parts = [sentence] if conditional else opening_parts(sentence)
         for clause in (c for part in parts for c in _CLAUSE_RE.split(part)):
             if clause and clause.strip():
@@ -301,6 +297,8 @@ class _Reader:
                 self.clause(clause, conditional, question)
                 if clause.rstrip().endswith(";"):
                     conditional = False  # a condition does not reach past a semicolon
+        if len(self.claims) == start and WHAT_IF_UNREAD.search(sentence) and has_vocabulary(sentence):
+            self.add("unverified", None, sentence, sentence)  # a what-if the evidence decides, and no reader read it
 
     def relationships(self, s: str) -> None:
         found: list[tuple[str, str]] = []
@@ -348,7 +346,12 @@ class _Reader:
     # -- clauses -------------------------------------------------------------------------
     def clause(self, clause: str, conditional: bool, question: bool = False) -> None:
         clause = bare_verdict(clause) or clause  # "...; not contained.": a verdict about the alert
-        asserted = asserted_after_frame(clause, RECOMMEND_FORMS, _FRAME_MOODS)
+        plan = TRAILING_PLAN.search(clause)
+        if plan and plan.start() > 0:  # "five paths still open, need to double-check": a claim, then a plan
+            self.clause(clause[: plan.start()], conditional, question)
+            self.clause(clause[plan.start() + 1 :], conditional, question)
+            return
+        asserted = asserted_after_frame(clause)
         if asserted is not None:  # "It is worth noting that R carries one path": R carrying it is claimed
             self.clause(asserted, conditional, question)
             return
@@ -370,7 +373,7 @@ class _Reader:
         checking = bool(re.search(r"\bto\s+(?:confirm|verify|ensure|check|make\s+sure|see|validate|test)\b", low))
         first_word = re.match(r"\s*(\w+)", clause)
         imperative_clause = bool(first_word) and first_word.group(1).lower() in _CLOSE_BASE  # type: ignore[union-attr]
-        possible = not hypothetical and bool(_CAN_BE_CLOSED.search(clause))  # "none can be cut": what could be done
+        possible = not hypothetical and bool(CAN_BE_CLOSED.search(clause))  # "none can be cut": what could be done
         quiet = hypothetical or recommended or earlier or purpose or checking or imperative_clause or possible
         before = len(self.claims)
         measured = [] if question and not self.affirmed else measure_claims(clause, self.id_kind)
@@ -596,7 +599,7 @@ class _Reader:
                         break
         m = _IDIOMS.search(segment)
         if m:  # "we are not out of the woods yet": the idiom negated is exposure
-            negated = _NEGATED_BEFORE.search(segment[: m.start()]) and not m.group(0).lower().startswith("not")
+            negated = NEGATED_BEFORE.search(segment[: m.start()]) and not m.group(0).lower().startswith("not")
             out.append(("exposed" if negated else "contained", m.group(0), False, ""))
             consumed.update(i for i, t in enumerate(toks) if m.start() <= t.start < m.end())
         for i, t in enumerate(toks):

@@ -5,7 +5,9 @@
   briefing's claim. A recommendation with no such clause ("Next: block R", "We recommend that R be blocked") still
   claims nothing.
 - "it's been" is "it has been", not "it is been".
-- "path(s)" is "paths" ("1 path(s)" is "1 path").
+- "path(s)" is "paths" ("1 path(s)" is "1 path"); "prob" and "prolly" are "probably" (a hedged claim claims it).
+- A plan said after a claim (", need to double-check") leaves the claim; a what-if about a named block that no
+  reader reads is unverified, not passed.
 - An entity followed by what is said of it without a verb ("build-runner-07: still on an open path", "deploy-role
   no longer on X's path") is read with the copula; a line that has its verb is left as it is.
 """
@@ -74,3 +76,27 @@ def test_a_recommendation_without_an_asserted_clause_claims_nothing(text):
 def test_normalised_forms(text, expected):
     ids = {i.lower(): i for i in IDS}
     assert normalise(text, {}, ids) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Five paths are still open, need to double-check.", 5),
+        ("BH-1042 has two paths open, will re-query at 10:00.", 2),
+    ],
+)
+def test_a_plan_after_a_claim_leaves_the_claim(text, value):
+    counts = [c.value for c in read_prose(text, kind, {}, set()) if c.kind == "path_count"]
+    assert counts == [value], (text, counts)
+
+
+def test_a_short_chat_hedge_is_a_hedge():
+    assert normalise("prob two paths still open", {}, {}) == normalise("probably two paths still open", {}, {})
+    assert normalise("Note: prolly two paths open", {}, {}) == "Note: probably two paths open"
+    assert normalise("a problem with the key", {}, {}) == "a problem with the key"
+
+
+def test_an_unread_what_if_about_a_named_block_is_unverified():
+    read = read_prose("If route-dev07-a were blocked, the one current path would still be open.", kind, {}, set())
+    assert [c.kind for c in read] == ["unverified"], read
+    assert read_prose("If route-dev07-a were blocked, we would write it up.", kind, {}, set()) == []
