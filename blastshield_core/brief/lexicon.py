@@ -18,6 +18,7 @@ def _w(text: str) -> list[str]:
 
 
 __all__ = [
+    "CLOCK_WORDS",
     "CLOSE_ADJECTIVES",
     "CLOSE_FORMS",
     "CLOSE_NOUNS",
@@ -221,6 +222,17 @@ RECOMMEND_FORMS: frozenset[str] = frozenset(
     _w(
         "recommendation recommendations suggestion proposal option options candidate candidates next todo "
         "pending please advisable worth action-item blockable"
+    )
+)
+# Words that say when a line was written, never what it claims: a clock's zone and half of the day, the months
+# and the days of the week ("09:07 UTC - route-x blocked", "Mon 5 Dec, 10:25 CET"). Relative times ("yesterday",
+# "ago") are not among them: they move a claim into the past.
+CLOCK_WORDS = frozenset(
+    _w(
+        "utc gmt z cet cest pst pdt est edt cst cdt bst ist jst aest am pm a.m p.m "
+        "january february march april june july august september october november december "
+        "jan feb apr jun jul aug sep sept oct nov dec "
+        "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri"
     )
 )
 EARLIER_WORDS = frozenset(

@@ -56,3 +56,12 @@ def test_an_access_key_id_is_an_id_whether_or_not_its_random_part_holds_a_digit(
     for key in ("AKIARZPUZDIKEYYPQUCX", "AKIARZPUZDIKEYYP24UC", "ASIAABCDEFGHIJKLMNOP"):
         assert units_of(f"alice's access key {key} is still Active")[3] == ID, key
     assert units_of("AKIAWORD is a word")[0] != ID
+
+
+def test_a_clock_or_a_calendar_is_no_stranger():
+    """When a line was written ("09:07 UTC", "Mon 5 Dec", "10:25 pm") does not hold back its verdict; a relative time
+    that moves the claim into the past ("yesterday") still does."""
+    known = CLOSED_CLASS | LEXICON
+    assert strangers("09:07 UTC route-c11-primary blocked", known, id_kind) == []
+    assert strangers("Mon 5 Dec, 10:25 pm, route-c11-primary blocked", known, id_kind) == []
+    assert strangers("yesterday route-c11-primary blocked", known, id_kind) == ["yesterday"]
