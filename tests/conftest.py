@@ -187,6 +187,19 @@ def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 60) 
     )
 
 
+# Ctrl-C as a terminal delivers it: Python's own SIGINT handler, set before the command starts. A test
+# runner started with SIGINT ignored (a background job of a script) passes that on to every process it
+# starts, and a command started so keeps ignoring SIGINT (base/interrupts.py): a test that sends Ctrl-C
+# sets the handler itself rather than inherit whatever the runner was given.
+SIGINT_AT_A_TERMINAL = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)"
+
+
+def cli_at_a_terminal(*args: str) -> list[str]:
+    """The command line `python -m blastshield_core ARGS`, with SIGINT raising KeyboardInterrupt as at a terminal."""
+    main = "import runpy; runpy.run_module('blastshield_core', run_name='__main__', alter_sys=True)"
+    return [sys.executable, "-c", f"{SIGINT_AT_A_TERMINAL}; {main}", *args]
+
+
 @pytest.fixture
 def gemini() -> Iterator[FakeGemini]:
     """The loopback Gemini API, scripted per test."""

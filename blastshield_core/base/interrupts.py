@@ -8,6 +8,10 @@ command saying "stopped". So a command arms `after_commit()` around the import; 
 `commit_begins()` just before it commits; from then on the command's signal handler keeps the signal
 (`defer`) instead of raising it, and the command reads it from the guard once the import returned
 (audited). Unarmed (the dashboard, a test calling the import) both are no-ops.
+
+A command started with SIGINT ignored (a background job of a script inherits it so) keeps ignoring it
+from start to end: the guard sets no handler over an ignored SIGINT (it would make the command
+stoppable by Ctrl-C for the import's length only, and its report, after the guard, not).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ class AfterCommit:
     """A context arming the hold; `pending` is the signal that arrived after the commit, once it ended.
     SIGTERM and SIGHUP come through the command's handler (`interfaces/terminal.py`); SIGINT is held
     by a handler of its own, set here for the context's length only (asyncio, in other commands, keeps
-    Python's own)."""
+    Python's own); an ignored SIGINT stays ignored."""
 
     pending: int | None = None
     _previous: Any = None
@@ -37,7 +41,8 @@ class AfterCommit:
     def __enter__(self) -> AfterCommit:
         global _armed  # noqa: PLW0603 - one main thread handles signals; a counter, not shared objects
         _armed += 1
-        if threading.current_thread() is threading.main_thread():
+        main = threading.current_thread() is threading.main_thread()
+        if main and _signal.getsignal(_signal.SIGINT) != _signal.SIG_IGN:  # an ignored SIGINT stays ignored
             self._previous = _signal.signal(_signal.SIGINT, _interrupt)
         return self
 

@@ -22,7 +22,7 @@ import pytest
 from blastshield_core import seed
 from blastshield_core.base.settings import load_settings
 from blastshield_core.graph.store import Store
-from tests.conftest import ROOT, graph_snapshot, run_cli, server_gone
+from tests.conftest import ROOT, cli_at_a_terminal, graph_snapshot, run_cli, server_gone
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +66,7 @@ def test_a_signal_in_the_middle_of_an_import_leaves_no_server_and_the_graph_unch
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("BLASTSHIELD_", "FALKORDB_"))}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "blastshield_core", "import-aws", str(export), "--data-dir", str(data_dir)],
+        cli_at_a_terminal("import-aws", str(export), "--data-dir", str(data_dir)),  # SIGINT as Ctrl-C, not inherited
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,

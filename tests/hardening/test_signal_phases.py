@@ -36,10 +36,14 @@ from tests.helpers import aws_live
 
 # The command, run with one phase hooked: `python -c HOOKED PHASE SIGNUM import-aws ...`.
 HOOKED = r"""
-import os, sys, threading, time
+import os, signal, sys, threading, time
 phase, signum = sys.argv[1], int(sys.argv[2])
 sys.argv = ["blastshield_core", *sys.argv[3:]]
 reached = []
+# SIGINT as a terminal's Ctrl-C finds it (tests/conftest.py, SIGINT_AT_A_TERMINAL), or ignored as a script's
+# background job starts with it: set here, never inherited from however the test runner was started.
+ignored = os.environ.get("HOOKED_SIGINT") == "ignored"
+signal.signal(signal.SIGINT, signal.SIG_IGN if ignored else signal.default_int_handler)
 
 def fire():
     if reached:
@@ -177,6 +181,32 @@ def test_a_signal_at_each_phase_of_import_aws_ends_in_bounded_time_and_says_what
         assert after[2] == before[2] + 1  # and is recorded in the audit
         verified = run_cli("audit", "verify", "--json", "--data-dir", str(data_dir))
         assert verified.returncode == 0 and json.loads(verified.stdout)["intact"], verified.stdout
+
+
+@pytest.mark.parametrize("phase", ["load", "commit", "report-threads"])
+def test_a_command_started_with_sigint_ignored_ignores_it_from_start_to_end(export, tmp_path, phase):
+    """Started with SIGINT ignored (a background job of a script), `import-aws` is not stopped by it at any
+    phase: the import and its report complete, exit 0. Before, the guard set its own SIGINT handler for the
+    import's length only: the same SIGINT stopped the import (exit 130), was held at the commit (exit 5), and
+    was ignored during the report (exit 0), so a run's outcome hung on where Ctrl-C landed."""
+    data_dir = tmp_path / "data"
+    store = Store(load_settings(environ={}, data_dir=data_dir))
+    seed(store)
+    store.close()
+    before = _state(data_dir)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("BLASTSHIELD_", "FALKORDB_"))}
+    env["HOOKED_SIGINT"] = "ignored"
+    out = subprocess.run(
+        [sys.executable, "-c", HOOKED, phase, str(int(signal.SIGINT)), "import-aws", str(export), "--data-dir",
+         str(data_dir)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=BOUND_S + 240, check=False,
+    )  # fmt: skip
+    assert f"phase reached: {phase}" in out.stderr, out.stderr[-2000:]
+    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
+    assert "interrupted" not in out.stderr and "Traceback" not in out.stderr, out.stderr[-2000:]
+    assert "imported accounts" in out.stdout and "\nnext: " in out.stdout  # the report ran to its end
+    after = _state(data_dir)
+    assert after[0] != before[0] and after[1] == before[1] and after[2] == before[2] + 1
 
 
 def test_the_report_interrupted_in_json_keeps_the_import_report(export, tmp_path):
