@@ -30,6 +30,10 @@ moto_server, moto_account = aws_live.moto_server, aws_live.moto_account  # the f
 
 ALICE = f"{ACCOUNT}:user:alice"
 ROUTE = f"{ALICE}:access-key-1"
+# AppTest waits for each run's script to end (a state); its bound only ends a run that hangs. The run that
+# collects from moto and imports takes about 4 s on a quiet machine of two cores and 15-20 s beside four busy
+# processes: the 90 s it had was within reach of a machine shared by several suites at once.
+RUN_BOUND_S = 300
 
 
 @pytest.fixture
@@ -39,7 +43,7 @@ def app(tmp_path, monkeypatch, moto_account):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("BLASTSHIELD_DATA_DIR", str(tmp_path / "data"))
     st.cache_resource.clear()
-    at = with_token(AppTest.from_file(str(ROOT / "app.py"), default_timeout=90))
+    at = with_token(AppTest.from_file(str(ROOT / "app.py"), default_timeout=RUN_BOUND_S))
     yield at
     _close_cached_services()
 

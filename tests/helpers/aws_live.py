@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     import boto3
 
 ACCOUNT = "123456789012"  # moto's default account
+RESET_BOUND_S = 120.0  # the longest wait for moto's reset to answer
 
 
 @dataclass
@@ -42,7 +43,10 @@ class MotoAccount:
         return self.session(profile).client(service)
 
     def reset(self) -> None:
-        urllib.request.urlopen(urllib.request.Request(f"{self.url}/moto-api/reset", method="POST"), timeout=10)
+        """moto's reset, waited for until it answers (0.2-0.5 s beside four busy processes; the bound, only
+        against a server that hangs, is generous for a machine shared by several suites)."""
+        request = urllib.request.Request(f"{self.url}/moto-api/reset", method="POST")
+        urllib.request.urlopen(request, timeout=RESET_BOUND_S).close()
 
 
 @pytest.fixture(scope="session")
