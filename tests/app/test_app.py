@@ -11,7 +11,7 @@ from streamlit.runtime import Runtime
 from streamlit.testing.v1 import AppTest
 
 from blastshield_core.base.safetext import WORD_JOINER
-from tests.helpers.dashboard_token import with_token
+from tests.helpers.dashboard_token import RUN_BOUND_S, with_token
 from tests.helpers.paths import ROOT
 
 
@@ -31,7 +31,7 @@ def app(tmp_path, monkeypatch):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("BLASTSHIELD_DATA_DIR", str(tmp_path / "data"))
     st.cache_resource.clear()
-    at = with_token(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60))
+    at = with_token(AppTest.from_file(str(ROOT / "app.py"), default_timeout=RUN_BOUND_S))
     yield at
     _close_cached_services()
 
@@ -262,7 +262,7 @@ def test_unreachable_database_is_a_message_not_a_traceback(tmp_path, monkeypatch
     monkeypatch.setenv("FALKORDB_URL", "redis://127.0.0.1:1")
     monkeypatch.setenv("BLASTSHIELD_DATA_DIR", str(tmp_path / "data"))
     st.cache_resource.clear()
-    at = with_token(AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)).run()
+    at = with_token(AppTest.from_file(str(ROOT / "app.py"), default_timeout=RUN_BOUND_S)).run()
     try:
         assert not at.exception
         assert any("unavailable" in e.value for e in at.error)
@@ -294,7 +294,7 @@ def test_two_dashboard_sessions_contain_the_same_alert_at_once(app, tmp_path, mo
     monkeypatch.setattr(Runtime, "_instance", None)  # cleared again once the test ends
 
     app.run()  # opens and seeds the shared services
-    second = with_token(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60))
+    second = with_token(AppTest.from_file(str(ROOT / "app.py"), default_timeout=RUN_BOUND_S))
     second.run()
     sessions = [app, second]
     for at in sessions:

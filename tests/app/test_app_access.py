@@ -17,7 +17,7 @@ from streamlit.testing.v1.util import patch_config_options
 from blastshield_core.base.access import ALLOW_UNAUTHENTICATED_ENV
 from tests.app.test_app import ROOT, _close_cached_services
 from tests.conftest import free_port
-from tests.helpers.dashboard_token import with_token
+from tests.helpers.dashboard_token import RUN_BOUND_S, with_token
 
 AUTH = {
     "redirect_uri": "http://127.0.0.1:8501/oauth2callback",
@@ -61,7 +61,7 @@ def app(tmp_path, monkeypatch):
     (tmp_path / "roles.toml").write_text(ROLES)
     monkeypatch.setenv("BLASTSHIELD_ROLES_FILE", str(tmp_path / "roles.toml"))
     st.cache_resource.clear()
-    at = with_token(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60))
+    at = with_token(AppTest.from_file(str(ROOT / "app.py"), default_timeout=RUN_BOUND_S))
     yield at
     _close_cached_services()
 

@@ -24,7 +24,7 @@ from tests.app.test_app import ROOT, _close_cached_services, open_page, plain, t
 from tests.app.test_app_access import ROLES, signed_in, texts
 from tests.helpers import aws_live
 from tests.helpers.aws_live import ACCOUNT, user_with_key_to_critical_bucket
-from tests.helpers.dashboard_token import with_token
+from tests.helpers.dashboard_token import RUN_BOUND_S, with_token
 
 moto_server, moto_account = aws_live.moto_server, aws_live.moto_account  # the fixtures
 
@@ -33,7 +33,6 @@ ROUTE = f"{ALICE}:access-key-1"
 # AppTest waits for each run's script to end (a state); its bound only ends a run that hangs. The run that
 # collects from moto and imports takes about 4 s on a quiet machine of two cores and 15-20 s beside four busy
 # processes: the 90 s it had was within reach of a machine shared by several suites at once.
-RUN_BOUND_S = 300
 
 
 @pytest.fixture

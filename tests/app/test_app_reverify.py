@@ -25,7 +25,7 @@ from tests.app.test_app_access import ROLES, signed_in, texts
 from tests.app.test_app_aws import ALICE, ROUTE, _collect_and_open, _key_status, _start_run, app
 from tests.helpers import aws_fake, aws_live
 from tests.helpers.aws_live import MotoAccount, user_with_key_to_critical_bucket
-from tests.helpers.dashboard_token import with_token
+from tests.helpers.dashboard_token import RUN_BOUND_S, with_token
 
 moto_server, moto_account, fake_endpoint = aws_live.moto_server, aws_live.moto_account, aws_fake.fake_endpoint
 __all__ = ["app"]  # the fixture, shared with tests/app/test_app_aws.py
@@ -80,7 +80,7 @@ def slow_app(tmp_path, monkeypatch, fake_endpoint):
     monkeypatch.setenv("BLASTSHIELD_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("BLASTSHIELD_AWS_RESPOND_PROFILE", "respond")
     st.cache_resource.clear()
-    at = with_token(AppTest.from_file(str(ROOT / "app.py"), default_timeout=90))
+    at = with_token(AppTest.from_file(str(ROOT / "app.py"), default_timeout=RUN_BOUND_S))
     yield at
     fake_endpoint.stop.set()  # the hung read ends, and its thread with it
     _close_cached_services()
@@ -106,7 +106,7 @@ def test_a_hung_account_is_bounded_and_never_read_as_contained(slow_app, fake_en
     # time of the last verification, and no longer says contained
     fake_endpoint.spoil("ListAccessKeys", "hang")
     seen = fake_endpoint.seen["ListAccessKeys"]
-    app.run(timeout=30)
+    app.run(timeout=RUN_BOUND_S)
     assert not app.exception, app.exception
     assert fake_endpoint.seen["ListAccessKeys"] == seen + 1  # the re-verification was sent, and hangs
     stale = [plain(w.value) for w in app.warning if "Could not re-verify on the account" in plain(w.value)]
@@ -115,7 +115,7 @@ def test_a_hung_account_is_bounded_and_never_read_as_contained(slow_app, fake_en
     assert not any("CONTAINED" in s.value for s in app.success), texts(app)
     assert any("the account does not confirm it now" in w.value for w in app.warning)
     # run again while that read still hangs: not waited for again, and no second read is started
-    app.run(timeout=30)
+    app.run(timeout=RUN_BOUND_S)
     stale = [plain(w.value) for w in app.warning if "Could not re-verify on the account" in plain(w.value)]
     assert stale and "an earlier re-verification is still waiting for it" in stale[0], texts(app)
     assert fake_endpoint.seen["ListAccessKeys"] == seen + 1

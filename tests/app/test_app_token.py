@@ -14,7 +14,7 @@ import streamlit as st
 from streamlit import config
 from streamlit.testing.v1 import AppTest
 
-from tests.helpers.dashboard_token import token_for, with_token
+from tests.helpers.dashboard_token import RUN_BOUND_S, token_for, with_token
 from tests.helpers.paths import ROOT
 
 
@@ -43,7 +43,7 @@ def shown(at) -> str:
 def test_a_server_not_under_the_token_serves_only_token_required(fresh, served):
     token = token_for()
     config.set_option("server.baseUrlPath", token[:-1] if served == "TOKEN-but-one" else served)
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=RUN_BOUND_S)
     at.query_params["token"] = token  # the old way in: no longer a way in
     at.run()
     assert not at.exception
@@ -54,7 +54,7 @@ def test_a_server_not_under_the_token_serves_only_token_required(fresh, served):
 
 
 def test_the_server_under_the_token_serves_the_pages(fresh):
-    at = with_token(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)).run()
+    at = with_token(AppTest.from_file(str(ROOT / "app.py"), default_timeout=RUN_BOUND_S)).run()
     assert not at.exception
     text = shown(at)
     assert "token required" not in text and "alert queue" in text

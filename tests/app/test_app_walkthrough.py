@@ -7,7 +7,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from tests.app.test_app import ROOT, _close_cached_services, drawn, edges_by_state, plain, table
-from tests.helpers.dashboard_token import with_token
+from tests.helpers.dashboard_token import RUN_BOUND_S, with_token
 
 WALK = "pages/walkthrough.py"
 STEP_TITLES = [
@@ -27,7 +27,7 @@ def walk(tmp_path, monkeypatch):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("BLASTSHIELD_DATA_DIR", str(tmp_path / "data"))
     st.cache_resource.clear()
-    at = with_token(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60))
+    at = with_token(AppTest.from_file(str(ROOT / "app.py"), default_timeout=RUN_BOUND_S))
     at.run()
     at.switch_page(WALK).run()
     assert not at.exception, at.exception

@@ -16,6 +16,10 @@ from blastshield_core import load_settings
 from blastshield_core.base.dashboard_token import ensure_token, token_path
 from tests.helpers.paths import ROOT
 
+# The bound on one AppTest run. AppTest waits for the script to end (a state); the bound only fails a run that a
+# loaded, shared machine has not finished (a collect-and-import run took 4 s quiet and 45 s under load).
+RUN_BOUND_S = 300
+
 
 def token_for(data_dir: Path | None = None) -> str:
     """The token of the dashboard on `data_dir` (else the environment's settings), made if missing."""
