@@ -103,11 +103,42 @@ def _negate(text: str) -> str:
     return "not " + text
 
 
+# A checklist item that names a closing action and its object: "[x] block R" says R was blocked, "[ ] block R" (and
+# "[ ] R blocked") that it has not been yet. Any other unchecked item is still to do, and claims nothing.
+_ITEM_ACTION = re.compile(
+    r"^(?P<verb>block|revoke|disable|deactivate|attach|cut|sever|close|remove|detach|lock|suspend)\s+"
+    r"(?P<obj>(?:the\s+)?[\w`*.:@/-]+(?:\s+[\w`*.:@/-]+){0,4}?)\s*[.!]?\s*$",
+    re.I,
+)
+
+
+_ITEM_DONE = re.compile(
+    r"^(?P<subj>[\w`*.:@/-]+)\s+(?P<part>blocked|contained|revoked|disabled|deactivated|attached|cut|severed|closed|"
+    r"removed|detached|locked|suspended)\b(?P<tail>.*)$",
+    re.I,
+)
+
+
+def _item(mark: re.Match[str], rest: str, done: bool) -> str:
+    m = None if re.search(r"[:;,]\s", rest) else _ITEM_ACTION.match(rest)  # "block R: nothing left": a plan and its aim
+    if m is None:
+        state = None if done else _ITEM_DONE.match(rest)  # "[ ] route-x blocked": not blocked yet
+        if state is not None:
+            return f"{mark.group(1)}{state.group('subj')} has not been {state.group('part')} yet{state.group('tail')}"
+        return mark.group(1) + (rest if done else "(todo) " + rest)
+    verb = m.group("verb").lower()
+    participle = verb if verb == "cut" else verb + ("d" if verb.endswith("e") else "ed")
+    said = "has been" if done else "has not been"
+    return f"{mark.group(1)}{m.group('obj')} {said} {participle}" + ("" if done else " yet")
+
+
 def _markers(line: str) -> str:
     """Checkboxes, status emoji and strikethrough as the words they stand for."""
-    line = _CHECKED.sub(r"\1", line)
-    if _UNCHECKED.match(line):
-        line = _UNCHECKED.sub(r"\1(todo) ", line)
+    for rx, done in ((_CHECKED, True), (_UNCHECKED, False)):
+        mark = rx.match(line)
+        if mark is not None:
+            line = _item(mark, line[mark.end() :], done)
+            break
     line = _STRIKE.sub("", line)
     line = _NO_MARK.sub(lambda m: _negate(m.group("rest")), line)
     line = _YES_MARK.sub("", line)

@@ -118,7 +118,7 @@ def _route_coordination(c: Context):
 def _route_checkbox(c: Context):
     for r in c.ev.routes:
         yield from both(f"- [x] {r.route_id} blocked", f"- [x] {r.route_id} still active", r.status == "blocked")
-        yield f"- [ ] block {r.route_id}", True
+        yield f"- [ ] block {r.route_id}", r.status != "blocked"  # still to do: the route is not blocked yet
 
 
 # -- the account ------------------------------------------------------------------------------

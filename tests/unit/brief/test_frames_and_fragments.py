@@ -100,3 +100,28 @@ def test_an_unread_what_if_about_a_named_block_is_unverified():
     read = read_prose("If route-dev07-a were blocked, the one current path would still be open.", kind, {}, set())
     assert [c.kind for c in read] == ["unverified"], read
     assert read_prose("If route-dev07-a were blocked, we would write it up.", kind, {}, set()) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("- [x] block route-dev07-a", "- route-dev07-a has been blocked"),
+        ("* [x] revoke the sessions", "* the sessions has been revoked"),
+        ("[ ] block route-dev07-a", "route-dev07-a has not been blocked yet"),
+        ("- [ ] route-dev07-a blocked", "- route-dev07-a has not been blocked yet"),
+        ("- [x] route-dev07-a blocked", "- route-dev07-a blocked"),
+        ("- [ ] re-query BH-1042: no qualifying path left", "- (todo) re-query BH-1042: no qualifying path left"),
+        ("[ ] next: write the post-incident note", "(todo) next: write the post-incident note"),
+    ],
+)
+def test_a_checklist_item_says_what_was_done_and_what_was_not(text, expected):
+    """A checked "[x] block R" says R was blocked and "[ ] block R" that it has not been yet; an unchecked item that names no
+    closing of an object is still to do, and claims nothing."""
+    assert normalise(text, {}, {}) == expected
+
+
+def test_an_unchecked_closing_is_a_claim_that_it_is_not_done():
+    text = normalise("[ ] block route-dev07-a", {}, {})
+    read = [(c.kind, c.value, c.scope) for c in read_prose(text, kind, {}, set()) if c.kind == "state"]
+    assert read == [("state", "exposed", ("route-dev07-a",))], read
+    assert read_prose(normalise("- [ ] re-query BH-1042: no qualifying path left", {}, {}), kind, {}, set()) == []
