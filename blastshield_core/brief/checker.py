@@ -28,6 +28,7 @@ from ..graph.store import QueryFailed
 from ..read.rules import AWS_RULE_NAMES, AWS_RULE_SET, RULE_SET, SIGNAL_POINTS
 from ..read.tools import ReadTools
 from ..results import RunState, Status
+from .accountside import existence_state, judge_on_account
 from .consistency import withheld
 from .coverage import NUMBER, UNREAD_IF_LEFT, Vocabulary, about_alert, strangers, units_of
 from .evidence import (
@@ -78,12 +79,6 @@ RULE_NAMES = (
     "E3-multiple-paths",
     "E4-breadth",
     *(f"S-{s}" for s in SIGNAL_POINTS),
-)
-
-
-# Where a containment is said to hold: the graph ("in the graph", "graph-only") or the account ("in AWS").
-_GRAPH_OR_ACCOUNT = re.compile(
-    r"\b(?:in|on|within|inside)\s+(?:the\s+)?(?:graph|blastshield|aws|(?:aws\s+)?account)\b|\bgraph[\s-]only\b", re.I
 )
 
 
@@ -500,6 +495,10 @@ class _Checker:
 
     def prose_claim(self, claim: ProseClaim) -> None:
         ev = self.ev
+        left = existence_state(claim.kind, claim.value) if not _has_closing(claim.clause) else None  # "none is left"
+        bare = not (claim.scope or claim.assets or claim.depth)
+        if left and bare and self.graph_or_account(left, claim.text, claim.clause, claim.sentence or claim.clause):
+            return  # a count of nothing left (or a bound of one) said of the alert: judged on the account
         if claim.kind == "relationship":
             if str(claim.value) not in self.prose_types and not any(
                 f.kind is FlagKind.UNKNOWN_RELATIONSHIP and f.evidence.startswith(f"{claim.value} is")
@@ -537,9 +536,12 @@ class _Checker:
             self.judged(claim)
         elif claim.kind == "state" and claim.action == "revocation" and (ev.revocations or claim.value == "exposed"):
             self.revocation(claim)
-        elif claim.kind == "state" and self.graph_or_account(claim):
-            if claim.clause not in self.unverified:  # true of the graph, not of the account: which is meant?
-                self.unverified.append(claim.clause)
+        elif (
+            claim.kind == "state"
+            and bare
+            and self.graph_or_account(str(claim.value), claim.text, claim.clause, claim.sentence or claim.clause)
+        ):
+            pass  # judged against the account's side
         elif claim.kind == "state" and not self.state_holds(claim):
             scoped = bool(claim.scope or claim.assets or claim.depth)
             self.containment(str(claim.value), claim.text, claim.clause, scoped=scoped)
@@ -633,17 +635,21 @@ class _Checker:
             return route.status != "active" or (existence and route.paths_carried == 0)
         return not any(entity in p.nodes for p in self._live(depth))
 
-    def graph_or_account(self, claim: ProseClaim) -> bool:
-        """A bare containment or exposure claim about the alert after a run that ended graph_only: the graph has no
-        path, the account (where the run's blocks were not applied) still has it, and the claim says neither."""
-        run = self.ev.run
-        return (
-            not (claim.scope or claim.assets or claim.depth)
-            and self.ev.containment_state == "contained"
-            and run is not None
-            and run.state is RunState.GRAPH_ONLY
-            and not _GRAPH_OR_ACCOUNT.search(claim.sentence or claim.clause)
-        )
+    def graph_or_account(self, claimed: str, text: str, context: str, said: str = "") -> bool:
+        """Judge a claim about the whole alert's containment against the AWS account's side when the graph has no
+        qualifying path and the account has some open or cannot be read (`accountside.judge_on_account`: a bare
+        claim, or one said of the account; one said of the graph is left to the graph). True when judged here.
+        `said` is the sentence and `context` the clause (`said` empty: the structured claim)."""
+        verdict = judge_on_account(self.ev, claimed, context if said else "", said)
+        if verdict is None:
+            return False
+        kind, evidence = verdict
+        unread = context if said else text
+        if kind == "unverified" and unread not in self.unverified:
+            self.unverified.append(unread)
+        elif kind and kind != "unverified":
+            self.flag(FlagKind(kind), text, evidence, context)
+        return True
 
     def state_holds(self, claim: ProseClaim) -> bool:
         """Whether a containment or exposure claim is true of what it is about."""
@@ -752,7 +758,13 @@ def check_claims_outcome(
         checker.path_count(claims.path_count, f"path_count: {claims.path_count}", "path_count")
     if claims.asset_count is not None and claims.asset_count != evidence.asset_count:
         checker.asset_count(claims.asset_count, f"asset_count: {claims.asset_count}", "qualifying", "asset_count")
-    if claims.containment_state in ("contained", "exposed"):
+    if claims.containment_state is None:
+        pass
+    elif checker.graph_or_account(
+        claims.containment_state, f"containment_state: {claims.containment_state}", "containment_state"
+    ):
+        pass  # judged against the account's side
+    elif claims.containment_state in ("contained", "exposed"):
         checker.containment(
             claims.containment_state, f"containment_state: {claims.containment_state}", "containment_state"
         )

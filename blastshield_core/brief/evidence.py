@@ -1,23 +1,37 @@
 """The evidence a briefing is checked against, and which the model is given.
 
 Always a fresh standard investigation (depth 6) with the blast radius, the route
-statuses, the paths that blocked routes cut, and the run the briefing is about.
-Unknown, invalid and failed answers raise `EvidenceUnavailable`: a briefing never
-rests on them, and they are never read as safe.
+statuses, the paths that blocked routes cut, the run the briefing is about, and, for
+an alert on AWS entities, the account's side: whether the account holds the blocks
+the graph has (`AccountSide`). Unknown, invalid and failed answers raise
+`EvidenceUnavailable`: a briefing never rests on them, and they are never read as safe.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..graph.store import QueryFailed
 from ..read.tools import ReadTools
-from ..results import MAX_DEPTH, BlastEntity, RouteStatus, RunRecord, RunState, ScoreFactor, Status
+from ..results import MAX_DEPTH, BlastEntity, RouteStatus, RouteStatusResult, RunRecord, RunState, ScoreFactor, Status
 from . import runview
 
-__all__ = ["ContainmentState", "EvidenceSummary", "EvidenceUnavailable", "PathSummary", "RunSummary", "gather_evidence"]
+__all__ = [
+    "GRAPH_CONTAINED",
+    "AccountOpen",
+    "AccountSide",
+    "ContainmentState",
+    "EvidenceSummary",
+    "EvidenceUnavailable",
+    "PathSummary",
+    "RunSummary",
+    "account_side",
+    "gather_evidence",
+    "read_account_open",
+]
 
 ContainmentState = Literal["contained", "exposed", "unknown"]
 
@@ -42,6 +56,19 @@ class RunSummary(_Model):
     actions: list[dict[str, object]]
     paths_at_start: int | None
     remaining_paths: int | None
+
+
+class AccountSide(_Model):
+    """The AWS account's side of an alert: contained only when the graph has no qualifying path and the account
+    holds every block the paths need (a block planned in the graph only, or undone on the account, leaves its
+    paths open there)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    state: ContainmentState
+    open_paths: int = Field(default=0, description="qualifying paths open on the account")
+    routes: dict[str, str] = Field(default_factory=dict, description='route id -> "graph_only" or "undone"')
+    message: str
 
 
 class EvidenceSummary(_Model):
@@ -90,6 +117,10 @@ class EvidenceSummary(_Model):
     names: dict[str, str] = Field(
         default_factory=dict,
         description="plain name -> entity id, for the entities on the paths and in the blast radius",
+    )
+    account: AccountSide | None = Field(
+        default=None,
+        description="the AWS account's side (None for an alert on no AWS entity, or with no account to ask)",
     )
 
     @property
@@ -148,6 +179,63 @@ class EvidenceUnavailable(Exception):
         self.message = message
 
 
+AccountOpen = Callable[[], Mapping[str, str]]
+"""The routes blocked in the graph that the account does not hold blocked: route id -> "graph_only" (never applied
+there) or "undone" (found undone there); `respond.graph_only.account_open_blocks`. May raise QueryFailed."""
+
+GRAPH_CONTAINED = "no qualifying path to a high/critical asset within 6 hops"
+
+
+def why_open(kind: str) -> str:
+    return "blocked in the graph only" if kind == "graph_only" else "undone on the account"
+
+
+def read_account_open(account_open: AccountOpen) -> tuple[dict[str, str], str]:
+    """The routes the account does not hold blocked, and why they could not be read ("" when they were)."""
+    try:
+        return dict(account_open()), ""
+    except QueryFailed as exc:
+        return {}, str(exc)
+
+
+def account_side(
+    graph_paths: int, open_routes: Mapping[str, str], routes: RouteStatusResult, unread: str = ""
+) -> AccountSide:
+    """The account's side of an alert with `graph_paths` qualifying paths in the graph, from the routes the account
+    does not hold blocked (`read_account_open`: `open_routes`, or why they are `unread`) and the alert's route
+    statuses asked with them (`get_containment_route_statuses(alert, open_routes)`: `open_on_account`).
+
+    The graph's paths are open on the account too; a route blocked in the graph only, or undone on the account,
+    opens there the paths it is the only block on. When that cannot be read, an alert with no path in the graph is
+    `unknown` on the account, never contained."""
+    in_graph = f"{graph_paths} qualifying path(s) in the graph, open on the AWS account too"
+    failure = unread or ("" if routes.status is Status.OK else f"paths open on the account unknown: {routes.message}")
+    if failure:
+        if graph_paths:
+            return AccountSide(
+                state="exposed", open_paths=graph_paths, message=f"{in_graph}; others unknown: {failure}"
+            )
+        detail = failure if not unread else f"whether the account holds its blocks is unknown: {unread}"
+        return AccountSide(state="unknown", message=f"no qualifying path in the graph; {detail}")
+    mine = {r.route_id: open_routes[r.route_id] for r in routes.routes if r.route_id in open_routes}
+    if mine and routes.open_on_account > graph_paths:
+        why = "; ".join(f"{r} {why_open(kind)}" for r, kind in sorted(mine.items()))
+        lead = (
+            "no qualifying path in the graph, but"
+            if not graph_paths
+            else f"{graph_paths} qualifying path(s) in the graph, and"
+        )
+        return AccountSide(
+            state="exposed",
+            open_paths=routes.open_on_account,
+            routes=dict(sorted(mine.items())),
+            message=f"{lead} {routes.open_on_account} qualifying path(s) are open on the AWS account ({why})",
+        )
+    if graph_paths:
+        return AccountSide(state="exposed", open_paths=graph_paths, message=in_graph)
+    return AccountSide(state="contained", message=GRAPH_CONTAINED)
+
+
 def _require(result, what: str) -> None:
     if not result.status.is_answer:
         raise EvidenceUnavailable(result.status, f"{what}: {result.status.value}: {result.message}")
@@ -157,13 +245,17 @@ def _label(labels: list[str]) -> str:
     return next((x for x in labels if x != "Entity"), "Entity")
 
 
-def gather_evidence(tools: ReadTools, alert_id: str, run: RunRecord | None = None) -> EvidenceSummary:
-    """A fresh standard investigation, blast radius and route statuses, summarised."""
+def gather_evidence(
+    tools: ReadTools, alert_id: str, run: RunRecord | None = None, account_open: AccountOpen | None = None
+) -> EvidenceSummary:
+    """A fresh standard investigation, blast radius and route statuses, summarised; with `account_open`, the
+    account's side of an alert on AWS entities (`account_side`, from the same route statuses)."""
     inv = tools.investigate_alert(alert_id)
     _require(inv, "investigation")
     blast = tools.get_blast_radius(alert_id)
     _require(blast, "blast radius")
-    routes = tools.get_containment_route_statuses(alert_id)
+    open_routes, unread = read_account_open(account_open) if account_open is not None else ({}, "")
+    routes = tools.get_containment_route_statuses(alert_id, open_routes)
     _require(routes, "route statuses")
     assert inv.alert is not None
     critical = sorted({p.nodes[-1].id for p in inv.paths if p.nodes[-1].properties.get("sensitivity") == "critical"})
@@ -229,7 +321,10 @@ def gather_evidence(tools: ReadTools, alert_id: str, run: RunRecord | None = Non
         high_assets=high,
         blast_radius=blast.entities,
         blast_by_label=blast.by_label,
-        routes=routes.routes,
+        routes=[  # "blocked in the graph only" is said of a block never applied on the account, not of one undone
+            r.model_copy(update={"graph_only": open_routes[r.route_id] == "graph_only"}) if r.graph_only else r
+            for r in routes.routes
+        ],
         cut_off_entities=cut_off,
         cut_off_path_count=max(len(every) - len(inv.paths), 0),
         modelled_relationship_types=sorted(
@@ -240,4 +335,7 @@ def gather_evidence(tools: ReadTools, alert_id: str, run: RunRecord | None = Non
         adjacent=adjacent,
         containment_state="contained" if inv.status is Status.NO_PATH else "exposed",
         run=summary_run,
+        account=account_side(inv.path_count, open_routes, routes, unread)
+        if account_open is not None and arns
+        else None,
     )

@@ -88,6 +88,42 @@ class Context:
             for p in self.edge(a, rel, b)
         )
 
+    @property
+    def account_exposed(self) -> bool:
+        """Whether a qualifying path is open on the AWS account: one the graph has, or one that only a block the
+        run made in the graph only cuts (the route blocked in the graph by an action whose record says no call was
+        made on the account, `applied_in_aws` false: the key is still Active). From the run record and the routes'
+        statuses, never from the checker."""
+        if self.live:
+            return True
+        if self.run is None:
+            return False
+        blocked = {r.route_id for r in self.ev.routes if r.status == "blocked"}
+        return any(
+            a.operation == "block_route"
+            and a.status == "applied"
+            and a.aws is not None
+            and not a.aws.applied_in_aws
+            and a.route_id in blocked
+            for a in self.run.actions
+        )
+
+    @property
+    def contained(self) -> bool:
+        """The truth of a bare claim of containment ("the alert is contained", "nothing is left open"), said of
+        neither the graph nor the account: no qualifying path in the graph, and none open on the AWS account."""
+        return self.ev.containment_state == "contained" and not self.account_exposed
+
+    def remaining(self, k: int) -> bool:
+        """Whether "k qualifying paths remain", said of no place, holds: the graph's count, and for none a claim of
+        containment (false while paths are open on the AWS account). Counts above zero are the graph's."""
+        return k == self.ev.path_count and (k > 0 or self.contained)
+
+    def reachable(self, entity: str) -> bool:
+        """Whether an entity is said truly to be still reachable or exposed: on a live path, or, for the alert's
+        own entity (a claim about the alert), while paths are open on the AWS account."""
+        return any(entity in p for p in self.live) or (entity == self.ev.entity_id and self.account_exposed)
+
     def account_done(self, kind: str) -> bool:
         """A change of this kind (credential, key, policy) applied and verified on the account by the run."""
         if self.run is None:

@@ -414,10 +414,10 @@ def count_paths(c: Context) -> Pairs:
         yield (said(n), True)
         yield (said(n + 1), False)
     else:
-        yield from both(
+        yield from both(  # said of neither the graph nor the account
             "No qualifying path to high or critical data remains open.",
             "At least one qualifying path to high or critical data remains open.",
-            True,
+            c.contained,
         )
     yield (f"Somewhere between {max(0, n - 1)} and {n + 2} paths remain.", True)
     yield (f"Somewhere between {n + 2} and {n + 5} paths remain.", False)
@@ -454,10 +454,10 @@ def hops(c: Context) -> Pairs:
             True,
         )
     else:
-        yield from both(
+        yield from both(  # six hops is every qualifying path: said of neither the graph nor the account
             f"No qualifying path of six hops or fewer remains from {ent}.",
             f"A qualifying path of six hops or fewer still remains from {ent}.",
-            True,
+            c.contained,
         )
         for i, asset in enumerate([] if _aws(c) else _assets(c)[:2]):
             yield (f"{cap(disp(c, c.ev.entity_id, i + 1))} still reaches {disp(c, asset, i)} within six hops.", False)

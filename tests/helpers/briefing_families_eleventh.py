@@ -419,11 +419,13 @@ def count_paths(c: Context) -> Iterator[Pair]:
 def hops_shortest(c: Context) -> Iterator[Pair]:
     ent = _short_entity(c)
     if not c.live:
-        yield from both(
+        # "there is none" is a claim of containment (false while paths are open on the AWS account); a length is
+        # the graph's
+        yield (
             "Q: how long is the shortest open path now? A: there is none, no qualifying path within six hops.",
-            "Q: how long is the shortest open path now? A: still four hops.",
-            True,
+            c.contained,
         )
+        yield ("Q: how long is the shortest open path now? A: still four hops.", False)
         return
     for asset in c.ev.assets[:3]:
         h = _shortest_to(c, asset)

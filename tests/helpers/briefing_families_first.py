@@ -16,13 +16,13 @@ __all__ = ["FIRST_FAMILIES", "FIRST_HELD_OUT", "READER_TUNING"]
 
 
 def _state_copula(c: Context):
-    contained = c.ev.containment_state == "contained"
+    contained = c.contained  # said of neither the graph nor the account
     yield from both("The alert is contained.", "The alert is not contained.", contained)
     yield from both(f"{c.ev.alert_id} has been contained.", f"{c.ev.alert_id} remains exposed.", contained)
 
 
 def _state_contraction(c: Context):
-    contained = c.ev.containment_state == "contained"
+    contained = c.contained  # said of neither the graph nor the account
     e = c.ev.entity_id
     yield from both(f"{e} can't reach high or critical data anymore.", f"{e} can still reach critical data.", contained)
     yield from both("The exposure's over.", "The alert isn't contained yet.", contained)
@@ -30,22 +30,22 @@ def _state_contraction(c: Context):
 
 
 def _state_marker(c: Context):
-    contained = c.ev.containment_state == "contained"
+    contained = c.contained  # said of neither the graph nor the account
     yield from both("✅ Contained", "❌ Contained", contained)
     yield from both("- [x] Contained", "Status: ~~contained~~ **exposed**", contained)
     yield from both("Status: ~~exposed~~ **contained**", "🔴 Exposed", contained)
 
 
 def _state_quoted(c: Context):
-    contained = c.ev.containment_state == "contained"
+    contained = c.ev.containment_state == "contained"  # the fresh query's verdict: the graph's
     yield from both(
         'The fresh query\'s verdict is "contained".', 'The fresh query\'s verdict is "not contained".', contained
     )
-    yield from both("Overall status: “contained”.", "Overall status: “exposed”.", contained)
+    yield from both("Overall status: “contained”.", "Overall status: “exposed”.", c.contained)
 
 
 def _state_table(c: Context):
-    contained = c.ev.containment_state == "contained"
+    contained = c.contained  # said of neither the graph nor the account
     row = "| Alert | Status |\n|---|---|\n| {a} | {v} |"
     yield from both(row.format(a=c.ev.alert_id, v="contained"), row.format(a=c.ev.alert_id, v="exposed"), contained)
     kv = "| Item | Value |\n|---|---|\n| Containment | {v} |"
@@ -53,7 +53,7 @@ def _state_table(c: Context):
 
 
 def _state_heading(c: Context):
-    contained = c.ev.containment_state == "contained"
+    contained = c.contained  # said of neither the graph nor the account
     yield from both("## Verdict\nContained.", "## Verdict\nNot contained.", contained)
     yield from both("### Containment\nAchieved.", "### Containment\nPending.", contained)
 
@@ -202,13 +202,13 @@ def _run_marker(c: Context):
 def _count_digits(c: Context):
     n = c.ev.path_count
     for k in sorted({n, n + 1, max(n - 1, 0), n + 2}):
-        yield f"{k} qualifying paths remain.", k == n
+        yield f"{k} qualifying paths remain.", c.remaining(k)
 
 
 def _count_words(c: Context):
     n = c.ev.path_count
     for k in sorted({n, n + 1, max(n - 1, 0), n + 2}):
-        yield f"{words(k).capitalize()} qualifying paths remain open.", k == n
+        yield f"{words(k).capitalize()} qualifying paths remain open.", c.remaining(k)
 
 
 def _count_of(c: Context):

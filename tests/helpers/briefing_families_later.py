@@ -41,7 +41,7 @@ __all__ = [
 
 
 def _h2_state_passive(c: Context):
-    contained = c.ev.containment_state == "contained"
+    contained = c.contained  # said of neither the graph nor the account
     e = c.ev.entity_id
     yield from both(
         f"Access from {e} was fully cut off by the run.", f"Access from {e} has not been cut off.", contained
@@ -50,7 +50,7 @@ def _h2_state_passive(c: Context):
 
 
 def _h2_state_list_verdict(c: Context):
-    contained = c.ev.containment_state == "contained"
+    contained = c.contained  # said of neither the graph nor the account
     yield from both("- Verdict: **contained**", "- Verdict: **not contained**", contained)
     yield from both("**Outcome:** exposure closed", "**Outcome:** exposure remains", contained)
 
@@ -89,8 +89,8 @@ def _h2_run_prose(c: Context):
 def _h2_count_phrases(c: Context):
     n = c.ev.path_count
     for k in sorted({n, n + 1, max(n - 1, 0)}):
-        yield f"There are {words(k)} qualifying paths left.", k == n
-        yield f"Exactly {words(k)} qualifying paths are still open.", k == n
+        yield f"There are {words(k)} qualifying paths left.", c.remaining(k)
+        yield f"Exactly {words(k)} qualifying paths are still open.", c.remaining(k)
 
 
 def _h2_link_allowed(c: Context):
@@ -108,11 +108,10 @@ def _h2_through_every(c: Context):
 
 
 def _h2_name_lower(c: Context):
-    on_path = {n for p in c.live for n in p}
     for i in [a for a in c.ev.assets] + sorted(set(c.ev.cut_off_entities) & set(c.names))[:2]:
         name = c.names.get(i, "")
         if name and name != i:
-            yield f"{name.lower()} is still reachable.", i in on_path
+            yield f"{name.lower()} is still reachable.", c.reachable(i)
 
 
 def _h2_quote_reported(c: Context):
@@ -130,7 +129,7 @@ def _h2_score_fraction(c: Context):
 
 
 def _h3_state_colloquial(c: Context):
-    contained = c.ev.containment_state == "contained"
+    contained = c.contained  # said of neither the graph nor the account
     e = c.ev.entity_id
     yield from both(f"{e} is locked down now.", f"{e} is still wide open.", contained)
     yield from both("The incident is closed.", "The incident is still open.", contained)
@@ -139,8 +138,8 @@ def _h3_state_colloquial(c: Context):
 def _h3_table_kv(c: Context):
     n = c.ev.path_count
     for k in sorted({n, n + 1}):
-        yield f"| Metric | Value |\n|---|---|\n| Remaining paths | {k} |", k == n
-    contained = c.ev.containment_state == "contained"
+        yield f"| Metric | Value |\n|---|---|\n| Remaining paths | {k} |", c.remaining(k)
+    contained = c.contained  # said of neither the graph nor the account
     yield from both(
         "| Check | Result |\n|---|---|\n| Contained | yes |",
         "| Check | Result |\n|---|---|\n| Contained | no |",
@@ -191,7 +190,7 @@ def _h3_run_dash(c: Context):
 def _h3_count_remaining(c: Context):
     n = c.ev.path_count
     for k in sorted({n, n + 1, max(n - 1, 0)}):
-        yield f"{words(k).capitalize()} paths still reach high or critical data.", k == n
+        yield f"{words(k).capitalize()} paths still reach high or critical data.", c.remaining(k)
 
 
 def _h3_link_reads(c: Context):
@@ -207,11 +206,10 @@ def _h3_through_sits(c: Context):
 
 
 def _h3_name_title(c: Context):
-    on_path = {n for p in c.live for n in p}
     for i in [a for a in c.ev.assets] + sorted(set(c.ev.cut_off_entities) & set(c.names))[:2]:
         name = c.names.get(i, "")
         if name and name != i:
-            yield f"{name.title()} remains exposed.", i in on_path
+            yield f"{name.title()} remains exposed.", c.reachable(i)
 
 
 def _h3_quote_speaker(c: Context):
@@ -237,17 +235,16 @@ def _h3_hops_phrase(c: Context):
 
 
 def _h4_state_summary(c: Context):
-    contained = c.ev.containment_state == "contained"
     e = c.ev.entity_id
     yield from both(
         f"Summary: {e} no longer has a route to sensitive data.",
         f"Summary: {e} still has a route to sensitive data.",
-        contained,
+        c.contained,  # said of neither the graph nor the account
     )
     yield from both(
         f"As of the fresh query, nothing reaches high or critical data from {e}.",
         f"As of the fresh query, {e} still reaches high or critical data.",
-        contained,
+        c.ev.containment_state == "contained",  # what the fresh query of the graph finds
     )
 
 
@@ -286,7 +283,7 @@ def _h4_run_sentence(c: Context):
 def _h4_count_total(c: Context):
     n = c.ev.path_count
     for k in sorted({n, n + 1, max(n - 1, 0)}):
-        yield f"In total, {k} qualifying paths are still open.", k == n
+        yield f"In total, {k} qualifying paths are still open.", c.remaining(k)
 
 
 def _h4_link_able(c: Context):
@@ -307,11 +304,10 @@ def _h4_through_routes(c: Context):
 
 
 def _h4_name_data(c: Context):
-    on_path = {n for p in c.live for n in p}
     for i in [a for a in c.ev.assets] + sorted(set(c.ev.cut_off_entities) & set(c.names))[:2]:
         name = c.names.get(i, "")
         if name and name != i:
-            yield f"Data in the {name} is still exposed.", i in on_path
+            yield f"Data in the {name} is still exposed.", c.reachable(i)
 
 
 def _h4_quote_title(c: Context):
@@ -338,13 +334,13 @@ def _h4_hops_longest(c: Context):
 
 
 def _h5_state_bottom_line(c: Context):
-    contained = c.ev.containment_state == "contained"
+    contained = c.contained  # said of neither the graph nor the account
     a = c.ev.alert_id
     yield from both(f"Bottom line: {a} is safe now.", f"Bottom line: {a} is not safe yet.", contained)
 
 
 def _h5_state_route_left(c: Context):
-    contained = c.ev.containment_state == "contained"
+    contained = c.contained  # said of neither the graph nor the account
     e = c.ev.entity_id
     yield from both(
         f"No route to critical data is left for {e}.", f"{e} keeps a working route to critical data.", contained
@@ -384,7 +380,7 @@ def _h5_run_outcome(c: Context):
 def _h5_count_remaining_key(c: Context):
     n = c.ev.path_count
     for k in sorted({n, n + 1, max(n - 1, 0)}):
-        yield f"Paths remaining: {words(k)}.", k == n
+        yield f"Paths remaining: {words(k)}.", c.remaining(k)
 
 
 def _h5_link_grant(c: Context):
@@ -402,11 +398,10 @@ def _h5_through_crosses(c: Context):
 
 
 def _h5_name_quoted(c: Context):
-    on_path = {n for p in c.live for n in p}
     for i in [a for a in c.ev.assets] + sorted(set(c.ev.cut_off_entities) & set(c.names))[:2]:
         name = c.names.get(i, "")
         if name and name != i:
-            yield f'The asset "{name}" is still reachable.', i in on_path
+            yield f'The asset "{name}" is still reachable.', c.reachable(i)
 
 
 def _h5_quote_insisted(c: Context):

@@ -1,11 +1,16 @@
-"""The banner above a briefing, and the briefing, say "contained" only when the account holds the blocks.
+"""The banner above a briefing, the briefing, and the checker's verdict on one say "contained" only when the account
+holds the blocks.
 
 AWS documentation cited: IAM User Guide, "Manage access keys for IAM users"
 (https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html): a key is disabled
-by setting its status to Inactive with `UpdateAccessKey`. Without a respond profile BlastShield makes no
-call: the key's route is blocked in the graph only, the key stays Active, and the path it carries is
-open on the account although the graph has none. moto does not enforce key status; these tests assert
-what the account reports (the key's status) and what the banner says, not that requests with the key fail.
+by setting its status to Inactive with `UpdateAccessKey`; IAM API Reference, "UpdateAccessKey"
+(https://docs.aws.amazon.com/IAM/latest/APIReference/API_UpdateAccessKey.html): "Active means that the key
+can be used for programmatic calls to AWS, while Inactive means that the key cannot be used", so an
+Inactive key cannot sign requests and an Active one still can. Without a respond profile BlastShield
+makes no call: the key's route is blocked in the graph only, the key stays Active, and the path it
+carries is open on the account although the graph has none. moto does not enforce key status; these
+tests assert what the account reports (the key's status) and what the banner and the checker say, not
+that requests with the key fail.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ import json
 from pydantic import SecretStr
 
 from blastshield_core.base.settings import load_settings
+from blastshield_core.brief.briefing import parse_briefing
+from blastshield_core.brief.evidence import gather_evidence
 from blastshield_core.interfaces.cli import main
 from blastshield_core.interfaces.service import open_services
 from blastshield_core.results import Status
@@ -93,10 +100,17 @@ def test_a_graph_only_containment_is_not_called_contained(moto_account, tmp_path
         told_exposed = services.briefer.brief(alert_id)
     finally:
         services.close()
-    assert told_contained.label == "fallback" and [f.kind.value for f in told_contained.flags] == ["false_containment"]
-    assert "open on the AWS account" in told_contained.flags[0].evidence
+    # the structured claim and the bare prose "No qualifying path is left" are both false of the account
+    assert told_contained.label == "fallback", told_contained
+    assert [(f.kind.value, f.offending_text) for f in told_contained.flags][0] == (
+        "false_containment",
+        "containment_state: contained",
+    )
+    assert [f.kind.value for f in told_contained.flags] == ["false_containment"] * 2, told_contained.flags
+    assert all("open on the AWS account" in f.evidence for f in told_contained.flags)
     assert told_exposed.label == "model", told_exposed.flags
-    # the model was given the account's side of it
+    assert told_exposed.evidence.account is not None and told_exposed.evidence.account.state == "exposed"
+    # the model was given the account's side of it, as part of the evidence
     prompt = "".join(part.get("text", "") for c in gemini.requests[0]["contents"] for part in c["parts"])
     assert '"account": {' in prompt and '"state": "exposed"' in prompt and "blocked in the graph only" in prompt
 
@@ -122,24 +136,83 @@ def _check(capsys, tmp_path, data: str, alert_id: str, text: str) -> tuple[int, 
     return _cli(capsys, "check-briefing", alert_id, str(path), "--data-dir", data)
 
 
-def test_a_bare_containment_claim_after_a_graph_only_run_is_unverified(moto_account, tmp_path, capsys, monkeypatch):
-    """After a graph-only run "the alert is contained" is true of the graph and false of the account, and says
-    neither: it is reported unverified (marked in the dashboard), not accepted, and "not contained" is not flagged.
-    Said of the graph it is judged as before; said of the account it is false."""
-    _, data, alert_id = _contained(moto_account, tmp_path, capsys, monkeypatch, respond=False)
-    for text in ("The alert is contained.", "The alert is not contained.", "No qualifying path remains."):
+CONTAINED = json.dumps({"containment_state": "contained"})
+EXPOSED = json.dumps({"containment_state": "exposed"})
+
+
+def _kinds(out: dict) -> list[str]:
+    return [f["kind"] for f in out["flags"]]
+
+
+def test_after_a_graph_only_run_a_bare_containment_claim_is_false(moto_account, tmp_path, capsys, monkeypatch):
+    """After a graph-only run the key is Active: a bare "the alert is contained" (in free text or as the structured
+    claim) is false of the account and flagged with the account's side as evidence; a bare "not contained" is true.
+    Said of the graph it is judged against the graph; said of the account, against the account."""
+    key, data, alert_id = _contained(moto_account, tmp_path, capsys, monkeypatch, respond=False)
+    assert _key_status(moto_account, key) == "Active"  # the key can still sign requests (UpdateAccessKey, above)
+    for text in ("The alert is contained.", "No qualifying path remains.", "Nothing is left open.", CONTAINED):
         code, out = _check(capsys, tmp_path, data, alert_id, text)
-        assert (code, out["flags"]) == (0, []) and out["unverified"], (text, out)
-    code, out = _check(capsys, tmp_path, data, alert_id, "The alert is contained in the graph only.")
-    assert (code, out["flags"], out["unverified"]) == (0, [], []), out
+        assert code == 1 and set(_kinds(out)) == {"false_containment"}, (text, out)
+        assert "open on the AWS account" in out["flags"][0]["evidence"]
+        assert f"{ROUTE} blocked in the graph only" in out["flags"][0]["evidence"]
+    for text in (
+        "The alert is not contained.",
+        "The alert remains exposed.",
+        EXPOSED,
+        "The alert is contained in the graph only.",
+        "There is no qualifying path in the graph.",
+        "The alert is still exposed on the AWS account.",
+    ):
+        code, out = _check(capsys, tmp_path, data, alert_id, text)
+        assert (code, out["flags"], out["unverified"]) == (0, [], []), (text, out)
     code, out = _check(capsys, tmp_path, data, alert_id, "The alert is contained on the AWS account.")
-    assert code == 1 and [f["kind"] for f in out["flags"]] == ["false_containment"], out
+    assert (code, _kinds(out)) == (1, ["false_containment"]), out
+    # a claim said of the graph is the graph's: the graph has no qualifying path left
+    code, out = _check(capsys, tmp_path, data, alert_id, "A qualifying path is still open in the graph.")
+    assert (code, _kinds(out)) == (1, ["false_exposure"]), out
 
 
-def test_after_an_applied_run_a_bare_containment_claim_is_judged(moto_account, tmp_path, capsys, monkeypatch):
-    """Applied on the account, the same bare claim is judged against the graph: true, and its negation false."""
-    _, data, alert_id = _contained(moto_account, tmp_path, capsys, monkeypatch, respond=True)
-    code, out = _check(capsys, tmp_path, data, alert_id, "The alert is contained.")
-    assert (code, out["flags"], out["unverified"]) == (0, [], []), out
-    code, out = _check(capsys, tmp_path, data, alert_id, "The alert is not contained.")
-    assert code == 1 and [f["kind"] for f in out["flags"]] == ["false_exposure"], out
+def test_after_an_applied_run_a_bare_containment_claim_is_true(moto_account, tmp_path, capsys, monkeypatch):
+    """Applied on the account (the key Inactive: it can no longer sign requests), the same bare claim and the same
+    structured claim are true, and their negations false."""
+    key, data, alert_id = _contained(moto_account, tmp_path, capsys, monkeypatch, respond=True)
+    assert _key_status(moto_account, key) == "Inactive"
+    for text in ("The alert is contained.", "No qualifying path remains.", CONTAINED):
+        code, out = _check(capsys, tmp_path, data, alert_id, text)
+        assert (code, out["flags"], out["unverified"]) == (0, [], []), (text, out)
+    for text in ("The alert is not contained.", EXPOSED):
+        code, out = _check(capsys, tmp_path, data, alert_id, text)
+        assert (code, _kinds(out)) == (1, ["false_exposure"]), (text, out)
+
+
+def test_an_account_side_that_cannot_be_read_leaves_a_bare_claim_unverified(
+    moto_account, tmp_path, capsys, monkeypatch
+):
+    """When whether the account holds the blocks cannot be read (the audit the blocks' runs are read from answers
+    with an error), the account's side is unknown: the banner says so, a bare containment or exposure claim is
+    neither accepted nor flagged, a claim said of the graph is judged against the graph, and the structured
+    "unknown" is what the evidence says."""
+    _, data, alert_id = _contained(moto_account, tmp_path, capsys, monkeypatch, respond=False)
+    services = open_services(load_settings(data_dir=data))
+    try:
+        briefer = services.briefer
+        run = briefer.run_record(str(briefer.latest_run_id(alert_id)))
+        audit = services.settings.audit_graph
+        services.store.command("DEL", audit)  # the audit graph's key now holds no graph: every read of it fails
+        services.store.command("SET", audit, "not a graph")
+        banner = briefer.containment_banner(alert_id)
+        assert (banner.status, banner.containment_state) == (Status.NO_PATH, "unknown"), banner
+        ev = gather_evidence(services.tools, alert_id, run, services.account_open_blocks)
+        assert ev.containment_state == "contained" and ev.account is not None, ev.account
+        assert ev.account.state == "unknown" and "unknown" in ev.account.message, ev.account
+        for text in ("The alert is contained.", "The alert is not contained.", "No qualifying path remains."):
+            outcome = briefer.check_outcome(alert_id, text, ev)
+            assert not outcome.flags and outcome.unverified, (text, outcome)
+        outcome = briefer.check_outcome(alert_id, "There is no qualifying path in the graph.", ev)
+        assert (outcome.flags, outcome.unverified) == ([], []), outcome
+        claims = briefer.check_outcome(alert_id, parse_briefing(CONTAINED), ev)
+        assert (claims.flags, claims.unverified) == ([], ["containment_state: contained"]), claims
+        claims = briefer.check_outcome(alert_id, parse_briefing(json.dumps({"containment_state": "unknown"})), ev)
+        assert (claims.flags, claims.unverified) == ([], []), claims
+    finally:
+        services.close()
