@@ -9,7 +9,9 @@ import itertools
 from tests.helpers.briefing_families import Context, Family, Part, both, on_paths, pairs, reaches, words
 from tests.helpers.briefing_families_eighth import EIGHTH as EIGHTH_HELD_OUT
 from tests.helpers.briefing_families_eleventh import ELEVENTH as ELEVENTH_HELD_OUT
+from tests.helpers.briefing_families_fifteenth import FIFTEENTH as FIFTEENTH_HELD_OUT
 from tests.helpers.briefing_families_first import FIRST_FAMILIES, FIRST_HELD_OUT, READER_TUNING
+from tests.helpers.briefing_families_fourteenth import FOURTEENTH as FOURTEENTH_HELD_OUT
 from tests.helpers.briefing_families_ninth import NINTH as NINTH_HELD_OUT
 from tests.helpers.briefing_families_runfacts import RUN_FACT_FAMILIES
 from tests.helpers.briefing_families_seventh import SEVENTH as SEVENTH_HELD_OUT
@@ -22,7 +24,9 @@ __all__ = [
     "EIGHTH",
     "ELEVENTH",
     "FAMILIES",
+    "FIFTEENTH",
     "FIFTH",
+    "FOURTEENTH",
     "FOURTH",
     "HELD_OUT",
     "NINTH",
@@ -505,6 +509,8 @@ FAMILIES = (
     + tuple(ELEVENTH_HELD_OUT)
     + tuple(TWELFTH_HELD_OUT)
     + tuple(THIRTEENTH_HELD_OUT)
+    + tuple(FOURTEENTH_HELD_OUT)
+    + tuple(FIFTEENTH_HELD_OUT)
 )
 SECOND = frozenset(f.name for f in SECOND_HELD_OUT)
 THIRD = frozenset(f.name for f in THIRD_HELD_OUT)
@@ -518,6 +524,8 @@ TENTH = frozenset(f.name for f in TENTH_HELD_OUT)
 ELEVENTH = frozenset(f.name for f in ELEVENTH_HELD_OUT)
 TWELFTH = frozenset(f.name for f in TWELFTH_HELD_OUT)
 THIRTEENTH = frozenset(f.name for f in THIRTEENTH_HELD_OUT)
+FOURTEENTH = frozenset(f.name for f in FOURTEENTH_HELD_OUT)
+FIFTEENTH = frozenset(f.name for f in FIFTEENTH_HELD_OUT)
 HELD_OUT = (
     FIRST_HELD_OUT
     | SECOND
@@ -532,6 +540,8 @@ HELD_OUT = (
     | ELEVENTH
     | TWELFTH
     | THIRTEENTH
+    | FOURTEENTH
+    | FIFTEENTH
 )
 
 # The parts in the order they were written. To add a set: write its families in a module of its own,
@@ -634,5 +644,27 @@ PARTS: tuple[Part, ...] = (
         " seen the checker's rules, its corpora or its figures, in the style of an on-call handover and an"
         " incident timeline (timestamped lines, checklists, verbless fragments), and kept from the people"
         " changing the checker until it was measured.",
+    ),
+    Part(
+        "held-out-14",
+        "Fourteenth held-out set",
+        FOURTEENTH,
+        "fourteenth_first.md",
+        "Written while the checker's fourth pass was tuned on the twelfth and thirteenth sets and the account's side"
+        " was put into the evidence, by someone who had not seen the checker's rules, its corpora or its figures,"
+        " in the style of an incident Slack channel and a public status page (bot status dumps, corrections,"
+        " all-caps urgency, formal paragraphs), and kept from the people changing the checker until it was"
+        " measured.",
+    ),
+    Part(
+        "held-out-15",
+        "Fifteenth held-out set",
+        FIFTEENTH,
+        "fifteenth_first.md",
+        "Written while the checker's fourth pass was tuned on the twelfth and thirteenth sets and the account's side"
+        " was put into the evidence, by someone who had not seen the checker's rules, its corpora or its figures,"
+        " in the style of an auditor's or compliance memo (passive voice, numbered findings, nominalisations,"
+        ' "respectively" lists, an evidence table), and kept from the people changing the checker until it was'
+        " measured.",
     ),
 )
