@@ -19,7 +19,8 @@ __all__ = ["existence_state", "judge_on_account", "where"]
 _IN_GRAPH = re.compile(
     r"\b(?:in|on|within|inside)\s+(?:the\s+)?(?:graph|blastshield)\b|\bgraph[\s_-]only\b"
     r"|\bthe\s+graph\s+(?:still\s+|now\s+|no\s+longer\s+)?(?:shows|finds|has|holds|returns|says)\b"
-    r"|\b(?:fresh|latest|graph)\s+(?:graph\s+)?(?:query|re-?query|investigation)\b",
+    r"|\b(?:fresh|latest|graph)\s+(?:graph\s+)?(?:query|re-?query|investigation)\b"
+    r"|\b(?:was|were|is|are)\s+(?:found|returned)\b",  # "no qualifying path was found": what a query found
     re.I,
 )
 _ON_ACCOUNT = re.compile(r"\b(?:in|on|within|inside)\s+(?:the\s+)?(?:aws|(?:aws\s+)?account)\b", re.I)

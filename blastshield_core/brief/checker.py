@@ -32,6 +32,7 @@ from .accountside import existence_state, judge_on_account
 from .consistency import withheld
 from .coverage import NUMBER, UNREAD_IF_LEFT, Vocabulary, about_alert, strangers, units_of
 from .evidence import (
+    FIELD_NAMES,
     ContainmentState,
     EvidenceSummary,
     EvidenceUnavailable,
@@ -461,8 +462,8 @@ class _Checker:
         return self._kinds.get(token)
 
     def _id(self, token: str, clause: str) -> None:
-        if token in self.known or token in self.allowed or len(token) < 4:
-            return
+        if token in self.known or token in self.allowed or len(token) < 4 or token.lower() in FIELD_NAMES:
+            return  # a field of the evidence or the run's record ("paths_carried=1") is no entity
         if REL_LIKE_RE.match(token) and (token.isupper() or REL_PREFIX_RE.match(token)):
             return  # a relationship type: read by the prose grammar
         if token[0].isupper() and token[0].lower() + token[1:] in self.known:

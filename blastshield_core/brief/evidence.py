@@ -9,6 +9,8 @@ the graph has (`AccountSide`). Unknown, invalid and failed answers raise
 
 from __future__ import annotations
 
+import inspect
+import typing
 from collections.abc import Callable, Mapping
 from typing import Literal
 
@@ -20,6 +22,7 @@ from ..results import MAX_DEPTH, BlastEntity, RouteStatus, RouteStatusResult, Ru
 from . import runview
 
 __all__ = [
+    "FIELD_NAMES",
     "GRAPH_CONTAINED",
     "AccountOpen",
     "AccountSide",
@@ -339,3 +342,22 @@ def gather_evidence(
         if account_open is not None and arns
         else None,
     )
+
+
+def _field_names(model: type[BaseModel], seen: set[type[BaseModel]]) -> set[str]:
+    if model in seen:
+        return set()
+    seen.add(model)
+    out: set[str] = set()
+    for name, info in model.model_fields.items():
+        out.add(name)
+        for arg in (info.annotation, *typing.get_args(info.annotation)):
+            for inner in (arg, *typing.get_args(arg)):
+                if inspect.isclass(inner) and issubclass(inner, BaseModel):
+                    out |= _field_names(inner, seen)
+    return out
+
+
+# The keys of the evidence and of a run's record, as the model reads them in its evidence JSON: a briefing that
+# quotes one ("paths_carried=1", "applied_in_aws: false") names a field, not an entity of the graph.
+FIELD_NAMES = frozenset(n for n in _field_names(EvidenceSummary, set()) | _field_names(RunRecord, set()) if "_" in n)

@@ -185,7 +185,18 @@ _CHANGE_ARROW = re.compile(
 _SHORT_HEDGE = re.compile(r"\b(?:prob|probs|prolly|prbly)\b(?!\w)", re.I)
 
 
+def _shouted(line: str) -> str:
+    """A line written in capitals ("ALICE'S KEY STILL WORKS IN AWS") in small letters: its words are read as words,
+    not as relationship types; ids are given their own case back with the rest of the text (`_names`)."""
+    letters = [c for c in line if c.isalpha()]
+    words = re.findall(r"[A-Za-z]{2,}", line)
+    if len(words) >= 3 and sum(c.isupper() for c in letters) >= 0.9 * len(letters):
+        return line.lower()
+    return line
+
+
 def _line(line: str) -> str:
+    line = _shouted(line)
     line = _SHORT_HEDGE.sub("probably", line)
     line = _CHANGE_ARROW.sub(lambda m: f"{m.group('noun')} went from {m.group('a')} to {m.group('b')}", line)
     line = _DISCOURSE.sub(" ", line).replace("  ", " ") if _DISCOURSE.search(line) else line
@@ -244,13 +255,44 @@ def _names(text: str, names: Mapping[str, str], ids: Mapping[str, str]) -> str:
     return text
 
 
+# A line after a block quote that says whose words it held: "(Text of the phishing message forwarded by the
+# reporter)", "— the attacker's email".
+_ATTRIBUTED_AFTER = re.compile(
+    r"^\s*[(\[*_]*\s*(?:[—–-]+\s*)?(?:the\s+)?(?:text|message|email|e-mail|excerpt|copy|wording|body|lure|"
+    r"quote|original)\b.*\b(?:of|from|forwarded|reproduced|quoted|sent|received|posted|written|verbatim)\b"
+    r"|^\s*[—–]+\s*(?:the\s+)?\w+(?:'s)?\s+(?:message|email|e-mail|text|words|note|post|ticket)\b",
+    re.I,
+)
+
+
+def _attributed_after(lines: list[str]) -> list[str]:
+    """Block quotes whose next line says they were someone else's words, as quoted; the rest as they are."""
+    out = list(lines)
+    i = 0
+    while i < len(out):
+        if not re.match(r"^\s*>", out[i]):
+            i += 1
+            continue
+        j = i
+        while j < len(out) and re.match(r"^\s*>", out[j]):
+            j += 1
+        k = j
+        while k < len(out) and not out[k].strip():
+            k += 1
+        if k < len(out) and _ATTRIBUTED_AFTER.search(out[k]):
+            out[i:j] = ["> (quoted)"] * (j - i)
+            out[k] = "(quoted)"
+        i = j
+    return out
+
+
 def normalise(text: str, names: Mapping[str, str] | None = None, ids: Mapping[str, str] | None = None) -> str:
     """The text with contractions, coordination, status markers, quotation and names normalised.
 
     `names`: lower-case plain name -> id; `ids`: lower-case id -> id."""
     out: list[str] = []
     quoting = False
-    for line in joined_answers(text.splitlines()):
+    for line in _attributed_after(joined_answers(text.splitlines())):
         if not line.strip():
             out.append(line)
             continue

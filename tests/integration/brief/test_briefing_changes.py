@@ -4,6 +4,7 @@
 - "one (50%) is critical" is a share: a percentage is the risk score only beside a word for it ("the risk score is
   65%"); otherwise the clause is reported unverified, never flagged as a wrong score.
 - "[ ] re-query X: no qualifying path left" is still to do: the expected result of a step is no claim.
+- "risk_score=65" names a field of the evidence, not an unknown entity; an unknown id is still reported.
 """
 
 from __future__ import annotations
@@ -58,3 +59,10 @@ def test_an_unchecked_item_claims_nothing(seeded, text):
 def test_a_checked_claim_is_still_judged(seeded):
     got = outcome(seeded, "- [x] BH-IAM-2001 contained")
     assert [f.kind for f in got.flags] == [FlagKind.FALSE_CONTAINMENT], got
+
+
+def test_a_field_of_the_evidence_is_no_unknown_entity(seeded):
+    got = outcome(seeded, "bot: BH-IAM-2001 risk_score=65 path_count=3")
+    assert not any(f.kind is FlagKind.UNKNOWN_ENTITY for f in got.flags), got
+    got = outcome(seeded, "bot: BH-IAM-2001 reaches ledger_backup_9")
+    assert [f.offending_text for f in got.flags if f.kind is FlagKind.UNKNOWN_ENTITY] == ["ledger_backup_9"], got

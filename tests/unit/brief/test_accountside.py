@@ -22,6 +22,7 @@ from blastshield_core.brief.accountside import existence_state, where
         ("As of the fresh query, nothing reaches critical data.", {"graph"}),
         ("The latest graph query finds no qualifying path.", {"graph"}),
         ("The graph still shows a qualifying path for alice.", {"graph"}),
+        ("No qualifying path was found from alice within six hops.", {"graph"}),  # what a query found
         ("The alert is contained on the AWS account.", {"account"}),
         ("alice is still exposed in AWS.", {"account"}),
         ("It is contained on the account.", {"account"}),
