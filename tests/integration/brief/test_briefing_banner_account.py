@@ -216,3 +216,30 @@ def test_an_account_side_that_cannot_be_read_leaves_a_bare_claim_unverified(
         assert (claims.flags, claims.unverified) == ([], []), claims
     finally:
         services.close()
+
+
+def test_after_the_containment_is_undone_on_the_account_a_containment_claim_is_false(
+    moto_account, tmp_path, capsys, monkeypatch
+):
+    """Applied on the account, then undone there behind BlastShield's back (the key set Active again with
+    UpdateAccessKey, IAM User Guide above: anyone allowed to call it can): once `verify-account` has read the
+    account, the banner, the checker and the structured claim say what the account holds, not what the run did."""
+    key, data, alert_id = _contained(moto_account, tmp_path, capsys, monkeypatch, respond=True)
+    for text in ("The alert is contained.", CONTAINED):
+        code, out = _check(capsys, tmp_path, data, alert_id, text)
+        assert (code, out["flags"]) == (0, []), (text, out)
+    moto_account.client("iam").update_access_key(UserName="alice", AccessKeyId=key, Status="Active")
+    code, verified = _cli(capsys, "verify-account", alert_id, "--data-dir", data)
+    assert code == 1 and verified["undone"] >= 1, verified
+    for text in ("The alert is contained.", "Nothing is left open.", CONTAINED):
+        code, out = _check(capsys, tmp_path, data, alert_id, text)
+        assert code == 1 and set(_kinds(out)) == {"false_containment"}, (text, out)
+    for text in ("The alert is not contained.", EXPOSED):
+        code, out = _check(capsys, tmp_path, data, alert_id, text)
+        assert (code, out["flags"]) == (0, []), (text, out)
+    services = open_services(load_settings(data_dir=data))
+    try:
+        banner = services.briefer.containment_banner(alert_id)
+    finally:
+        services.close()
+    assert banner.containment_state == "exposed", banner
