@@ -95,9 +95,11 @@ def interrupted_by(exc: KeyboardInterrupt) -> str:
 
 
 def handle_signals() -> None:
-    """SIGTERM and SIGHUP raise `KeyboardInterrupt` (a subclass naming the signal), like SIGINT."""
+    """SIGTERM and SIGHUP raise `KeyboardInterrupt` (a subclass naming the signal), like SIGINT; one the command was
+    started with ignored stays ignored (`nohup` ignores SIGHUP so that a closed terminal does not stop the command)."""
     for signum in (_signal.SIGTERM, _signal.SIGHUP):
-        _signal.signal(signum, _raise)
+        if _signal.getsignal(signum) != _signal.SIG_IGN:
+            _signal.signal(signum, _raise)
 
 
 def _quiet_stdout() -> None:

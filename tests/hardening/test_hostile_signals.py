@@ -218,3 +218,45 @@ def test_a_signal_in_the_middle_of_a_containment_run_is_recorded_and_stops_the_s
     assert run.reason == f"interrupted by {signal.Signals(signum).name}: the command running it was stopped"
     assert run.steps[-1].kind == "verdict" and run.actions == []
     assert snapshot == before[0]
+
+
+def _started_ignoring(signum: int, *args: str) -> list[str]:
+    """`python -m blastshield_core ARGS` started with `signum` ignored, as `nohup` starts a command with SIGHUP."""
+    main = "import runpy; runpy.run_module('blastshield_core', run_name='__main__', alter_sys=True)"
+    return [sys.executable, "-c", f"import signal; signal.signal({int(signum)}, signal.SIG_IGN); {main}", *args]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGTERM])
+def test_a_command_started_with_a_signal_ignored_is_not_stopped_by_it(export, tmp_path, signum):
+    """`nohup import-aws ...` starts the command with SIGHUP ignored so that closing the terminal does not stop it:
+    the command keeps that (as it keeps an ignored SIGINT, base/interrupts.py) and the import ends as usual."""
+    data_dir = tmp_path / "data"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("BLASTSHIELD_", "FALKORDB_"))}
+    proc = subprocess.Popen(
+        _started_ignoring(signum, "import-aws", str(export), "--data-dir", str(data_dir)),
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    seen = bytearray()
+    try:
+        assert proc.stderr is not None
+        while b"importing [" not in seen:
+            chunk = proc.stderr.read1(4096)
+            assert chunk, bytes(seen).decode(errors="replace")
+            seen.extend(chunk)
+        proc.send_signal(signum)
+        seen.extend(proc.stderr.read())
+        code = proc.wait(240)
+    finally:
+        if proc.poll() is None:  # pragma: no cover - only on a hang
+            proc.kill()
+            proc.wait()
+    text = bytes(seen).decode(errors="replace")
+    assert code == 0 and "interrupted" not in text, text
+    store = Store(load_settings(environ={}, data_dir=data_dir))
+    try:
+        assert store.read_text("MATCH (n:Identity) RETURN count(n) AS n")[0]["n"] > 0
+    finally:
+        store.close()
