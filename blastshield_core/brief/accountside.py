@@ -14,7 +14,7 @@ import re
 
 from .evidence import EvidenceSummary
 
-__all__ = ["existence_state", "judge_on_account", "where"]
+__all__ = ["existence_state", "judge_on_account", "open_on_account", "where"]
 
 _IN_GRAPH = re.compile(
     r"\b(?:in|on|within|inside)\s+(?:the\s+)?(?:graph|blastshield)\b|\bgraph[\s_-]only\b"
@@ -63,3 +63,13 @@ def judge_on_account(ev: EvidenceSummary, claimed: str, clause: str = "", senten
     if claimed in ("contained", "unknown"):  # "unknown" understates what the account has open
         return "false_containment", f"the AWS account: {side.message}"
     return None if scope == {"graph", "account"} else ("", "")
+
+
+def open_on_account(ev: EvidenceSummary, clause: str, sentence: str) -> int | None:
+    """The count of qualifying paths a count said of the alert is held to when the account decides it (the graph has
+    none and the account has some open: "1 qualifying path remains open on the AWS account" after a block made in
+    the graph only), or None when the graph's count is the one (said of the graph, or the two agree)."""
+    side = ev.account
+    if side is None or side.state != "exposed" or ev.containment_state != "contained":
+        return None
+    return None if (where(clause) or where(sentence)) == {"graph"} else side.open_paths

@@ -28,7 +28,7 @@ from ..graph.store import QueryFailed
 from ..read.rules import AWS_RULE_NAMES, AWS_RULE_SET, RULE_SET, SIGNAL_POINTS
 from ..read.tools import ReadTools
 from ..results import RunState, Status
-from .accountside import existence_state, judge_on_account
+from .accountside import existence_state, judge_on_account, open_on_account
 from .consistency import withheld
 from .coverage import NUMBER, UNREAD_IF_LEFT, Vocabulary, about_alert, strangers, units_of
 from .evidence import (
@@ -513,6 +513,10 @@ class _Checker:
             self.score(int(claim.value), claim.text, claim.clause)  # type: ignore[call-overload]
         elif claim.kind == "severity":
             self.severity(str(claim.value), claim.text, claim.clause)
+        elif claim.kind == "path_count" and (n := open_on_account(ev, claim.clause, claim.sentence or claim.clause)):
+            if claim.value != n and not _has_closing(claim.clause):  # the paths open on the account, not the graph's
+                evidence = f"the AWS account: {ev.account.message}" if ev.account else ""
+                self.flag(FlagKind.WRONG_COUNT, claim.text, evidence, claim.clause)
         elif claim.kind == "path_count":
             accepted = {ev.path_count}
             if _has_closing(claim.clause):  # "both paths were cut": the paths a block removed

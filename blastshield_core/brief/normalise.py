@@ -185,14 +185,37 @@ _CHANGE_ARROW = re.compile(
 _SHORT_HEDGE = re.compile(r"\b(?:prob|probs|prolly|prbly)\b(?!\w)", re.I)
 
 
+# A word of a line, as opposed to an id: letters (and an apostrophe) only, once the marks around it are set aside.
+# An access key id (AKIA and 16 letters or digits, IAM User Guide, "Understanding unique ID prefixes") is an id even
+# when its random part holds no digit.
+_PLAIN_WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?")
+_KEY_ID = re.compile(r"(?:AKIA|ASIA)[A-Z0-9]{16}")
+_MARKS_AROUND = "\"'“”‘’`*_()[]{}<>,.;:!?"
+
+
+def _plain_words(line: str) -> list[tuple[int, int]]:
+    """The spans of a line's plain words (see above)."""
+    spans = []
+    for m in re.finditer(r"\S+", line):
+        core = m.group(0).strip(_MARKS_AROUND)
+        if len(core) >= 2 and _PLAIN_WORD.fullmatch(core) and not _KEY_ID.fullmatch(core):
+            start = m.start() + m.group(0).index(core)
+            spans.append((start, start + len(core)))
+    return spans
+
+
 def _shouted(line: str) -> str:
-    """A line written in capitals ("ALICE'S KEY STILL WORKS IN AWS") in small letters: its words are read as words,
-    not as relationship types; ids are given their own case back with the rest of the text (`_names`)."""
-    letters = [c for c in line if c.isalpha()]
-    words = re.findall(r"[A-Za-z]{2,}", line)
-    if len(words) >= 3 and sum(c.isupper() for c in letters) >= 0.9 * len(letters):
-        return line.lower()
-    return line
+    """A line written in capitals ("ALICE'S KEY STILL WORKS IN AWS") with its words in small letters: they are read
+    as words, not as relationship types. Only its plain words count and change: ids (with digits, separators, an
+    access key id) keep their letters whatever their share of the line; known ids get their case back in `_names`."""
+    spans = _plain_words(line)
+    letters = "".join(line[a:b] for a, b in spans)
+    if len(spans) < 3 or sum(c.isupper() for c in letters) < 0.9 * sum(c.isalpha() for c in letters):
+        return line
+    out = list(line)
+    for a, b in spans:
+        out[a:b] = line[a:b].lower()
+    return "".join(out)
 
 
 def _line(line: str) -> str:

@@ -116,7 +116,10 @@ class Context:
 
     def remaining(self, k: int) -> bool:
         """Whether "k qualifying paths remain", said of no place, holds: the graph's count, and for none a claim of
-        containment (false while paths are open on the AWS account). Counts above zero are the graph's."""
+        containment (false while paths are open on the AWS account); while the graph has none and the account has
+        some open (a block made in the graph only), the count open on the account (the evidence's account side)."""
+        if self.ev.containment_state == "contained" and self.account_exposed and self.ev.account is not None:
+            return k == self.ev.account.open_paths
         return k == self.ev.path_count and (k > 0 or self.contained)
 
     def reachable(self, entity: str) -> bool:

@@ -230,8 +230,8 @@ def state_markers(c: Context) -> Pairs:
         yield (f"🔴 Exposed: {words(n)} qualifying {_n('path', n)} still open", True)
         yield (f"🔴 Exposed: {words(n + 1)} qualifying paths still open", False)
     else:
-        start = paths_at_start(c)
-        yield (f"🔴 Exposed: {words(start)} qualifying {_n('path', start)} still open", False)
+        start = paths_at_start(c)  # a bare count: after a block made in the graph only, the paths open on the account
+        yield (f"🔴 Exposed: {words(start)} qualifying {_n('path', start)} still open", c.remaining(start))
     if c.run is not None:
         capped = c.run.max_actions == len(c.run.actions) and n > 0
         if st != "graph_only":

@@ -243,3 +243,21 @@ def test_after_the_containment_is_undone_on_the_account_a_containment_claim_is_f
     finally:
         services.close()
     assert banner.containment_state == "exposed", banner
+
+
+def test_after_a_graph_only_run_a_count_of_the_paths_left_is_the_accounts(moto_account, tmp_path, capsys, monkeypatch):
+    """After a graph-only run the graph has no qualifying path and the account one (through the key, still Active): a
+    count said of the alert or of the account is held to the account's, one said of the graph to the graph's."""
+    _, data, alert_id = _contained(moto_account, tmp_path, capsys, monkeypatch, respond=False)
+    for text in (
+        "1 qualifying path remains open on the AWS account.",
+        "One qualifying path remains.",
+        "There are 0 qualifying paths in the graph.",
+    ):
+        code, out = _check(capsys, tmp_path, data, alert_id, text)
+        assert (code, out["flags"]) == (0, []), (text, out)
+    code, out = _check(capsys, tmp_path, data, alert_id, "2 qualifying paths remain open on the AWS account.")
+    assert (code, _kinds(out)) == (1, ["wrong_count"]), out
+    assert "open on the AWS account" in out["flags"][0]["evidence"]
+    code, out = _check(capsys, tmp_path, data, alert_id, "1 qualifying path remains in the graph.")
+    assert code == 1 and set(_kinds(out)) == {"wrong_count", "false_exposure"}, out  # the graph has none

@@ -41,3 +41,12 @@ def test_a_block_quote_without_attribution_is_the_briefings_own():
 def test_the_evidences_keys_are_fields_not_entities():
     assert {"paths_carried", "applied_in_aws", "risk_score", "containment_state", "graph_only"} <= FIELD_NAMES
     assert "developer_07" not in FIELD_NAMES
+
+
+def test_a_shouted_line_is_judged_by_its_words_not_by_the_letters_of_its_ids():
+    """Whether a line is shouted does not depend on the random letters of an id on it (an analyst alert's id ends in
+    random hex, a key id in random letters): ids keep their letters, and only plain words count."""
+    for tail in ("0b1234567890", "abcdefabcdef"):  # no hex letter, or twelve
+        alert = f"AN-20261205T102629-{tail}"
+        assert normalise(f"UPDATE: {alert} IS CONTAINED", {}, {}) == f"{alert} is contained."
+    assert normalise("KEY AKIAABCDEFGHIJKLMNOP IS STILL ACTIVE", {}, {}) == "key AKIAABCDEFGHIJKLMNOP is still active"
