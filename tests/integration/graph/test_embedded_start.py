@@ -27,6 +27,7 @@ import pytest
 from blastshield_core import Store, load_settings, seed
 from blastshield_core.graph import embedded
 from blastshield_core.graph.embedded import SERVER_CONFIG, RespConnection, ServerStartFailed, begin, forget_dead
+from blastshield_core.graph.store import StoreUnavailable
 from blastshield_core.read.tools import ReadTools
 from tests.conftest import server_gone
 
@@ -165,3 +166,27 @@ def test_a_socket_file_nobody_listens_on_fails_the_wait_at_its_bound(tmp_path):
     with pytest.raises(ServerStartFailed, match=r"cannot reach the embedded server.*refused"):
         server.connect("start-test", timeout=1.0, within=0.5)
     assert 0.5 <= time.monotonic() - started < 10
+
+
+def test_a_start_that_fails_leaves_no_server_behind(tmp_path, monkeypatch):
+    """A server that started but never answers within the bound (stopped here with SIGSTOP, as one stuck loading its
+    file would be): the store's start fails with the reason, and the server it launched is stopped, not left
+    running with nobody to stop it."""
+    started: list[int] = []
+    wait = embedded.EmbeddedServer.wait_started
+
+    def stop_once_started(self: embedded.EmbeddedServer, within: float = embedded.START_TIMEOUT_S) -> None:
+        wait(self, within)
+        started.append(self.pid)
+        os.kill(self.pid, signal.SIGSTOP)  # it holds its socket, and answers nothing
+
+    monkeypatch.setattr(embedded.EmbeddedServer, "wait_started", stop_once_started)
+    monkeypatch.setattr(embedded, "START_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(embedded.start_answering, "__defaults__", (1.0,))
+    with pytest.raises(StoreUnavailable, match=r"did not answer.*the server this start launched was stopped"):
+        Store(load_settings(environ={}, data_dir=tmp_path / "data"))
+    assert len(started) == 1
+    deadline = time.monotonic() + 10
+    while not server_gone(started[0]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server_gone(started[0]), "the server of a failed start was left running"
