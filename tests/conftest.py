@@ -194,10 +194,15 @@ def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 60) 
 SIGINT_AT_A_TERMINAL = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)"
 
 
+def cli_started_with(setup: str, *args: str) -> list[str]:
+    """The command line `python -m blastshield_core ARGS`, with `setup` (Python) run first in the process."""
+    main = "import runpy; runpy.run_module('blastshield_core', run_name='__main__', alter_sys=True)"
+    return [sys.executable, "-c", f"{setup}; {main}", *args]
+
+
 def cli_at_a_terminal(*args: str) -> list[str]:
     """The command line `python -m blastshield_core ARGS`, with SIGINT raising KeyboardInterrupt as at a terminal."""
-    main = "import runpy; runpy.run_module('blastshield_core', run_name='__main__', alter_sys=True)"
-    return [sys.executable, "-c", f"{SIGINT_AT_A_TERMINAL}; {main}", *args]
+    return cli_started_with(SIGINT_AT_A_TERMINAL, *args)
 
 
 @pytest.fixture

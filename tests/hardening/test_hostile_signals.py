@@ -22,7 +22,7 @@ import pytest
 from blastshield_core import seed
 from blastshield_core.base.settings import load_settings
 from blastshield_core.graph.store import Store
-from tests.conftest import ROOT, cli_at_a_terminal, graph_snapshot, run_cli, server_gone
+from tests.conftest import ROOT, cli_at_a_terminal, cli_started_with, graph_snapshot, run_cli, server_gone
 
 
 @pytest.fixture(scope="module")
@@ -222,8 +222,7 @@ def test_a_signal_in_the_middle_of_a_containment_run_is_recorded_and_stops_the_s
 
 def _started_ignoring(signum: int, *args: str) -> list[str]:
     """`python -m blastshield_core ARGS` started with `signum` ignored, as `nohup` starts a command with SIGHUP."""
-    main = "import runpy; runpy.run_module('blastshield_core', run_name='__main__', alter_sys=True)"
-    return [sys.executable, "-c", f"import signal; signal.signal({int(signum)}, signal.SIG_IGN); {main}", *args]
+    return cli_started_with(f"import signal; signal.signal({int(signum)}, signal.SIG_IGN)", *args)
 
 
 @pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGTERM])

@@ -11,9 +11,10 @@ import pytest
 from blastshield_core import DocumentError, Status, import_document, parse_document
 from blastshield_core.graph.model import GraphDocument
 from blastshield_core.graph.seeds import seed, seed_documents
-from blastshield_core.graph.store import Store, WriteLockLost
+from blastshield_core.graph.store import WriteLockLost
 from blastshield_core.read.paths import path_signature
 from blastshield_core.read.tools import ReadTools
+from tests.helpers.store_commands import counting_copies
 
 BASE = {
     "format": "blastshield-graph/v1",
@@ -397,26 +398,11 @@ def test_indexes_of_a_fresh_import_in_many_calls_cover_every_call(store, monkeyp
         assert row["n"] == 0
 
 
-def _counting_copies(monkeypatch) -> list[tuple]:
-    """The GRAPH.COPY commands this process's stores send from now on (the import's only copy is `Store.copy_graph`).
-    Not the server's own count (INFO commandstats): the server is shared, and another test's import copies through
-    it too."""
-    sent: list[tuple] = []
-    copy = Store.copy_graph
-
-    def counted(self, *args, **kwargs):
-        sent.append(args)
-        return copy(self, *args, **kwargs)
-
-    monkeypatch.setattr(Store, "copy_graph", counted)
-    return sent
-
-
 def test_alerts_alone_are_written_in_place_without_copying_the_graph(store, monkeypatch):
     """A document of alerts alone (new and updated) lands on the live graph without a copy,
     bumps the graph's version and is audited; one with a node still goes through a copy."""
     import_document(store, parse_document(doc()))
-    sent = _counting_copies(monkeypatch)
+    sent = counting_copies(monkeypatch)
     version = store.graph_version()
     alerts = [
         {"id": "T-1", "title": "tiny, retitled", "entity_id": "u1", "kind": "test", "signals": {}},

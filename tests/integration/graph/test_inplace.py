@@ -25,13 +25,14 @@ from blastshield_core.graph.export import export_document
 from blastshield_core.graph.ingest import load_document, parse_document
 from blastshield_core.graph.inplace import principal_slice, replace_slice, upsert_in_place
 from blastshield_core.graph.model import DocumentError
-from blastshield_core.graph.store import Store, WriteLockLost
+from blastshield_core.graph.store import WriteLockLost
 from blastshield_core.respond.decide import RulesDecider
 from blastshield_core.results import RunState
 from blastshield_core.sources.analyst_alert import build_request, open_alert
 from blastshield_core.sources.aws import AwsInputError, import_aws, resync_user
 from tests.conftest import ROOT, graph_snapshot
 from tests.helpers.aws_bundle import A, bundle_dir
+from tests.helpers.store_commands import counting_copies
 
 ALERT = "BH-CONTAINMENT-4001"
 PRINCIPAL = "contractor_11"
@@ -237,20 +238,6 @@ def test_too_large_or_late_in_place_writes_change_nothing(svc, monkeypatch):
     assert graph_snapshot(store) == before
 
 
-def _counting_copies(monkeypatch) -> list[tuple]:
-    """The GRAPH.COPY commands this process's stores send from now on (`Store.copy_graph`), not the shared server's
-    count, which another test's import moves too."""
-    sent: list[tuple] = []
-    copy_graph = Store.copy_graph
-
-    def counted(self, *args, **kwargs):
-        sent.append(args)
-        return copy_graph(self, *args, **kwargs)
-
-    monkeypatch.setattr(Store, "copy_graph", counted)
-    return sent
-
-
 def test_alert_open_writes_in_place_as_the_import_upsert_did(base_store, monkeypatch):
     """`alert open` on one graph and the import path's upsert of the same alert document on an
     equal graph give equal exports; `alert open` copies nothing and is audited."""
@@ -260,7 +247,7 @@ def test_alert_open_writes_in_place_as_the_import_upsert_did(base_store, monkeyp
         for view in (one, two):
             seed(view, actor="seeder")
         request = build_request("contractor_12", "look at this", signals={"score": 3, "vpn": True})
-        sent = _counting_copies(monkeypatch)
+        sent = counting_copies(monkeypatch)
         opened = open_alert(one, request, alert_id="AN-20261202T080000-0123456789ab", actor="analyst-1")
         assert sent == []
         alert = {

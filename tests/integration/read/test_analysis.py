@@ -8,12 +8,12 @@ import pytest
 
 from blastshield_core import Status
 from blastshield_core.graph.ingest import import_document, parse_document
-from blastshield_core.graph.store import Store
 from blastshield_core.read.analysis import AnalysisTools
 from blastshield_core.read.paths import path_signature
 from blastshield_core.read.tools import ReadTools
 from tests.conftest import graph_state
 from tests.helpers.small_graphs import qualifying_paths, small_graph_document
+from tests.helpers.store_commands import recording_commands
 
 
 def _node(node_id: str, label: str, **props) -> dict:
@@ -160,15 +160,8 @@ def test_what_if_bad_block_list_is_invalid_input(tools, block):
 def test_what_if_writes_nothing(seeded_store, monkeypatch):
     """A dry run leaves every relationship as it was and sends no write command (every graph command a store sends is
     built by `Store._graph_command`; the shared server's own count moves with other tests' writes)."""
-    sent: list[str] = []
-    build = Store._graph_command
-
-    def recorded(self, command, *args, **kwargs):
-        sent.append(command)
-        return build(self, command, *args, **kwargs)
-
     before_state = graph_state(seeded_store)
-    monkeypatch.setattr(Store, "_graph_command", recorded)
+    sent = recording_commands(monkeypatch)
     AnalysisTools(ReadTools(seeded_store)).what_if("BH-CONTAINMENT-4001", ["route-c11-primary", "route-c11-alternate"])
     monkeypatch.undo()
     assert "GRAPH.RO_QUERY" in sent and "GRAPH.QUERY" not in sent, sent
